@@ -1,0 +1,58 @@
+# Two entry points for readers: `make book` (build the HTML book) and `make test` (everything CI runs).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+
+.PHONY: help venv book test unit lint nbval book-strict clean lock
+
+help:
+	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
+	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build"
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --builder html
+	@echo "The book is at $(CURDIR)/_build/html/index.html"
+
+unit: $(STAMP)
+	$(BIN)/pytest -q tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check inference_math tests
+
+# Every chapter runs cell by cell in a clean kernel (converted copies, never in place).
+nbval: $(STAMP)
+	rm -rf _build/nbval && mkdir -p _build/nbval
+	for f in $$(grep -l '^kernelspec:' book/*.md); do \
+	  $(BIN)/jupytext --quiet --to ipynb --output _build/nbval/$$(basename $$f .md).ipynb $$f; \
+	done
+	$(BIN)/pytest -q --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:python \
+	  -p no:cacheprovider _build/nbval
+
+# The book again, with every Sphinx warning (missing glue key, bad reference, ...) an error.
+book-strict: $(STAMP)
+	rm -rf _build/html _build/jupyter_execute
+	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+
+test: lint unit nbval book-strict
+	@echo "make test: all checks passed"
+
+lock:
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^inference-math' > requirements.lock.tmp
+	mv requirements.lock.tmp requirements.txt
+
+clean:
+	rm -rf _build

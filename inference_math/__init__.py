@@ -1,0 +1,33 @@
+"""inference_math: the economics of serving language models, derived in SymPy.
+
+Derivations (functions returning ``sympy.Eq``, each registered under a book equation label)
+live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
+:mod:`architecture`; :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
+:mod:`models` hold the presets.
+"""
+
+from . import architecture, latency_wall, moe, roofline, scaling, symbols
+from .hardware import GPUS, get_gpu
+from .models import MODELS, get_model
+from .numeric import compile_fn, evaluate
+from .registry import DERIVATIONS
+from .validation import InputError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DERIVATIONS",
+    "GPUS",
+    "MODELS",
+    "InputError",
+    "architecture",
+    "compile_fn",
+    "evaluate",
+    "get_gpu",
+    "get_model",
+    "latency_wall",
+    "moe",
+    "roofline",
+    "scaling",
+    "symbols",
+]

@@ -1,0 +1,121 @@
+"""GPU presets with the numbers Erdil (2025) uses, each with its source.
+
+FLOP/s are dense tensor-core peaks keyed by the *weight* bit width (8-bit weights run on the
+8-bit tensor cores). Prices are the paper's effective rental rates (2/3 of the list price it
+quotes; the text rounds the H100's $2.10 to "$2 per hour"). The utilization caps are the
+fractions of peak the paper's full model assumes are reachable; the toy model of chapter 4 uses
+the uncapped peaks unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .validation import InputError, lookup, positive, positive_int
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One accelerator type. Raises InputError on construction if a field is invalid."""
+
+    name: str
+    flops_by_weight_bits: dict[int, float]
+    hbm_bandwidth: float  # bytes/s
+    hbm_bytes: float
+    intranode_allreduce_bandwidth: float  # bytes/s, NVLink all-reduce bus bandwidth
+    internode_allreduce_bandwidth: float  # bytes/s, per GPU across nodes
+    node_size: int
+    price_per_hour: float  # $/GPU-hour
+    flop_cap: float  # reachable fraction of peak FLOP/s
+    bandwidth_cap: float  # reachable fraction of peak HBM bandwidth
+    kernel_launch_s: float
+    source: str  # bib keys, comma separated
+    note: str = field(default="")
+
+    def __post_init__(self):
+        where = f"GPU {self.name!r}"
+        if not self.flops_by_weight_bits:
+            raise InputError(f"{where}: flops_by_weight_bits must not be empty")
+        for bits, rate in self.flops_by_weight_bits.items():
+            positive_int(f"{where}: weight bit width", bits)
+            positive(f"{where}: flops_by_weight_bits[{bits}]", rate)
+        for name in ("hbm_bandwidth", "hbm_bytes", "price_per_hour"):
+            positive(f"{where}: {name}", getattr(self, name))
+        for name in ("intranode_allreduce_bandwidth", "internode_allreduce_bandwidth"):
+            positive(f"{where}: {name}", getattr(self, name))
+        positive(f"{where}: kernel_launch_s", self.kernel_launch_s, allow_zero=True)
+        positive_int(f"{where}: node_size", self.node_size)
+        for name in ("flop_cap", "bandwidth_cap"):
+            if not 0 < positive(f"{where}: {name}", getattr(self, name)) <= 1:
+                raise InputError(f"{where}: {name} must be in (0, 1], got {getattr(self, name)!r}")
+        if not self.source:
+            raise InputError(f"{where}: source must name a bib key")
+
+    def flops(self, weight_bits: int = 16, capped: bool = False) -> float:
+        """Peak (or capped) FLOP/s for weights of ``weight_bits`` bits."""
+        bits = int(weight_bits)
+        if bits not in self.flops_by_weight_bits:
+            known = ", ".join(str(k) for k in sorted(self.flops_by_weight_bits))
+            raise InputError(f"{self.name} has no FLOP/s figure for {bits}-bit weights (has {known})")
+        rate = self.flops_by_weight_bits[bits]
+        return rate * self.flop_cap if capped else rate
+
+    def bandwidth(self, capped: bool = False) -> float:
+        """Peak (or capped) HBM bandwidth in bytes/s."""
+        return self.hbm_bandwidth * self.bandwidth_cap if capped else self.hbm_bandwidth
+
+
+H100 = GPU(
+    name="H100 SXM",
+    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
+    hbm_bandwidth=3.3e12,
+    hbm_bytes=80e9,
+    intranode_allreduce_bandwidth=900e9 / 4,
+    internode_allreduce_bandwidth=50e9 / 2,
+    node_size=8,
+    price_per_hour=3.15 * 2 / 3,
+    flop_cap=0.70,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="nvidia2023h100,erdil2025inference",
+    note="989 TFLOP/s bf16 and 1979 TFLOP/s fp8 dense, rounded as in the paper",
+)
+
+A100 = GPU(
+    name="A100 SXM",
+    flops_by_weight_bits={8: 624e12, 16: 312e12},
+    hbm_bandwidth=2.0e12,
+    hbm_bytes=80e9,
+    intranode_allreduce_bandwidth=600e9 / 4,
+    internode_allreduce_bandwidth=25e9 / 2,
+    node_size=8,
+    price_per_hour=2.26 * 2 / 3,
+    flop_cap=0.80,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="nvidia2020a100,erdil2025inference",
+    note="80 GB model; 8-bit figure is INT8 tensor-core throughput",
+)
+
+V100 = GPU(
+    name="V100 SXM",
+    flops_by_weight_bits={8: 100e12, 16: 100e12},
+    hbm_bandwidth=0.9e12,
+    hbm_bytes=16e9,
+    intranode_allreduce_bandwidth=300e9 / 4,
+    internode_allreduce_bandwidth=12.5e9 / 2,
+    node_size=8,
+    price_per_hour=0.63 * 2 / 3,
+    flop_cap=0.80,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="nvidia2017v100,erdil2025inference",
+    note="no 8-bit tensor cores: 8-bit weights run at the 16-bit rate",
+)
+
+GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100}
+
+
+def get_gpu(name: str) -> GPU:
+    """The GPU preset called ``name`` (e.g. 'h100'); InputError listing the choices otherwise."""
+    return lookup("GPU", name, GPUS)

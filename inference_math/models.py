@@ -1,0 +1,182 @@
+"""Model presets: architecture numbers and the parameter counts derived from them.
+
+Architectures follow the reference code of Erdil (2025) (its GPT-4 is the rumoured 16-expert
+layout the paper cites). Counts are evaluated from the SymPy expressions of
+:mod:`inference_math.architecture`, never re-typed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from . import architecture as arch
+from . import symbols as S
+from .numeric import evaluate
+from .validation import InputError, lookup, positive, positive_int
+
+
+@dataclass(frozen=True)
+class Model:
+    """A transformer's shape. Raises InputError on construction if a field is invalid."""
+
+    name: str
+    d_model: int
+    d_ff: int
+    layers: int
+    n_q_heads: int
+    source: str  # bib keys, comma separated
+    ff_matrix_count: tuple[int, int] = (1, 1)  # (d_model->d_ff, d_ff->d_model) matrices
+    group_size: int = 1  # query heads per KV head
+    d_head: int | None = None  # defaults to d_model // n_q_heads
+    n_experts: int = 1
+    n_active_experts: int = 1
+    weight_bytes: float = 2.0
+    activation_bytes: float = 2.0
+    vocab: int = 0
+    parallel_attention: bool = False
+    mla_kv_dim: int | None = None  # set for multi-head latent attention
+    mla_q_dim: int | None = None
+    note: str = field(default="")
+
+    def __post_init__(self):
+        where = f"model {self.name!r}"
+        for name in ("d_model", "d_ff", "layers", "n_q_heads", "group_size", "n_experts",
+                     "n_active_experts"):
+            positive_int(f"{where}: {name}", getattr(self, name))
+        if self.d_head is not None:
+            positive_int(f"{where}: d_head", self.d_head)
+        if self.vocab != 0:
+            positive_int(f"{where}: vocab", self.vocab)
+        for name in ("weight_bytes", "activation_bytes"):
+            positive(f"{where}: {name}", getattr(self, name))
+        if len(self.ff_matrix_count) != 2:
+            raise InputError(f"{where}: ff_matrix_count must be a pair, got {self.ff_matrix_count!r}")
+        for count in self.ff_matrix_count:
+            positive_int(f"{where}: ff_matrix_count", count)
+        if self.n_q_heads % self.group_size:
+            raise InputError(
+                f"{where}: group_size {self.group_size} does not divide n_q_heads {self.n_q_heads}"
+            )
+        if self.n_active_experts > self.n_experts:
+            raise InputError(
+                f"{where}: n_active_experts {self.n_active_experts} exceeds n_experts {self.n_experts}"
+            )
+        if (self.mla_kv_dim is None) != (self.mla_q_dim is None):
+            raise InputError(f"{where}: MLA needs both mla_kv_dim and mla_q_dim")
+        if self.is_mla:
+            positive_int(f"{where}: mla_kv_dim", self.mla_kv_dim)
+            positive_int(f"{where}: mla_q_dim", self.mla_q_dim)
+            if self.group_size != 1:
+                raise InputError(f"{where}: MLA models need group_size 1, got {self.group_size}")
+        if not self.source:
+            raise InputError(f"{where}: source must name a bib key")
+
+    @property
+    def is_mla(self) -> bool:
+        return self.mla_kv_dim is not None
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_head if self.d_head is not None else self.d_model // self.n_q_heads
+
+    @property
+    def sparsity(self) -> int:
+        """s = n_experts // n_active: whole-number division, as in the paper's code."""
+        return self.n_experts // self.n_active_experts
+
+    @property
+    def weight_bits(self) -> int:
+        return round(8 * self.weight_bytes)
+
+    def symbol_values(self) -> dict:
+        """Values of the registry's architecture symbols for this model."""
+        values = {
+            S.d_model: self.d_model, S.d_ff: self.d_ff, S.n_layers: self.layers,
+            S.n_q: self.n_q_heads, S.g: self.group_size, S.d_head: self.head_dim,
+            S.n_experts: self.n_experts, S.n_active: self.n_active_experts, S.s: self.sparsity,
+            S.n_ff_in: self.ff_matrix_count[0], S.n_ff_out: self.ff_matrix_count[1],
+            S.vocab: self.vocab, S.p: self.weight_bytes, S.p_act: self.activation_bytes,
+        }
+        if self.is_mla:
+            values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim})
+        return values
+
+    def _count(self, eq) -> float:
+        values = self.symbol_values()
+        needed = {sym: values[sym] for sym in eq.rhs.free_symbols}
+        return evaluate(eq, needed)
+
+    @cached_property
+    def attention_params(self) -> float:
+        eq = arch.attention_params_mla() if self.is_mla else arch.attention_params()
+        return self._count(eq)
+
+    @cached_property
+    def ff_params(self) -> float:
+        return self._count(arch.feedforward_params())
+
+    @cached_property
+    def embedding_params(self) -> float:
+        return self._count(arch.embedding_params()) if self.vocab else 0.0
+
+    @property
+    def total_params(self) -> float:
+        return self.attention_params + self.ff_params + self.embedding_params
+
+    @property
+    def active_params(self) -> float:
+        """Parameters one token multiplies by (paper eq. 21, s by whole-number division)."""
+        return self.attention_params + self.ff_params / self.sparsity + self.embedding_params
+
+    @cached_property
+    def kv_bytes_per_token(self) -> float:
+        eq = arch.kv_cache_bytes_per_token_mla() if self.is_mla else arch.kv_cache_bytes_per_token()
+        return self._count(eq)
+
+    @property
+    def weights_bytes(self) -> float:
+        return self.weight_bytes * self.total_params
+
+
+_LLAMA3 = "dubey2024llama3,erdil2025inference"
+_PALM = "chowdhery2022palm,erdil2025inference"
+
+MODELS: dict[str, Model] = {
+    "llama-3-8b": Model("Llama 3 8B", d_model=4096, d_ff=14336, layers=32, n_q_heads=32,
+                        group_size=4, ff_matrix_count=(2, 1), vocab=128256, source=_LLAMA3),
+    "llama-3-70b": Model("Llama 3 70B", d_model=8192, d_ff=28672, layers=80, n_q_heads=64,
+                         group_size=8, ff_matrix_count=(2, 1), vocab=128256, source=_LLAMA3),
+    "gpt-3": Model("GPT-3 175B", d_model=12288, d_ff=49152, layers=96, n_q_heads=96,
+                   vocab=50257, source="brown2020gpt3,erdil2025inference"),
+    "palm-8b": Model("PaLM 8B", d_model=4096, d_ff=16384, layers=32, n_q_heads=16,
+                     group_size=16, d_head=256, ff_matrix_count=(2, 1), vocab=256000,
+                     parallel_attention=True, source=_PALM,
+                     note="the reference code stores 1-byte weights for PaLM 8B; 16-bit here"),
+    "palm-62b": Model("PaLM 62B", d_model=8192, d_ff=32768, layers=64, n_q_heads=32,
+                      group_size=32, d_head=256, ff_matrix_count=(2, 1), vocab=256000,
+                      parallel_attention=True, source="chowdhery2022palm",
+                      note="not in the reference code; shape from the PaLM paper, Table 1"),
+    "palm-540b": Model("PaLM 540B", d_model=18432, d_ff=73728, layers=118, n_q_heads=48,
+                       group_size=48, d_head=256, ff_matrix_count=(2, 1), vocab=256000,
+                       parallel_attention=True, source=_PALM),
+    "gpt-4": Model("GPT-4", d_model=12288, d_ff=36864, layers=120, n_q_heads=96, group_size=96,
+                   d_head=192, n_experts=16, n_active_experts=2, vocab=100256,
+                   source="patel2023gpt4,erdil2025inference",
+                   note="the rumoured architecture the paper assumes, not a published one"),
+    "mixtral-8x22b": Model("Mixtral 8x22B", d_model=6144, d_ff=16384, layers=56, n_q_heads=48,
+                           group_size=6, ff_matrix_count=(2, 1), n_experts=8,
+                           n_active_experts=2, vocab=32000,
+                           source="mistral2024mixtral8x22b,erdil2025inference"),
+    "deepseek-v3": Model("DeepSeek-V3", d_model=7168, d_ff=2048, layers=58, n_q_heads=128,
+                         d_head=128, ff_matrix_count=(2, 1), n_experts=256, n_active_experts=9,
+                         weight_bytes=1, vocab=129280, mla_kv_dim=512, mla_q_dim=1536,
+                         source="deepseekai2024v3,erdil2025inference",
+                         note="as in the reference code: the shared expert is a ninth routed "
+                              "expert and all 58 layers are MoE"),
+}
+
+
+def get_model(name: str) -> Model:
+    """The model preset called ``name`` (e.g. 'llama-3-70b'); InputError listing the choices."""
+    return lookup("model", name, MODELS)

@@ -1,0 +1,157 @@
+"""The one registry of every symbol used by the book's derivations.
+
+Each symbol is created exactly once, with its SymPy assumptions, a LaTeX name, a unit and a
+meaning. Derivations import symbols from here and never call ``sp.Symbol`` themselves: two
+symbols with the same name but different assumptions are different objects to SymPy, so a
+second definition would silently break every identity that mixes them.
+
+The notation chapter of the book is generated from :data:`REGISTRY`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+
+@dataclass(frozen=True)
+class SymbolInfo:
+    """Everything the book knows about one symbol."""
+
+    symbol: sp.Symbol
+    name: str
+    latex: str
+    unit: str
+    meaning: str
+    topic: str
+
+    @property
+    def assumptions(self) -> str:
+        """The SymPy assumptions the symbol was created with, as a short word."""
+        a = self.symbol.assumptions0
+        if a.get("integer"):
+            return "positive integer" if a.get("positive") else "integer"
+        if a.get("positive"):
+            return "positive real"
+        if a.get("real"):
+            return "real"
+        return "complex"
+
+
+REGISTRY: dict[str, SymbolInfo] = {}
+
+
+def _define(name: str, latex: str, unit: str, meaning: str, topic: str, **assumptions) -> sp.Symbol:
+    if name in REGISTRY:
+        raise ValueError(f"symbol {name!r} is defined twice")
+    sym = sp.Symbol(latex, **assumptions)
+    REGISTRY[name] = SymbolInfo(sym, name, latex, unit, meaning, topic)
+    return sym
+
+
+_POS = {"positive": True}
+
+# --- model --------------------------------------------------------------------------------
+n_param = _define("n_param", r"N_{\mathrm{param}}", "parameters",
+                  "parameters of the model (read from memory once per forward pass)", "model", **_POS)
+p = _define("p", "p", "bytes/parameter", "bytes per weight (2 for 16-bit, 1 for 8-bit)",
+            "model", **_POS)
+n_layers = _define("n_layers", r"n_{\mathrm{layers}}", "layers",
+                   "number of transformer layers", "model", **_POS)
+d_model = _define("d_model", r"d_{\mathrm{model}}", "elements", "residual stream width",
+                  "model", **_POS)
+d_ff = _define("d_ff", r"d_{\mathrm{ff}}", "elements", "feed-forward width of one expert",
+               "model", **_POS)
+n_ff_in = _define("n_ff_in", r"m_{\mathrm{in}}", "matrices",
+                  "matrices mapping d_model to d_ff in one expert (2 for SwiGLU)", "model", **_POS)
+n_ff_out = _define("n_ff_out", r"m_{\mathrm{out}}", "matrices",
+                   "matrices mapping d_ff back to d_model in one expert", "model", **_POS)
+n_q = _define("n_q", r"n_{q}", "heads", "query heads per layer", "model", **_POS)
+g = _define("g", "g", "heads", "query heads per key-value head (GQA group size)", "model", **_POS)
+d_head = _define("d_head", r"d_{\mathrm{head}}", "elements", "width of one attention head",
+                 "model", **_POS)
+p_act = _define("p_act", r"p_{\mathrm{act}}", "bytes/element",
+                "bytes per activation and KV-cache element", "model", **_POS)
+kv_bytes = _define("kv_bytes", r"M_{\mathrm{KV}}", "bytes/token",
+                   "KV-cache bytes stored per token of context", "model", **_POS)
+vocab = _define("vocab", r"n_{\mathrm{vocab}}", "tokens", "vocabulary size", "model", **_POS)
+c_kv = _define("c_kv", r"c_{\mathrm{kv}}", "elements",
+               "MLA key-value compression width", "model", **_POS)
+c_q = _define("c_q", r"c_{q}", "elements", "MLA query compression width", "model", **_POS)
+n_experts = _define("n_experts", r"n_{\mathrm{expert}}", "experts",
+                    "feed-forward experts per layer (1 for a dense model)", "moe", **_POS)
+n_active = _define("n_active", r"n_{\mathrm{active}}", "experts",
+                   "experts each token is routed to", "moe", **_POS)
+s = _define("s", "s", "1", r"sparsity factor $n_{\mathrm{expert}}/n_{\mathrm{active}}$",
+            "moe", **_POS)
+n_attn = _define("n_attn", r"N_{\mathrm{attn}}", "parameters",
+                 "attention parameters, all layers", "moe", **_POS)
+n_ff = _define("n_ff", r"N_{\mathrm{ff}}", "parameters",
+               "feed-forward parameters, all layers and all experts", "moe", **_POS)
+n_unembed = _define("n_unembed", r"N_{\mathrm{unembed}}", "parameters",
+                    "embedding and unembedding parameters", "moe", **_POS)
+n_active_param = _define("n_active_param", r"N_{\mathrm{active}}", "parameters",
+                         "parameters one token multiplies by (eq. 21)", "moe", **_POS)
+n_read = _define("n_read", r"N_{\mathrm{read}}", "parameters",
+                 "expected parameters read from memory in one forward pass (eq. 22)", "moe", **_POS)
+b_half = _define("b_half", r"b_{1/2}", "sequences",
+                 "batch at which half of the experts are read, in expectation", "moe", **_POS)
+
+# --- hardware -----------------------------------------------------------------------------
+flops = _define("flops", "C", "FLOP/s", "arithmetic throughput of one GPU", "hardware", **_POS)
+hbm_bw = _define("hbm_bw", "B", "bytes/s", "memory (HBM) bandwidth of one GPU", "hardware", **_POS)
+t_hop = _define("t_hop", r"t_{\mathrm{hop}}", "s",
+                "latency of one hop of a ring collective", "hardware", **_POS)
+t_base = _define("t_base", r"t_{\mathrm{base}}", "s",
+                 "fixed latency of one all-reduce, whatever its size (reference code: 6 µs)",
+                 "hardware", **_POS)
+price = _define("price", r"P_{\mathrm{GPU}}", "$/hour", "rental price of one GPU", "hardware",
+                **_POS)
+
+# --- serving ------------------------------------------------------------------------------
+b = _define("b", "b", "sequences", "batch size: requests decoded together", "serving", **_POS)
+n_gpu = _define("n_gpu", r"N_{\mathrm{GPU}}", "GPUs", "GPUs in one model instance", "serving",
+                **_POS)
+n_reduce = _define("n_reduce", r"n_{\mathrm{reduce}}", "all-reduces",
+                   "sequential all-reduces per layer", "serving", **_POS)
+t_reduce = _define("t_reduce", r"t_{\mathrm{reduce}}", "s", "latency of one all-reduce",
+                   "serving", **_POS)
+t_token = _define("t_token", r"t_{\mathrm{token}}", "s",
+                  "token latency: time of one decoding step", "serving", **_POS)
+gpu_s = _define("gpu_s", r"c_{\mathrm{token}}", "GPU·s/token",
+                "GPU-seconds spent per generated token", "serving", **_POS)
+b_star = _define("b_star", r"b^{*}", "sequences",
+                 "critical batch: memory time equals arithmetic time", "serving", **_POS)
+n_gpu_star = _define("n_gpu_star", r"N_{\mathrm{GPU}}^{*}", "GPUs",
+                     "instance size of minimum token latency", "serving", **_POS)
+t_min = _define("t_min", r"t_{\min}", "s", "minimum token latency over instance sizes (eq. 14)",
+                "serving", **_POS)
+cost_ratio = _define("cost_ratio", r"\rho_{\mathrm{cost}}", "1",
+                     "cost per token at minimum latency over the arithmetic floor 2N/C",
+                     "serving", **_POS)
+k_depth = _define("k_depth", r"k_{L}", "layers/parameter^(1/4)",
+                  r"depth constant of the aspect-ratio law $n_{\mathrm{layers}} = k_L N^{1/4}$",
+                  "scaling", **_POS)
+k_width = _define("k_width", r"k_{d}", "parameters",
+                  r"shape constant of $N = k_d\, d_{\mathrm{model}}^2\, n_{\mathrm{layers}}$",
+                  "scaling", **_POS)
+k_lat = _define("k_lat", r"K", "s", "proportionality constant of a scaling law", "scaling", **_POS)
+elasticity = _define("elasticity", r"\varepsilon", "1",
+                     "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
+
+
+def info(sym: sp.Symbol) -> SymbolInfo:
+    """Registry entry of a symbol (KeyError if it was not created here)."""
+    for entry in REGISTRY.values():
+        if entry.symbol == sym:
+            return entry
+    raise KeyError(f"{sym} is not in the symbol registry")
+
+
+def by_name(name: str) -> sp.Symbol:
+    """The symbol registered under ``name`` (its Python name in this module)."""
+    try:
+        return REGISTRY[name].symbol
+    except KeyError:
+        raise KeyError(f"no symbol named {name!r}; known: {', '.join(sorted(REGISTRY))}") from None

@@ -1,0 +1,130 @@
+"""Numbers from the toy model of Erdil (2025), section 2: Table 1 and Figure 1.
+
+Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` through
+:mod:`numeric`; no formula is written again here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import symbols as S
+from .frontier import pareto_front, pareto_front_thresholds
+from .hardware import GPU
+from .latency_wall import (
+    all_reduce_time_reference_code,
+    minimum_token_latency,
+    optimal_instance_size,
+    token_latency_multi,
+)
+from .models import Model
+from .numeric import compile_fn
+from .validation import InputError, positive
+
+_EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop)
+
+
+@dataclass(frozen=True)
+class ToyMaxSpeed:
+    """Eq. 13-14 evaluated for one model on one GPU."""
+
+    model: str
+    gpu: str
+    n_gpu_star: float
+    min_latency_s: float
+
+    @property
+    def tokens_per_s(self) -> float:
+        return 1.0 / self.min_latency_s
+
+
+def max_speed(model: Model, gpu: GPU, t_hop: float = 1e-6, n_reduce: float = 4,
+              capped: bool = False) -> ToyMaxSpeed:
+    """Maximum tokens/s per request and the instance size that reaches it (eqs. 13-14).
+
+    Table 1 of the paper uses t_hop = 1 µs, n_reduce = 4 and the uncapped HBM bandwidth.
+    """
+    t_hop = positive("t_hop", t_hop)
+    n_reduce = positive("n_reduce", n_reduce)
+    values = (model.weight_bytes, model.total_params, gpu.bandwidth(capped), model.layers,
+              n_reduce, t_hop)
+    n_star = float(compile_fn(optimal_instance_size(), _EQ14_ARGS)(*values))
+    t_min = float(compile_fn(minimum_token_latency(), _EQ14_ARGS)(*values))
+    return ToyMaxSpeed(model.name, gpu.name, n_star, t_min)
+
+
+_CODE_ARGS = (S.n_gpu, S.b, S.p, S.n_param, S.hbm_bw, S.flops, S.n_layers, S.n_reduce,
+              S.t_hop, S.t_base)
+
+
+def _reference_code_latency():
+    latency = token_latency_multi().rhs.subs(S.t_reduce, all_reduce_time_reference_code().rhs)
+    return compile_fn(latency, _CODE_ARGS)
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """A cost-speed frontier; arrays run from the fastest point to the cheapest."""
+
+    label: str
+    tokens_per_s: np.ndarray  # per request
+    usd_per_mtok: np.ndarray
+    n_gpu: np.ndarray
+    batch: np.ndarray
+
+    def cost_at_speed(self, speed: float) -> float:
+        """Cheapest $/Mtok on the frontier at ``speed`` tok/s or faster (nan if too fast)."""
+        ok = self.tokens_per_s >= speed
+        return float(self.usd_per_mtok[ok].min()) if ok.any() else float("nan")
+
+
+def reference_code_frontier(
+    model: Model,
+    gpu: GPU,
+    demand_cap: float | None = None,
+    price_per_hour: float | None = None,
+    grid: int = 400,
+    t_hop: float = 1e-6,
+    t_base: float = 6e-6,
+    n_reduce: float | None = None,
+    capped: bool = True,
+    exact: bool = False,
+) -> Frontier:
+    """The Figure 1 frontier as the paper's code computed it.
+
+    Token latency is eq. 3 with the reference code's all-reduce (a 6 µs base per collective) at
+    capped bandwidth and FLOP/s. The grid is ``grid`` x ``grid`` log-spaced points: instance
+    sizes from the fewest GPUs that hold the weights (fractional allowed) to 2^18, batches from
+    1 to 2^18. Points whose weights and KV cache (one token of context) do not fit are
+    infeasible; points whose aggregate throughput b/latency exceeds ``demand_cap`` tok/s are
+    excluded. ``exact`` selects the exact frontier instead of the code's 1,000 thresholds.
+    """
+    grid = int(positive("grid", grid))
+    price = positive("price_per_hour", gpu.price_per_hour if price_per_hour is None else price_per_hour)
+    if demand_cap is not None:
+        demand_cap = positive("demand_cap", demand_cap)
+    n_reduce = (2 if model.parallel_attention else 4) if n_reduce is None else n_reduce
+    n_reduce = positive("n_reduce", n_reduce)
+    weights = model.weights_bytes
+    n_min = weights / gpu.hbm_bytes
+    n_gpu = np.logspace(np.log2(n_min), 18, grid, base=2.0)[:, None]
+    batch = np.logspace(0, 18 + np.log2(model.sparsity), grid, base=2.0)[None, :]
+    latency = _reference_code_latency()(
+        n_gpu, batch, model.weight_bytes, model.total_params, gpu.bandwidth(capped),
+        gpu.flops(model.weight_bits, capped), model.layers, n_reduce, t_hop, t_base,
+    )
+    fits = n_gpu * gpu.hbm_bytes >= weights + model.kv_bytes_per_token * 1 * batch
+    latency = np.where(fits, latency, np.inf)
+    if demand_cap is not None:
+        latency = np.where(batch / latency <= demand_cap, latency, np.inf)
+    gpu_seconds = n_gpu * latency / batch
+    pick = pareto_front(latency, gpu_seconds) if exact else pareto_front_thresholds(latency, gpu_seconds)
+    if pick.size == 0:
+        raise InputError(f"{model.name} cannot be served on {gpu.name}: no feasible configuration")
+    n_flat = np.broadcast_to(n_gpu, latency.shape).ravel()[pick]
+    b_flat = np.broadcast_to(batch, latency.shape).ravel()[pick]
+    lat = latency.ravel()[pick]
+    usd = gpu_seconds.ravel()[pick] * price / 3600 * 1e6
+    return Frontier(model.name, 1 / lat, usd, n_flat, b_flat)

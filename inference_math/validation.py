@@ -1,0 +1,43 @@
+"""Clear errors for bad input: every message names the field and the value it got."""
+
+from __future__ import annotations
+
+import math
+
+
+class InputError(ValueError):
+    """A value, preset name or configuration the book's models cannot use."""
+
+
+def positive(field: str, value, *, allow_zero: bool = False) -> float:
+    """``value`` as a float if it is finite and > 0 (>= 0 with allow_zero), else InputError."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{field} must be a number, got {value!r}") from None
+    if math.isnan(number) or math.isinf(number):
+        raise InputError(f"{field} must be finite, got {value!r}")
+    if number < 0 or (number == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise InputError(f"{field} must be {bound}, got {value!r}")
+    return number
+
+
+def positive_int(field: str, value) -> int:
+    """``value`` as an int if it is a whole number >= 1, else InputError."""
+    number = positive(field, value)
+    if number != int(number):
+        raise InputError(f"{field} must be a whole number, got {value!r}")
+    return int(number)
+
+
+def lookup(kind: str, name: str, table: dict):
+    """``table[name]`` with case- and separator-insensitive matching, else InputError."""
+    def norm(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch.isalnum())
+
+    wanted = norm(str(name))
+    for key, item in table.items():
+        if norm(key) == wanted:
+            return item
+    raise InputError(f"unknown {kind} {name!r}; choose one of: {', '.join(table)}")
