@@ -86,10 +86,20 @@ def bandwidth_elasticity_limit() -> sp.Expr:
     return sp.limit(bandwidth_elasticity().rhs, n_gpu_star, sp.oo)
 
 
+def change_ratio(expr: sp.Expr, var: sp.Symbol, factor) -> sp.Expr:
+    """expr(var·factor)/expr(var), simplified: how a law scales when one input is multiplied."""
+    return sp.simplify(expr.subs(var, var * factor) / expr)
+
+
 def large_model_change(var: sp.Symbol, factor: sp.Expr) -> sp.Expr:
     """t_min(var·factor)/t_min(var) for eq. 18, exact: factor^(elasticity)."""
-    latency = minimum_latency_large_model().rhs
-    return sp.simplify(latency.subs(var, var * factor) / latency)
+    return change_ratio(minimum_latency_large_model().rhs, var, factor)
+
+
+def square_root_law_speed(speed_from: float, params_from: float, params_to: float) -> float:
+    """Speed predicted by eq. 19 for a model of ``params_to`` from one measured at ``params_from``."""
+    ratio = change_ratio(square_root_law().rhs, n_param, sp.nsimplify(params_to / params_from))
+    return float(speed_from / ratio)
 
 
 def doubling_bandwidth_latency_change() -> sp.Expr:

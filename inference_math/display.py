@@ -1,0 +1,52 @@
+"""Helpers the chapters use to show derivations, numbers and tables (myst-nb glue)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import sympy as sp
+
+
+def latex(expr: sp.Basic) -> str:
+    """LaTeX of a SymPy object as the book prints it (no \\displaystyle, no $ delimiters)."""
+    return sp.latex(expr)
+
+
+def glue_eq(key: str, eq: sp.Basic) -> None:
+    """Glue a derivation's result so that ``{glue:math}`` shows the tested expression."""
+    from IPython.display import Math
+    from myst_nb import glue
+
+    glue(key, Math(latex(eq)), display=False)
+
+
+def glue_num(key: str, value) -> float:
+    """Glue a number for ``{glue:text}`` as a plain float (never a NumPy or SymPy scalar)."""
+    from myst_nb import glue
+
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"glue key {key!r}: value is not finite ({value!r})")
+    glue(key, number, display=False)
+    return number
+
+
+def signed(value: float, digits: int = 2, suffix: str = "") -> str:
+    """A signed difference for a reproduction table, with no "-0.00" for a zero difference."""
+    rounded = round(float(value), digits) + 0.0
+    return f"{rounded:+.{digits}f}{suffix}"
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table from already formatted cells."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def show_markdown(text: str):
+    """Display Markdown (rendered by myst-nb as part of the page)."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(text))
