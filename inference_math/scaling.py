@@ -20,9 +20,7 @@ from .symbols import (
     n_gpu_star,
     n_layers,
     n_param,
-    n_reduce,
     p,
-    t_hop,
     t_min,
 )
 
