@@ -17,7 +17,7 @@ import sys
 from .hardware import GPUS, get_gpu
 from .models import MODELS, get_model
 from .toy_model import max_speed
-from .validation import InputError, positive
+from .validation import InputError, parse_positive
 
 EXIT_USAGE = 2
 
@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 def _positive_float(option: str):
     def convert(text: str) -> float:
         try:
-            return positive(option, text)
+            return parse_positive(option, text)
         except InputError as exc:
             # argparse already prefixes "argument --option:"
             raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None

@@ -19,7 +19,9 @@ import numpy as np
 def pareto_front(latency: np.ndarray, cost: np.ndarray) -> np.ndarray:
     """Indices (into the flattened arrays) of the exact Pareto frontier, fastest first.
 
-    A point is on the frontier when no other point is at least as fast and strictly cheaper.
+    A point is on the frontier when it is strictly cheaper than every faster point; of points
+    with equal latency only the cheapest is kept, and a slower point costing the same as a
+    faster one is dropped.
     """
     latency = np.ravel(latency)
     cost = np.ravel(cost)

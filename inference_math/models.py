@@ -46,6 +46,9 @@ class Model:
             positive_int(f"{where}: {name}", getattr(self, name))
         if self.d_head is not None:
             positive_int(f"{where}: d_head", self.d_head)
+        elif self.d_model % self.n_q_heads:
+            raise InputError(f"{where}: d_head is needed because n_q_heads {self.n_q_heads} "
+                             f"does not divide d_model {self.d_model}")
         if self.vocab != 0:
             positive_int(f"{where}: vocab", self.vocab)
         for name in ("weight_bytes", "activation_bytes"):

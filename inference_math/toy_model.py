@@ -21,7 +21,7 @@ from .latency_wall import (
 )
 from .models import Model
 from .numeric import compile_fn
-from .validation import InputError, positive
+from .validation import InputError, positive, positive_int
 
 _EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop)
 
@@ -101,7 +101,9 @@ def reference_code_frontier(
     infeasible; points whose aggregate throughput b/latency exceeds ``demand_cap`` tok/s are
     excluded. ``exact`` selects the exact frontier instead of the code's 1,000 thresholds.
     """
-    grid = int(positive("grid", grid))
+    grid = positive_int("grid", grid)
+    if grid < 2:
+        raise InputError(f"grid must be at least 2 points per axis, got {grid}")
     price = positive("price_per_hour", gpu.price_per_hour if price_per_hour is None else price_per_hour)
     if demand_cap is not None:
         demand_cap = positive("demand_cap", demand_cap)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 
 class InputError(ValueError):
@@ -10,17 +11,28 @@ class InputError(ValueError):
 
 
 def positive(field: str, value, *, allow_zero: bool = False) -> float:
-    """``value`` as a float if it is finite and > 0 (>= 0 with allow_zero), else InputError."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{field} must be a number, got {value!r}") from None
+    """``value`` as a float if it is a finite real > 0 (>= 0 with allow_zero), else InputError.
+
+    Only real numbers are accepted: not text (parse it first), not booleans.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{field} must be a number, got {value!r}")
+    number = float(value)
     if math.isnan(number) or math.isinf(number):
         raise InputError(f"{field} must be finite, got {value!r}")
     if number < 0 or (number == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise InputError(f"{field} must be {bound}, got {value!r}")
     return number
+
+
+def parse_positive(field: str, text: str, *, allow_zero: bool = False) -> float:
+    """A positive number from command-line text, else InputError naming ``field``."""
+    try:
+        number = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"{field} must be a number, got {text!r}") from None
+    return positive(field, number, allow_zero=allow_zero)
 
 
 def positive_int(field: str, value) -> int:
