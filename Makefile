@@ -50,8 +50,10 @@ book-strict: $(STAMP)
 test: lint unit nbval book-strict
 	@echo "make test: all checks passed"
 
-lock:
-	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^inference-math' > requirements.lock.tmp
+# Re-pin requirements.txt from the current .venv (after installing or upgrading something in it).
+lock: $(STAMP)
+	head -n 2 requirements.txt > requirements.lock.tmp
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^inference-math' >> requirements.lock.tmp
 	mv requirements.lock.tmp requirements.txt
 
 clean:
