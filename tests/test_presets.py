@@ -98,8 +98,9 @@ def test_llama_3_8b_exact_parameter_count():
         ("mixtral-8x22b", 141e9, 0.015),  # Mistral AI (2024)
         ("palm-540b", 540e9, 0.015),  # Chowdhery et al. (2022)
         ("gpt-4", 1.8e12, 0.015),  # rumoured size the paper assumes (Patel 2023)
-        # DeepSeek-AI (2024): 671B; the preset counts ~666B because the multi-token-prediction
-        # module and the exact shared expert are not modelled.
+        # DeepSeek-AI (2024): 671B (main model, without the multi-token-prediction module); the
+        # preset counts ~666B because, like the paper's code, it has no dense leading layers and
+        # no separate shared expert (see the MoE chapter).
         ("deepseek-v3", 671e9, 0.015),
     ],
 )
