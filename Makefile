@@ -5,7 +5,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 
 .PHONY: help venv book test unit lint nbval book-strict clean lock
