@@ -22,7 +22,12 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+# Chapters import inference_math, which Sphinx's and jupyter-cache's caches do not track:
+# every build starts clean and executes every chapter.
+CLEAN_BUILD := rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
+
 book: $(STAMP)
+	$(CLEAN_BUILD)
 	$(BIN)/jupyter-book build . --builder html
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
@@ -43,7 +48,7 @@ nbval: $(STAMP)
 
 # The book again, with every Sphinx warning (missing glue key, bad reference, ...) an error.
 book-strict: $(STAMP)
-	rm -rf _build/html _build/jupyter_execute
+	$(CLEAN_BUILD)
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 
 test: lint unit nbval book-strict
