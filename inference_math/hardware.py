@@ -22,8 +22,8 @@ class GPU:
     flops_by_weight_bits: dict[int, float]
     hbm_bandwidth: float  # bytes/s
     hbm_bytes: float
-    intranode_allreduce_bandwidth: float  # bytes/s, NVLink all-reduce bus bandwidth
-    internode_allreduce_bandwidth: float  # bytes/s, per GPU across nodes
+    intranode_allreduce_bandwidth: float | None  # bytes/s, NVLink all-reduce bus bandwidth
+    internode_allreduce_bandwidth: float | None  # bytes/s, per GPU across nodes
     node_size: int
     price_per_hour: float  # $/GPU-hour
     flop_cap: float  # reachable fraction of peak FLOP/s
@@ -31,6 +31,7 @@ class GPU:
     kernel_launch_s: float
     source: str  # bib keys, comma separated
     note: str = field(default="")
+    ici_bandwidth: float | None = None  # bytes/s, one direction of one inter-chip link (TPUs)
 
     def __post_init__(self):
         where = f"GPU {self.name!r}"
@@ -41,8 +42,10 @@ class GPU:
             positive(f"{where}: flops_by_weight_bits[{bits}]", rate)
         for name in ("hbm_bandwidth", "hbm_bytes", "price_per_hour"):
             positive(f"{where}: {name}", getattr(self, name))
-        for name in ("intranode_allreduce_bandwidth", "internode_allreduce_bandwidth"):
-            positive(f"{where}: {name}", getattr(self, name))
+        for name in ("intranode_allreduce_bandwidth", "internode_allreduce_bandwidth",
+                     "ici_bandwidth"):
+            if getattr(self, name) is not None:  # None: not modelled for this device
+                positive(f"{where}: {name}", getattr(self, name))
         positive(f"{where}: kernel_launch_s", self.kernel_launch_s, allow_zero=True)
         positive_int(f"{where}: node_size", self.node_size)
         for name in ("flop_cap", "bandwidth_cap"):
@@ -113,7 +116,60 @@ V100 = GPU(
     note="no 8-bit tensor cores: 8-bit weights run at the 16-bit rate",
 )
 
-GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100}
+# TPUs, with the numbers "How to Scale Your Model" uses (peak rates, no utilization caps). The
+# all-reduce bandwidths of the GPU model are not defined for a torus; ICI is given per link.
+TPU_V4 = GPU(
+    name="TPU v4",
+    flops_by_weight_bits={8: 2.75e14, 16: 2.75e14},
+    hbm_bandwidth=1.2e12,
+    hbm_bytes=32e9,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=None,
+    node_size=4,
+    price_per_hour=3.22,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=0.0,
+    ici_bandwidth=4.5e10,
+    source="googlecloud2024tpu,austin2025scaling",
+    note="int8 runs at the bf16 rate; price is the on-demand list price per chip-hour",
+)
+
+TPU_V5E = GPU(
+    name="TPU v5e",
+    flops_by_weight_bits={8: 3.94e14, 16: 1.97e14},
+    hbm_bandwidth=8.2e11,
+    hbm_bytes=16e9,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=None,
+    node_size=8,
+    price_per_hour=1.20,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=0.0,
+    ici_bandwidth=4.5e10,
+    source="googlecloud2024tpu,austin2025scaling",
+    note="the scaling book uses 8.2e11 B/s in its roofline and 8.1e11 B/s in its pop quiz",
+)
+
+TPU_V5P = GPU(
+    name="TPU v5p",
+    flops_by_weight_bits={8: 9.18e14, 16: 4.59e14},
+    hbm_bandwidth=2.76e12,
+    hbm_bytes=95e9,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=None,
+    node_size=4,
+    price_per_hour=4.20,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=0.0,
+    ici_bandwidth=9.0e10,
+    source="googlecloud2024tpu,austin2025scaling",
+)
+
+GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100,
+                        "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P}
 
 
 def get_gpu(name: str) -> GPU:

@@ -140,6 +140,15 @@ k_lat = _define("k_lat", r"K", "s", "proportionality constant of a scaling law",
 elasticity = _define("elasticity", r"\varepsilon", "1",
                      "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
 
+# --- decode roofline and arithmetic intensity (scaling book) -------------------------------
+# (section owned by inference_math/intensity.py)
+
+# --- KV-cache economics (scaling book, Pope et al.) ----------------------------------------
+# (section owned by inference_math/kv_cache.py)
+
+# --- sharding for decode (scaling book, Pope et al.) ---------------------------------------
+# (section owned by inference_math/sharding.py)
+
 
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
