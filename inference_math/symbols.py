@@ -137,6 +137,22 @@ k_width = _define("k_width", r"k_{d}", "parameters",
                   r"shape constant of $N = k_d\, d_{\mathrm{model}}^2\, n_{\mathrm{layers}}$",
                   "scaling", **_POS)
 k_lat = _define("k_lat", r"K", "s", "proportionality constant of a scaling law", "scaling", **_POS)
+t_prompt = _define("t_prompt", r"T_{\mathrm{in}}", "tokens", "prompt tokens per request (prefilled)",
+                   "serving", **_POS)
+t_output = _define("t_output", r"T_{\mathrm{out}}", "tokens", "generated tokens per request (decoded)",
+                   "serving", **_POS)
+n_prefix = _define("n_prefix", r"T_{\mathrm{cached}}", "tokens",
+                   "prompt tokens whose KV cache is reused from an earlier request", "serving", **_POS)
+server_ratio = _define("server_ratio", r"\frac{N_{\mathrm{prefill}}}{N_{\mathrm{decode}}}", "1",
+                       "chips serving prefill per chip serving decode, at balance", "serving", **_POS)
+prefill_fraction = _define("prefill_fraction", r"f_{\mathrm{prefill}}", "1",
+                           "fraction of a prompt's prefill compute that must still be done", "serving",
+                           **_POS)
+accept = _define("accept", r"\alpha", "1",
+                 "probability that the target model accepts one drafted token", "serving", **_POS)
+gamma = _define("gamma", r"\gamma", "tokens", "tokens drafted per speculative step", "serving", **_POS)
+tokens_per_step = _define("tokens_per_step", r"E[n_{\mathrm{tok}}]", "tokens",
+                          "expected tokens produced per target forward pass", "serving", **_POS)
 elasticity = _define("elasticity", r"\varepsilon", "1",
                      "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
 
