@@ -6,7 +6,7 @@ live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
 :mod:`models` hold the presets.
 """
 
-from . import architecture, latency_wall, moe, roofline, scaling, symbols
+from . import architecture, intensity, latency_wall, moe, roofline, scaling, serving, symbols
 from .hardware import GPUS, get_gpu
 from .models import MODELS, get_model
 from .numeric import compile_fn, evaluate
@@ -25,9 +25,11 @@ __all__ = [
     "evaluate",
     "get_gpu",
     "get_model",
+    "intensity",
     "latency_wall",
     "moe",
     "roofline",
     "scaling",
+    "serving",
     "symbols",
 ]

@@ -158,6 +158,35 @@ elasticity = _define("elasticity", r"\varepsilon", "1",
 
 # --- decode roofline and arithmetic intensity (scaling book) -------------------------------
 # (section owned by inference_math/intensity.py)
+intensity = _define("intensity", r"\mathcal{I}", "FLOP/byte",
+                    "arithmetic intensity: FLOP done per byte moved between HBM and the compute units",
+                    "intensity", **_POS)
+seq_kv = _define("seq_kv", "S", "tokens",
+                 "context length: KV-cache entries each sequence attends to (and stores)",
+                 "intensity", **_POS)
+seq_q = _define("seq_q", "T", "tokens",
+                "query tokens per sequence in one forward pass (the prompt in prefill, 1 in decode)",
+                "intensity", **_POS)
+seq_q_star = _define("seq_q_star", r"T^{*}", "tokens",
+                     "shortest prompt for which prefill attention is compute bound", "intensity",
+                     **_POS)
+b_star_exact = _define("b_star_exact", r"b^{*}_{\mathrm{exact}}", "sequences",
+                       "smallest batch at which one decode matmul is compute bound, activation "
+                       "traffic included", "intensity", **_POS)
+t_step_min = _define("t_step_min", r"t_{\mathrm{step}}^{\min}", "s",
+                     "decode step time with every weight and KV byte read once at full bandwidth "
+                     "(the memory-bound lower bound)", "intensity", **_POS)
+tok_rate = _define("tok_rate", r"R_{\mathrm{tok}}", "tokens/s",
+                   "tokens an instance generates per second (b per step)", "intensity", **_POS)
+tok_rate_mem = _define("tok_rate_mem", r"R_{\mathrm{tok}}^{\mathrm{mem}}", "tokens/s",
+                       "ceiling of the memory-bound throughput as the batch grows", "intensity",
+                       **_POS)
+tok_rate_max = _define("tok_rate_max", r"R_{\mathrm{tok}}^{\max}", "tokens/s",
+                       "ceiling of the throughput under the general step time (reached at b >= b*)",
+                       "intensity", **_POS)
+b_half_tok = _define("b_half_tok", r"b_{1/2}^{\mathrm{tok}}", "sequences",
+                     "batch at which the memory-bound throughput reaches half its ceiling",
+                     "intensity", **_POS)
 
 # --- KV-cache economics (scaling book, Pope et al.) ----------------------------------------
 # (section owned by inference_math/kv_cache.py)
