@@ -6,7 +6,7 @@ live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
 :mod:`models` hold the presets.
 """
 
-from . import architecture, intensity, latency_wall, moe, roofline, scaling, serving, symbols
+from . import architecture, intensity, kv_cache, latency_wall, moe, roofline, scaling, serving, symbols
 from .hardware import GPUS, get_gpu
 from .models import MODELS, get_model
 from .numeric import compile_fn, evaluate
@@ -26,6 +26,7 @@ __all__ = [
     "get_gpu",
     "get_model",
     "intensity",
+    "kv_cache",
     "latency_wall",
     "moe",
     "roofline",

@@ -190,6 +190,26 @@ b_half_tok = _define("b_half_tok", r"b_{1/2}^{\mathrm{tok}}", "sequences",
 
 # --- KV-cache economics (scaling book, Pope et al.) ----------------------------------------
 # (section owned by inference_math/kv_cache.py)
+n_kv = _define("n_kv", r"n_{\mathrm{kv}}", "heads",
+               "key-value heads per layer (the scaling book's K; n_q/g)", "kv", **_POS)
+n_emb = _define("n_emb", r"m_{\mathrm{emb}}", "matrices",
+                "vocabulary matrices: 1 if input and output embeddings are tied, 2 if not",
+                "kv", **_POS)
+kv_seq = _define("kv_seq", r"M_{\mathrm{seq}}", "bytes/sequence",
+                 "KV-cache bytes of one sequence at its full context", "kv", **_POS)
+hbm_cap = _define("hbm_cap", r"M_{\mathrm{HBM}}", "bytes", "HBM capacity of one chip", "kv",
+                  **_POS)
+b_max = _define("b_max", r"b_{\max}", "sequences",
+                "largest batch whose KV caches fit in HBM beside the weights", "kv", **_POS)
+kv_ratio = _define("kv_ratio", r"\rho_{\mathrm{KV}}", "1",
+                   "KV-cache bytes of multi-head attention over those with n_kv heads", "kv",
+                   **_POS)
+b_star_moe = _define("b_star_moe", r"b^{*}_{\mathrm{MoE}}", "sequences",
+                     "critical batch of an MoE feed-forward block whose experts are all read",
+                     "kv", **_POS)
+n_tok_eq = _define("n_tok_eq", r"(bS)_{\mathrm{eq}}", "tokens",
+                   "cached tokens of a batch (b times S) whose KV bytes equal the weight bytes",
+                   "kv", **_POS)
 
 # --- sharding for decode (scaling book, Pope et al.) ---------------------------------------
 # (section owned by inference_math/sharding.py)
