@@ -6,7 +6,18 @@ live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
 :mod:`models` hold the presets.
 """
 
-from . import architecture, intensity, kv_cache, latency_wall, moe, roofline, scaling, serving, symbols
+from . import (
+    architecture,
+    intensity,
+    kv_cache,
+    latency_wall,
+    moe,
+    roofline,
+    scaling,
+    serving,
+    sharding,
+    symbols,
+)
 from .hardware import GPUS, get_gpu
 from .models import MODELS, get_model
 from .numeric import compile_fn, evaluate
@@ -32,5 +43,6 @@ __all__ = [
     "roofline",
     "scaling",
     "serving",
+    "sharding",
     "symbols",
 ]

@@ -213,6 +213,79 @@ n_tok_eq = _define("n_tok_eq", r"(bS)_{\mathrm{eq}}", "tokens",
 
 # --- sharding for decode (scaling book, Pope et al.) ---------------------------------------
 # (section owned by inference_math/sharding.py)
+ici_bw = _define("ici_bw", r"W_{\mathrm{ICI}}", "bytes/s",
+                 "inter-chip (ICI) bandwidth a collective is charged against", "sharding", **_POS)
+net_bw = _define("net_bw", r"W_{\mathrm{net}}", "elements/s",
+                 "network bandwidth counted in elements, as in the notes on Pope et al.",
+                 "sharding", **_POS)
+beta_bw = _define("beta_bw", r"\beta", "1", r"HBM over ICI bandwidth, $B/W_{\mathrm{ICI}}$",
+                  "sharding", **_POS)
+y_model = _define("y_model", "Y", "chips",
+                  "ways of model parallelism in decode (chips along the mesh axis Y)", "sharding",
+                  **_POS)
+y_max = _define("y_max", r"Y_{\max}", "chips",
+                "most ways of model parallelism before ICI time exceeds weight-load time",
+                "sharding", **_POS)
+t_hbm = _define("t_hbm", r"T_{\mathrm{HBM}}", "s",
+                "time to read one chip's share of a d_model x d_ff weight matrix from HBM",
+                "sharding", **_POS)
+t_ici = _define("t_ici", r"T_{\mathrm{ICI}}", "s",
+                "time to move the b x d_model activations of one matmul over ICI", "sharding",
+                **_POS)
+x_2d = _define("x_2d", "X", "chips", "2-D layout: chips along the axis that splits d_model",
+               "sharding", **_POS)
+yz_2d = _define("yz_2d", "YZ", "chips", "2-D layout: chips along the axes that split d_ff",
+                "sharding", **_POS)
+x_star = _define("x_star", r"X^{*}", "chips", "X of least 2-D communication time", "sharding",
+                 **_POS)
+yz_star = _define("yz_star", r"(YZ)^{*}", "chips", "YZ of least 2-D communication time",
+                  "sharding", **_POS)
+t_1d = _define("t_1d", r"T_{\mathrm{1D}}", "s",
+               "MLP communication time per layer, 1-D weight-stationary (scaling-book accounting)",
+               "sharding", **_POS)
+t_2d = _define("t_2d", r"T_{\mathrm{2D}}", "s",
+               "MLP communication time per layer, 2-D weight-stationary (scaling-book accounting)",
+               "sharding", **_POS)
+t_2d_star = _define("t_2d_star", r"T_{\mathrm{2D}}^{*}", "s",
+                    "least 2-D communication time over X (scaling-book accounting)", "sharding",
+                    **_POS)
+t_1d_el = _define("t_1d_el", r"T_{\mathrm{1D}}^{\mathrm{el}}", "s",
+                  "MLP communication time per layer, 1-D weight-stationary (element accounting)",
+                  "sharding", **_POS)
+t_2d_el = _define("t_2d_el", r"T_{\mathrm{2D}}^{\mathrm{el}}", "s",
+                  "MLP communication time per layer, 2-D weight-stationary (element accounting)",
+                  "sharding", **_POS)
+t_2d_el_star = _define("t_2d_el_star", r"T_{\mathrm{2D}}^{\mathrm{el}*}", "s",
+                       "least 2-D communication time over X (element accounting)", "sharding",
+                       **_POS)
+n_cross = _define("n_cross", r"N_{\times}", "chips",
+                  "chips above which 2-D weight-stationary communicates less than 1-D",
+                  "sharding", **_POS)
+n_cross_bytes = _define("n_cross_bytes", r"N_{\times}^{\mathrm{bytes}}", "chips",
+                        "the 1-D/2-D crossover in the scaling-book accounting", "sharding", **_POS)
+n_cross_el = _define("n_cross_el", r"N_{\times}^{\mathrm{el}}", "chips",
+                     "the 1-D/2-D crossover in the element accounting of the notes on Pope et al.",
+                     "sharding", **_POS)
+k_1d = _define("k_1d", r"k_{\mathrm{1D}}", "axes",
+               "torus axes whose links a 1-D collective is credited with", "sharding", **_POS)
+k_2d = _define("k_2d", r"k_{\mathrm{2D}}", "axes",
+               "torus axes whose links the 2-D d_model collectives are credited with", "sharding",
+               **_POS)
+n_min = _define("n_min", r"N_{\mathrm{GPU}}^{\min}", "chips",
+                "fewest chips whose HBM holds the weights", "sharding", **_POS)
+msg_bytes = _define("msg_bytes", r"M_{\mathrm{msg}}", "bytes",
+                    "bytes of the tensor a collective moves, summed over its shards", "sharding",
+                    **_POS)
+tau_hop = _define("tau_hop", r"\tau_{\mathrm{hop}}", "s",
+                  "time of one hop of a collective: fixed latency or transfer, whichever is longer",
+                  "sharding", **_POS)
+t_coll = _define("t_coll", r"T_{\mathrm{coll}}", "s", "time of one ring all-gather", "sharding",
+                 **_POS)
+buf_lat = _define("buf_lat", r"M_{\mathrm{lat}}", "bytes",
+                  "largest message for which a collective is latency bound", "sharding", **_POS)
+y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
+                "ways of model parallelism beyond which the activation collectives are latency "
+                "bound", "sharding", **_POS)
 
 
 def info(sym: sp.Symbol) -> SymbolInfo:
