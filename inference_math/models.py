@@ -177,6 +177,9 @@ MODELS: dict[str, Model] = {
                          source="deepseekai2024v3,erdil2025inference",
                          note="as in the reference code: the shared expert is a ninth routed "
                               "expert and all 58 layers are MoE"),
+    # --- Tensor Economics presets (owner: dense_economics) ---
+    # --- Tensor Economics presets (owner: deepseek_serving) ---
+    # --- Tensor Economics presets (owner: rollouts) ---
 }
 
 

@@ -287,6 +287,15 @@ y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
                 "ways of model parallelism beyond which the activation collectives are latency "
                 "bound", "sharding", **_POS)
 
+# --- dense-model economics (Tensor Economics) ---------------------------------------------
+# (section owned by inference_math/dense_economics.py)
+
+# --- DeepSeek-V3 and MoE serving (Tensor Economics) ---------------------------------------
+# (section owned by inference_math/deepseek_serving.py)
+
+# --- embeddings, RL rollouts and LoRA (Tensor Economics) ----------------------------------
+# (section owned by inference_math/rollouts.py)
+
 
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
