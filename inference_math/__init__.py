@@ -8,6 +8,7 @@ live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
 
 from . import (
     architecture,
+    deepseek_serving,
     intensity,
     kv_cache,
     latency_wall,
@@ -33,6 +34,7 @@ __all__ = [
     "InputError",
     "architecture",
     "compile_fn",
+    "deepseek_serving",
     "evaluate",
     "get_gpu",
     "get_model",

@@ -292,6 +292,80 @@ y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
 
 # --- DeepSeek-V3 and MoE serving (Tensor Economics) ---------------------------------------
 # (section owned by inference_math/deepseek_serving.py)
+d_rope = _define("d_rope", r"d_{h}^{R}", "elements",
+                 "per-head width of MLA's decoupled rotary (RoPE) query and key", "deepseek", **_POS)
+d_ff_dense = _define("d_ff_dense", r"d_{\mathrm{ff}}^{\mathrm{dense}}", "elements",
+                     "feed-forward width of a dense (non-MoE) layer", "deepseek", **_POS)
+n_dense = _define("n_dense", r"n_{\mathrm{dense}}", "layers",
+                  "dense layers ahead of the MoE layers", "deepseek", **_POS)
+n_shared = _define("n_shared", r"n_{\mathrm{shared}}", "experts",
+                   "shared experts that every token passes through", "deepseek", **_POS)
+n_extra = _define("n_extra", r"n_{\mathrm{redundant}}", "experts",
+                  "redundant copies of routed experts per layer, for load balancing", "deepseek",
+                  **_POS)
+n_busy = _define("n_busy", r"E[n_{\mathrm{busy}}]", "experts",
+                 "expected routed experts of a layer that at least one token of the batch uses",
+                 "deepseek", **_POS)
+w_mla = _define("w_mla", r"M_{\mathrm{MLA}}", "bytes/layer",
+                "bytes of the MLA weights of one layer", "deepseek", **_POS)
+w_expert = _define("w_expert", r"M_{\mathrm{expert}}", "bytes", "bytes of one expert's weights",
+                   "deepseek", **_POS)
+w_ep_gpu = _define("w_ep_gpu", r"M_{\mathrm{EP}}", "bytes",
+                   "expert and router bytes held by one GPU of an expert-parallel group",
+                   "deepseek", **_POS)
+flop_vanilla = _define("flop_vanilla", r"F_{\mathrm{MLA}}^{\mathrm{vanilla}}", "FLOP",
+                       "decode FLOPs of one token in one MLA layer, caches up-projected",
+                       "deepseek", **_POS)
+flop_absorbed = _define("flop_absorbed", r"F_{\mathrm{MLA}}^{\mathrm{absorbed}}", "FLOP",
+                        "decode FLOPs of one token in one MLA layer, up-projections absorbed",
+                        "deepseek", **_POS)
+seq_absorb = _define("seq_absorb", r"S_{\mathrm{absorb}}", "tokens",
+                     "context beyond which absorbed MLA needs fewer decode FLOPs", "deepseek",
+                     **_POS)
+p_dispatch = _define("p_dispatch", r"p_{\mathrm{dispatch}}", "bytes/element",
+                     "bytes per element of the activations dispatched to the experts",
+                     "deepseek", **_POS)
+p_combine = _define("p_combine", r"p_{\mathrm{combine}}", "bytes/element",
+                    "bytes per element of the expert outputs combined back", "deepseek", **_POS)
+a2a_bytes = _define("a2a_bytes", r"M_{\mathrm{a2a}}", "bytes",
+                    "all-to-all bytes through one GPU's link in one forward pass", "deepseek",
+                    **_POS)
+beta_eb = _define("beta_eb", r"\beta_{\mathrm{eb}}", "1",
+                  "expert balancedness: mean over maximum routed load per GPU (1 = balanced)",
+                  "deepseek", **_POS)
+imbalance = _define("imbalance", r"\rho_{\mathrm{eb}}", "1",
+                    "load of the GPU holding the only shared expert over that of the others",
+                    "deepseek", **_POS)
+n_nodes = _define("n_nodes", r"n_{\mathrm{nodes}}", "nodes", "nodes an expert-parallel group spans",
+                  "deepseek", **_POS)
+bw_inter = _define("bw_inter", r"W_{\mathrm{inter}}", "bytes/s",
+                   "all-to-all bandwidth of one GPU to other nodes", "deepseek", **_POS)
+bw_intra = _define("bw_intra", r"W_{\mathrm{intra}}", "bytes/s",
+                   "all-to-all bandwidth of one GPU within its node", "deepseek", **_POS)
+t_comm = _define("t_comm", r"T_{\mathrm{comm}}", "s", "all-to-all time of one forward pass",
+                 "deepseek", **_POS)
+t_fixed = _define("t_fixed", r"T_{0}", "s",
+                  "batch-independent time of the compute blocks of one pass (weight reads)",
+                  "deepseek", **_POS)
+tau_seq = _define("tau_seq", r"\tau_{\mathrm{seq}}", "s/sequence",
+                  "time of the compute blocks per sequence of the batch", "deepseek", **_POS)
+kappa_seq = _define("kappa_seq", r"\kappa_{\mathrm{seq}}", "s/sequence",
+                    "all-to-all time per sequence of the batch", "deepseek", **_POS)
+b_tbo = _define("b_tbo", r"b_{\mathrm{TBO}}", "sequences",
+                "batch above which two-batch overlap beats serial execution", "deepseek", **_POS)
+tbo_gain = _define("tbo_gain", r"\sigma_{\mathrm{TBO}}", "1",
+                   "largest speed-up of two-batch overlap over serial execution", "deepseek",
+                   **_POS)
+tok_rate_gpu = _define("tok_rate_gpu", r"R_{\mathrm{tok}}^{\mathrm{GPU}}", "tokens/s",
+                       "tokens one GPU of a deployment generates per second", "deepseek", **_POS)
+tok_rate_req = _define("tok_rate_req", r"R_{\mathrm{tok}}^{\mathrm{req}}", "tokens/s",
+                       "tokens per second one request receives", "deepseek", **_POS)
+b_gpu = _define("b_gpu", r"b_{\mathrm{GPU}}", "sequences",
+                "sequences decoded per GPU (per data-parallel attention rank)", "deepseek", **_POS)
+tokens_day = _define("tokens_day", r"N_{\mathrm{tok}}^{\mathrm{day}}", "tokens/day",
+                     "tokens a deployment generates per day", "deepseek", **_POS)
+usd_per_mtok = _define("usd_per_mtok", r"c_{\mathrm{Mtok}}^{\mathrm{decode}}", "$/million tokens",
+                       "GPU cost of a million decoded tokens", "deepseek", **_POS)
 
 # --- embeddings, RL rollouts and LoRA (Tensor Economics) ----------------------------------
 # (section owned by inference_math/rollouts.py)
