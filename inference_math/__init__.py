@@ -9,6 +9,7 @@ live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
 from . import (
     architecture,
     deepseek_serving,
+    dense_economics,
     intensity,
     kv_cache,
     latency_wall,
@@ -35,6 +36,7 @@ __all__ = [
     "architecture",
     "compile_fn",
     "deepseek_serving",
+    "dense_economics",
     "evaluate",
     "get_gpu",
     "get_model",

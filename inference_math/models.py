@@ -178,6 +178,16 @@ MODELS: dict[str, Model] = {
                          note="as in the reference code: the shared expert is a ninth routed "
                               "expert and all 58 layers are MoE"),
     # --- Tensor Economics presets (owner: dense_economics) ---
+    "llama-3.3-70b": Model("Llama 3.3 70B", d_model=8192, d_ff=28672, layers=80, n_q_heads=64,
+                           group_size=8, ff_matrix_count=(2, 1), vocab=128256,
+                           source="mazurek2025llm,dubey2024llama3",
+                           note="the shape of Llama 3 70B; the config Mazurek and Gabriel (2025) "
+                                "show in their Fig. 1"),
+    "llama-3.1-8b": Model("Llama 3.1 8B", d_model=4096, d_ff=14336, layers=32, n_q_heads=32,
+                          group_size=4, ff_matrix_count=(2, 1), vocab=128256,
+                          source="mazurek2025llm,dubey2024llama3",
+                          note="the shape of Llama 3 8B; measured in the vLLM sweep of "
+                               "Mazurek and Gabriel (2025)"),
     # --- Tensor Economics presets (owner: deepseek_serving) ---
     # --- Tensor Economics presets (owner: rollouts) ---
 }

@@ -289,6 +289,41 @@ y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
 
 # --- dense-model economics (Tensor Economics) ---------------------------------------------
 # (section owned by inference_math/dense_economics.py)
+n_norm = _define("n_norm", r"N_{\mathrm{norm}}", "parameters",
+                 "RMSNorm weights: two vectors per layer and the final one", "dense", **_POS)
+f_prefill = _define("f_prefill", r"F_{\mathrm{prefill}}", "FLOP",
+                    "FLOPs of the prefill forward pass of one sequence", "dense", **_POS)
+f_decode = _define("f_decode", r"F_{\mathrm{decode}}", "FLOP",
+                   "FLOPs of one decode step of one sequence at context S", "dense", **_POS)
+seq_attn = _define("seq_attn", r"S_{\mathrm{attn}}", "tokens",
+                   "prompt length at which a layer's attention FLOPs equal its MLP FLOPs", "dense",
+                   **_POS)
+t_tp = _define("t_tp", r"t_{\mathrm{TP}}", "s",
+               "transfer time of the tensor-parallel all-reduces of one token through all layers",
+               "dense", **_POS)
+t_prefill = _define("t_prefill", r"t_{\mathrm{prefill}}", "s",
+                    "time to prefill the prompts of a whole batch", "dense", **_POS)
+t_decode = _define("t_decode", r"t_{\mathrm{decode}}", "s",
+                   "time of all decode steps of a batch", "dense", **_POS)
+t_batch = _define("t_batch", r"t_{\mathrm{batch}}", "s",
+                  "wall time of one batch: prefill and every decode step", "dense", **_POS)
+tok_rate_inf = _define("tok_rate_inf", r"R_{\mathrm{tok}}^{\infty}", "tokens/s",
+                       "large-batch limit of the throughput when every prompt is prefilled",
+                       "dense", **_POS)
+b_star_kv = _define("b_star_kv", r"b^{*}_{\mathrm{KV}}", "sequences",
+                    "batch at which a decode step at context S turns compute bound, KV reads and "
+                    "attention FLOPs included", "dense", **_POS)
+seq_crit = _define("seq_crit", r"S_{\mathrm{crit}}", "tokens",
+                   "context beyond which no batch makes a decode step compute bound", "dense",
+                   **_POS)
+gamma_in = _define("gamma_in", r"\gamma_{\mathrm{in}}", "1",
+                   "price of an input token as a fraction of the price of an output token",
+                   "dense", **_POS)
+beta_out = _define("beta_out", r"\beta_{\mathrm{out}}", "$/token",
+                   "price of an output token at which the tokens of a batch pay for its GPU time",
+                   "dense", **_POS)
+beta_floor = _define("beta_floor", r"\beta_{\mathrm{out}}^{\infty}", "$/token",
+                     "large-batch limit of the output-token price", "dense", **_POS)
 
 # --- DeepSeek-V3 and MoE serving (Tensor Economics) ---------------------------------------
 # (section owned by inference_math/deepseek_serving.py)
