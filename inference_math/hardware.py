@@ -168,8 +168,29 @@ TPU_V5P = GPU(
     source="googlecloud2024tpu,austin2025scaling",
 )
 
+# A consumer GPU, with the numbers of "Why are embeddings so cheap?" (Mazurek 2025): 165 TFLOP/s
+# (the datasheet's 165.2 dense FP16/BF16 tensor rate with FP32 accumulate), GDDR6X memory, and the
+# post's rental price. No NVLink: the collective fields are not modelled.
+RTX_4090 = GPU(
+    name="RTX 4090",
+    flops_by_weight_bits={8: 165.2e12, 16: 165.2e12},
+    hbm_bandwidth=1008e9,
+    hbm_bytes=24e9,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=None,
+    node_size=1,
+    price_per_hour=0.37,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=0.0,
+    source="nvidia2022rtx4090,mazurek2025embeddings",
+    note="GDDR6X, not HBM; 8-bit weights are counted at the 16-bit rate (FP8 rates not modelled); "
+         "$0.37/h is the post's on-demand rental price",
+)
+
 GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100,
-                        "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P}
+                        "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P,
+                        "rtx-4090": RTX_4090}
 
 
 def get_gpu(name: str) -> GPU:

@@ -404,6 +404,66 @@ usd_per_mtok = _define("usd_per_mtok", r"c_{\mathrm{Mtok}}^{\mathrm{decode}}", "
 
 # --- embeddings, RL rollouts and LoRA (Tensor Economics) ----------------------------------
 # (section owned by inference_math/rollouts.py)
+flops_emb = _define("flops_emb", r"F_{\mathrm{emb}}", "FLOP",
+                    "FLOPs of one embedding forward pass over S tokens (a prefill without LM head)",
+                    "rollouts", **_POS)
+t_emb = _define("t_emb", r"t_{\mathrm{emb}}", "s",
+                "time of one embedding forward pass over a batch of b sequences", "rollouts", **_POS)
+emb_rate = _define("emb_rate", r"R_{\mathrm{emb}}", "embeddings/s",
+                   "embeddings one GPU produces per second", "rollouts", **_POS)
+seq_emb_star = _define("seq_emb_star", r"S^{*}_{\mathrm{emb}}", "tokens",
+                       "shortest input whose embedding pass (b = 1) is compute bound", "rollouts",
+                       **_POS)
+util = _define("util", "u", "1", "utilisation: fraction of the rented time spent on paid work",
+               "rollouts", **_POS)
+flop_usd = _define("flop_usd", r"\Phi", "FLOP/$", "FLOPs one dollar of GPU rental buys",
+                   "rollouts", **_POS)
+usd_mtok_emb = _define("usd_mtok_emb", r"c_{\mathrm{Mtok}}^{\mathrm{emb}}", "$/million tokens",
+                       "GPU cost of embedding a million input tokens", "rollouts", **_POS)
+lora_rank = _define("lora_rank", "r", "1", "rank of a LoRA adapter", "rollouts", **_POS)
+d_in = _define("d_in", r"d_{\mathrm{in}}", "elements", "input width of an adapted weight matrix",
+               "rollouts", **_POS)
+d_out = _define("d_out", r"d_{\mathrm{out}}", "elements",
+                "output width of an adapted weight matrix", "rollouts", **_POS)
+lora_frac = _define("lora_frac", r"f_{\mathrm{LoRA}}", "1",
+                    "parameters of a LoRA adapter over those of the matrix it adapts", "rollouts",
+                    **_POS)
+n_lora = _define("n_lora", r"N_{\mathrm{LoRA}}", "parameters",
+                 "parameters of one LoRA adapter over every adapted matrix of a model", "rollouts",
+                 **_POS)
+n_train_tok = _define("n_train_tok", r"n_{\mathrm{tok}}", "tokens",
+                      "tokens of one training batch", "rollouts", **_POS)
+rho_train = _define("rho_train", r"\rho_{\mathrm{train}}", "1",
+                    "FLOPs of a LoRA training step over those of a full fine-tuning step",
+                    "rollouts", **_POS)
+n_levels = _define("n_levels", r"N_{\mathrm{levels}}", "values",
+                   "distinct values a rollout's reward can take", "rollouts", **_POS)
+h_reward = _define("h_reward", r"H_{\mathrm{reward}}", "bits",
+                   "entropy of one rollout's reward (equally likely values)", "rollouts", **_POS)
+ess = _define("ess", r"\mathrm{ESS}", "1",
+              "normalised effective sample size of importance-weighted samples", "rollouts", **_POS)
+n_samples = _define("n_samples", r"n_{\mathrm{samp}}", "samples",
+                    "samples (rollouts) of an importance-weighted batch", "rollouts", **_POS)
+w_sum = _define("w_sum", r"\Sigma_{w}", "1", "sum of the importance weights of a batch",
+                "rollouts", **_POS)
+w_sq_sum = _define("w_sq_sum", r"\Sigma_{w^{2}}", "1",
+                   "sum of the squared importance weights of a batch", "rollouts", **_POS)
+sigma_lw = _define("sigma_lw", r"\sigma_{\log w}", "1",
+                   "standard deviation of the log importance weight", "rollouts", **_POS)
+grpo_group = _define("grpo_group", "G", "rollouts", "rollouts GRPO samples per prompt",
+                     "rollouts", **_POS)
+n_adapt = _define("n_adapt", r"n_{\mathrm{adapt}}", "adapters",
+                  "distinct LoRA adapters whose requests share one batch", "rollouts", **_POS)
+b_adapt = _define("b_adapt", r"b_{\mathrm{adapt}}", "sequences",
+                  "concurrent sequences each adapter contributes to the batch", "rollouts", **_POS)
+n_adapt_star = _define("n_adapt_star", r"n^{*}_{\mathrm{adapt}}", "adapters",
+                       "adapters at which a multi-LoRA decode step turns compute bound",
+                       "rollouts", **_POS)
+n_adapt_max = _define("n_adapt_max", r"n^{\max}_{\mathrm{adapt}}", "adapters",
+                      "most adapters whose weights and KV caches fit in HBM", "rollouts", **_POS)
+lora_tput = _define("lora_tput", r"\eta_{\mathrm{LoRA}}", "1",
+                    "throughput of a multi-LoRA batch over that of the base model at the same batch",
+                    "rollouts", **_POS)
 
 
 def info(sym: sp.Symbol) -> SymbolInfo:
