@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from . import architecture as arch
+from . import kv_cache
 from . import symbols as S
 from .numeric import evaluate
 from .validation import InputError, lookup, positive, positive_int
@@ -35,6 +36,7 @@ class Model:
     activation_bytes: float = 2.0
     vocab: int = 0
     parallel_attention: bool = False
+    embedding_matrices: int = 2  # 2: untied input and output embeddings; 1: tied, or no LM head
     mla_kv_dim: int | None = None  # set for multi-head latent attention
     mla_q_dim: int | None = None
     note: str = field(default="")
@@ -51,6 +53,8 @@ class Model:
                              f"does not divide d_model {self.d_model}")
         if self.vocab != 0:
             positive_int(f"{where}: vocab", self.vocab)
+        if self.embedding_matrices not in (1, 2):
+            raise InputError(f"{where}: embedding_matrices must be 1 or 2, got {self.embedding_matrices!r}")
         for name in ("weight_bytes", "activation_bytes"):
             positive(f"{where}: {name}", getattr(self, name))
         if len(self.ff_matrix_count) != 2:
@@ -100,6 +104,7 @@ class Model:
             S.n_experts: self.n_experts, S.n_active: self.n_active_experts, S.s: self.sparsity,
             S.n_ff_in: self.ff_matrix_count[0], S.n_ff_out: self.ff_matrix_count[1],
             S.vocab: self.vocab, S.p: self.weight_bytes, S.p_act: self.activation_bytes,
+            S.n_emb: self.embedding_matrices,
         }
         if self.is_mla:
             values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim})
@@ -121,7 +126,8 @@ class Model:
 
     @cached_property
     def embedding_params(self) -> float:
-        return self._count(arch.embedding_params()) if self.vocab else 0.0
+        """m_emb·vocab·d_model (eq-kv-embedding-params; m_emb = 2 gives eq-arch-embedding-params)."""
+        return self._count(kv_cache.embedding_params()) if self.vocab else 0.0
 
     @property
     def total_params(self) -> float:
@@ -190,6 +196,11 @@ MODELS: dict[str, Model] = {
                                "Mazurek and Gabriel (2025)"),
     # --- Tensor Economics presets (owner: deepseek_serving) ---
     # --- Tensor Economics presets (owner: rollouts) ---
+    "qwen3-embedding-8b": Model("Qwen3-Embedding-8B", d_model=4096, d_ff=12288, layers=36,
+                                n_q_heads=32, group_size=4, d_head=128, ff_matrix_count=(2, 1),
+                                vocab=151665, embedding_matrices=1,
+                                source="qwen2025qwen3embedding,mazurek2025embeddings",
+                                note="an embedding model: input embedding, no LM head"),
 }
 
 

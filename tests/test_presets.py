@@ -393,3 +393,17 @@ def test_frontier_grid_must_have_two_points_per_axis(grid):
 
     with pytest.raises(InputError, match="grid"):
         reference_code_frontier(get_model("llama-3-8b"), get_gpu("h100"), grid=grid)
+
+
+def test_embedding_model_preset_counts_one_vocabulary_matrix():
+    """Qwen3-Embedding-8B: 7.57e9 parameters as Mazurek (2025) states (15.14 GB in bf16); it has an
+    input embedding and no LM head, so one vocabulary matrix is counted, not two."""
+    model = get_model("qwen3-embedding-8b")
+    assert abs(model.total_params / 7.57e9 - 1) < 0.001
+    assert abs(model.weights_bytes / 15.14e9 - 1) < 0.001
+    assert model.embedding_params == model.vocab * model.d_model
+
+
+def test_embedding_matrices_must_be_one_or_two():
+    with pytest.raises(InputError, match="embedding_matrices"):
+        dataclasses.replace(get_model("llama-3-8b"), embedding_matrices=3)
