@@ -24,6 +24,7 @@ import sympy as sp
 
 from . import deepseek_serving, roofline
 from .dense_economics import llama_form, lm_head_flops, prefill_flops
+from .models import get_model
 from .numeric import compile_fn
 from .registry import derivation
 from .symbols import (
@@ -134,12 +135,13 @@ MAZUREK2025_EMBEDDINGS: Mapping[str, object] = {
     "h100_purchase_multiple": 10,
 }
 
-#: Qwen3-Embedding-8B as its Hugging Face config gives it (Qwen Team 2025): the post's Fig. 4
-#: values, plus the 8 KV heads of width 128 and the vocabulary the post does not quote. The
-#: embedding model has an input embedding and no LM head.
+#: Qwen3-Embedding-8B's shape, from its preset (Qwen Team 2025; the post's Fig. 4 values plus the
+#: KV heads and vocabulary the post does not quote). It has an input embedding and no LM head.
+_QWEN = get_model("qwen3-embedding-8b")
 QWEN3_EMBEDDING_8B: Mapping[str, int] = {
-    "n_layers": 36, "d_model": 4096, "n_q": 32, "n_kv": 8, "d_head": 128, "d_ff": 12288,
-    "vocab": 151665,
+    "n_layers": _QWEN.layers, "d_model": _QWEN.d_model, "n_q": _QWEN.n_q_heads,
+    "n_kv": _QWEN.n_q_heads // _QWEN.group_size, "d_head": _QWEN.head_dim, "d_ff": _QWEN.d_ff,
+    "vocab": _QWEN.vocab,
 }
 
 #: Qwen3-8B's shape ratios: one query head per d_head of the width, a KV head for every four
