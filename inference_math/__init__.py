@@ -1,8 +1,11 @@
 """inference_math: the economics of serving language models, derived in SymPy.
 
-Derivations (functions returning ``sympy.Eq``, each registered under a book equation label)
-live in :mod:`roofline`, :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and
-:mod:`architecture`; :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
+Derivations (functions returning ``sympy.Eq``, each registered under a book equation label in
+:data:`DERIVATIONS`) live in modules named after what they compute: :mod:`roofline`,
+:mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and :mod:`architecture` (Erdil 2025, section 2);
+:mod:`intensity`, :mod:`kv_cache`, :mod:`sharding` and :mod:`serving` (the scaling book and Pope et
+al.); :mod:`dense_economics`, :mod:`deepseek_serving`, :mod:`embeddings` and :mod:`rollouts` (the
+Tensor Economics posts). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
 :mod:`models` hold the presets.
 """
 
