@@ -84,6 +84,7 @@ from .symbols import (
     w_expert,
     w_mla,
 )
+from .units import HOURS_PER_DAY, SECONDS_PER_HOUR
 from .validation import InputError, positive, positive_int
 
 _POST = "Mazurek and Schreiber (2025)"
@@ -192,9 +193,6 @@ KV_COMPARISON = {
     "llama-3.1-405b": {"n_layers": 126, "n_kv": 8, "d_head": 128, "bytes_per_element": 2},
     "qwen3-32b": {"n_layers": 64, "n_kv": 8, "d_head": 128, "bytes_per_element": 2},
 }
-
-SECONDS_PER_HOUR = 3600
-HOURS_PER_DAY = 24
 
 
 # --- MLA: weights, cache, FLOPs -----------------------------------------------------------------

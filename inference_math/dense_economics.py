@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from . import architecture
+from . import architecture, kv_cache
 from .numeric import compile_fn
 from .registry import derivation
 from .symbols import (
@@ -74,13 +74,11 @@ from .symbols import (
     tok_rate_inf,
     vocab,
 )
+from .units import SECONDS_PER_HOUR
 from .validation import InputError, positive, positive_int
 
 _POST = "Mazurek and Gabriel (2025)"
 _DERIVED = f"this book, from {_POST}"
-
-#: Seconds per hour: prices are quoted per GPU-hour, times are in seconds.
-SECONDS_PER_HOUR = sp.Integer(3600)
 
 # --- the post's inputs and stated results ---------------------------------------------------
 # Typed from the post (text) or, where marked [draft], from the Notion draft in the authors'
@@ -181,11 +179,9 @@ def llama_form(expr: sp.Expr) -> sp.Expr:
 
 def block_params() -> dict[str, sp.Expr]:
     """Parameters of one transformer block, matrix by matrix, as the post lists them."""
+    attention = {name.lower(): size for name, size in kv_cache.attention_matrix_params().items()}
     return {
-        "w_q": d_model * d_head * n_q,
-        "w_k": d_model * d_head * n_kv,
-        "w_v": d_model * d_head * n_kv,
-        "w_o": n_q * d_head * d_model,
+        **attention,
         "w_1": d_model * d_ff,
         "w_2": d_model * d_ff,
         "w_3": d_ff * d_model,

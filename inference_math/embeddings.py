@@ -52,13 +52,11 @@ from .symbols import (
     util,
     vocab,
 )
+from .units import SECONDS_PER_HOUR
 from .validation import InputError, positive, positive_int
 
 _POST = "Mazurek (2025), 'Why are embeddings so cheap?'"
 _DERIVED = f"this book, from {_POST}"
-
-#: Seconds per hour: rental prices are per hour, rates per second.
-SECONDS_PER_HOUR = sp.Integer(3600)
 
 # --- the post's inputs and stated results ---------------------------------------------------
 # Typed from the text of the post (its tables and figures are images and are not used). Decimal

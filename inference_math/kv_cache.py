@@ -143,7 +143,7 @@ PALM_MEMORY = {"n_param": 540e9, "bytes_per_param": 2, "param_mem_gb": 1080, "n_
 
 # --- derivations ---------------------------------------------------------------------------------
 
-def _kv_sizes() -> dict[str, sp.Expr]:
+def attention_matrix_params() -> dict[str, sp.Expr]:
     """Parameters of one layer's four attention matrices, from their shapes."""
     return {
         "W_Q": d_model * n_q * d_head,
@@ -159,7 +159,7 @@ def attention_params() -> sp.Eq:
 
     The sum of W_Q [D, N, H], W_K and W_V [D, K, H] and W_O [N, H, D], factored.
     """
-    return sp.Eq(n_attn, sp.factor(n_layers * sum(_kv_sizes().values())))
+    return sp.Eq(n_attn, sp.factor(n_layers * sum(attention_matrix_params().values())))
 
 
 @derivation("eq-kv-ff-params", f"{_BOOK}, 'What about memory?' and question 5")

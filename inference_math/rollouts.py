@@ -64,6 +64,7 @@ from .symbols import (
     w_sq_sum,
     w_sum,
 )
+from .units import usd_per_million_tokens
 from .validation import InputError, positive, positive_int
 
 _POST = "Mazurek (2025), 'AI infrastructure in the Era of experience'"
@@ -508,7 +509,7 @@ def multi_lora_serving(adapters, *, per_adapter_batch, adapter_params_count, con
     gpu_seconds = compile_fn(multi_lora_gpu_seconds(), _SERVING_ARGS)(*values)
     batch = n * values[1]
     return {"step_s": step, "tokens_per_s": batch / step,
-            "usd_per_mtok": gpu_seconds * gpu.price_per_hour / 3600 * 1e6}
+            "usd_per_mtok": usd_per_million_tokens(gpu_seconds, gpu.price_per_hour)}
 
 
 def adapter_limits(*, per_adapter_batch, adapter_params_count, context, model, gpu, n_chips,

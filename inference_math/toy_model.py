@@ -21,6 +21,7 @@ from .latency_wall import (
 )
 from .models import Model
 from .numeric import compile_fn
+from .units import usd_per_million_tokens
 from .validation import InputError, positive, positive_int
 
 _EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop)
@@ -128,5 +129,5 @@ def reference_code_frontier(
     n_flat = np.broadcast_to(n_gpu, latency.shape).ravel()[pick]
     b_flat = np.broadcast_to(batch, latency.shape).ravel()[pick]
     lat = latency.ravel()[pick]
-    usd = gpu_seconds.ravel()[pick] * price / 3600 * 1e6
+    usd = usd_per_million_tokens(gpu_seconds.ravel()[pick], price)
     return Frontier(model.name, 1 / lat, usd, n_flat, b_flat)
