@@ -11,9 +11,12 @@ Tensor Economics posts). :mod:`numeric` evaluates them over NumPy arrays; :mod:`
 
 from . import (
     architecture,
+    collectives,
+    comparisons,
     deepseek_serving,
     dense_economics,
     embeddings,
+    full_model,
     intensity,
     kv_cache,
     latency_wall,
@@ -21,8 +24,10 @@ from . import (
     rollouts,
     roofline,
     scaling,
+    search,
     serving,
     sharding,
+    speculative,
     symbols,
 )
 from .hardware import GPUS, get_gpu

@@ -32,6 +32,7 @@ class GPU:
     source: str  # bib keys, comma separated
     note: str = field(default="")
     ici_bandwidth: float | None = None  # bytes/s, one direction of one inter-chip link (TPUs)
+    collective_model: str = "nccl"  # 'nccl' (GPUs) or 'torus' (TPU, Groq): see collectives.py
 
     def __post_init__(self):
         where = f"GPU {self.name!r}"
@@ -47,6 +48,9 @@ class GPU:
             if getattr(self, name) is not None:  # None: not modelled for this device
                 positive(f"{where}: {name}", getattr(self, name))
         positive(f"{where}: kernel_launch_s", self.kernel_launch_s, allow_zero=True)
+        if self.collective_model not in ("nccl", "torus"):
+            raise InputError(f"{where}: collective_model must be 'nccl' or 'torus', "
+                             f"got {self.collective_model!r}")
         positive_int(f"{where}: node_size", self.node_size)
         for name in ("flop_cap", "bandwidth_cap"):
             if not 0 < positive(f"{where}: {name}", getattr(self, name)) <= 1:
@@ -188,9 +192,96 @@ RTX_4090 = GPU(
          "$0.37/h is the post's on-demand rental price",
 )
 
+# The reference code's other accelerators (Erdil 2025). H800 and H20 are the export versions of
+# the H100 (less NVLink bandwidth; far fewer FLOP/s); prices are 2/3 of list, as for the others.
+H800 = GPU(
+    name="H800 SXM",
+    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
+    hbm_bandwidth=3.3e12,
+    hbm_bytes=80e9,
+    intranode_allreduce_bandwidth=400e9 / 4,
+    internode_allreduce_bandwidth=25e9,
+    node_size=8,
+    price_per_hour=3.15 * 2 / 3,
+    flop_cap=0.70,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="nvidia2023h100,erdil2025inference",
+    note="the H100 with 400 GB/s NVLink; priced as the H100",
+)
+
+H20 = GPU(
+    name="H20",
+    flops_by_weight_bits={4: 2.96e14, 8: 2.96e14, 16: 1.48e14},
+    hbm_bandwidth=4.0e12,
+    hbm_bytes=96e9,
+    intranode_allreduce_bandwidth=900e9 / 4,
+    internode_allreduce_bandwidth=25e9,
+    node_size=8,
+    price_per_hour=13.5 / 24 * 2.1,
+    flop_cap=1.0,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="erdil2025inference",
+    note="numbers and price (13.5/24 of the H100's) as the reference code has them",
+)
+
+H200 = GPU(
+    name="H200 SXM",
+    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
+    hbm_bandwidth=4.8e12,
+    hbm_bytes=141e9,
+    intranode_allreduce_bandwidth=900e9 / 4,
+    internode_allreduce_bandwidth=50e9 / 2,
+    node_size=8,
+    price_per_hour=3.5 / 2.5 * 2.1,
+    flop_cap=0.60,
+    bandwidth_cap=0.75,
+    kernel_launch_s=4e-6,
+    source="nvidia2024h200,erdil2025inference",
+    note="priced at 3.5/2.5 of the H100, as in the reference code",
+)
+
+# Torus-connected accelerators of the reference code: one chip per "node", no NVLink, and the
+# torus collective model (1 µs per rank hop). Prices are the code's placeholder $1/h.
+TPU_V4_ERDIL = GPU(
+    name="TPU v4 (reference code)",
+    flops_by_weight_bits={8: 2.6e14, 16: 2.6e14},
+    hbm_bandwidth=1.6e12,
+    hbm_bytes=32e9,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=2.5e11,
+    node_size=1,
+    price_per_hour=1.0,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=4e-6,
+    collective_model="torus",
+    source="erdil2025inference",
+    note="the reference code's TPU v4; the scaling book's numbers are the 'tpu-v4' preset",
+)
+
+GROQ_LPU = GPU(
+    name="Groq LPU",
+    flops_by_weight_bits={8: 7.5e14, 16: 1.88e14},
+    hbm_bandwidth=8e13,
+    hbm_bytes=2.3e8,
+    intranode_allreduce_bandwidth=None,
+    internode_allreduce_bandwidth=1.65e11,
+    node_size=1,
+    price_per_hour=1.0,
+    flop_cap=1.0,
+    bandwidth_cap=1.0,
+    kernel_launch_s=4e-6,
+    collective_model="torus",
+    source="abts2022groq,erdil2025inference",
+    note="230 MB of on-chip SRAM at 80 TB/s stands in for HBM",
+)
+
 GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100,
                         "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P,
-                        "rtx-4090": RTX_4090}
+                        "rtx-4090": RTX_4090, "h800": H800, "h20": H20, "h200": H200,
+                        "tpu-v4-erdil": TPU_V4_ERDIL, "groq-lpu": GROQ_LPU}
 
 
 def get_gpu(name: str) -> GPU:

@@ -466,6 +466,93 @@ lora_tput = _define("lora_tput", r"\eta_{\mathrm{LoRA}}", "1",
                     "rollouts", **_POS)
 
 
+# --- the full model of Erdil (2025), section 3 --------------------------------------------
+# (section owned by inference_math/collectives.py, full_model.py, speculative.py, search.py)
+n_pp = _define("n_pp", r"N_{\mathrm{PP}}", "stages",
+               "pipeline-parallel degree (continuous, as in the reference code)", "full", **_POS)
+n_tp = _define("n_tp", r"N_{\mathrm{TP}}", "GPUs",
+               "tensor-parallel degree of one pipeline stage: N_GPU / N_PP", "full", **_POS)
+n_ep = _define("n_ep", r"N_{\mathrm{EP}}", "GPUs", "expert-parallel degree", "full", **_POS)
+sigma_attn = _define("sigma_attn", r"\sigma", "1",
+                     "attention scale-down: attention runs on N_TP / sigma GPUs of a stage",
+                     "full", **_POS)
+b_mu = _define("b_mu", r"b_{\mu}", "sequences", "micro-batch: b / N_PP sequences per stage",
+               "full", **_POS)
+q_len = _define("q_len", "q", "tokens",
+                "tokens of each sequence in one forward pass (1 for decoding, gamma to verify)",
+                "full", **_POS)
+ctx = _define("ctx", r"\ell", "tokens", "context length: tokens already in each sequence's KV cache",
+              "full", nonnegative=True, real=True)
+mm_m = _define("mm_m", "m", "elements", "rows of a weight matrix (its output width)", "full", **_POS)
+mm_k = _define("mm_k", "k", "elements", "columns of a weight matrix (its input width)", "full",
+               **_POS)
+mm_n = _define("mm_n", "n", "tokens", "tokens multiplied by a weight matrix", "full", **_POS)
+tp_rows = _define("tp_rows", r"t_{1}", "GPUs",
+                  "GPUs over which a matmul's input activations are replicated (2-D TP)", "full",
+                  **_POS)
+rw_bytes = _define("rw_bytes", r"M_{\mathrm{rw}}", "bytes",
+                   "bytes a sharded matmul reads and writes, summed over its GPUs", "full", **_POS)
+n_ranks = _define("n_ranks", r"n_{\mathrm{ranks}}", "GPUs", "GPUs taking part in a collective",
+                  "full", **_POS)
+n_nodes_c = _define("n_nodes_c", r"n_{\mathrm{nodes}}^{\mathrm{c}}", "nodes", "nodes a collective spans",
+                    "full", **_POS)
+m_coll = _define("m_coll", r"m_{\mathrm{c}}", "1",
+                 "latency multiplier of a collective: 2 for an all-reduce, 1 otherwise", "full",
+                 **_POS)
+h_coll = _define("h_coll", r"h_{\mathrm{c}}", "1",
+                 "bandwidth multiplier of a collective: 1 for an all-reduce, 1/2 otherwise",
+                 "full", **_POS)
+lat_rank = _define("lat_rank", r"a_{\pi}", "s",
+                   "protocol latency per extra rank within a node (NCCL tuning model)", "full",
+                   **_POS)
+lat_node = _define("lat_node", r"h_{\pi}", "s",
+                   "protocol latency per doubling of the nodes (NCCL tuning model)", "full", **_POS)
+lat_base = _define("lat_base", r"t_{0,\pi}", "s", "protocol base latency (NCCL tuning model)",
+                   "full", nonnegative=True, real=True)
+bw_eff = _define("bw_eff", r"f_{\pi}", "1", "fraction of the link bandwidth a protocol reaches",
+                 "full", **_POS)
+bw_ar_intra = _define("bw_ar_intra", r"W_{\mathrm{AR}}^{\mathrm{intra}}", "bytes/s",
+                      "all-reduce bandwidth of one GPU within its node (NVLink)", "full", **_POS)
+bw_ar_inter = _define("bw_ar_inter", r"W_{\mathrm{AR}}^{\mathrm{inter}}", "bytes/s",
+                      "all-reduce bandwidth of one GPU across nodes (InfiniBand)", "full", **_POS)
+t_coll_lat = _define("t_coll_lat", r"t_{\mathrm{lat}}", "s", "latency part of one collective",
+                     "full", **_POS)
+t_coll_bw = _define("t_coll_bw", r"t_{\mathrm{bw}}", "s", "bandwidth part of one collective",
+                    "full", **_POS)
+t_collective = _define("t_collective", r"t_{\mathrm{coll}}", "s",
+                       "time of one collective with the cheapest protocol", "full", **_POS)
+node_size = _define("node_size", r"n_{\mathrm{node}}", "GPUs", "GPUs per node", "full", **_POS)
+t_kernel = _define("t_kernel", r"t_{\mathrm{kernel}}", "s", "kernel launch latency", "full",
+                   nonnegative=True, real=True)
+flops_fwd = _define("flops_fwd", r"F_{\mathrm{fwd}}", "FLOP",
+                    "FLOPs of one forward pass of the batch", "full", **_POS)
+t_mem = _define("t_mem", r"t_{\mathrm{mem}}", "s", "memory time of one forward pass", "full",
+                **_POS)
+t_flop = _define("t_flop", r"t_{\mathrm{FLOP}}", "s", "arithmetic time of one forward pass",
+                 "full", **_POS)
+t_net = _define("t_net", r"t_{\mathrm{net}}", "s", "network time of one forward pass", "full",
+                nonnegative=True, real=True)
+t_fwd = _define("t_fwd", r"t_{\mathrm{fwd}}", "s", "latency of one forward pass", "full",
+                **_POS)
+mem_need = _define("mem_need", r"M_{\mathrm{need}}", "bytes",
+                   "HBM an instance needs: weights plus the micro-batch's KV cache", "full", **_POS)
+t_target = _define("t_target", r"t_{P}", "s",
+                   "latency of one target forward pass verifying gamma tokens", "full", **_POS)
+t_draft = _define("t_draft", r"t_{Q}", "s", "latency of one drafter forward pass", "full",
+                  **_POS)
+t_spec = _define("t_spec", r"t_{\mathrm{spec}}", "s",
+                 "mean latency per token with speculative decoding (eq. 46)", "full", **_POS)
+r_draft = _define("r_draft", r"r_{PQ}", "1", "target over drafter forward latency, t_P / t_Q", "full",
+                  **_POS)
+pref_exp = _define("pref_exp", r"\alpha_{\mathrm{u}}", "1",
+                   "user-preference exponent: a token at speed v is worth v^alpha_u (eq. 45)",
+                   "full", **_POS)
+speed = _define("speed", "v", "tokens/s", "tokens per second per request: 1 / token latency",
+                "full", **_POS)
+usd_mtok_full = _define("usd_mtok_full", r"c_{\mathrm{Mtok}}", "$/million tokens",
+                        "price of a million output tokens at cost", "full", **_POS)
+
+
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
     for entry in REGISTRY.values():

@@ -15,7 +15,7 @@ from inference_math.registry import DERIVATIONS, LABEL_RE, derivation
 
 LABEL_PATTERN = re.compile(r"^eq-[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)*$")
 KNOWN_TOPICS = {"model", "moe", "hardware", "serving", "scaling", "intensity", "kv", "sharding",
-                "dense", "deepseek", "rollouts"}
+                "dense", "deepseek", "rollouts", "full"}
 REGISTERED_SYMBOLS = {entry.symbol for entry in S.REGISTRY.values()}
 ALL_LABELS = sorted(DERIVATIONS)
 

@@ -1,0 +1,132 @@
+"""Collective communication time: NCCL's protocol model, and the torus model for TPUs.
+
+The full model of Erdil (2025) charges every all-reduce, all-to-all and pipeline hop with the
+cost model NCCL itself uses to choose an algorithm: a latency that grows with the ranks in a
+node and with the logarithm of the nodes, plus the bytes over the bandwidth the protocol
+reaches. Three protocols trade latency for bandwidth (LL, LL128, Simple); the cheapest one is
+taken at every point. The intra-node (NVLink) and inter-node (InfiniBand) transfers overlap, so
+the bandwidth time is the larger of the two, not their sum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .registry import derivation
+from .symbols import (
+    bw_ar_inter,
+    bw_ar_intra,
+    bw_eff,
+    h_coll,
+    lat_base,
+    lat_node,
+    lat_rank,
+    m_coll,
+    msg_bytes,
+    n_nodes_c,
+    n_ranks,
+    t_coll_bw,
+    t_coll_lat,
+    t_collective,
+    t_hop,
+)
+
+US = sp.Rational(1, 10**6)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One NCCL protocol of the tuning model: latencies in seconds (exact), bandwidth fraction."""
+
+    name: str
+    per_rank: sp.Rational
+    per_node_doubling: sp.Rational
+    base: sp.Rational
+    bandwidth_fraction: sp.Rational
+
+    def values(self) -> dict:
+        return {lat_rank: self.per_rank, lat_node: self.per_node_doubling, lat_base: self.base,
+                bw_eff: self.bandwidth_fraction}
+
+
+# The constants of the reference code of Erdil (2025), from NCCL's tuning tables.
+PROTOCOLS = (
+    Protocol("LL", sp.Rational(6, 10) * US, 5 * US, sp.Rational(68, 10) * US, sp.Rational(1, 2)),
+    Protocol("LL128", sp.Rational(125, 100) * US, sp.Rational(85, 10) * US, 14 * US,
+             sp.Rational(95, 100)),
+    Protocol("Simple", 28 * US, 28 * US, sp.Integer(0), sp.Integer(1)),
+)
+
+ALL_REDUCE = {m_coll: 2, h_coll: 1}
+ONE_WAY = {m_coll: 1, h_coll: sp.Rational(1, 2)}  # all-to-all and point-to-point
+
+
+@derivation("eq-coll-latency", "Erdil (2025), eq. 23 and reference code")
+def protocol_latency() -> sp.Eq:
+    """Latency of one collective with one protocol (eq-coll-latency).
+
+    m_c·[(n_ranks/n_nodes − 1)·a_π + h_π·log2 n_nodes] + t_0,π; m_c = 2 for an all-reduce.
+    """
+    per_node = n_ranks / n_nodes_c - 1
+    return sp.Eq(t_coll_lat,
+                 m_coll * (per_node * lat_rank + lat_node * sp.log(n_nodes_c, 2)) + lat_base)
+
+
+@derivation("eq-coll-bandwidth", "Erdil (2025), eq. 24 and reference code")
+def protocol_bandwidth_time() -> sp.Eq:
+    """Bandwidth time of one collective with one protocol (eq-coll-bandwidth).
+
+    The larger of the intra-node and the inter-node transfer (they overlap), each the message
+    share that leaves a GPU over the bandwidth the protocol reaches; h_c = 1/2 for one-way
+    collectives.
+    """
+    intra = n_nodes_c * sp.Max(0, n_ranks / n_nodes_c - 1) / bw_ar_intra
+    inter = (n_nodes_c - 1) / bw_ar_inter
+    return sp.Eq(t_coll_bw, h_coll * msg_bytes / (n_ranks * bw_eff) * sp.Max(intra, inter))
+
+
+def protocol_time(protocol: Protocol) -> sp.Expr:
+    """Latency plus bandwidth time of one collective with ``protocol``."""
+    return (protocol_latency().rhs + protocol_bandwidth_time().rhs).subs(protocol.values())
+
+
+@derivation("eq-coll-nccl", "Erdil (2025), reference code (NCCL tuning model)")
+def nccl_time() -> sp.Eq:
+    """Time of one collective: the cheapest protocol, zero on one rank (eq-coll-nccl)."""
+    cheapest = sp.Min(*(protocol_time(p) for p in PROTOCOLS))
+    return sp.Eq(t_collective, sp.Piecewise((0, n_ranks <= 1), (cheapest, True)))
+
+
+@derivation("eq-coll-torus", "Erdil (2025), reference code (TPU collective model)")
+def torus_time() -> sp.Eq:
+    """Time of one collective on a TPU-style torus (eq-coll-torus).
+
+    One hop of latency per extra rank (twice for an all-reduce) plus the ring's bandwidth term.
+    """
+    ring = m_coll * (n_ranks - 1) * t_hop + h_coll * (n_ranks - 1) * msg_bytes / (n_ranks * bw_ar_inter)
+    return sp.Eq(t_collective, sp.Piecewise((0, n_ranks <= 1), (ring, True)))
+
+
+TORUS_HOP_S = US  # the reference code's 1 µs per rank-hop on TPUs and Groq
+
+
+def collective_time(model: str, kind: dict) -> sp.Expr:
+    """Collective time for a collective model ('nccl' or 'torus') and a kind (ALL_REDUCE, ONE_WAY)."""
+    if model == "nccl":
+        return nccl_time().rhs.subs(kind)
+    if model == "torus":
+        return torus_time().rhs.subs(kind).subs(t_hop, TORUS_HOP_S)
+    raise ValueError(f"unknown collective model {model!r} (known: nccl, torus)")
+
+
+def split_time(model: str, kind: dict) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(latency, bandwidth) parts of each protocol, to attribute the chosen one's time."""
+    if model == "nccl":
+        lat = protocol_latency().rhs.subs(kind)
+        bw = protocol_bandwidth_time().rhs.subs(kind)
+        return [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
+    ring = torus_time().rhs.args[1][0].subs(kind).subs(t_hop, TORUS_HOP_S)
+    lat = ring.subs(msg_bytes, 0)
+    return [(lat, ring - lat)]

@@ -1,0 +1,547 @@
+"""The full inference model of Erdil (2025), section 3, as its reference code computes it.
+
+One forward pass of a batch of b sequences, each adding q tokens after a context of ℓ tokens, on
+an instance of N GPUs, takes
+
+    t_fwd = 4·L·t_kernel + t_net + max(t_mem, t_FLOP)            (eq-full-forward-latency)
+
+for one choice of parallel layout (a *branch*): 1-D or 2-D tensor parallelism, a pipeline degree
+N_PP, an attention scale-down σ, and the expert-parallel degree that the rule of
+eq-full-expert-parallel sets. The search takes the fastest branch at every (N, b).
+
+Every term is a SymPy expression in the registry's symbols. :func:`branch_latency` composes them
+into one expression of (N, b, N_PP, σ) for a model, a GPU and a layout, and
+:func:`compile_branch` lambdifies it once into a vectorized NumPy function.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from . import collectives as coll
+from .moe import expert_fraction_read
+from .registry import derivation
+from .symbols import (
+    b,
+    b_mu,
+    bw_ar_inter,
+    bw_ar_intra,
+    c_kv,
+    c_q,
+    ctx,
+    d_ff,
+    d_head,
+    d_model,
+    flops,
+    flops_fwd,
+    g,
+    hbm_bw,
+    hbm_cap,
+    kv_bytes,
+    mem_need,
+    mm_k,
+    mm_m,
+    mm_n,
+    msg_bytes,
+    n_active,
+    n_attn,
+    n_ep,
+    n_experts,
+    n_ff,
+    n_ff_in,
+    n_ff_out,
+    n_gpu,
+    n_layers,
+    n_nodes_c,
+    n_pp,
+    n_q,
+    n_ranks,
+    n_tp,
+    n_unembed,
+    node_size,
+    p,
+    p_act,
+    q_len,
+    rw_bytes,
+    s,
+    sigma_attn,
+    t_flop,
+    t_fwd,
+    t_kernel,
+    t_mem,
+    t_net,
+    tp_rows,
+    vocab,
+)
+
+# Functions shown unevaluated in the book's equations and replaced by their own derivations
+# when a branch is composed.
+RW = sp.Function(r"M_{\mathrm{rw}}")  # M_rw(m, k, n, tp): eq-full-matmul-bytes
+AR = sp.Function(r"t_{\mathrm{AR}}")  # all-reduce time (ranks, nodes, bytes): eq-coll-nccl
+A2A = sp.Function(r"t_{\mathrm{A2A}}")  # all-to-all time (ranks, nodes, bytes)
+P2P = sp.Function(r"t_{\mathrm{P2P}}")  # point-to-point time (ranks, nodes, bytes)
+
+KERNELS_PER_LAYER = 4  # serial matmuls per layer, each paying one launch (reference code)
+EP_MIN_TOKENS_PER_EXPERT = 2  # expert parallelism switches on at a micro-batch of 2·s
+N_TP_FF = sp.Symbol(r"N_{\mathrm{TP}}^{\mathrm{ff}}", positive=True)
+N_TP_ATTN = sp.Symbol(r"N_{\mathrm{TP}}^{\mathrm{attn}}", positive=True)
+F_USED = sp.Symbol(r"f_{\mathrm{used}}", positive=True)
+
+
+# --- arithmetic ---------------------------------------------------------------------------
+
+def mean_context() -> sp.Expr:
+    """Mean context a verified token attends to: ℓ + (q − 1)/2."""
+    return ctx + (q_len - 1) / sp.Integer(2)
+
+
+def attention_flops(mla: bool = False) -> sp.Expr:
+    """FLOPs of attending over the KV cache: 4·d·n_q·L·(ℓ + (q−1)/2)·b·q (d = c_kv with MLA)."""
+    width = c_kv if mla else d_head
+    return 4 * width * n_q * n_layers * mean_context() * b * q_len
+
+
+@derivation("eq-full-flops", "Erdil (2025), sec. 3.1 and reference code")
+def forward_flops(mla: bool = False) -> sp.Eq:
+    """FLOPs of one forward pass (eq-full-flops): 2 per active parameter per token plus attention.
+
+    The active parameters are N_attn + N_ff/s + N_unembed (eq-moe-active-params).
+    """
+    dense_part = 2 * (n_attn + n_ff / s + n_unembed) * b * q_len
+    return sp.Eq(flops_fwd, dense_part + attention_flops(mla))
+
+
+# --- memory traffic -----------------------------------------------------------------------
+
+@derivation("eq-full-matmul-bytes", "Erdil (2025), reference code (2-D TP matmul traffic)")
+def matmul_bytes() -> sp.Eq:
+    """Bytes a weight matrix of m×k sharded over tp GPUs reads and writes for n tokens.
+
+    The weights are read once (m·k·p); the k-wide inputs are replicated over t_1 GPUs and the
+    m-wide outputs over tp/t_1, with t_1 = clip(√(m·tp/k), 1, tp), the split of a 2-D grid that
+    balances the two (eq-full-matmul-bytes).
+    """
+    t1 = sp.Min(sp.Max(sp.sqrt(mm_m * n_tp / mm_k), 1), n_tp)
+    expr = mm_m * mm_k * p + tp_rows * mm_k * mm_n * p_act + (n_tp / tp_rows) * mm_m * mm_n * p_act
+    return sp.Eq(rw_bytes, expr.subs(tp_rows, t1))
+
+
+def tokens() -> sp.Expr:
+    """Tokens one micro-batch sends through a layer: b_μ·q."""
+    return b_mu * q_len
+
+
+def ff_bytes() -> sp.Expr:
+    """Feed-forward traffic of one layer: the expected busy experts, each seeing b_μ·q/s tokens."""
+    per_expert = RW(d_model, d_ff, tokens() / s, N_TP_FF)
+    return F_USED * n_experts * (n_ff_in + n_ff_out) * per_expert
+
+
+def attention_bytes(mla: bool = False) -> sp.Expr:
+    """Attention-projection traffic of one layer: QKV and output (MLA: down- and up-projection)."""
+    heads = (n_q + 2 * n_q / g) * d_head
+    out = RW(d_model, n_q * d_head, tokens(), N_TP_ATTN)
+    if mla:
+        latent = c_kv + c_q
+        return RW(heads, latent, tokens(), N_TP_ATTN) + RW(latent, d_model, tokens(), N_TP_ATTN) + out
+    return RW(heads, d_model, tokens(), N_TP_ATTN) + out
+
+
+@derivation("eq-full-memory-time", "Erdil (2025), eq. 34 and reference code")
+def memory_time(mla: bool = False) -> sp.Eq:
+    """Memory time of one forward pass (eq-full-memory-time).
+
+    Each of the N_PP micro-batches reads its KV cache, every layer's weights and activations and
+    the unembedding; attention runs on N/σ of the GPUs, so its traffic sees 1/σ of the bandwidth.
+    """
+    return sp.Eq(t_mem, sum(memory_parts(mla).values()))
+
+
+def memory_parts(mla: bool = False) -> dict[str, sp.Expr]:
+    """eq-full-memory-time split into its 'attention' part and the 'rest'."""
+    per_gpu = n_pp / (n_gpu * hbm_bw)
+    rest = kv_bytes * ctx * b_mu + n_layers * ff_bytes() + p * vocab * d_model
+    return {"attention": per_gpu * n_layers * sigma_attn * attention_bytes(mla),
+            "rest": per_gpu * rest}
+
+
+@derivation("eq-full-flop-time", "Erdil (2025), eq. 33 and reference code")
+def flop_time(mla: bool = False) -> sp.Eq:
+    """Arithmetic time (eq-full-flop-time): experts and attention over N GPUs, projections over N/σ."""
+    return sp.Eq(t_flop, sum(flop_parts(mla).values()))
+
+
+def flop_parts(mla: bool = False) -> dict[str, sp.Expr]:
+    """eq-full-flop-time split into the projections on N/σ GPUs ('attention') and the 'rest'."""
+    experts = 2 * (n_ff / s) * b * q_len
+    projections = 2 * (n_attn + n_unembed) * b * q_len
+    return {"attention": sigma_attn * projections / (n_gpu * flops),
+            "rest": (experts + attention_flops(mla)) / (n_gpu * flops)}
+
+
+@derivation("eq-full-memory-need", "Erdil (2025), reference code (capacity check)")
+def memory_need() -> sp.Eq:
+    """HBM an instance needs (eq-full-memory-need): all weights plus one micro-batch's KV cache.
+
+    The reference code checks the micro-batch's cache, which undercounts the cache N_PP-fold when
+    N_PP > 1 (an erratum the book keeps, to reproduce the tables).
+    """
+    return sp.Eq(mem_need, p * (n_attn + n_ff + n_unembed) + kv_bytes * ctx * b_mu)
+
+
+# --- parallel layout ----------------------------------------------------------------------
+
+@derivation("eq-full-expert-parallel", "Erdil (2025), reference code (expert-parallel rule)")
+def expert_parallel_degree() -> sp.Eq:
+    """Expert-parallel degree (eq-full-expert-parallel): min(N_TP, E) once b_μ ≥ 2·s, else 1."""
+    return sp.Eq(n_ep, sp.Piecewise((sp.Min(n_tp, n_experts), b_mu >= EP_MIN_TOKENS_PER_EXPERT * s),
+                                    (1, True)))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a tensor-parallel group of tp GPUs is arranged: a 1-D ring or a √tp × √tp grid."""
+
+    two_d: bool
+
+    def ranks(self, tp):
+        return sp.sqrt(tp) if self.two_d else tp
+
+    def reduced_over(self, tp):
+        """GPUs a partial sum is already spread over before the all-reduce (2-D: √tp)."""
+        return sp.sqrt(tp) if self.two_d else sp.Integer(1)
+
+    def nodes(self, tp):
+        whole = sp.ceiling(tp / node_size)
+        return sp.sqrt(whole) if self.two_d else whole
+
+
+def _words_all_reduced(layout: Layout, mla: bool) -> tuple[list, list]:
+    """Elements per token all-reduced by the attention and the feed-forward block of a layer."""
+    if layout.two_d:
+        attn_red = layout.reduced_over(N_TP_ATTN)
+        attn = [d_model / attn_red, (n_q + 2 * n_q / g) * d_head / attn_red]
+        ff_red = n_tp / layout.ranks(N_TP_FF)
+        ff = [n_active * n_ff_in * d_ff / ff_red, n_active * n_ff_out * d_model / ff_red]
+    else:
+        attn = [d_model]
+        ff = [n_active * n_ff_out * d_model / (n_tp / layout.ranks(N_TP_FF))]
+    return attn, ff
+
+
+def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False) -> dict[str, sp.Expr]:
+    """The network time of one forward pass by block: 'attention', 'feedforward', 'experts',
+    'pipeline' (their sum is eq-full-network-time)."""
+    layout = Layout(two_d)
+    attn_words, ff_words = _words_all_reduced(layout, mla)
+    per_token = tokens() * p_act
+    attn = sum(AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN), w * per_token)
+               for w in attn_words)
+    ff = sum(AR(layout.ranks(N_TP_FF), layout.nodes(N_TP_FF), w * per_token) for w in ff_words)
+    parts = {"attention": n_layers * attn, "feedforward": n_layers * ff,
+             "experts": sp.Integer(0),
+             "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
+    if moe:
+        ranks = sp.Min(n_active, n_ep)
+        parts["experts"] = 2 * n_layers * A2A(ranks, sp.ceiling(ranks / node_size),
+                                              d_model * ranks * per_token / n_tp)
+    return parts
+
+
+@derivation("eq-full-network-time", "Erdil (2025), eqs. 23-24 and reference code")
+def network_time(two_d: bool = False, moe: bool = False, mla: bool = False) -> sp.Eq:
+    """Network time of one forward pass (eq-full-network-time).
+
+    Per layer, the tensor-parallel all-reduces of attention (on N_TP/σ GPUs) and of the
+    feed-forward block (on N_TP^ff GPUs); for an MoE, two all-to-alls over min(n_active, N_EP)
+    ranks; and N_PP − 1 point-to-point hops between pipeline stages.
+    """
+    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla).values()))
+
+
+@derivation("eq-full-forward-latency", "Erdil (2025), eq. 36 and reference code")
+def forward_latency() -> sp.Eq:
+    """Latency of one forward pass for one branch (eq-full-forward-latency).
+
+    Kernel launches and network time are serial; memory and arithmetic overlap.
+    """
+    return sp.Eq(t_fwd, KERNELS_PER_LAYER * n_layers * t_kernel + t_net + sp.Max(t_mem, t_flop))
+
+
+# --- composing a branch -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Structure:
+    """What changes the shape of the latency expression (not just its numbers)."""
+
+    two_d: bool
+    moe: bool
+    mla: bool
+    collective_model: str  # 'nccl' or 'torus'
+
+
+def _rw(m, k, n, tp):
+    return matmul_bytes().rhs.subs({mm_m: m, mm_k: k, mm_n: n, n_tp: tp}, simultaneous=True)
+
+
+def _collective(kind: dict, model: str):
+    def build(ranks, nodes, size):
+        return coll.collective_time(model, kind).subs(
+            {n_ranks: ranks, n_nodes_c: nodes, msg_bytes: size}, simultaneous=True)
+    return build
+
+
+def _layout_values(moe: bool) -> dict:
+    """N_TP, b_μ, N_EP and the feed-forward and attention TP degrees in terms of N, b, N_PP, σ."""
+    tp = n_gpu / n_pp
+    ep = expert_parallel_degree().rhs if moe else sp.Integer(1)
+    return {n_tp: tp, b_mu: b / n_pp, n_ep: ep,
+            N_TP_FF: sp.Max(1, n_tp / sp.Max(1, n_ep)), N_TP_ATTN: n_tp / sigma_attn}
+
+
+def _substitute_layout(expr: sp.Expr, moe: bool) -> sp.Expr:
+    values = _layout_values(moe)
+    # inner definitions first: the FF degree uses N_EP, which uses N_TP and b_μ
+    for sym in (N_TP_FF, N_TP_ATTN, n_ep, n_tp, b_mu):
+        expr = expr.subs(sym, values[sym])
+    return expr
+
+
+def _compose(expr: sp.Expr, structure: Structure) -> sp.Expr:
+    """Replace the unevaluated matmul and collective functions by their derivations."""
+    model = structure.collective_model
+    expr = expr.replace(RW, _rw)
+    expr = expr.replace(AR, _collective(coll.ALL_REDUCE, model))
+    expr = expr.replace(A2A, _collective(coll.ONE_WAY, model))
+    expr = expr.replace(P2P, _collective(coll.ONE_WAY, model))
+    expr = expr.subs(F_USED, expert_fraction_read().subs(b, tokens()))
+    return _substitute_layout(expr, structure.moe)
+
+
+@lru_cache(maxsize=32)
+def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
+    """The terms of eq-full-forward-latency for one structure, in N, b, N_PP, σ, q, ℓ and constants.
+
+    Keys: 'kernel', 'network', 'memory', 'arithmetic', 'need' (eq-full-memory-need), and the
+    parts the search evaluates separately: 'network_attention' and 'network_rest',
+    'memory_attention' and 'memory_rest', 'arithmetic_attention' and 'arithmetic_rest' (only the
+    '_attention' parts depend on σ).
+    """
+    moe, mla = structure.moe, structure.mla
+    net = network_parts(structure.two_d, moe, mla)
+    mem = memory_parts(mla)
+    flop = flop_parts(mla)
+    raw = {
+        "kernel": KERNELS_PER_LAYER * n_layers * t_kernel,
+        "network_attention": net["attention"],
+        "network_rest": net["feedforward"] + net["experts"] + net["pipeline"],
+        "memory_attention": mem["attention"], "memory_rest": mem["rest"],
+        "arithmetic_attention": flop["attention"], "arithmetic_rest": flop["rest"],
+        "need": memory_need().rhs,
+    }
+    terms = {name: _compose(expr, structure) for name, expr in raw.items()}
+    for name in ("network", "memory", "arithmetic"):
+        terms[name] = terms[f"{name}_attention"] + terms[f"{name}_rest"]
+    return terms
+
+
+BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
+CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
+             n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
+             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter)
+
+
+def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
+    """Numbers for the model and GPU symbols: capped FLOP/s and bandwidth, as the paper uses."""
+    w = model.weight_bytes if weight_bytes is None else weight_bytes
+    values = {sym: 0.0 for sym in CONSTANTS}
+    values.update(model.symbol_values())
+    intra = gpu.intranode_allreduce_bandwidth
+    values.update({
+        p: w, n_attn: model.attention_params, n_ff: model.ff_params,
+        n_unembed: model.embedding_params, kv_bytes: model.kv_bytes_per_token,
+        flops: gpu.flops(round(8 * w), capped=True), hbm_bw: gpu.bandwidth(capped=True),
+        hbm_cap: gpu.hbm_bytes, t_kernel: gpu.kernel_launch_s, node_size: gpu.node_size,
+        bw_ar_intra: math.inf if intra is None else intra,
+        bw_ar_inter: gpu.internode_allreduce_bandwidth,
+    })
+    return values
+
+
+def structure_of(model, gpu, two_d: bool) -> Structure:
+    return Structure(two_d=two_d, moe=model.n_experts > 1, mla=model.is_mla,
+                     collective_model=gpu.collective_model)
+
+
+@lru_cache(maxsize=256)
+def compile_term(structure: Structure, name: str) -> callable:
+    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term of a structure (compiled once).
+
+    Names: those of :func:`branch_terms`, plus 'latency' (eq-full-forward-latency, infinite where
+    the branch is infeasible: the weights and the micro-batch's KV cache do not fit
+    (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0) and 'fixed' (kernel
+    launches plus the σ-free network time).
+    """
+    terms = branch_terms(structure)
+    fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
+    if name == "latency":
+        latency = terms["kernel"] + terms["network"] + sp.Max(terms["memory"], terms["arithmetic"])
+        expr = sp.Piecewise((latency, fits), (sp.oo, True))
+    elif name == "feasible":
+        expr = sp.Piecewise((1, fits), (0, True))
+    elif name == "fixed":
+        expr = terms["kernel"] + terms["network_rest"]
+    else:
+        expr = terms[name]
+    return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"], cse=True)
+
+
+def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
+                   weight_bytes: float | None = None) -> Branch:
+    """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
+
+    ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`.
+    """
+    values = model_values(model, gpu, weight_bytes)
+    values.update({q_len: float(q), ctx: float(context)})
+    constants = tuple(float(values[sym]) for sym in CONSTANTS)
+    return Branch(structure_of(model, gpu, two_d), constants)
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A structure with its numbers bound: ``branch[name]`` is a function of (N, b, N_PP, σ)."""
+
+    structure: Structure
+    constants: tuple
+
+    def __getitem__(self, name: str):
+        fn = compile_term(self.structure, name)
+        constants = self.constants
+
+        def call(n, batch, pp, sigma):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                return fn(n, batch, pp, sigma, *constants)
+        return call
+
+
+def fastest_attention_split(fns: dict, n, batch, pp, sigma):
+    """eq-full-forward-latency of every branch, evaluating the σ-free terms once per (N, b, N_PP).
+
+    ``sigma`` has one more axis than ``pp`` (its values); returns the latency with that shape.
+    The σ-free terms (everything but attention's projections and all-reduces) are computed at the
+    shape without the σ axis, which is most of the work of a branch.
+    """
+    fixed = fns["fixed"](n, batch, pp, 1.0)
+    mem_rest = fns["memory_rest"](n, batch, pp, 1.0)
+    flop_rest = fns["arithmetic_rest"](n, batch, pp, 1.0)
+    feasible = fns["feasible"](n, batch, pp, 1.0)
+    net = fns["network_attention"](n, batch, pp, sigma)
+    mem = fns["memory_attention"](n, batch, pp, sigma)
+    flop = fns["arithmetic_attention"](n, batch, pp, sigma)
+    latency = fixed + net + np.maximum(mem_rest + mem, flop_rest + flop)
+    return np.where(feasible > 0, latency, np.inf)
+
+
+def _reduce(op):
+    def apply(*args):
+        out = args[0]
+        for arg in args[1:]:
+            out = op(out, arg)
+        return out
+    return apply
+
+
+def _select(conditions, choices, default=np.nan):
+    """np.select after broadcasting (SymPy prints Piecewise with scalar 'True' branches)."""
+    arrays = np.broadcast_arrays(*conditions, *choices)
+    k = len(conditions)
+    return np.select([c.astype(bool) for c in arrays[:k]], arrays[k:], default)
+
+
+class _BroadcastingLogic:
+    """Stands in for np.logical_and/or, whose .reduce does not broadcast a tuple of arrays."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def __call__(self, *args):
+        return self.op(*args)
+
+    def reduce(self, args):
+        return _reduce(self.op)(*args)
+
+
+_NUMPY_MIN_MAX = {"logical_and": _BroadcastingLogic(np.logical_and),
+                  "logical_or": _BroadcastingLogic(np.logical_or),
+                  "Min": _reduce(np.minimum), "Max": _reduce(np.maximum),
+                  "amin": _reduce(np.minimum), "amax": _reduce(np.maximum), "select": _select}
+
+
+# --- reading one point --------------------------------------------------------------------
+
+def expert_parallel_value(model, tp: float, micro_batch: float) -> float:
+    """eq-full-expert-parallel at one point (1 for a dense model)."""
+    if model.n_experts == 1 or micro_batch < EP_MIN_TOKENS_PER_EXPERT * model.sparsity:
+        return 1.0
+    return float(min(tp, model.n_experts))
+
+
+def forward_flops_value(model, batch: float, q: float, context: float) -> float:
+    """eq-full-flops at one point."""
+    values = {sym: v for sym, v in model_values_for_flops(model).items()}
+    values.update({b: batch, q_len: q, ctx: context})
+    expr = forward_flops(model.is_mla).rhs
+    return float(expr.xreplace({k: sp.Float(v) for k, v in values.items()}))
+
+
+def model_values_for_flops(model) -> dict:
+    values = dict(model.symbol_values())
+    values.update({n_attn: model.attention_params, n_ff: model.ff_params,
+                   n_unembed: model.embedding_params})
+    return values
+
+
+@lru_cache(maxsize=64)
+def _split_functions(structure: Structure):
+    """Latency and bandwidth parts of the network time, each collective at its cheapest protocol."""
+    parts = {}
+    for kind_fn, kind in ((AR, coll.ALL_REDUCE), (A2A, coll.ONE_WAY), (P2P, coll.ONE_WAY)):
+        pieces = [(sp.lambdify((n_ranks, n_nodes_c, msg_bytes, bw_ar_intra, bw_ar_inter), lat),
+                   sp.lambdify((n_ranks, n_nodes_c, msg_bytes, bw_ar_intra, bw_ar_inter), bw))
+                  for lat, bw in coll.split_time(structure.collective_model, kind)]
+        parts[kind_fn] = pieces
+    net = network_time(structure.two_d, structure.moe, structure.mla).rhs
+    net = _substitute_layout(net, structure.moe)
+    calls = sorted(net.atoms(AR, A2A, P2P), key=str)
+    return net, calls, parts
+
+
+def network_split(model, gpu, two_d: bool, q: float, context: float, weight_bytes: float | None,
+                  n: float, batch: float, pp: float, sigma: float) -> tuple[float, float]:
+    """(collective latency, network bandwidth) seconds of one branch at one point."""
+    structure = structure_of(model, gpu, two_d)
+    net, calls, parts = _split_functions(structure)
+    values = model_values(model, gpu, weight_bytes)
+    values.update({q_len: q, ctx: context, n_gpu: n, b: batch, n_pp: pp, sigma_attn: sigma})
+    numbers = {k: (sp.Float(v) if np.isfinite(v) else sp.oo) for k, v in values.items()}
+    intra, inter = values[bw_ar_intra], values[bw_ar_inter]
+    lat_sub, bw_sub = {}, {}
+    for call in calls:
+        ranks, nodes, size = (float(arg.xreplace(numbers)) for arg in call.args)
+        if ranks <= 1:
+            lat_sub[call] = bw_sub[call] = sp.Integer(0)
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            options = [(float(lat(ranks, nodes, size, intra, inter)),
+                        float(bw(ranks, nodes, size, intra, inter))) for lat, bw in parts[call.func]]
+        lat_v, bw_v = min(options, key=sum)
+        lat_sub[call], bw_sub[call] = sp.Float(lat_v), sp.Float(bw_v)
+    latency = float(net.xreplace(lat_sub).xreplace(numbers))
+    bandwidth = float(net.xreplace(bw_sub).xreplace(numbers))
+    return latency, bandwidth

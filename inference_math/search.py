@@ -1,0 +1,281 @@
+"""The frontier search of the full model: every (N, b) of a log grid × every branch, vectorized.
+
+For one model on one GPU the search evaluates eq-full-forward-latency over a 400 × 400 log grid
+of instance sizes N (from the smallest instance whose HBM holds the weights, to 2^18 GPUs) and
+batch sizes b (1 to 2^(18 + log2 s)), for every branch at once: 1-D and 2-D tensor parallelism,
+11 pipeline degrees ({1} and 10 log-spaced values in [1, min(b, L)]) and 6 attention scale-downs
+(log-spaced in [1, N_TP]). The fastest branch wins at each point; with speculative decoding the
+target is evaluated at q = 1..γ_max tokens and the drafter at q = 1 on the same instance, and
+eq-spec-latency picks the best γ. The Pareto frontier of speed against cost is then extracted
+exactly, or with the reference code's 1,000 latency thresholds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import full_model as fm
+from .frontier import pareto_front, pareto_front_thresholds
+from .hardware import GPU
+from .models import Model
+from .speculative import spec_latency_fn
+from .units import usd_per_million_tokens
+from .validation import InputError, positive
+
+GRID = 400
+MAX_LOG2_GPUS = 18
+PP_VALUES = 10
+SCALEDOWN_VALUES = 6
+GAMMA_MAX = 5
+CHUNK = 8  # instance sizes evaluated together (keeps the temporaries in cache)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One frontier: a model served on a GPU, with the options of the paper's comparisons."""
+
+    model: Model
+    gpu: GPU
+    weight_bytes: float | None = None  # None: the model's own
+    context: float = 0.0  # ℓ, tokens already in the KV cache of each sequence
+    drafter: Model | None = None  # speculative decoding with this drafter
+    acceptance: float = 0.8
+    use_pp: bool = True
+    price: float | None = None  # $/GPU-hour; None: the GPU's
+    label: str = ""
+
+    def __post_init__(self):
+        if self.weight_bytes is not None:
+            positive("weight_bytes", self.weight_bytes)
+            bits = round(8 * self.weight_bytes)
+            self.gpu.flops(bits)  # InputError if the GPU has no FLOP/s for these weights
+        positive("context", self.context, allow_zero=True)
+        if not 0 <= self.acceptance < 1:
+            raise InputError(f"acceptance must be in [0, 1), got {self.acceptance!r}")
+        if self.price is not None:
+            positive("price", self.price)
+
+    @property
+    def w(self) -> float:
+        return self.model.weight_bytes if self.weight_bytes is None else self.weight_bytes
+
+    @property
+    def usd_per_hour(self) -> float:
+        return self.gpu.price_per_hour if self.price is None else self.price
+
+    @property
+    def speculative(self) -> bool:
+        return self.drafter is not None and self.acceptance > 0
+
+
+def grid(model: Model, gpu: GPU, weight_bytes: float) -> tuple[np.ndarray, np.ndarray]:
+    """The reference code's grid: instance sizes from the weights-fit minimum and batch sizes."""
+    n_min = weight_bytes * model.total_params / gpu.hbm_bytes
+    if n_min >= 2.0**MAX_LOG2_GPUS:
+        raise InputError(f"model {model.name!r} does not fit in 2^{MAX_LOG2_GPUS} {gpu.name} GPUs")
+    n = np.logspace(np.log2(n_min), MAX_LOG2_GPUS, GRID, base=2)
+    batch = np.logspace(0, MAX_LOG2_GPUS + np.log2(model.sparsity), GRID, base=2)
+    return n, batch
+
+
+def pipeline_degrees(model: Model, batch: np.ndarray, use_pp: bool) -> np.ndarray:
+    """Pipeline degrees tried at each batch size: shape (len(batch), 11), or (len(batch), 1)."""
+    if not use_pp:
+        return np.ones((batch.size, 1))
+    top = np.minimum(batch, model.layers)
+    steps = np.linspace(0.0, 1.0, PP_VALUES)
+    return np.concatenate([np.ones((batch.size, 1)), top[:, None] ** steps[None, :]], axis=1)
+
+
+@dataclass
+class BranchGrid:
+    """Fastest branch at every (N, b): its latency and the indices that identify it."""
+
+    latency: np.ndarray  # (nN, nb)
+    two_d: np.ndarray
+    pp_index: np.ndarray
+    sigma_index: np.ndarray
+
+
+def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
+                   context: float, weight_bytes: float, use_pp: bool) -> BranchGrid:
+    """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid."""
+    pp = pipeline_degrees(model, batch, use_pp)
+    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)
+    shape = (n.size, batch.size)
+    best = np.full(shape, np.inf)
+    two_d = np.zeros(shape, dtype=np.int8)
+    pp_index = np.zeros(shape, dtype=np.int8)
+    sigma_index = np.zeros(shape, dtype=np.int8)
+    for layout in (False, True):
+        fns = fm.compile_branch(model, gpu, layout, q, context, weight_bytes)
+        for start in range(0, n.size, CHUNK):
+            rows = slice(start, start + CHUNK)
+            nn = n[rows, None, None, None]
+            tp = nn / pp[None, :, :, None]
+            sigma = tp ** steps
+            lat = fm.fastest_attention_split(fns, nn, batch[None, :, None, None],
+                                             pp[None, :, :, None], sigma)
+            lat = np.broadcast_to(lat, sigma.shape).reshape(sigma.shape[0], batch.size, -1)
+            flat = np.argmin(lat, axis=2)
+            value = np.take_along_axis(lat, flat[..., None], axis=2)[..., 0]
+            better = value < best[rows]
+            best[rows] = np.where(better, value, best[rows])
+            two_d[rows] = np.where(better, int(layout), two_d[rows])
+            pp_index[rows] = np.where(better, flat // SCALEDOWN_VALUES, pp_index[rows])
+            sigma_index[rows] = np.where(better, flat % SCALEDOWN_VALUES, sigma_index[rows])
+    return BranchGrid(best, two_d, pp_index, sigma_index)
+
+
+@dataclass
+class GridResult:
+    """Token latency (per token, after speculative decoding) and cost over the whole grid."""
+
+    setting: Setting
+    n: np.ndarray
+    batch: np.ndarray
+    latency: np.ndarray  # s per token per request
+    gpu_seconds: np.ndarray  # GPU-s per token
+    target: list[BranchGrid]  # target forward passes at q = 1..γ_max
+    drafter: BranchGrid | None
+    gamma: np.ndarray  # chosen γ (1: no speculation)
+
+    @property
+    def usd_per_mtok(self) -> np.ndarray:
+        return usd_per_million_tokens(self.gpu_seconds, self.setting.usd_per_hour)
+
+
+def evaluate_grid(setting: Setting) -> GridResult:
+    """Latency and cost at every (N, b) with the fastest branch (and γ) at each."""
+    model, gpu, w = setting.model, setting.gpu, setting.w
+    n, batch = grid(model, gpu, w)
+    gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
+    target = [fastest_branch(model, gpu, n, batch, q, setting.context, w, setting.use_pp)
+              for q in gammas]
+    drafter = None
+    gamma = np.ones((n.size, batch.size), dtype=np.int8)
+    latency = target[0].latency
+    if setting.speculative:
+        drafter = fastest_branch(setting.drafter, gpu, n, batch, 1.0, setting.context,
+                                 setting.drafter.weight_bytes, setting.use_pp)
+        per_gamma = np.stack([latency] + [
+            spec_latency_fn(target[k].latency, drafter.latency, k + 1, setting.acceptance)
+            for k in range(1, len(target))])
+        choice = np.argmin(per_gamma, axis=0)
+        latency = np.take_along_axis(per_gamma, choice[None], axis=0)[0]
+        gamma = (choice + 1).astype(np.int8)
+    gpu_seconds = n[:, None] * latency / batch[None, :]
+    return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One point of a frontier with the configuration that reaches it."""
+
+    tokens_per_s: float
+    usd_per_mtok: float
+    gpus: float
+    batch: float
+    two_d: bool
+    n_pp: float
+    n_tp: float
+    n_ep: float
+    n_tp_ff: float
+    n_tp_attn: float
+    attn_scaledown: float
+    gamma: int
+    target_latency_s: float
+    draft_latency_s: float
+    mfu: float
+    binding: str  # the largest term: kernel launches, collective latency, network bandwidth,
+    #               memory or arithmetic
+    terms: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out.update({f"t_{k}_s": v for k, v in out.pop("terms").items()})
+        return out
+
+
+@dataclass
+class Frontier:
+    setting: Setting
+    points: list[FrontierPoint]
+
+    def max_speed(self) -> FrontierPoint:
+        return max(self.points, key=lambda pt: pt.tokens_per_s)
+
+    def preferred(self, alpha: float = 3.0) -> FrontierPoint:
+        """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference)."""
+        positive("alpha", alpha, allow_zero=True)
+        return max(self.points, key=lambda pt: pt.tokens_per_s ** alpha / pt.usd_per_mtok)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        speed = np.array([pt.tokens_per_s for pt in self.points])
+        cost = np.array([pt.usd_per_mtok for pt in self.points])
+        return speed, cost
+
+    def cost_at_speed(self, speed: np.ndarray) -> np.ndarray:
+        """Cost of the frontier at given speeds (log-log interpolation; nan outside its range)."""
+        x, y = self.arrays()
+        order = np.argsort(x)
+        out = np.exp(np.interp(np.log(speed), np.log(x[order]), np.log(y[order]),
+                               left=np.nan, right=np.nan))
+        return out
+
+
+def frontier(setting: Setting, exact: bool = False) -> Frontier:
+    """The Pareto frontier of tokens/s per request against $/Mtok for one setting.
+
+    ``exact=False`` reads it at the reference code's 1,000 latency thresholds (its maxima and
+    preferred points are those of the paper); ``exact=True`` keeps every frontier point.
+    """
+    result = evaluate_grid(setting)
+    pick = (pareto_front(result.latency, result.gpu_seconds) if exact
+            else pareto_front_thresholds(result.latency, result.gpu_seconds))
+    if pick.size == 0:
+        raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
+    return Frontier(setting, [describe_point(result, int(i)) for i in pick])
+
+
+def describe_point(result: GridResult, flat_index: int) -> FrontierPoint:
+    """The configuration, term breakdown and binding term of one grid point."""
+    setting = result.setting
+    i, j = np.unravel_index(flat_index, result.latency.shape)
+    n, batch = float(result.n[i]), float(result.batch[j])
+    gamma = int(result.gamma[i, j])
+    branch = result.target[gamma - 1]
+    two_d = bool(branch.two_d[i, j])
+    pp = float(pipeline_degrees(setting.model, result.batch[j:j + 1], setting.use_pp)[0,
+                                                                                      branch.pp_index[i, j]])
+    tp = n / pp
+    sigma = float(tp ** (branch.sigma_index[i, j] / (SCALEDOWN_VALUES - 1)))
+    fns = fm.compile_branch(setting.model, setting.gpu, two_d, gamma, setting.context, setting.w)
+    terms = {name: float(fns[name](n, batch, pp, sigma))
+             for name in ("kernel", "network", "memory", "arithmetic")}
+    lat_part, bw_part = fm.network_split(setting.model, setting.gpu, two_d, gamma, setting.context,
+                                         setting.w, n, batch, pp, sigma)
+    contributions = {
+        "kernel launches": terms["kernel"],
+        "collective latency": lat_part,
+        "network bandwidth": bw_part,
+        "memory" if terms["memory"] >= terms["arithmetic"] else "arithmetic":
+            max(terms["memory"], terms["arithmetic"]),
+    }
+    binding = max(contributions, key=contributions.get)
+    ep = fm.expert_parallel_value(setting.model, tp, batch / pp)
+    latency = float(result.latency[i, j])
+    draft = float(result.drafter.latency[i, j]) if result.drafter is not None and gamma > 1 else np.nan
+    flops = fm.forward_flops_value(setting.model, batch, 1.0, setting.context)
+    peak = setting.gpu.flops(round(8 * setting.w))
+    return FrontierPoint(
+        tokens_per_s=1.0 / latency,
+        usd_per_mtok=float(usd_per_million_tokens(n * latency / batch, setting.usd_per_hour)),
+        gpus=n, batch=batch, two_d=two_d, n_pp=pp, n_tp=tp, n_ep=ep,
+        n_tp_ff=max(1.0, tp / max(1.0, ep)), n_tp_attn=tp / sigma, attn_scaledown=sigma,
+        gamma=gamma, target_latency_s=float(branch.latency[i, j]), draft_latency_s=draft,
+        mfu=flops / (n * peak * latency), binding=binding,
+        terms=dict(terms, collective_latency=lat_part, network_bandwidth=bw_part),
+    )

@@ -1,0 +1,69 @@
+"""Speculative decoding in the full model (Erdil 2025, section 4.1, eq. 46).
+
+A drafter Q proposes γ tokens one at a time; the target P verifies them in one forward pass of
+γ tokens per sequence. With each token accepted independently with probability α, a step yields
+(1 − α^γ)/(1 − α) tokens on average (the paper's truncated geometric count, which does not add
+the target's bonus token), so the mean latency per token is
+
+    t_spec = (1 − α)(t_P(γ) + γ·t_Q) / (1 − α^γ)                    (eq-spec-latency)
+
+In the reference code t_P(γ) is the full model's forward latency at q = γ, t_Q the drafter's at
+q = 1 on the same instance and batch, and γ ≤ 5; γ = 1 means no speculation (t_P(1)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from .numeric import compile_fn
+from .registry import derivation
+from .symbols import accept, gamma, r_draft, t_draft, t_spec, t_target
+
+
+@derivation("eq-spec-latency", "Erdil (2025), eq. 46")
+def spec_latency() -> sp.Eq:
+    """Mean latency per token with speculative decoding (eq-spec-latency, paper eq. 46)."""
+    return sp.Eq(t_spec, (1 - accept) * (t_target + gamma * t_draft) / (1 - accept**gamma))
+
+
+def relative_latency() -> sp.Expr:
+    """t_spec / t_Q as a function of r = t_P/t_Q, γ and α (t_P taken independent of γ)."""
+    expr = spec_latency().rhs.subs(t_target, r_draft * t_draft) / t_draft
+    return sp.simplify(expr)
+
+
+@derivation("eq-spec-optimal-gamma", "this book, from Erdil (2025) eq. 46")
+def optimal_gamma() -> sp.Eq:
+    """The continuous γ minimizing eq. 46 when t_P does not depend on γ (eq-spec-optimal-gamma).
+
+    Setting d t_spec/dγ = 0 gives α^γ (1 − (r + γ) ln α) = 1, whose root is a Lambert-W
+    expression: γ* = W_{-1}(−α^r / e)/ln α − r + 1/ln α with r = t_P/t_Q. The integer optimum
+    is the better of the two integers around it.
+    """
+    ln_a = sp.log(accept)
+    root = sp.LambertW(-accept**r_draft / sp.E, -1) / ln_a - r_draft + 1 / ln_a
+    return sp.Eq(gamma, root)
+
+
+def stationarity_condition() -> sp.Expr:
+    """d t_spec/dγ (with t_P fixed), whose zero is eq-spec-optimal-gamma."""
+    return sp.diff(relative_latency(), gamma)
+
+
+_SPEC = None
+
+
+def spec_latency_fn(target: np.ndarray, draft: np.ndarray, n_draft: int, acceptance: float):
+    """eq-spec-latency evaluated on arrays of target and drafter latencies."""
+    global _SPEC
+    if _SPEC is None:
+        _SPEC = compile_fn(spec_latency(), (t_target, t_draft, gamma, accept))
+    return _SPEC(target, draft, n_draft, acceptance)
+
+
+def best_integer_gamma(ratio: float, acceptance: float, gamma_max: int = 64) -> int:
+    """The integer γ ≥ 1 minimizing eq. 46 for t_P/t_Q = ``ratio`` (t_P independent of γ)."""
+    fn = compile_fn(relative_latency(), (r_draft, gamma, accept))
+    values = fn(ratio, np.arange(1, gamma_max + 1), acceptance)
+    return int(np.argmin(values)) + 1
