@@ -5,7 +5,8 @@ Derivations (functions returning ``sympy.Eq``, each registered under a book equa
 :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and :mod:`architecture` (Erdil 2025, section 2);
 :mod:`intensity`, :mod:`kv_cache`, :mod:`sharding` and :mod:`serving` (the scaling book and Pope et
 al.); :mod:`dense_economics`, :mod:`deepseek_serving`, :mod:`embeddings` and :mod:`rollouts` (the
-Tensor Economics posts). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
+Tensor Economics posts). :mod:`collectives`, :mod:`full_model`, :mod:`speculative` and :mod:`search` (the full model of
+Erdil 2025, section 3, with the paper's comparisons in :mod:`comparisons`). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
 :mod:`models` hold the presets.
 """
 
@@ -44,11 +45,14 @@ __all__ = [
     "MODELS",
     "InputError",
     "architecture",
+    "collectives",
+    "comparisons",
     "compile_fn",
     "deepseek_serving",
     "dense_economics",
     "embeddings",
     "evaluate",
+    "full_model",
     "get_gpu",
     "get_model",
     "intensity",
@@ -58,7 +62,9 @@ __all__ = [
     "roofline",
     "rollouts",
     "scaling",
+    "search",
     "serving",
     "sharding",
+    "speculative",
     "symbols",
 ]
