@@ -5,8 +5,9 @@ Derivations (functions returning ``sympy.Eq``, each registered under a book equa
 :mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and :mod:`architecture` (Erdil 2025, section 2);
 :mod:`intensity`, :mod:`kv_cache`, :mod:`sharding` and :mod:`serving` (the scaling book and Pope et
 al.); :mod:`dense_economics`, :mod:`deepseek_serving`, :mod:`embeddings` and :mod:`rollouts` (the
-Tensor Economics posts). :mod:`collectives`, :mod:`full_model`, :mod:`speculative` and :mod:`search` (the full model of
-Erdil 2025, section 3, with the paper's comparisons in :mod:`comparisons`). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
+Tensor Economics posts); :mod:`collectives`, :mod:`full_model`, :mod:`speculative` and
+:mod:`search` (the full model of Erdil 2025, section 3; the paper's comparisons in
+:mod:`comparisons`). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
 :mod:`models` hold the presets.
 """
 
