@@ -15,12 +15,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+import sympy as sp
 
 from . import full_model as fm
 from .frontier import pareto_front, pareto_front_thresholds
 from .hardware import GPU
 from .models import Model
+from .numeric import compile_fn
+from .registry import derivation
 from .speculative import spec_latency_fn
+from .symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
 from .units import usd_per_million_tokens
 from .validation import InputError, positive
 
@@ -30,6 +34,19 @@ PP_VALUES = 10
 SCALEDOWN_VALUES = 6
 GAMMA_MAX = 5
 CHUNK = 8  # instance sizes evaluated together (keeps the temporaries in cache)
+
+
+@derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
+def cost_per_million_tokens() -> sp.Eq:
+    """Price of a million tokens at cost (eq-search-cost): N·t/b GPU-seconds per token at P $/h."""
+    gpu_seconds = n_gpu * t_token / b
+    return sp.Eq(usd_mtok_full, 10**6 * gpu_seconds * price / 3600)
+
+
+@derivation("eq-search-preference", "Erdil (2025), eq. 45")
+def user_preference() -> sp.Eq:
+    """What a customer maximizes along a frontier (eq-search-preference, paper eq. 45)."""
+    return sp.Eq(preference, speed**pref_exp / usd_mtok_full)
 
 
 @dataclass(frozen=True)
@@ -210,7 +227,9 @@ class Frontier:
     def preferred(self, alpha: float = 3.0) -> FrontierPoint:
         """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference)."""
         positive("alpha", alpha, allow_zero=True)
-        return max(self.points, key=lambda pt: pt.tokens_per_s ** alpha / pt.usd_per_mtok)
+        speed_, cost = self.arrays()
+        value = compile_fn(user_preference(), (speed, usd_mtok_full, pref_exp))(speed_, cost, alpha)
+        return self.points[int(np.argmax(value))]
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         speed = np.array([pt.tokens_per_s for pt in self.points])

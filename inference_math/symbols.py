@@ -552,6 +552,14 @@ speed = _define("speed", "v", "tokens/s", "tokens per second per request: 1 / to
 usd_mtok_full = _define("usd_mtok_full", r"c_{\mathrm{Mtok}}", "$/million tokens",
                         "price of a million output tokens at cost", "full", **_POS)
 
+preference = _define("preference", r"U", "(tokens/s)^alpha_u per $/million tokens",
+                     "what a customer maximizes: speed^alpha_u over price (eq. 45)", "full", **_POS)
+usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "$/million tokens",
+                         "cost floor of reading the KV cache once per generated token", "full",
+                         **_POS)
+intensity_attn = _define("intensity_attn", r"I_{\mathrm{attn}}", "FLOP/byte",
+                         "arithmetic intensity of attention over the KV cache", "full", **_POS)
+
 
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
