@@ -121,12 +121,20 @@ def collective_time(model: str, kind: dict) -> sp.Expr:
     raise ValueError(f"unknown collective model {model!r} (known: nccl, torus)")
 
 
-def split_time(model: str, kind: dict) -> list[tuple[sp.Expr, sp.Expr]]:
-    """(latency, bandwidth) parts of each protocol, to attribute the chosen one's time."""
-    if model == "nccl":
-        lat = protocol_latency().rhs.subs(kind)
-        bw = protocol_bandwidth_time().rhs.subs(kind)
-        return [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
-    ring = torus_time().rhs.args[1][0].subs(kind).subs(t_hop, TORUS_HOP_S)
-    lat = ring.subs(msg_bytes, 0)
-    return [(lat, ring - lat)]
+def collective_part(model: str, kind: dict, part: str) -> sp.Expr:
+    """The 'latency' or 'bandwidth' part of a collective's time, at the protocol it uses."""
+    if model == "torus":
+        ring = torus_time().rhs.args[1][0].subs(kind).subs(t_hop, TORUS_HOP_S)
+        lat = ring.subs(msg_bytes, 0)
+        chosen = lat if part == "latency" else ring - lat
+        return sp.Piecewise((0, n_ranks <= 1), (chosen, True))
+    lat = protocol_latency().rhs.subs(kind)
+    bw = protocol_bandwidth_time().rhs.subs(kind)
+    options = [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
+    totals = [a + b for a, b in options]
+    pieces = []
+    for number, (a, b) in enumerate(options):
+        cheapest = sp.And(*(totals[number] <= other for other in totals[number + 1:]))
+        pieces.append((a if part == "latency" else b, cheapest))
+    pieces[-1] = (pieces[-1][0], True)
+    return sp.Piecewise((0, n_ranks <= 1), *pieces)

@@ -289,10 +289,12 @@ def _rw(m, k, n, tp):
     return matmul_bytes().rhs.subs({mm_m: m, mm_k: k, mm_n: n, n_tp: tp}, simultaneous=True)
 
 
-def _collective(kind: dict, model: str):
+def _collective(kind: dict, model: str, part: str | None = None):
+    expr = (coll.collective_time(model, kind) if part is None
+            else coll.collective_part(model, kind, part))
+
     def build(ranks, nodes, size):
-        return coll.collective_time(model, kind).subs(
-            {n_ranks: ranks, n_nodes_c: nodes, msg_bytes: size}, simultaneous=True)
+        return expr.subs({n_ranks: ranks, n_nodes_c: nodes, msg_bytes: size}, simultaneous=True)
     return build
 
 
@@ -312,13 +314,16 @@ def _substitute_layout(expr: sp.Expr, moe: bool) -> sp.Expr:
     return expr
 
 
-def _compose(expr: sp.Expr, structure: Structure) -> sp.Expr:
-    """Replace the unevaluated matmul and collective functions by their derivations."""
+def _compose(expr: sp.Expr, structure: Structure, part: str | None = None) -> sp.Expr:
+    """Replace the unevaluated matmul and collective functions by their derivations.
+
+    ``part`` ('latency' or 'bandwidth') keeps only that part of each collective's time.
+    """
     model = structure.collective_model
     expr = expr.replace(RW, _rw)
-    expr = expr.replace(AR, _collective(coll.ALL_REDUCE, model))
-    expr = expr.replace(A2A, _collective(coll.ONE_WAY, model))
-    expr = expr.replace(P2P, _collective(coll.ONE_WAY, model))
+    expr = expr.replace(AR, _collective(coll.ALL_REDUCE, model, part))
+    expr = expr.replace(A2A, _collective(coll.ONE_WAY, model, part))
+    expr = expr.replace(P2P, _collective(coll.ONE_WAY, model, part))
     expr = expr.subs(F_USED, expert_fraction_read().subs(b, tokens()))
     return _substitute_layout(expr, structure.moe)
 
@@ -345,6 +350,9 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
         "need": memory_need().rhs,
     }
     terms = {name: _compose(expr, structure) for name, expr in raw.items()}
+    whole = sum(net.values())
+    terms["network_latency"] = _compose(whole, structure, "latency")
+    terms["network_bandwidth"] = _compose(whole, structure, "bandwidth")
     for name in ("network", "memory", "arithmetic"):
         terms[name] = terms[f"{name}_attention"] + terms[f"{name}_rest"]
     return terms
@@ -430,24 +438,6 @@ class Branch:
         return call
 
 
-def fastest_attention_split(fns: dict, n, batch, pp, sigma):
-    """eq-full-forward-latency of every branch, evaluating the σ-free terms once per (N, b, N_PP).
-
-    ``sigma`` has one more axis than ``pp`` (its values); returns the latency with that shape.
-    The σ-free terms (everything but attention's projections and all-reduces) are computed at the
-    shape without the σ axis, which is most of the work of a branch.
-    """
-    fixed = fns["fixed"](n, batch, pp, 1.0)
-    mem_rest = fns["memory_rest"](n, batch, pp, 1.0)
-    flop_rest = fns["arithmetic_rest"](n, batch, pp, 1.0)
-    feasible = fns["feasible"](n, batch, pp, 1.0)
-    net = fns["network_attention"](n, batch, pp, sigma)
-    mem = fns["memory_attention"](n, batch, pp, sigma)
-    flop = fns["arithmetic_attention"](n, batch, pp, sigma)
-    latency = fixed + net + np.maximum(mem_rest + mem, flop_rest + flop)
-    return np.where(feasible > 0, latency, np.inf)
-
-
 def _reduce(op):
     def apply(*args):
         out = args[0]
@@ -492,12 +482,12 @@ def expert_parallel_value(model, tp: float, micro_batch: float) -> float:
     return float(min(tp, model.n_experts))
 
 
-def forward_flops_value(model, batch: float, q: float, context: float) -> float:
-    """eq-full-flops at one point."""
-    values = {sym: v for sym, v in model_values_for_flops(model).items()}
-    values.update({b: batch, q_len: q, ctx: context})
-    expr = forward_flops(model.is_mla).rhs
-    return float(expr.xreplace({k: sp.Float(v) for k, v in values.items()}))
+def forward_flops_fn(model):
+    """eq-full-flops for one model as a NumPy function of (b, q, ℓ)."""
+    values = model_values_for_flops(model)
+    expr = forward_flops(model.is_mla).rhs.xreplace({k: sp.Float(v) for k, v in values.items()
+                                                     if k not in (b, q_len, ctx)})
+    return sp.lambdify((b, q_len, ctx), expr, modules="numpy")
 
 
 def model_values_for_flops(model) -> dict:
@@ -505,43 +495,3 @@ def model_values_for_flops(model) -> dict:
     values.update({n_attn: model.attention_params, n_ff: model.ff_params,
                    n_unembed: model.embedding_params})
     return values
-
-
-@lru_cache(maxsize=64)
-def _split_functions(structure: Structure):
-    """Latency and bandwidth parts of the network time, each collective at its cheapest protocol."""
-    parts = {}
-    for kind_fn, kind in ((AR, coll.ALL_REDUCE), (A2A, coll.ONE_WAY), (P2P, coll.ONE_WAY)):
-        pieces = [(sp.lambdify((n_ranks, n_nodes_c, msg_bytes, bw_ar_intra, bw_ar_inter), lat),
-                   sp.lambdify((n_ranks, n_nodes_c, msg_bytes, bw_ar_intra, bw_ar_inter), bw))
-                  for lat, bw in coll.split_time(structure.collective_model, kind)]
-        parts[kind_fn] = pieces
-    net = network_time(structure.two_d, structure.moe, structure.mla).rhs
-    net = _substitute_layout(net, structure.moe)
-    calls = sorted(net.atoms(AR, A2A, P2P), key=str)
-    return net, calls, parts
-
-
-def network_split(model, gpu, two_d: bool, q: float, context: float, weight_bytes: float | None,
-                  n: float, batch: float, pp: float, sigma: float) -> tuple[float, float]:
-    """(collective latency, network bandwidth) seconds of one branch at one point."""
-    structure = structure_of(model, gpu, two_d)
-    net, calls, parts = _split_functions(structure)
-    values = model_values(model, gpu, weight_bytes)
-    values.update({q_len: q, ctx: context, n_gpu: n, b: batch, n_pp: pp, sigma_attn: sigma})
-    numbers = {k: (sp.Float(v) if np.isfinite(v) else sp.oo) for k, v in values.items()}
-    intra, inter = values[bw_ar_intra], values[bw_ar_inter]
-    lat_sub, bw_sub = {}, {}
-    for call in calls:
-        ranks, nodes, size = (float(arg.xreplace(numbers)) for arg in call.args)
-        if ranks <= 1:
-            lat_sub[call] = bw_sub[call] = sp.Integer(0)
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            options = [(float(lat(ranks, nodes, size, intra, inter)),
-                        float(bw(ranks, nodes, size, intra, inter))) for lat, bw in parts[call.func]]
-        lat_v, bw_v = min(options, key=sum)
-        lat_sub[call], bw_sub[call] = sp.Float(lat_v), sp.Float(bw_v)
-    latency = float(net.xreplace(lat_sub).xreplace(numbers))
-    bandwidth = float(net.xreplace(bw_sub).xreplace(numbers))
-    return latency, bandwidth

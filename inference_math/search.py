@@ -33,7 +33,6 @@ MAX_LOG2_GPUS = 18
 PP_VALUES = 10
 SCALEDOWN_VALUES = 6
 GAMMA_MAX = 5
-CHUNK = 8  # instance sizes evaluated together (keeps the temporaries in cache)
 
 
 @derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
@@ -118,31 +117,69 @@ class BranchGrid:
 
 def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
                    context: float, weight_bytes: float, use_pp: bool) -> BranchGrid:
-    """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid."""
+    """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid.
+
+    Exact, but it skips work that cannot win. Only attention depends on the scale-down σ, and
+    its memory and arithmetic terms are smallest at σ = 1 (every GPU of the stage shares them),
+    while its all-reduces only add time. So a branch evaluated at σ = 1 gives both an exact
+    latency (an upper bound for the point) and, without its attention all-reduces, a lower bound
+    for every σ. The other five σ are evaluated only for the (layout, N_PP) branches whose lower
+    bound beats the best latency found at σ = 1.
+    """
     pp = pipeline_degrees(model, batch, use_pp)
-    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)
-    shape = (n.size, batch.size)
-    best = np.full(shape, np.inf)
-    two_d = np.zeros(shape, dtype=np.int8)
-    pp_index = np.zeros(shape, dtype=np.int8)
-    sigma_index = np.zeros(shape, dtype=np.int8)
-    for layout in (False, True):
+    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
+    nn, bb, pq = n[:, None, None], batch[None, :, None], pp[None, :, :]
+    shape = (n.size, batch.size, pp.shape[1])
+    layouts = (False, True)
+    parts = []
+    for layout in layouts:
         fns = fm.compile_branch(model, gpu, layout, q, context, weight_bytes)
-        for start in range(0, n.size, CHUNK):
-            rows = slice(start, start + CHUNK)
-            nn = n[rows, None, None, None]
-            tp = nn / pp[None, :, :, None]
-            sigma = tp ** steps
-            lat = fm.fastest_attention_split(fns, nn, batch[None, :, None, None],
-                                             pp[None, :, :, None], sigma)
-            lat = np.broadcast_to(lat, sigma.shape).reshape(sigma.shape[0], batch.size, -1)
-            flat = np.argmin(lat, axis=2)
-            value = np.take_along_axis(lat, flat[..., None], axis=2)[..., 0]
-            better = value < best[rows]
-            best[rows] = np.where(better, value, best[rows])
-            two_d[rows] = np.where(better, int(layout), two_d[rows])
-            pp_index[rows] = np.where(better, flat // SCALEDOWN_VALUES, pp_index[rows])
-            sigma_index[rows] = np.where(better, flat % SCALEDOWN_VALUES, sigma_index[rows])
+
+        def full(name, fns=fns):
+            return np.broadcast_to(fns[name](nn, bb, pq, 1.0), shape)
+
+        fixed, mem_rest, flop_rest = full("fixed"), full("memory_rest"), full("arithmetic_rest")
+        lower = np.where(full("feasible") > 0,
+                         fixed + np.maximum(mem_rest + full("memory_attention"),
+                                            flop_rest + full("arithmetic_attention")),
+                         np.inf)
+        at_one = lower + full("network_attention")
+        parts.append((fns, fixed, mem_rest, flop_rest, lower, at_one))
+    stacked = np.stack([part[5] for part in parts])  # (layout, nN, nb, npp) at σ = 1
+    flat = stacked.transpose(1, 2, 0, 3).reshape(n.size, batch.size, -1)
+    choice = np.argmin(flat, axis=2)
+    best = np.take_along_axis(flat, choice[..., None], axis=2)[..., 0]
+    two_d = (choice // pp.shape[1]).astype(np.int8)
+    pp_index = (choice % pp.shape[1]).astype(np.int8)
+    sigma_index = np.zeros(best.shape, dtype=np.int8)
+    lowers = np.stack([part[4] for part in parts]).transpose(1, 2, 0, 3).reshape(flat.shape)
+    # two passes: first the most promising branch of each point, then whatever can still win
+    hopeful = np.argmin(lowers, axis=2)
+    first_pass = np.zeros(flat.shape, dtype=bool)
+    np.put_along_axis(first_pass, hopeful[..., None], True, axis=2)
+    for only in (first_pass, ~first_pass):
+        todo = only & (lowers < best[..., None])
+        for number, (fns, fixed, mem_rest, flop_rest, _, _) in enumerate(parts):
+            i, j, k = np.nonzero(todo[:, :, number * pp.shape[1]:(number + 1) * pp.shape[1]])
+            if i.size == 0:
+                continue
+            cn, cb, cp = n[i, None], batch[j, None], pp[j, k][:, None]
+            sigma = (cn / cp) ** steps
+            memory = mem_rest[i, j, k][:, None] + fns["memory_attention"](cn, cb, cp, sigma)
+            arithmetic = flop_rest[i, j, k][:, None] + fns["arithmetic_attention"](cn, cb, cp, sigma)
+            latency = (fixed[i, j, k][:, None] + fns["network_attention"](cn, cb, cp, sigma)
+                       + np.maximum(memory, arithmetic))
+            step = np.argmin(latency, axis=1)
+            value = latency[np.arange(step.size), step]
+            # several branches of one point may improve it: keep the fastest of each point
+            order = np.lexsort((value, j, i))
+            point = i[order] * batch.size + j[order]
+            win = order[np.concatenate([[True], point[1:] != point[:-1]])]
+            win = win[value[win] < best[i[win], j[win]]]
+            best[i[win], j[win]] = value[win]
+            two_d[i[win], j[win]] = number
+            pp_index[i[win], j[win]] = k[win]
+            sigma_index[i[win], j[win]] = step[win] + 1
     return BranchGrid(best, two_d, pp_index, sigma_index)
 
 
@@ -256,45 +293,61 @@ def frontier(setting: Setting, exact: bool = False) -> Frontier:
             else pareto_front_thresholds(result.latency, result.gpu_seconds))
     if pick.size == 0:
         raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
-    return Frontier(setting, [describe_point(result, int(i)) for i in pick])
+    return Frontier(setting, describe_points(result, pick))
 
 
-def describe_point(result: GridResult, flat_index: int) -> FrontierPoint:
-    """The configuration, term breakdown and binding term of one grid point."""
+BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory", "arithmetic")
+
+
+def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[FrontierPoint]:
+    """The configuration, term breakdown and binding term of grid points (vectorized)."""
     setting = result.setting
-    i, j = np.unravel_index(flat_index, result.latency.shape)
-    n, batch = float(result.n[i]), float(result.batch[j])
-    gamma = int(result.gamma[i, j])
-    branch = result.target[gamma - 1]
-    two_d = bool(branch.two_d[i, j])
-    pp = float(pipeline_degrees(setting.model, result.batch[j:j + 1], setting.use_pp)[0,
-                                                                                      branch.pp_index[i, j]])
+    i, j = np.unravel_index(flat_indices, result.latency.shape)
+    n, batch = result.n[i], result.batch[j]
+    gamma = result.gamma[i, j].astype(int)
+    pp_all = pipeline_degrees(setting.model, result.batch, setting.use_pp)
+    size = i.size
+    two_d, pp, sigma_step, target = (np.zeros(size, bool), np.ones(size), np.zeros(size),
+                                     np.zeros(size))
+    for g in np.unique(gamma):
+        branch = result.target[g - 1]
+        here = gamma == g
+        two_d[here] = branch.two_d[i[here], j[here]] > 0
+        pp[here] = pp_all[j[here], branch.pp_index[i[here], j[here]]]
+        sigma_step[here] = branch.sigma_index[i[here], j[here]]
+        target[here] = branch.latency[i[here], j[here]]
     tp = n / pp
-    sigma = float(tp ** (branch.sigma_index[i, j] / (SCALEDOWN_VALUES - 1)))
-    fns = fm.compile_branch(setting.model, setting.gpu, two_d, gamma, setting.context, setting.w)
-    terms = {name: float(fns[name](n, batch, pp, sigma))
-             for name in ("kernel", "network", "memory", "arithmetic")}
-    lat_part, bw_part = fm.network_split(setting.model, setting.gpu, two_d, gamma, setting.context,
-                                         setting.w, n, batch, pp, sigma)
-    contributions = {
-        "kernel launches": terms["kernel"],
-        "collective latency": lat_part,
-        "network bandwidth": bw_part,
-        "memory" if terms["memory"] >= terms["arithmetic"] else "arithmetic":
-            max(terms["memory"], terms["arithmetic"]),
-    }
-    binding = max(contributions, key=contributions.get)
-    ep = fm.expert_parallel_value(setting.model, tp, batch / pp)
-    latency = float(result.latency[i, j])
-    draft = float(result.drafter.latency[i, j]) if result.drafter is not None and gamma > 1 else np.nan
-    flops = fm.forward_flops_value(setting.model, batch, 1.0, setting.context)
-    peak = setting.gpu.flops(round(8 * setting.w))
-    return FrontierPoint(
-        tokens_per_s=1.0 / latency,
-        usd_per_mtok=float(usd_per_million_tokens(n * latency / batch, setting.usd_per_hour)),
-        gpus=n, batch=batch, two_d=two_d, n_pp=pp, n_tp=tp, n_ep=ep,
-        n_tp_ff=max(1.0, tp / max(1.0, ep)), n_tp_attn=tp / sigma, attn_scaledown=sigma,
-        gamma=gamma, target_latency_s=float(branch.latency[i, j]), draft_latency_s=draft,
-        mfu=flops / (n * peak * latency), binding=binding,
-        terms=dict(terms, collective_latency=lat_part, network_bandwidth=bw_part),
-    )
+    sigma = tp ** (sigma_step / (SCALEDOWN_VALUES - 1))
+    names = ("kernel", "network", "memory", "arithmetic", "network_latency", "network_bandwidth")
+    terms = {name: np.zeros(size) for name in names}
+    for g in np.unique(gamma):
+        for layout in (False, True):
+            here = (gamma == g) & (two_d == layout)
+            if not here.any():
+                continue
+            fns = fm.compile_branch(setting.model, setting.gpu, layout, g, setting.context, setting.w)
+            for name in names:
+                terms[name][here] = np.broadcast_to(
+                    fns[name](n[here], batch[here], pp[here], sigma[here]), (here.sum(),))
+    latency = result.latency[i, j]
+    cost = usd_per_million_tokens(n * latency / batch, setting.usd_per_hour)
+    draft = (result.drafter.latency[i, j] if result.drafter is not None else np.full(size, np.nan))
+    draft = np.where(gamma > 1, draft, np.nan)
+    flops = fm.forward_flops_fn(setting.model)(batch, 1.0, setting.context)
+    mfu = flops / (n * setting.gpu.flops(round(8 * setting.w)) * latency)
+    contributions = np.stack([terms["kernel"], terms["network_latency"], terms["network_bandwidth"],
+                              np.where(terms["memory"] >= terms["arithmetic"], terms["memory"], -1.0),
+                              np.where(terms["memory"] < terms["arithmetic"], terms["arithmetic"], -1.0)])
+    binding = np.argmax(contributions, axis=0)
+    points = []
+    for x in range(size):
+        ep = fm.expert_parallel_value(setting.model, tp[x], batch[x] / pp[x])
+        points.append(FrontierPoint(
+            tokens_per_s=float(1.0 / latency[x]), usd_per_mtok=float(cost[x]), gpus=float(n[x]),
+            batch=float(batch[x]), two_d=bool(two_d[x]), n_pp=float(pp[x]), n_tp=float(tp[x]),
+            n_ep=ep, n_tp_ff=max(1.0, float(tp[x]) / max(1.0, ep)),
+            n_tp_attn=float(tp[x] / sigma[x]), attn_scaledown=float(sigma[x]),
+            gamma=int(gamma[x]), target_latency_s=float(target[x]),
+            draft_latency_s=float(draft[x]), mfu=float(mfu[x]), binding=BINDING[binding[x]],
+            terms={name: float(terms[name][x]) for name in names}))
+    return points
