@@ -7,11 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 
-.PHONY: help venv book test unit lint nbval book-strict clean lock
+.PHONY: bench help venv book test unit lint nbval book-strict clean lock
 
 help:
 	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
 	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build"
+	@echo "make bench  - CPU time of the 35 canonical frontiers against the original code"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +51,10 @@ nbval: $(STAMP)
 book-strict: $(STAMP)
 	$(CLEAN_BUILD)
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+
+# A benchmark, not a test: prints CPU seconds and the ratio to the original code's.
+bench: $(STAMP)
+	$(BIN)/python -m inference_math.bench
 
 test: lint unit nbval book-strict
 	@echo "make test: all checks passed"

@@ -3,6 +3,14 @@
     inference-math models                      list model presets with key numbers
     inference-math gpus                        list GPU presets with key numbers
     inference-math toy-max-speed --model M --gpu G [--t-hop S] [--n-reduce N] [--capped] [--json]
+    inference-math frontier  --model M --gpu G [options] [--json | --csv]   the Pareto frontier
+    inference-math max-speed --model M --gpu G [options] [--json | --csv]   its fastest point
+    inference-math preferred --model M --gpu G [options] [--alpha A] [--json | --csv]
+                                                the point maximizing tok/s^alpha / price
+
+Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --context TOKENS,
+--drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
+--exact (every frontier point instead of the paper's 1,000 latency thresholds).
 
 Bad input (unknown preset, a non-positive number, a malformed option) prints one line naming
 the problem and exits with status 2.
@@ -16,6 +24,7 @@ import sys
 
 from .hardware import GPUS, get_gpu
 from .models import MODELS, get_model
+from .search import FRONTIER_COLUMNS, Setting, frontier
 from .toy_model import max_speed
 from .validation import InputError, parse_positive
 
@@ -29,10 +38,10 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _positive_float(option: str):
+def _positive_float(option: str, allow_zero: bool = False):
     def convert(text: str) -> float:
         try:
-            return parse_positive(option, text)
+            return parse_positive(option, text, allow_zero=allow_zero)
         except InputError as exc:
             # argparse already prefixes "argument --option:"
             raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
@@ -115,6 +124,63 @@ def _cmd_toy_max_speed(args) -> str:
             f"  optimal size    {result.n_gpu_star:.1f} GPUs")
 
 
+def _setting(args) -> Setting:
+    model, gpu = get_model(args.model), get_gpu(args.gpu)
+    weight_bytes = None if args.weight_bits is None else args.weight_bits / 8
+    drafter = None if args.drafter is None else get_model(args.drafter)
+    if args.acceptance is not None and drafter is None:
+        raise InputError("--acceptance needs --drafter")
+    acceptance = 0.8 if args.acceptance is None else args.acceptance
+    return Setting(model=model, gpu=gpu, weight_bytes=weight_bytes, context=args.context,
+                   drafter=drafter, acceptance=acceptance, use_pp=not args.no_pipeline,
+                   price=args.price, label=model.name)
+
+
+def _points_output(points, args) -> str:
+    rows = [pt.as_dict() for pt in points]
+    if args.json:
+        return json.dumps(rows if len(rows) > 1 or args.command == "frontier" else rows[0], indent=2)
+    keys = [key for key, _, _ in FRONTIER_COLUMNS]
+    if args.csv:
+        lines = [",".join(keys)]
+        lines += [",".join(format(row[key], "") if not isinstance(row[key], bool)
+                           else str(int(row[key])) for key in keys) for row in rows]
+        return "\n".join(lines)
+    return _table(rows, list(FRONTIER_COLUMNS))
+
+
+def _cmd_frontier(args) -> str:
+    setting = _setting(args)
+    front = frontier(setting, exact=args.exact)
+    if args.command == "max-speed":
+        points = [front.max_speed()]
+    elif args.command == "preferred":
+        points = [front.preferred(args.alpha)]
+    else:
+        points = front.points
+    return _points_output(points, args)
+
+
+def _add_full_model_options(cmd) -> None:
+    cmd.add_argument("--model", required=True, help=f"one of: {', '.join(MODELS)}")
+    cmd.add_argument("--gpu", required=True, help=f"one of: {', '.join(GPUS)}")
+    cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="weight precision (default: the preset's)")
+    cmd.add_argument("--context", type=_positive_float("--context", allow_zero=True), default=0.0,
+                     help="tokens already in each sequence's KV cache (default 0)")
+    cmd.add_argument("--drafter", default=None, help="speculative decoding with this model preset")
+    cmd.add_argument("--acceptance", type=_positive_float("--acceptance"), default=None,
+                     help="probability a drafted token is accepted (default 0.8)")
+    cmd.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
+    cmd.add_argument("--price", type=_positive_float("--price"), default=None,
+                     help="$ per GPU-hour (default: the preset's)")
+    cmd.add_argument("--exact", action="store_true",
+                     help="every frontier point, not the 1,000 latency thresholds of the paper")
+    out = cmd.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="inference-math",
                      description="Economics of serving language models, from first principles.")
@@ -133,10 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
     toy.add_argument("--capped", action="store_true",
                      help="use the GPU's reachable (capped) HBM bandwidth instead of the peak")
     toy.add_argument("--json", action="store_true", help="print JSON")
+    for name, helptext in (
+            ("frontier", "Pareto frontier of tokens/s per request vs $/Mtok (full model)"),
+            ("max-speed", "the fastest point of the frontier (full model)"),
+            ("preferred", "the frontier point maximizing tok/s^alpha / price (full model)")):
+        cmd = sub.add_parser(name, help=helptext)
+        _add_full_model_options(cmd)
+        if name == "preferred":
+            cmd.add_argument("--alpha", type=_positive_float("--alpha"), default=3.0,
+                             help="user-preference exponent (default 3, as in the paper)")
     return parser
 
 
-_COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed}
+_COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
+             "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier}
 
 
 def main(argv: list[str] | None = None) -> int:

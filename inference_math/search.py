@@ -296,6 +296,14 @@ def frontier(setting: Setting, exact: bool = False) -> Frontier:
     return Frontier(setting, describe_points(result, pick))
 
 
+# Columns of a frontier in the CLI's table and CSV: (key of FrontierPoint.as_dict, heading, format)
+FRONTIER_COLUMNS = (
+    ("tokens_per_s", "tok/s", ".1f"), ("usd_per_mtok", "$/Mtok", ".3f"), ("gpus", "GPUs", ".1f"),
+    ("batch", "batch", ".1f"), ("two_d", "2-D", "d"), ("n_pp", "PP", ".2f"), ("n_tp", "TP", ".2f"),
+    ("n_ep", "EP", ".1f"), ("n_tp_attn", "TP attn", ".2f"), ("gamma", "gamma", "d"),
+    ("mfu", "MFU", ".3f"), ("binding", "binding", "s"),
+)
+
 BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory", "arithmetic")
 
 
