@@ -1,0 +1,116 @@
+"""The frontier search against brute force and against the reference code's tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from inference_math import comparisons as C
+from inference_math import full_model as fm
+from inference_math import get_gpu, get_model
+from inference_math import search as S
+from inference_math.cli import main
+from inference_math.units import usd_per_million_tokens
+from inference_math.validation import InputError
+
+
+@pytest.mark.parametrize("key", ["llama-3-70b", "mixtral-8x22b"])
+def test_pruned_search_equals_brute_force_over_every_branch(key):
+    model, gpu = get_model(key), get_gpu("h100")
+    n, batch = S.grid(model, gpu, model.weight_bytes)
+    n, batch = n[::23], batch[::19]
+    got = S.fastest_branch(model, gpu, n, batch, 2.0, 500.0, model.weight_bytes, True)
+    pp = S.pipeline_degrees(model, batch, True)
+    brute = np.full((n.size, batch.size), np.inf)
+    for layout in (False, True):
+        latency = fm.compile_branch(model, gpu, layout, 2.0, 500.0)["latency"]
+        for i, size in enumerate(n):
+            for j, b in enumerate(batch):
+                for degree in pp[j]:
+                    sigma = (size / degree) ** np.linspace(0, 1, 6)
+                    brute[i, j] = min(brute[i, j], float(np.min(latency(size, b, degree, sigma))))
+    assert np.array_equal(np.isfinite(got.latency), np.isfinite(brute))
+    ok = np.isfinite(brute)
+    np.testing.assert_allclose(got.latency[ok], brute[ok], rtol=1e-12)
+
+
+def test_cost_formula_is_the_units_conversion():
+    fn = S.compile_fn(S.cost_per_million_tokens(), (S.n_gpu, S.t_token, S.b, S.price))
+    assert fn(8.0, 0.02, 64.0, 2.1) == pytest.approx(usd_per_million_tokens(8 * 0.02 / 64, 2.1))
+    assert fn(8.0, 0.02, 64.0, 2.1) == pytest.approx(8 * 0.02 / 64 * 2.1 / 3600 * 1e6)
+
+
+@pytest.fixture(scope="module")
+def llama_8bit():
+    return S.frontier(C.settings("quantization_comparison")["Llama 3 70B 8-bit"])
+
+
+def test_table_4_and_6_rows_of_llama_3_70b_8bit(llama_8bit):
+    # paper Table 4 (H100): 152 tok/s at 24 GPUs; Table 6 (8-bit): 99 tok/s, $0.37, 7 GPUs, b 109
+    fast, pref = llama_8bit.max_speed(), llama_8bit.preferred(3)
+    assert fast.tokens_per_s == pytest.approx(152, abs=0.5)
+    assert fast.gpus == pytest.approx(24, abs=0.5)
+    assert pref.tokens_per_s == pytest.approx(99, abs=0.5)
+    assert pref.usd_per_mtok == pytest.approx(0.37, abs=0.005)
+    assert pref.gpus == pytest.approx(7, abs=0.5)
+    assert pref.batch == pytest.approx(109, abs=0.5)
+
+
+def test_frontier_matches_the_reference_curve(llama_8bit):
+    ref = C.reference_frontier("quantization_comparison", "Llama 3 70B 8-bit")
+    speed, cost = llama_8bit.arrays()
+    assert speed.size == ref["gpus"].size
+    np.testing.assert_allclose(speed, ref["tokens_per_s_per_request"], rtol=1e-5)
+    np.testing.assert_allclose(cost, ref["usd_per_mtok"], rtol=1e-5)
+    assert all(pt.binding in S.BINDING for pt in llama_8bit.points)
+
+
+def test_exact_front_contains_the_threshold_front():
+    setting = C.settings("gpus_comparison")["V100"]
+    exact, sampled = S.frontier(setting, exact=True), S.frontier(setting)
+    assert len(exact.points) >= len(sampled.points)
+    assert exact.max_speed().tokens_per_s == sampled.max_speed().tokens_per_s
+    # paper Table 4: 105 tok/s at 102 V100s
+    assert sampled.max_speed().tokens_per_s == pytest.approx(105, abs=0.5)
+    assert sampled.max_speed().gpus == pytest.approx(102, abs=0.5)
+
+
+def test_bad_settings_are_reported():
+    with pytest.raises(InputError, match="4-bit"):
+        S.Setting(get_model("llama-3-70b"), get_gpu("a100"), weight_bytes=0.5)
+    with pytest.raises(InputError, match="context"):
+        S.Setting(get_model("llama-3-70b"), get_gpu("h100"), context=-1)
+    with pytest.raises(InputError, match="acceptance"):
+        S.Setting(get_model("llama-3-70b"), get_gpu("h100"), acceptance=1.0)
+    with pytest.raises(InputError, match="price"):
+        S.Setting(get_model("llama-3-70b"), get_gpu("h100"), price=0)
+
+
+def test_every_canonical_setting_is_built_and_has_its_reference_curve():
+    count = 0
+    for comparison in C.comparison_names():
+        if comparison == C.TOY_COMPARISON:
+            continue
+        for label in C.settings(comparison):
+            assert C.reference_frontier(comparison, label)["gpus"].size > 100
+            count += 1
+    assert count == 31
+
+
+def test_cli_max_speed_json(capsys):
+    assert main(["max-speed", "--model", "llama-3-8b", "--gpu", "h100", "--no-pipeline", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"tokens_per_s"' in out and '"binding"' in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["max-speed", "--model", "llama-3-8b", "--gpu", "h100", "--context", "-5"],
+    ["max-speed", "--model", "nope", "--gpu", "h100"],
+    ["preferred", "--model", "llama-3-8b", "--gpu", "h100", "--alpha", "x"],
+    ["frontier", "--model", "llama-3-8b", "--gpu", "h100", "--acceptance", "0.8"],
+    ["frontier", "--model", "llama-3-8b", "--gpu", "v100", "--weight-bits", "4"],
+])
+def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("inference-math: error:")
