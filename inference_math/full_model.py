@@ -264,7 +264,7 @@ def network_time(two_d: bool = False, moe: bool = False, mla: bool = False) -> s
     return sp.Eq(t_net, sum(network_parts(two_d, moe, mla).values()))
 
 
-@derivation("eq-full-forward-latency", "Erdil (2025), eq. 36 and reference code")
+@derivation("eq-full-forward-latency", "Erdil (2025), eqs. 29-30 and reference code")
 def forward_latency() -> sp.Eq:
     """Latency of one forward pass for one branch (eq-full-forward-latency).
 
@@ -350,9 +350,6 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
         "need": memory_need().rhs,
     }
     terms = {name: _compose(expr, structure) for name, expr in raw.items()}
-    whole = sum(net.values())
-    terms["network_latency"] = _compose(whole, structure, "latency")
-    terms["network_bandwidth"] = _compose(whole, structure, "bandwidth")
     for name in ("network", "memory", "arithmetic"):
         terms[name] = terms[f"{name}_attention"] + terms[f"{name}_rest"]
     return terms
@@ -395,6 +392,11 @@ def compile_term(structure: Structure, name: str) -> callable:
     (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0) and 'fixed' (kernel
     launches plus the σ-free network time).
     """
+    if name in ("network_latency", "network_bandwidth"):
+        whole = network_time(structure.two_d, structure.moe, structure.mla).rhs
+        expr = _compose(whole, structure, name.removeprefix("network_"))
+        return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"],
+                           cse=True)
     terms = branch_terms(structure)
     fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
     if name == "latency":
