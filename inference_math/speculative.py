@@ -43,7 +43,7 @@ def optimal_gamma() -> sp.Eq:
     """
     ln_a = sp.log(accept)
     root = sp.LambertW(-accept**r_draft / sp.E, -1) / ln_a - r_draft + 1 / ln_a
-    return sp.Eq(gamma, root)
+    return sp.Eq(gamma, root, evaluate=False)
 
 
 def stationarity_condition() -> sp.Expr:
