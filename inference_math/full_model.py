@@ -37,6 +37,7 @@ from .symbols import (
     d_ff,
     d_head,
     d_model,
+    f_used,
     flops,
     flops_fwd,
     g,
@@ -62,6 +63,8 @@ from .symbols import (
     n_q,
     n_ranks,
     n_tp,
+    n_tp_attn,
+    n_tp_ff,
     n_unembed,
     node_size,
     p,
@@ -88,9 +91,9 @@ P2P = sp.Function(r"t_{\mathrm{P2P}}")  # point-to-point time (ranks, nodes, byt
 
 KERNELS_PER_LAYER = 4  # serial matmuls per layer, each paying one launch (reference code)
 EP_MIN_TOKENS_PER_EXPERT = 2  # expert parallelism switches on at a micro-batch of 2·s
-N_TP_FF = sp.Symbol(r"N_{\mathrm{TP}}^{\mathrm{ff}}", positive=True)
-N_TP_ATTN = sp.Symbol(r"N_{\mathrm{TP}}^{\mathrm{attn}}", positive=True)
-F_USED = sp.Symbol(r"f_{\mathrm{used}}", positive=True)
+N_TP_FF = n_tp_ff
+N_TP_ATTN = n_tp_attn
+F_USED = f_used
 
 
 # --- arithmetic ---------------------------------------------------------------------------

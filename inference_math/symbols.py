@@ -473,6 +473,14 @@ n_pp = _define("n_pp", r"N_{\mathrm{PP}}", "stages",
 n_tp = _define("n_tp", r"N_{\mathrm{TP}}", "GPUs",
                "tensor-parallel degree of one pipeline stage: N_GPU / N_PP", "full", **_POS)
 n_ep = _define("n_ep", r"N_{\mathrm{EP}}", "GPUs", "expert-parallel degree", "full", **_POS)
+n_tp_ff = _define("n_tp_ff", r"N_{\mathrm{TP}}^{\mathrm{ff}}", "GPUs",
+                  "tensor-parallel degree of each expert's matrices: max(1, N_TP / N_EP)", "full",
+                  **_POS)
+n_tp_attn = _define("n_tp_attn", r"N_{\mathrm{TP}}^{\mathrm{attn}}", "GPUs",
+                    "GPUs attention runs on within a stage: N_TP / sigma", "full", **_POS)
+f_used = _define("f_used", r"f_{\mathrm{used}}", "1",
+                 "expected fraction of experts at least one token is routed to (eq. 22)", "full",
+                 **_POS)
 sigma_attn = _define("sigma_attn", r"\sigma", "1",
                      "attention scale-down: attention runs on N_TP / sigma GPUs of a stage",
                      "full", **_POS)

@@ -59,12 +59,23 @@ def test_module_attributes_are_the_registry_symbols():
         assert getattr(S, name) is entry.symbol
 
 
-@pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"}))
+# quantities that are zero in real settings: an empty context, NCCL's Simple protocol's base
+# latency, a device without kernel-launch cost, one GPU's network time
+NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net"}
+
+
+@pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))
 def test_physical_quantities_are_positive(name):
     """Sizes, times, rates and prices are positive reals (needed by the simplifications)."""
     sym = S.REGISTRY[name].symbol
     assert sym.is_positive is True
     assert S.REGISTRY[name].assumptions in {"positive real", "positive integer"}
+
+
+@pytest.mark.parametrize("name", sorted(NONNEGATIVE))
+def test_quantities_that_may_be_zero_are_nonnegative_reals(name):
+    sym = S.REGISTRY[name].symbol
+    assert sym.is_nonnegative is True and sym.is_real is True
 
 
 def test_elasticity_is_real_but_may_be_negative():
