@@ -18,6 +18,7 @@ import numpy as np
 import sympy as sp
 
 from . import full_model as fm
+from .cache import cached
 from .frontier import pareto_front, pareto_front_thresholds
 from .hardware import GPU
 from .models import Model
@@ -288,6 +289,10 @@ def frontier(setting: Setting, exact: bool = False) -> Frontier:
     ``exact=False`` reads it at the reference code's 1,000 latency thresholds (its maxima and
     preferred points are those of the paper); ``exact=True`` keeps every frontier point.
     """
+    return cached("frontier", (setting, exact), lambda: _frontier(setting, exact))
+
+
+def _frontier(setting: Setting, exact: bool) -> Frontier:
     result = evaluate_grid(setting)
     pick = (pareto_front(result.latency, result.gpu_seconds) if exact
             else pareto_front_thresholds(result.latency, result.gpu_seconds))
