@@ -233,18 +233,23 @@ def gqa_ratio() -> sp.Eq:
     return sp.Eq(kv_ratio, sp.simplify(per_token.subs(n_kv, n_q) / per_token))
 
 
+@derivation("eq-kv-step-time-per-sequence",
+            f"{_BOOK}, 'Modeling throughput and latency' (its LLaMA 2-13B tables)")
 def step_time_per_sequence() -> sp.Eq:
     """eq-intensity-step-time-min with each sequence's cache written as M_seq (eq-kv-sequence-bytes).
 
     (b·M_seq + p·N)/(N_GPU·B): the form of the scaling book's LLaMA 2-13B tables, which give the
-    cache per sequence. Not a new result, so not registered.
+    cache per sequence (eq-kv-step-time-per-sequence).
     """
     eq = intensity.step_time_min()
     return sp.Eq(eq.lhs, sp.simplify(eq.rhs.subs(kv_bytes, kv_seq / seq_kv)))
 
 
+@derivation("eq-kv-throughput-per-sequence",
+            f"{_BOOK}, 'Modeling throughput and latency' (its LLaMA 2-13B tables)")
 def throughput_per_sequence() -> sp.Eq:
-    """eq-intensity-throughput-min in the same form: b·N_GPU·B/(b·M_seq + p·N)."""
+    """eq-intensity-throughput-min in the same form: b·N_GPU·B/(b·M_seq + p·N)
+    (eq-kv-throughput-per-sequence)."""
     eq = intensity.throughput_memory_bound()
     return sp.Eq(eq.lhs, sp.simplify(eq.rhs.subs(kv_bytes, kv_seq / seq_kv)))
 

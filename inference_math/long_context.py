@@ -86,8 +86,10 @@ def attention_intensity() -> sp.Eq:
     return sp.Eq(intensity_attn, sp.simplify(ratio))
 
 
+@derivation("eq-longctx-attention-intensity-mla", "Erdil (2025), sec. 4.3 and reference code")
 def attention_intensity_mla() -> sp.Eq:
-    """The same ratio for multi-head latent attention as the code counts it: 4·n_q/p_act.
+    """The same ratio for multi-head latent attention as the code counts it: 4·n_q/p_act
+    (eq-longctx-attention-intensity-mla).
 
     Every query head attends with width c_kv over one cached latent that serves as both key and
     value, so MLA sits in eq-longctx-attention-intensity with 2n_q/g = 1, i.e. g = 2n_q.
@@ -113,8 +115,10 @@ def attention_flop_floor(mla: bool = False) -> sp.Expr:
     return sp.simplify(cost_per_million_tokens().rhs.subs(t_token, flop_time))
 
 
+@derivation("eq-longctx-kv-weight-crossover", "Erdil (2025), sec. 4.3")
 def kv_weight_crossover_batch() -> sp.Eq:
-    """Batch beyond which a step reads more KV cache than weights: M_KV·ℓ·b = p·N_param."""
+    """Batch beyond which a step reads more KV cache than weights: M_KV·ℓ·b = p·N_param
+    (eq-longctx-kv-weight-crossover)."""
     (solution,) = sp.solve(sp.Eq(kv_bytes * ctx * b, p * n_param), b)
     return sp.Eq(b, solution)
 

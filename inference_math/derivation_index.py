@@ -1,0 +1,146 @@
+"""The derivation index: every labelled equation, where the book shows it and what implements it.
+
+Built from :data:`inference_math.registry.DERIVATIONS` and the chapter sources, so a derivation
+added to the library appears in the index without anyone editing the page. Each entry gives the
+label (a permalink: ``derivations.html#<label>``), the equation as the tested expression renders
+it, the function that returns it, the source it reproduces, the chapter where it is numbered and
+the chapters that refer to it or evaluate it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy as sp
+import yaml
+
+from .registry import DERIVATIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
+EQ_REF = re.compile(r"\{eq\}`(eq-[a-z0-9-]+)`")
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    docname: str  # e.g. "latency_wall", relative to book/
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    label: str
+    module: str
+    qualname: str
+    summary: str
+    source: str
+    latex: str
+    shown_in: str  # docname of the chapter that numbers the equation
+    used_in: tuple[str, ...]  # other chapters that refer to it or call its function
+
+
+def chapters(root: Path = ROOT) -> list[Chapter]:
+    """The chapters in table-of-contents order (root page first)."""
+    toc_path = root / "_toc.yml"
+    if not toc_path.exists():
+        raise FileNotFoundError(f"no _toc.yml under {root}: the index is built from a clone of "
+                                "the book's repository")
+    toc = yaml.safe_load(toc_path.read_text())
+    files = [toc["root"]] + [ch["file"] for part in toc.get("parts", [])
+                             for ch in part.get("chapters") or []]
+    out = []
+    for file in files:
+        text = (root / f"{file}.md").read_text()
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")),
+                     file)
+        out.append(Chapter(Path(file).name, title, text))
+    return out
+
+
+def _summary(function) -> str:
+    doc = (function.__doc__ or "").strip()
+    return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
+    """One entry per registered derivation, in the order the book numbers them.
+
+    Raises ``ValueError`` if a derivation is numbered in no chapter or in more than one, or if a
+    chapter numbers an equation under a label no derivation is registered with.
+    """
+    registered = DERIVATIONS if derivations is None else derivations
+    book = chapters(root)
+    shown: dict[str, list[str]] = {}
+    used: dict[str, set[str]] = {label: set() for label in registered}
+    for chapter in book:
+        for label in LABEL_LINE.findall(chapter.text):
+            shown.setdefault(label, []).append(chapter.docname)
+        refs = set(EQ_REF.findall(chapter.text))
+        code = "\n".join(CODE_CELL.findall(chapter.text))
+        for label, derivation in registered.items():
+            name = derivation.function.__name__
+            if label in refs or re.search(rf"\b{re.escape(name)}\(", code):
+                used[label].add(chapter.docname)
+    problems = [f"{label} is numbered in {', '.join(where) or 'no chapter'}"
+                for label in registered if len(where := shown.get(label, [])) != 1]
+    unknown = sorted(set(shown) - set(registered))
+    if problems or unknown:
+        raise ValueError("; ".join(problems + [f"{u} labels no registered derivation"
+                                               for u in unknown]))
+    order = {label: i for i, label in enumerate(
+        label for chapter in book for label in LABEL_LINE.findall(chapter.text))}
+    position = {chapter.docname: i for i, chapter in enumerate(book)}
+    out = []
+    for label in sorted(registered, key=order.__getitem__):
+        derivation = registered[label]
+        home = shown[label][0]
+        out.append(Entry(
+            label=label,
+            module=derivation.function.__module__,
+            qualname=derivation.qualname,
+            summary=_summary(derivation.function),
+            source=derivation.source,
+            latex=sp.latex(derivation.function()),
+            shown_in=home,
+            used_in=tuple(sorted(used[label] - {home}, key=position.__getitem__)),
+        ))
+    return out
+
+
+def _module_summary(module: str) -> str:
+    doc = (importlib.import_module(module).__doc__ or "").strip()
+    return doc.split("\n")[0].rstrip(".")
+
+
+def markdown(items: list[Entry]) -> str:
+    """The index as MyST Markdown, grouped by module in the order the book reaches them."""
+    lines: list[str] = []
+    module = None
+    for item in items:
+        if item.module != module:
+            module = item.module
+            lines += [f"## `{module}`", "", _module_summary(module) + ".", ""]
+        used = ", ".join(f"{{doc}}`{doc}`" for doc in item.used_in)
+        used = f"; also used in {used}" if used else ""
+        lines += [
+            f'<p class="derivation-label" id="{item.label}">'
+            f'<a class="derivation-permalink" href="#{item.label}" title="Permalink to this '
+            f'derivation"><code>{item.label}</code></a></p>',
+            "",
+            f"{item.summary}",
+            "",
+            "$$",
+            item.latex,
+            "$$",
+            "",
+            f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
+            f"- Implemented by `{item.qualname}()`.",
+            f"- Reproduces: {item.source}.",
+            "",
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,41 @@
+"""BibTeX generated from CITATION.cff parses, and carries the file's fields and the permalink."""
+
+import pytest
+import yaml
+from pybtex.database import parse_string
+
+from inference_math import citation
+from inference_math.validation import InputError
+
+
+def test_book_entry_has_the_citation_files_fields():
+    meta = yaml.safe_load((citation.ROOT / "CITATION.cff").read_text())
+    entry = parse_string(citation.book_bibtex(), "bibtex").entries[citation.BOOK_KEY]
+    assert entry.fields["title"] == meta["title"]
+    assert entry.fields["version"] == str(meta["version"])
+    assert entry.fields["url"] == meta["url"]
+    assert entry.fields["year"] == str(meta["date-released"])[:4]
+    assert [str(p) for p in entry.persons["author"]] == ["{" + meta["authors"][0]["name"] + "}"]
+
+
+def test_a_derivation_entry_points_at_its_index_anchor():
+    label = "eq-roofline-critical-batch"
+    text = citation.derivation_bibtex(label)
+    entry = parse_string(text, "bibtex").entries[f"{citation.BOOK_KEY}:{label}"]
+    assert entry.fields["url"].endswith(f"/book/derivations.html#{label}")
+    assert entry.fields["url"].startswith("https://")
+    assert entry.fields["crossref"] == citation.BOOK_KEY
+
+
+def test_a_person_author_is_written_family_given():
+    meta = {"authors": [{"family-names": "Doe", "given-names": "Jane"}, {"name": "A Lab"}],
+            "title": "T", "date-released": "2026-01-02", "version": "1", "url": "https://x.org/",
+            "repository-code": "https://x.org/r"}
+    entry = parse_string(citation.book_bibtex(meta), "bibtex").entries[citation.BOOK_KEY]
+    assert [p.last_names for p in entry.persons["author"]][0] == ["Doe"]
+    assert len(entry.persons["author"]) == 2
+
+
+def test_an_unknown_label_is_refused():
+    with pytest.raises(InputError, match="unknown derivation label 'eq-nope-nothing'"):
+        citation.derivation_url("eq-nope-nothing")

@@ -1,0 +1,116 @@
+"""The derivation index: complete, one entry per label, links and usage found in the chapters."""
+
+import importlib
+import inspect
+import pkgutil
+import re
+import textwrap
+
+import pytest
+import sympy as sp
+
+import inference_math
+from inference_math import derivation_index as di
+from inference_math.registry import DERIVATIONS, Derivation, derivation
+
+x, y = sp.symbols("x y", positive=True)
+
+
+def test_every_function_returning_an_equation_is_a_labelled_derivation():
+    """A derivation with no label could not be cited: every ``-> sp.Eq`` function is registered."""
+    unlabelled = []
+    for info in pkgutil.iter_modules(inference_math.__path__):
+        module = importlib.import_module(f"inference_math.{info.name}")
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if fn.__module__ != module.__name__ or name.startswith("_"):
+                continue
+            if "Eq" in str(inspect.signature(fn).return_annotation) and not hasattr(fn, "label"):
+                unlabelled.append(f"{module.__name__}.{name}")
+    assert unlabelled == []
+
+
+def test_a_label_is_registered_once_and_well_formed():
+    with pytest.raises(ValueError, match="used twice"):
+        derivation("eq-roofline-critical-batch", "test")(lambda: sp.Eq(x, y))
+    with pytest.raises(ValueError, match="not of the form"):
+        derivation("roofline-critical-batch", "test")(lambda: sp.Eq(x, y))
+
+
+def test_the_index_has_every_derivation_once_with_its_equation():
+    entries = di.entries()
+    labels = [e.label for e in entries]
+    assert len(labels) == len(set(labels)) == len(DERIVATIONS)
+    assert set(labels) == set(DERIVATIONS)
+    by_label = {e.label: e for e in entries}
+    # Spot checks against the registry and the chapter sources, read independently here.
+    entry = by_label["eq-wall-minimum-latency"]
+    assert entry.shown_in == "latency_wall"
+    assert entry.qualname == "inference_math.latency_wall." + DERIVATIONS[entry.label].function.__name__
+    assert entry.latex == sp.latex(DERIVATIONS[entry.label].function())
+    assert "eq. 14" in entry.source
+    text = (di.ROOT / "book" / "takeaways.md").read_text()
+    referring = {e.label for e in entries if "takeaways" in e.used_in}
+    assert set(re.findall(r"\{eq\}`(eq-[a-z0-9-]+)`", text)) - {
+        e.label for e in entries if e.shown_in == "takeaways"} <= referring
+
+
+def test_the_page_gives_each_label_one_anchor_and_a_link_to_its_equation():
+    entries = di.entries()
+    page = di.markdown(entries)
+    for e in entries:
+        assert page.count(f'id="{e.label}"') == 1, e.label
+        assert f"{{eq}}`{e.label}`" in page
+        assert f"`{e.qualname}()`" in page
+    assert page.count("$$") == 2 * len(entries)
+
+
+def _fake_book(tmp_path, chapters: dict[str, str]):
+    toc = "format: jb-book\nroot: book/" + next(iter(chapters)) + "\nparts:\n  - chapters:\n"
+    toc += "".join(f"      - file: book/{name}\n" for name in list(chapters)[1:])
+    (tmp_path / "_toc.yml").write_text(toc)
+    (tmp_path / "book").mkdir()
+    for name, text in chapters.items():
+        (tmp_path / "book" / f"{name}.md").write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def _registry():
+    def first_thing() -> sp.Eq:
+        """First thing (eq-fake-first)."""
+        return sp.Eq(x, 2 * y)
+
+    def second_thing() -> sp.Eq:
+        """Second thing."""
+        return sp.Eq(y, x / 2)
+
+    return {"eq-fake-first": Derivation("eq-fake-first", "a paper, eq. 1", first_thing),
+            "eq-fake-second": Derivation("eq-fake-second", "a post", second_thing)}
+
+
+def test_usage_is_found_from_references_and_code_calls_only(tmp_path):
+    root = _fake_book(tmp_path, {
+        "intro": "# Intro\n\nNothing here mentions first_thing() in code.\n",
+        "shows": "# Shows\n\n```{math}\n:label: eq-fake-first\nx\n```\n\n"
+                 "```{math}\n:label: eq-fake-second\ny\n```\n",
+        "refers": "# Refers\n\nAs in {eq}`eq-fake-second`.\n",
+        "calls": "# Calls\n\n```{code-cell} ipython3\nvalue = first_thing()\n```\n",
+    })
+    entries = {e.label: e for e in di.entries(root, _registry())}
+    assert entries["eq-fake-first"].shown_in == "shows"
+    assert entries["eq-fake-first"].used_in == ("calls",)
+    assert entries["eq-fake-second"].used_in == ("refers",)
+    assert entries["eq-fake-first"].latex == "x = 2 y"
+    assert [e for e in entries] == ["eq-fake-first", "eq-fake-second"]
+
+
+@pytest.mark.parametrize("chapters, message", [
+    ({"a": "# A\n\n:label: eq-fake-first\n", "b": "# B\n"}, "eq-fake-second is numbered in no"),
+    ({"a": "# A\n\n:label: eq-fake-first\n:label: eq-fake-second\n",
+      "b": "# B\n\n:label: eq-fake-first\n"}, "eq-fake-first is numbered in a, b"),
+    ({"a": "# A\n\n:label: eq-fake-first\n:label: eq-fake-second\n:label: eq-fake-third\n"},
+     "eq-fake-third labels no registered derivation"),
+])
+def test_a_missing_duplicated_or_unknown_label_fails(tmp_path, chapters, message):
+    root = _fake_book(tmp_path, chapters)
+    with pytest.raises(ValueError, match=message):
+        di.entries(root, _registry())
