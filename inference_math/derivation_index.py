@@ -23,6 +23,17 @@ ROOT = Path(__file__).resolve().parent.parent
 LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
 EQ_REF = re.compile(r"\{eq\}`(eq-[a-z0-9-]+)`")
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
+# How the registry's source strings name the works of references.bib.
+SOURCE_KEYS = (
+    (re.compile(r"Erdil \(2025\)"), "erdil2025inference"),
+    (re.compile(r"Austin et al\. \(2025\)"), "austin2025scaling"),
+    (re.compile(r"Pope et al\."), "pope2022efficiently"),
+    (re.compile(r"Leviathan et al\."), "leviathan2023fast"),
+    (re.compile(r"Mazurek and Gabriel \(2025\)"), "mazurek2025llm"),
+    (re.compile(r"Mazurek and Schreiber \(2025\)"), "mazurek2025moe"),
+    (re.compile(r"Mazurek \(2025\), 'Why are embeddings"), "mazurek2025embeddings"),
+    (re.compile(r"Mazurek \(2025\), 'AI infrastructure"), "mazurek2025experience"),
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,14 @@ class Entry:
     latex: str
     shown_in: str  # docname of the chapter that numbers the equation
     used_in: tuple[str, ...]  # other chapters that refer to it or call its function
+    cites: tuple[str, ...]  # references.bib keys of the works its source names
+
+
+def source_keys(source: str) -> tuple[str, ...]:
+    """The bibliography keys of the works a registry source string names, in order of mention."""
+    found = sorted((m.start(), key) for pattern, key in SOURCE_KEYS
+                   for m in [pattern.search(source)] if m)
+    return tuple(dict.fromkeys(key for _, key in found))
 
 
 def chapters(root: Path = ROOT) -> list[Chapter]:
@@ -108,6 +127,7 @@ def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
             latex=sp.latex(derivation.function()),
             shown_in=home,
             used_in=tuple(sorted(used[label] - {home}, key=position.__getitem__)),
+            cites=source_keys(derivation.source),
         ))
     return out
 
@@ -140,7 +160,8 @@ def markdown(items: list[Entry]) -> str:
             "",
             f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
             f"- Implemented by `{item.qualname}()`.",
-            f"- Reproduces: {item.source}.",
+            f"- Reproduces: {item.source}" + (f" {{cite:p}}`{','.join(item.cites)}`."
+                                               if item.cites else "."),
             "",
         ]
     return "\n".join(lines)

@@ -114,3 +114,24 @@ def test_a_missing_duplicated_or_unknown_label_fails(tmp_path, chapters, message
     root = _fake_book(tmp_path, chapters)
     with pytest.raises(ValueError, match=message):
         di.entries(root, _registry())
+
+
+def test_every_source_names_a_work_of_the_bibliography():
+    bib = (di.ROOT / "references.bib").read_text()
+    keys = set(re.findall(r"^@\w+\{([^,]+),", bib, re.M))
+    for label, d in DERIVATIONS.items():
+        cited = di.source_keys(d.source)
+        assert cited, f"{label}: no bibliography work named in {d.source!r}"
+        assert set(cited) <= keys, label
+
+
+@pytest.mark.parametrize("source, keys", [
+    ("Erdil (2025), eq. 14", ("erdil2025inference",)),
+    ("this book, from Austin et al. (2025), 'Tricks'; Pope et al. (2022)",
+     ("austin2025scaling", "pope2022efficiently")),
+    ("Mazurek and Schreiber (2025), 'KV Cache'", ("mazurek2025moe",)),
+    ("Mazurek (2025), 'Why are embeddings so cheap?'", ("mazurek2025embeddings",)),
+    ("this book", ()),
+])
+def test_source_strings_map_to_keys(source, keys):
+    assert di.source_keys(source) == keys

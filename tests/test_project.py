@@ -83,3 +83,11 @@ def test_no_notebook_is_committed():
     tracked = subprocess.run(["git", "ls-files", "*.ipynb"], cwd=ROOT, capture_output=True,
                              text=True).stdout.split()
     assert tracked == []
+
+
+def test_every_chapter_with_prose_cites_a_source():
+    """Generated back matter (the bibliography, the derivation index) cites through its entries."""
+    generated = {"bibliography", "derivations"}
+    uncited = [c.stem for c in CHAPTERS
+               if c.stem not in generated and not re.search(r"\{cite(:[pt])?\}`", c.read_text())]
+    assert uncited == []
