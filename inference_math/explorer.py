@@ -145,7 +145,7 @@ def explorer_figure(frontiers: Sequence[Frontier],
     fig.update_layout(
         template="plotly_white",
         xaxis={"type": "log", "title": {"text": "tokens per second per request"}},
-        yaxis={"type": "log", "title": {"text": "cost ($ per million output tokens)"}},
+        yaxis={"type": "log", "dtick": 1, "title": {"text": "cost ($ per million output tokens)"}},
         hovermode="closest",
         hoverlabel={"align": "left"},
         legend={"orientation": "h", "yanchor": "top", "y": -0.15, "xanchor": "left", "x": 0},
