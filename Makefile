@@ -7,11 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 
-.PHONY: bench help venv book test unit lint nbval book-strict clean lock
+.PHONY: bench help venv book test unit lint nbval book-strict test-browser clean lock
 
 help:
 	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
-	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build"
+	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build, browser"
+	@echo "make test-browser - the built site in headless Chromium (builds it first if missing)"
 	@echo "make bench  - CPU time of the 35 canonical frontiers against the original code"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -59,7 +60,20 @@ book-strict: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m inference_math.bench
 
-test: lint unit nbval book-strict
+# The built site in Debian's Chromium, headless, driven by Playwright (its own browser download is
+# never used). In `make test` the strict build has just made the site; alone, it is built if missing.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+$(CHROMIUM):
+	$(SUDO) apt-get update
+	$(SUDO) apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=300 chromium
+
+test-browser: $(STAMP) $(CHROMIUM)
+	[ -f _build/html/index.html ] || $(MAKE) --no-print-directory book
+	$(BIN)/pytest -q -p no:cacheprovider tests/browser
+
+test: lint unit nbval book-strict test-browser
 	@echo "make test: all checks passed"
 
 # Re-pin requirements.txt from the current .venv (after installing or upgrading something in it).

@@ -1,0 +1,137 @@
+"""What the browser tests share: where the site is, how Chromium is launched, how a page is read."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+FIGURES = ROOT / "figures"
+CHROMIUM = "/usr/bin/chromium"
+# Without the background-networking flags Chromium keeps calling Google services, which the
+# closed network of CI answers with nothing but timeouts.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+HOST = "127.0.0.1"
+# Everything but the local server (data: and blob: URLs never reach the network).
+OFFSITE = re.compile(r"^(?!https?://127\.0\.0\.1[:/]|data:|blob:)")
+MATHJAX_TIMEOUT_MS = 30_000
+RAW_TEX = ("$$", "\\(", "\\[", "\\begin{")
+
+
+def _toc_files(node):
+    if isinstance(node, list):
+        for item in node:
+            yield from _toc_files(item)
+    elif isinstance(node, dict):
+        if "file" in node:
+            yield node["file"]
+        for key in ("parts", "chapters", "sections"):
+            yield from _toc_files(node.get(key, []))
+
+
+def toc_pages() -> list[str]:
+    """The HTML page of the root and of every file in _toc.yml, in reading order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [f"{name}.html" for name in [toc["root"], *_toc_files(toc.get("parts", toc.get("chapters", [])))]]
+
+
+@dataclass
+class PageReport:
+    """What one page did while loading, and what its DOM holds once MathJax is done."""
+
+    path: str
+    url: str
+    status: int | None = None
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    bad_responses: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    offsite_requests: list[str] = field(default_factory=list)
+    mathjax: str = "absent"
+    dom: dict = field(default_factory=dict)
+
+
+# Read once MathJax is done. Visible text: body.innerText with <pre>/<code> hidden for a moment.
+DOM_SNAPSHOT = """() => {
+  const article = document.querySelector("article") || document.body;
+  const math = [...document.querySelectorAll(".math")];
+  const hide = document.createElement("style");
+  hide.textContent = "pre, code { display: none !important; }";
+  document.head.appendChild(hide);
+  const text = document.body.innerText;
+  hide.remove();
+  return {
+    title: document.title,
+    images: [...article.querySelectorAll("img")].map(img => ({
+      src: img.currentSrc || img.src, width: img.naturalWidth})),
+    figures_without_image: [...article.querySelectorAll("figure")]
+      .filter(f => !f.querySelector("img, svg, canvas, object, .plotly-graph-div"))
+      .map(f => f.id || f.textContent.trim().slice(0, 60)),
+    links: [...document.querySelectorAll("a[href]")].map(a => a.href),
+    ids: [...document.querySelectorAll("[id]")].map(e => e.id),
+    equation_ids: [...document.querySelectorAll('[id^="equation-"]')]
+      .filter(e => e.matches(".math") && e.querySelector("mjx-container")).map(e => e.id),
+    math_elements: math.length,
+    untypeset: math.filter(m => !m.querySelector("mjx-container"))
+      .map(m => m.textContent.trim().slice(0, 80)),
+    mjx_containers: document.querySelectorAll("mjx-container").length,
+    mjx_errors: [...document.querySelectorAll("mjx-merror, [data-mjx-error]")]
+      .map(e => e.getAttribute("data-mjx-error") || e.textContent.slice(0, 80)),
+    text: text,
+  };
+}"""
+
+# Resolves to "done", "absent" (the page loads no MathJax) or "timeout".
+MATHJAX_DONE = """async (timeout) => {
+  if (!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
+    return window.MathJax ? "not started" : "absent";
+  }
+  const timer = new Promise(resolve => setTimeout(() => resolve("timeout"), timeout));
+  return Promise.race([window.MathJax.startup.promise.then(() => "done"), timer]);
+}"""
+
+
+def open_page(context, base: str, path: str):
+    """A new tab on ``base + path``, loaded, with MathJax finished; returns (page, report).
+
+    Requests that leave 127.0.0.1 are recorded in the report and aborted.
+    """
+    report = PageReport(path=path, url=base + path)
+    page = context.new_page()
+
+    def on_console(msg):
+        if msg.type == "error":
+            where = msg.location.get("url", "") if msg.location else ""
+            report.console_errors.append(f"{msg.text} [{where}]")
+
+    def on_request_failed(request):
+        if not OFFSITE.match(request.url):
+            report.failed_requests.append(f"{request.failure} {request.url}")
+
+    def offsite(route):
+        report.offsite_requests.append(route.request.url)
+        route.abort()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: report.page_errors.append(str(error)))
+    page.on("response", lambda r: r.status >= 400 and report.bad_responses.append(f"{r.status} {r.url}"))
+    page.on("requestfailed", on_request_failed)
+    page.route(OFFSITE, offsite)
+    response = page.goto(report.url, wait_until="load")
+    report.status = response.status if response else None
+    report.mathjax = page.evaluate(MATHJAX_DONE, MATHJAX_TIMEOUT_MS)
+    return page, report
+
+
