@@ -61,6 +61,8 @@ class PageReport:
     offsite_requests: list[str] = field(default_factory=list)
     mathjax: str = "absent"
     dom: dict = field(default_factory=dict)
+    #: False once the page's checks are read, so that its closing (aborted requests) is not recorded
+    recording: bool = True
 
 
 # Read once MathJax is done. Visible text: body.innerText with <pre>/<code> hidden for a moment.
@@ -99,7 +101,8 @@ MATHJAX_DONE = """async (timeout) => {
     return window.MathJax ? "not started" : "absent";
   }
   const timer = new Promise(resolve => setTimeout(() => resolve("timeout"), timeout));
-  return Promise.race([window.MathJax.startup.promise.then(() => "done"), timer]);
+  const typeset = window.MathJax.startup.promise.then(() => document.fonts.ready).then(() => "done");
+  return Promise.race([typeset, timer]);
 }"""
 
 
@@ -112,12 +115,20 @@ def open_page(context, base: str, path: str):
     page = context.new_page()
 
     def on_console(msg):
-        if msg.type == "error":
+        if report.recording and msg.type == "error":
             where = msg.location.get("url", "") if msg.location else ""
             report.console_errors.append(f"{msg.text} [{where}]")
 
+    def on_page_error(error):
+        if report.recording:
+            report.page_errors.append(str(error))
+
+    def on_response(response):
+        if report.recording and response.status >= 400:
+            report.bad_responses.append(f"{response.status} {response.url}")
+
     def on_request_failed(request):
-        if not OFFSITE.match(request.url):
+        if report.recording and not OFFSITE.match(request.url):
             report.failed_requests.append(f"{request.failure} {request.url}")
 
     def offsite(route):
@@ -125,8 +136,8 @@ def open_page(context, base: str, path: str):
         route.abort()
 
     page.on("console", on_console)
-    page.on("pageerror", lambda error: report.page_errors.append(str(error)))
-    page.on("response", lambda r: r.status >= 400 and report.bad_responses.append(f"{r.status} {r.url}"))
+    page.on("pageerror", on_page_error)
+    page.on("response", on_response)
     page.on("requestfailed", on_request_failed)
     page.route(OFFSITE, offsite)
     response = page.goto(report.url, wait_until="load")

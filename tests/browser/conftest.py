@@ -51,6 +51,9 @@ def browser_context():
                                              args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900},
                                       service_workers="block")
+        # Every page is a reader's first visit, whatever the tests opened before it: what one page
+        # stored (the theme's colour mode, say) must not hide another page's first-visit errors.
+        context.add_init_script("try { localStorage.clear(); sessionStorage.clear(); } catch (e) {}")
         yield context
         context.close()
         browser.close()
@@ -67,6 +70,7 @@ def visit(browser_context, base_url):
             try:
                 report.dom = page.evaluate(DOM_SNAPSHOT)
             finally:
+                report.recording = False
                 page.close()
             reports[path] = report
         return reports[path]

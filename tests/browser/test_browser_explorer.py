@@ -35,19 +35,24 @@ FIRST_LEGEND_TRACE = """(selector) => {
 
 @pytest.fixture(scope="module")
 def explorer(new_page):
-    page, report = new_page(EXPLORER)
-    assert report.status == 200, f"{EXPLORER}: {report.url} answered {report.status}"
-    graph = page.locator(GRAPH)
+    return new_page(EXPLORER)
+
+
+def _drawn(explorer):
+    """The explorer page with its graph drawn and in view."""
+    page, report = explorer
+    status = report.status
+    assert status == 200, f"{EXPLORER}: {report.url} answered {status}"
     try:
-        graph.locator(".main-svg").first.wait_for(state="visible", timeout=20_000)
+        page.locator(f"{GRAPH} .main-svg").first.wait_for(state="visible", timeout=20_000)
     except PlaywrightTimeout:
         pytest.fail(f"{EXPLORER} ({report.url}): no {GRAPH} .main-svg drawn within 20 s")
-    graph.scroll_into_view_if_needed()
+    page.locator(GRAPH).scroll_into_view_if_needed()
     return page, report
 
 
 def test_explorer_draws_several_frontiers(explorer):
-    page, report = explorer
+    page, report = _drawn(explorer)
     assert page.locator(f"{GRAPH}.plotly-graph-div").count() == 1, (
         f"{EXPLORER} ({report.url}): {GRAPH} is not a plotly graph div")
     traces = page.evaluate(f"document.querySelector('{GRAPH}').data.length")
@@ -61,7 +66,7 @@ def test_explorer_draws_several_frontiers(explorer):
 
 
 def test_explorer_hover_shows_the_configuration(explorer):
-    page, report = explorer
+    page, report = _drawn(explorer)
     point = page.evaluate(POINT_ON_SCREEN, GRAPH)
     assert point, f"{EXPLORER} ({report.url}): no visible trace with a finite point to hover"
     # Two moves: plotly reacts to mousemove on its drag layer, not to the arrival of the pointer.
@@ -80,7 +85,7 @@ def test_explorer_hover_shows_the_configuration(explorer):
 
 
 def test_explorer_legend_click_hides_a_trace(explorer):
-    page, report = explorer
+    page, report = _drawn(explorer)
     index = page.evaluate(FIRST_LEGEND_TRACE, GRAPH)
     assert index is not None, f"{EXPLORER} ({report.url}): the graph has no legend toggle"
     before = page.locator(f"{GRAPH} .scatterlayer .trace").count()

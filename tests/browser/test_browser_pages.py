@@ -25,7 +25,8 @@ def test_toc_lists_the_pages_checked():
 @pytest.mark.parametrize("path", PAGES)
 def test_page_loads_without_console_errors(visit, path):
     report = visit(path)
-    assert report.status == 200, f"{path}: {report.url} answered {report.status}"
+    status = report.status
+    assert status == 200, f"{path}: {report.url} answered {status}"
     errors = report.console_errors + [f"uncaught: {e}" for e in report.page_errors]
     assert not errors, f"{path} ({report.url}) logged errors:{_listing(errors)}"
 
@@ -108,7 +109,8 @@ def test_every_figure_has_its_image(visit, path):
 
 def test_landing_page_screenshot(new_page):
     page, report = new_page(LANDING)
-    assert report.status == 200, f"{LANDING}: {report.url} answered {report.status}"
+    status = report.status
+    assert status == 200, f"{LANDING}: {report.url} answered {status}"
     assert page.locator("article h1").count() >= 1, f"{LANDING} ({report.url}) has no title"
     FIGURES.mkdir(exist_ok=True)
     page.screenshot(path=FIGURES / "browser-landing.png")
