@@ -61,6 +61,10 @@ def test_explorer_draws_several_frontiers(explorer):
     assert drawn > 1, f"{EXPLORER} ({report.url}): {drawn} trace(s) drawn of {traces}"
     errors = report.console_errors + report.page_errors + report.bad_responses + report.offsite_requests
     assert not errors, f"{EXPLORER} ({report.url}): {errors}"
+    plotly = page.evaluate("[...document.scripts].map(s => s.src).filter(s => /plotly/i.test(s))")
+    static = report.url.removesuffix(EXPLORER) + "_static/"
+    assert plotly and all(src.startswith(static) for src in plotly), (
+        f"{EXPLORER} ({report.url}): plotly.js is not a file of the book's _static/: {plotly}")
     FIGURES.mkdir(exist_ok=True)
     page.screenshot(path=FIGURES / "browser-explorer.png")
 
