@@ -7,12 +7,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 
-.PHONY: bench help venv book test unit lint nbval book-strict test-browser clean lock
+.PHONY: bench help venv book pdf test unit lint nbval book-strict test-browser clean lock
 
 help:
 	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
 	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build, browser"
 	@echo "make test-browser - the built site in headless Chromium (builds it first if missing)"
+	@echo "make pdf    - the book as a PDF through LaTeX (installs TeX Live from Debian; slower)"
 	@echo "make bench  - CPU time of the 35 canonical frontiers against the original code"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -55,6 +56,18 @@ nbval: $(STAMP)
 book-strict: $(STAMP)
 	$(CLEAN_BUILD)
 	$(CACHE) $(BIN)/jupyter-book build . --builder html -W -n --keep-going
+
+# The book as a PDF: jupyter-book's LaTeX builder, run by xelatex (the prose has Unicode that
+# pdflatex cannot set) through latexmk. Debian's TeX Live packages are installed when missing.
+TEX_PACKAGES := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended \
+	texlive-plain-generic fonts-freefont-otf
+
+pdf: $(STAMP)
+	dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || { $(SUDO) apt-get update && \
+	  $(SUDO) apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=300 $(TEX_PACKAGES); }
+	rm -rf _build/latex _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
+	$(CACHE) $(BIN)/jupyter-book build . --builder pdflatex
+	@echo "The PDF is at $(CURDIR)/_build/latex/book.pdf"
 
 # A benchmark, not a test: prints CPU seconds and the ratio to the original code's.
 bench: $(STAMP)
