@@ -58,9 +58,10 @@ book-strict: $(STAMP)
 	$(CACHE) $(BIN)/jupyter-book build . --builder html -W -n --keep-going
 
 # The book as a PDF: jupyter-book's LaTeX builder, run by xelatex (the prose has Unicode that
-# pdflatex cannot set) through latexmk. Debian's TeX Live packages are installed when missing.
+# pdflatex cannot set) through latexmk. Debian's TeX Live packages are installed when missing;
+# texlive-fonts-extra holds bbm.sty, which the jupyterBook LaTeX class requires.
 TEX_PACKAGES := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommended \
-	texlive-plain-generic fonts-freefont-otf
+	texlive-plain-generic texlive-fonts-extra fonts-freefont-otf
 
 pdf: $(STAMP)
 	dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || { $(SUDO) apt-get update && \
