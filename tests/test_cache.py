@@ -37,8 +37,20 @@ def test_a_change_of_the_library_is_a_different_key(monkeypatch, tmp_path):
     assert cache.cached("demo", 0, lambda: "new") == "new"
 
 
-def test_the_digest_covers_sources_and_data():
-    digest = cache.library_digest()
-    assert len(digest) == 64 and int(digest, 16) >= 0
-    names = {p.name for p in cache.PACKAGE.rglob("*.py")}
-    assert {"search.py", "full_model.py"} <= names
+def test_the_digest_covers_sources_and_data(monkeypatch, tmp_path):
+    """Editing a source or a data file changes the digest; compiled bytecode does not."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "search.py").write_text("x = 1\n")
+    (tmp_path / "data" / "table.csv").write_text("a,b\n1,2\n")
+    monkeypatch.setattr(cache, "PACKAGE", tmp_path)
+    digest = cache.library_digest.__wrapped__
+
+    first = digest()
+    (tmp_path / "__pycache__" / "search.cpython-311.pyc").write_bytes(b"\0")
+    assert digest() == first
+    (tmp_path / "data" / "table.csv").write_text("a,b\n1,3\n")
+    second = digest()
+    assert second != first
+    (tmp_path / "search.py").write_text("x = 2\n")
+    assert digest() not in {first, second}
