@@ -27,10 +27,14 @@ def test_requirements_are_exact_pins_with_jupyter_book_1():
     assert jb.split("==")[1].startswith("1."), "jupyter-book 2 ignores _config.yml/_toc.yml"
 
 
-def test_environment_yml_installs_the_same_pins():
+def test_environment_yml_installs_the_same_pins_and_the_package():
+    # Binder (repo2docker) builds from environment.yml when there is one: without `-e .` the
+    # chapters launched there could not import inference_math.
+    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_section = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     assert "-r requirements.txt" in pip_section
+    assert "-e ." in pip_section
     assert "python=3.11" in env["dependencies"]
 
 
