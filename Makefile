@@ -77,7 +77,7 @@ pdf: $(STAMP)
 
 # A benchmark, not a test: prints CPU seconds and the ratio to the original code's.
 bench: $(STAMP)
-	$(BIN)/python -m inference_math.bench
+	$(BIN)/python -m inference_math.engine.bench
 
 # The built site in Debian's Chromium, headless, driven by Playwright (its own browser download is
 # never used). In `make test` the strict build has just made the site; alone, it is built if missing.

@@ -1,73 +1,76 @@
 """inference_math: the economics of serving language models, derived in SymPy.
 
-Derivations (functions returning ``sympy.Eq``, each registered under a book equation label in
-:data:`DERIVATIONS`) live in modules named after what they compute: :mod:`roofline`,
-:mod:`latency_wall`, :mod:`scaling`, :mod:`moe` and :mod:`architecture` (Erdil 2025, section 2);
-:mod:`intensity`, :mod:`kv_cache`, :mod:`sharding` and :mod:`serving` (the scaling book and Pope et
-al.); :mod:`dense_economics`, :mod:`deepseek_serving`, :mod:`embeddings` and :mod:`rollouts` (the
-Tensor Economics posts); :mod:`collectives`, :mod:`full_model`, :mod:`speculative` and
-:mod:`search` (the full model of Erdil 2025, section 3; the paper's comparisons in
-:mod:`comparisons`). :mod:`numeric` evaluates them over NumPy arrays; :mod:`hardware` and
-:mod:`models` hold the presets.
+The package is layered; a layer imports only the layers above it in this list:
+
+- ``core``: the one symbol registry, the equation registry (labels ``eq-<topic>-<slug>``),
+  lambdify, units and input validation.
+- ``derivations``: the closed forms of the book's first three parts (Erdil 2025 section 2; the
+  scaling book and Pope et al.; the Tensor Economics posts), each a function returning a SymPy
+  ``Eq`` registered under its equation label.
+- ``presets``: the model and GPU presets, whose counts are evaluated from the derivations.
+- ``engine``: the full model of Erdil (2025), sections 3-4 (collectives, latency terms,
+  speculative decoding, long context), the search over parallel layouts, the Pareto frontier,
+  the paper's comparisons, the toy model's numeric frontier and the benchmark.
+- ``book``: what only the book needs (glue and display helpers, figures, citation, the derivation
+  index, the frontier explorer, Sphinx extensions). ``cli`` is the command line.
+
+The public API, loaded on first use so that ``import inference_math`` is cheap::
+
+    from inference_math import get_model, get_gpu, frontier, Setting, DERIVATIONS, InputError
+
+``get_model``/``get_gpu`` (and ``MODELS``/``GPUS``, ``Model``/``GPU``) return presets;
+``frontier(Setting(model, gpu, ...))`` searches the full model and returns a ``Frontier`` of
+``FrontierPoint``; ``DERIVATIONS`` maps every equation label to the function deriving it;
+``compile_fn``/``evaluate`` turn a derivation into NumPy; ``InputError`` is raised for bad input.
 """
 
-from . import (
-    architecture,
-    collectives,
-    comparisons,
-    deepseek_serving,
-    dense_economics,
-    embeddings,
-    full_model,
-    intensity,
-    kv_cache,
-    latency_wall,
-    long_context,
-    moe,
-    rollouts,
-    roofline,
-    scaling,
-    search,
-    serving,
-    sharding,
-    speculative,
-    symbols,
-)
-from .hardware import GPUS, get_gpu
-from .models import MODELS, get_model
-from .numeric import compile_fn, evaluate
-from .registry import DERIVATIONS
-from .validation import InputError
+from __future__ import annotations
+
+import importlib
+import pkgutil
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DERIVATIONS",
-    "GPUS",
-    "MODELS",
-    "InputError",
-    "architecture",
-    "collectives",
-    "comparisons",
-    "compile_fn",
-    "deepseek_serving",
-    "dense_economics",
-    "embeddings",
-    "evaluate",
-    "full_model",
-    "get_gpu",
-    "get_model",
-    "intensity",
-    "kv_cache",
-    "latency_wall",
-    "long_context",
-    "moe",
-    "roofline",
-    "rollouts",
-    "scaling",
-    "search",
-    "serving",
-    "sharding",
-    "speculative",
-    "symbols",
-]
+_API = {
+    "InputError": "core.validation",
+    "compile_fn": "core.numeric",
+    "evaluate": "core.numeric",
+    "GPU": "presets.hardware",
+    "GPUS": "presets.hardware",
+    "get_gpu": "presets.hardware",
+    "Model": "presets.models",
+    "MODELS": "presets.models",
+    "get_model": "presets.models",
+    "Setting": "engine.search",
+    "Frontier": "engine.search",
+    "FrontierPoint": "engine.search",
+    "frontier": "engine.search",
+}
+
+__all__ = ["DERIVATIONS", *_API]
+
+
+def _all_derivations() -> dict:
+    """The registry after importing every module that registers derivations."""
+    for subpackage in ("derivations", "engine"):
+        package = importlib.import_module(f"{__name__}.{subpackage}")
+        for info in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    from .core.registry import DERIVATIONS
+
+    return DERIVATIONS
+
+
+def __getattr__(name: str):
+    if name == "DERIVATIONS":
+        value = _all_derivations()
+    elif name in _API:
+        value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -22,11 +22,11 @@ import argparse
 import json
 import sys
 
-from .hardware import GPUS, get_gpu
-from .models import MODELS, get_model
-from .search import FRONTIER_COLUMNS, Setting, frontier
-from .toy_model import max_speed
-from .validation import InputError, parse_positive
+from .core.validation import InputError, parse_positive
+from .engine.search import FRONTIER_COLUMNS, Setting, frontier
+from .engine.toy_model import max_speed
+from .presets.hardware import GPUS, get_gpu
+from .presets.models import MODELS, get_model
 
 EXIT_USAGE = 2
 

@@ -4,8 +4,8 @@ import pytest
 import yaml
 from pybtex.database import parse_string
 
-from inference_math import citation
-from inference_math.validation import InputError
+from inference_math.book import citation
+from inference_math.core.validation import InputError
 
 
 def test_book_entry_has_the_citation_files_fields():

@@ -15,9 +15,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import deepseek_serving as ds
-from inference_math import moe
-from inference_math.symbols import (
+from inference_math.core.symbols import (
     a2a_bytes,
     b,
     b_gpu,
@@ -51,9 +49,13 @@ from inference_math.symbols import (
     tau_seq,
     tok_rate_gpu,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import deepseek_serving as ds
+from inference_math.derivations import moe
+from inference_math.presets.hardware import get_gpu
 
 MB, GB = 1e6, 1e9
+H100 = get_gpu("h100")
 MLA_ARGS = (c_q, c_kv, d_head, d_rope, n_q, d_model, seq_kv, p, p_act, n_layers)
 # k < N, as for any MoE layer: N in [100, 1000], k in [1, 99].
 ROUTING = {n_experts: lambda rng: rng.uniform(100, 1000, 20), n_active: lambda rng: rng.uniform(1, 99, 20)}
@@ -300,7 +302,7 @@ def test_tbo_breakeven_and_gain():
 
 def test_decode_model_reads_weights_twice_under_tbo_at_small_batch():
     """At a small batch TBO is slower (weights read twice); at a large one faster."""
-    setup = ds.DecodeSetup("9x8 H100", 72, 9, 2000, n_redundant=32)
+    setup = ds.DecodeSetup("9x8 H100", 72, 9, 2000, gpu=H100, n_redundant=32)
     times = ds.decode_step(np.array([1, 1024]) * 72, setup)
     assert times.tbo[0] > times.serial[0]
     assert times.tbo[1] < times.serial[1]
@@ -310,7 +312,7 @@ def test_decode_model_reads_weights_twice_under_tbo_at_small_batch():
 @given(st.floats(1, 1e5), st.floats(1.01, 4))
 def test_decode_step_time_rises_with_batch(batch, factor):
     """A larger batch never takes less time per step (every component is non-decreasing in b)."""
-    setup = ds.DecodeSetup("4x8 H100", 32, 4, 2000)
+    setup = ds.DecodeSetup("4x8 H100", 32, 4, 2000, gpu=H100)
     times = ds.decode_step([batch, batch * factor], setup)
     assert times.tbo[1] >= times.tbo[0] * (1 - 1e-12)
     assert times.serial[1] >= times.serial[0] * (1 - 1e-12)
@@ -319,13 +321,13 @@ def test_decode_step_time_rises_with_batch(batch, factor):
 def test_decode_setup_validation():
     """Bad setups raise InputError naming the field."""
     with pytest.raises(InputError, match="n_nodes"):
-        ds.DecodeSetup("bad", 30, 4, 2000)
+        ds.DecodeSetup("bad", 30, 4, 2000, gpu=H100)
     with pytest.raises(InputError, match="beta"):
-        ds.DecodeSetup("bad", 32, 4, 2000, beta=1.5)
+        ds.DecodeSetup("bad", 32, 4, 2000, gpu=H100, beta=1.5)
     with pytest.raises(InputError, match="context"):
-        ds.DecodeSetup("bad", 32, 4, -1)
+        ds.DecodeSetup("bad", 32, 4, -1, gpu=H100)
     with pytest.raises(InputError, match="batch"):
-        ds.decode_step(0, ds.DecodeSetup("ok", 32, 4, 2000))
+        ds.decode_step(0, ds.DecodeSetup("ok", 32, 4, 2000, gpu=H100))
 
 
 # --- tokens to dollars (checks 5, 6) --------------------------------------------------------------

@@ -13,10 +13,9 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import dense_economics as de
-from inference_math import get_model, intensity, kv_cache
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math import get_model
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     b,
     d_ff,
     d_head,
@@ -44,7 +43,9 @@ from inference_math.symbols import (
     tok_rate_inf,
     vocab,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import dense_economics as de
+from inference_math.derivations import intensity, kv_cache
 
 h, L, V, nh, S = d_model, n_layers, vocab, n_q, seq_kv
 SHAPE = (d_model, d_ff, d_head, n_q, n_kv, n_layers, vocab)

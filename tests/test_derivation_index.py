@@ -10,8 +10,9 @@ import pytest
 import sympy as sp
 
 import inference_math
-from inference_math import derivation_index as di
-from inference_math.registry import DERIVATIONS, Derivation, derivation
+from inference_math import DERIVATIONS
+from inference_math.book import derivation_index as di
+from inference_math.core.registry import Derivation, derivation
 
 x, y = sp.symbols("x y", positive=True)
 
@@ -19,8 +20,8 @@ x, y = sp.symbols("x y", positive=True)
 def test_every_function_returning_an_equation_is_a_labelled_derivation():
     """A derivation with no label could not be cited: every ``-> sp.Eq`` function is registered."""
     unlabelled = []
-    for info in pkgutil.iter_modules(inference_math.__path__):
-        module = importlib.import_module(f"inference_math.{info.name}")
+    for info in pkgutil.walk_packages(inference_math.__path__, "inference_math."):
+        module = importlib.import_module(info.name)
         for name, fn in inspect.getmembers(module, inspect.isfunction):
             if fn.__module__ != module.__name__ or name.startswith("_"):
                 continue
@@ -45,7 +46,8 @@ def test_the_index_has_every_derivation_once_with_its_equation():
     # Spot checks against the registry and the chapter sources, read independently here.
     entry = by_label["eq-wall-minimum-latency"]
     assert entry.shown_in == "latency_wall"
-    assert entry.qualname == "inference_math.latency_wall." + DERIVATIONS[entry.label].function.__name__
+    function = DERIVATIONS[entry.label].function
+    assert entry.qualname == "inference_math.derivations.latency_wall." + function.__name__
     assert entry.latex == sp.latex(DERIVATIONS[entry.label].function())
     assert "eq. 14" in entry.source
     text = (di.ROOT / "book" / "takeaways.md").read_text()

@@ -1,4 +1,4 @@
-"""Why embeddings are cheap (inference_math.embeddings), against Mazurek (2025).
+"""Why embeddings are cheap (inference_math.derivations.embeddings), against Mazurek (2025).
 
 Expected values are typed fresh from the post ("Why are embeddings so cheap?"), from the per-layer
 FLOP table of "LLM Inference Economics from First Principles" that it reuses, or from the digest's
@@ -14,9 +14,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import embeddings as E
-from inference_math import get_gpu, kv_cache
-from inference_math.symbols import (
+from inference_math import get_gpu, get_model
+from inference_math.core.symbols import (
     b,
     d_ff,
     d_head,
@@ -34,13 +33,15 @@ from inference_math.symbols import (
     seq_kv,
     util,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import embeddings as E
+from inference_math.derivations import kv_cache
 
 SHAPE = (seq_kv, n_layers, d_model, n_q, n_kv, d_head, d_ff)
 S_, L_, H_, NQ = seq_kv, n_layers, d_model, n_q
 POST = E.MAZUREK2025_EMBEDDINGS
-QWEN = E.QWEN3_EMBEDDING_8B
-H100_REAL = {"chip_flops": 750e12, "chip_bandwidth": 3.3e12, "n_params": 7.57e9}
+QWEN = E.shape_of(get_model("qwen3-embedding-8b"))
+H100_REAL = {"chip_flops": 750e12, "chip_bandwidth": 3.3e12, "n_params": 7.57e9, "shape": QWEN}
 
 
 POST_COEFF = sp.Rational(51, 2)  # the post's 25.5
@@ -77,7 +78,7 @@ def test_qwen_form_has_the_23_coefficient(assert_same):
 
 def test_check_1_flops_at_1024_tokens():
     """Check 1: F_emb(1024) with the post's coefficients = 16.4 TFLOPs (16.397), rel 5e-3."""
-    ours = E.flops_per_embedding(POST["seq_len"])
+    ours = E.flops_per_embedding(POST["seq_len"], shape=QWEN)
     assert ours == int(post_polynomial(1024))
     assert ours == 16_397_144_948_736
     assert abs(ours / POST["flops_stated"] - 1) < 5e-3
@@ -85,13 +86,13 @@ def test_check_1_flops_at_1024_tokens():
 
 def test_qwen_shape_flops_at_1024_tokens():
     """Discrepancy 17: with Qwen3-Embedding-8B's own shape the count is 14.85 TFLOPs."""
-    assert E.flops_per_embedding(1024, form="shape") == post_polynomial(1024, coeff=23)
-    assert abs(E.flops_per_embedding(1024, form="shape") / 14.85e12 - 1) < 1e-3
+    assert E.flops_per_embedding(1024, form="shape", shape=QWEN) == post_polynomial(1024, coeff=23)
+    assert abs(E.flops_per_embedding(1024, form="shape", shape=QWEN) / 14.85e12 - 1) < 1e-3
 
 
 def test_flops_at_1040_tokens():
     """Digest sec. 3.3: at S = 1040 the post's formula gives 16.663 TFLOPs."""
-    assert abs(E.flops_per_embedding(1040) / 16.663e12 - 1) < 1e-4
+    assert abs(E.flops_per_embedding(1040, shape=QWEN) / 16.663e12 - 1) < 1e-4
 
 
 def test_check_2_parameters_and_weight_bytes():
@@ -159,7 +160,7 @@ def test_rate_grows_with_batch_and_never_exceeds_the_ceiling(seq, batch, extra):
     """R(b) is non-decreasing in b and bounded by C/F (eq-embeddings-rate)."""
     low = E.embedding_pass(seq, batch, **H100_REAL)
     high = E.embedding_pass(seq, batch + extra, **H100_REAL)
-    ceiling = 750e12 / E.flops_per_embedding(seq)
+    ceiling = 750e12 / E.flops_per_embedding(seq, shape=QWEN)
     assert high["emb_per_s"] >= low["emb_per_s"] * (1 - 1e-12)
     assert high["emb_per_s"] <= ceiling * (1 + 1e-12)
 
@@ -225,7 +226,7 @@ def test_rtx_4090_pass_is_compute_bound_too():
     15.14e9/1008e9 ≈ 0.015 s of weight reads."""
     rtx = get_gpu("rtx-4090")
     one = E.embedding_pass(1024, 1, chip_flops=rtx.flops(16), chip_bandwidth=rtx.bandwidth(),
-                           n_params=7.57e9)
+                           n_params=7.57e9, shape=QWEN)
     assert one["t_comp"] == pytest.approx(16_397_144_948_736 / 165.2e12, rel=1e-12)
     assert one["t_mem"] == pytest.approx(15.14e9 / 1008e9, rel=1e-12)
     assert one["t_comp"] > one["t_mem"]
@@ -235,15 +236,15 @@ def test_rtx_4090_pass_is_compute_bound_too():
 
 
 @pytest.mark.parametrize(("call", "field"), [
-    (lambda: E.flops_per_embedding(0), "seq_len"),
-    (lambda: E.flops_per_embedding(1024, form="exact"), "form"),
+    (lambda: E.flops_per_embedding(0, shape=QWEN), "seq_len"),
+    (lambda: E.flops_per_embedding(1024, form="exact", shape=QWEN), "form"),
     (lambda: E.flops_per_embedding(1024, shape={**QWEN, "n_kv": 0}), "n_kv"),
     (lambda: E.flops_per_embedding(1024, shape={"d_model": 4096}), "n_layers"),
     (lambda: E.embedding_pass(1024, -1, **H100_REAL), "batch"),
-    (lambda: E.embedding_pass(1024, 1, chip_flops=0, chip_bandwidth=1, n_params=1), "chip_flops"),
+    (lambda: E.embedding_pass(1024, 1, chip_flops=0, chip_bandwidth=1, n_params=1, shape=QWEN), "chip_flops"),
     (lambda: E.usd_per_million_tokens(2.0, 1000, utilisation=1.5), "utilisation"),
     (lambda: E.usd_per_million_tokens(-2.0, 1000), "price_per_hour"),
-    (lambda: E.crossover_tokens(chip_flops=1, chip_bandwidth=1, n_params=math.nan), "n_params"),
+    (lambda: E.crossover_tokens(chip_flops=1, chip_bandwidth=1, n_params=math.nan, shape=QWEN), "n_params"),
 ])
 def test_bad_input_raises_input_error_naming_the_field(call, field):
     """Public helpers refuse bad input with InputError naming the field."""

@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import plotly
 import pytest
 
-from inference_math import explorer as E
 from inference_math import get_gpu, get_model
-from inference_math import sphinx_plotly as SP
-from inference_math.search import Setting, frontier
-from inference_math.validation import InputError
+from inference_math.book import explorer as E
+from inference_math.book import sphinx_plotly as SP
+from inference_math.core.validation import InputError
+from inference_math.engine.search import Setting, frontier
 
 #: plotly.js as the plotly package ships it, located independently of the extension.
 PACKAGE_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -152,7 +152,7 @@ def test_tiny_sphinx_build_serves_plotly_js_on_the_figure_page_only(tmp_path):
 
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["inference_math.sphinx_plotly"]\n')
+    (src / "conf.py").write_text('extensions = ["inference_math.book.sphinx_plotly"]\n')
     (src / "index.rst").write_text(
         "Index\n=====\n\n.. toctree::\n\n   plain\n\n.. raw:: html\n\n"
         '   <div id="frontier-explorer" class="plotly-graph-div"></div>\n')

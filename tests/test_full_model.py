@@ -13,12 +13,12 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-import inference_math.symbols as S
-from inference_math import collectives as coll
-from inference_math import comparisons as C
-from inference_math import full_model as fm
 from inference_math import get_gpu, get_model
-from inference_math.numeric import compile_fn
+from inference_math.core import symbols as S
+from inference_math.core.numeric import compile_fn
+from inference_math.engine import collectives as coll
+from inference_math.engine import comparisons as C
+from inference_math.engine import full_model as fm
 
 US = 1e-6
 

@@ -14,11 +14,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import intensity as it
-from inference_math import roofline
-from inference_math.hardware import get_gpu
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     b,
     d_ff,
     d_model,
@@ -32,7 +29,10 @@ from inference_math.symbols import (
     seq_kv,
     seq_q,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import intensity as it
+from inference_math.derivations import roofline
+from inference_math.presets.hardware import get_gpu
 
 # Typed from the source: bf16[B, D] x bf16[D, F], generalised to p and p_act bytes.
 MATMUL_I = 2 * b * d_model * d_ff / (p_act * b * d_model + p * d_model * d_ff + p_act * b * d_ff)

@@ -14,9 +14,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import architecture, kv_cache
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     b,
     b_star,
     d_ff,
@@ -40,7 +39,8 @@ from inference_math.symbols import (
     seq_kv,
     vocab,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import architecture, kv_cache
 
 L, D, F, N, K, H, V = n_layers, d_model, d_ff, n_q, n_kv, d_head, vocab
 SHAPE = (L, D, F, N, K, H, V, n_emb, n_experts, n_active)

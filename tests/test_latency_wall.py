@@ -8,9 +8,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import latency_wall as lw
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     b,
     flops,
     hbm_bw,
@@ -25,6 +24,7 @@ from inference_math.symbols import (
     t_hop,
     t_reduce,
 )
+from inference_math.derivations import latency_wall as lw
 
 HALF, THIRD = sp.Rational(1, 2), sp.Rational(1, 3)
 NET = n_layers * n_reduce * t_hop  # per-token hop time L·n_reduce·t_hop

@@ -9,12 +9,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import comparisons as C
-from inference_math import long_context as lc
-from inference_math.hardware import get_gpu
-from inference_math.models import get_model
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     accept,
     b,
     c_kv,
@@ -34,6 +30,10 @@ from inference_math.symbols import (
     price,
     r_draft,
 )
+from inference_math.engine import comparisons as C
+from inference_math.engine import long_context as lc
+from inference_math.presets.hardware import get_gpu
+from inference_math.presets.models import get_model
 
 FLOOR_ARGS = (kv_bytes, ctx, hbm_bw, price)
 # Section 4.3 typed fresh: 10^6 tokens · M_KV·ℓ bytes each, read at B bytes/s, at P $/hour.

@@ -10,10 +10,10 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import moe
-from inference_math.models import get_model
-from inference_math.numeric import compile_fn
-from inference_math.symbols import b, n_attn, n_ff, n_unembed, s
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import b, n_attn, n_ff, n_unembed, s
+from inference_math.derivations import moe
+from inference_math.presets.models import get_model
 
 TOTAL = n_attn + n_ff + n_unembed  # eq. 20
 ACTIVE = n_attn + n_ff / s + n_unembed  # eq. 21

@@ -1,4 +1,4 @@
-"""Evaluating SymPy expressions over NumPy arrays (inference_math.numeric)."""
+"""Evaluating SymPy expressions over NumPy arrays (inference_math.core.numeric)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from inference_math.numeric import compile_fn, evaluate
-from inference_math.roofline import critical_batch, token_latency
-from inference_math.symbols import b, flops, hbm_bw, n_param, p
+from inference_math.core.numeric import compile_fn, evaluate
+from inference_math.core.symbols import b, flops, hbm_bw, n_param, p
+from inference_math.derivations.roofline import critical_batch, token_latency
 
 
 def test_argument_order_is_the_given_tuple():

@@ -11,10 +11,7 @@ import dataclasses
 
 import pytest
 
-from inference_math import architecture as arch
-from inference_math.hardware import GPUS, get_gpu
-from inference_math.models import MODELS, get_model
-from inference_math.symbols import (
+from inference_math.core.symbols import (
     c_kv,
     c_q,
     d_ff,
@@ -29,7 +26,10 @@ from inference_math.symbols import (
     p_act,
     vocab,
 )
-from inference_math.validation import InputError, lookup, positive, positive_int
+from inference_math.core.validation import InputError, lookup, positive, positive_int
+from inference_math.derivations import architecture as arch
+from inference_math.presets.hardware import GPUS, get_gpu
+from inference_math.presets.models import MODELS, get_model
 
 # --- counting rules (typed from Erdil 2025 sec. 3.1-3.2 and its reference code) -------------
 
@@ -374,7 +374,7 @@ def test_parameter_counts_are_whole_numbers(name):
 
 def test_parse_positive_reads_command_line_text():
     """validation.parse_positive: text is parsed, then checked like any number."""
-    from inference_math.validation import parse_positive
+    from inference_math.core.validation import parse_positive
 
     assert parse_positive("--t-hop", "2e-6") == 2e-6
     with pytest.raises(InputError, match="--t-hop must be a number"):
@@ -391,7 +391,7 @@ def test_model_without_d_head_needs_heads_dividing_width():
 
 @pytest.mark.parametrize("grid", [0.5, 1, -3])
 def test_frontier_grid_must_have_two_points_per_axis(grid):
-    from inference_math.toy_model import reference_code_frontier
+    from inference_math.engine.toy_model import reference_code_frontier
 
     with pytest.raises(InputError, match="grid"):
         reference_code_frontier(get_model("llama-3-8b"), get_gpu("h100"), grid=grid)

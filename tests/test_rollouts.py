@@ -1,4 +1,4 @@
-"""RL rollouts and LoRA (inference_math.rollouts), against Mazurek (2025), Hu et al. (2021) and
+"""RL rollouts and LoRA (inference_math.derivations.rollouts), against Mazurek (2025), Hu et al. (2021) and
 Shao et al. (2024).
 
 Expected values are typed fresh from "AI infrastructure in the 'Era of experience'", from the
@@ -15,9 +15,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import get_gpu, get_model, intensity
-from inference_math import rollouts as R
-from inference_math.symbols import (
+from inference_math import get_gpu, get_model
+from inference_math.core.symbols import (
     b,
     b_adapt,
     d_ff,
@@ -43,7 +42,9 @@ from inference_math.symbols import (
     seq_kv,
     sigma_lw,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import intensity
+from inference_math.derivations import rollouts as R
 
 POST = R.MAZUREK2025_EXPERIENCE
 LORA_ARGS = (lora_rank, d_in, d_out)

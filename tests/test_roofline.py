@@ -7,9 +7,9 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import roofline
-from inference_math.numeric import compile_fn
-from inference_math.symbols import b, flops, hbm_bw, n_param, p
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import b, flops, hbm_bw, n_param, p
+from inference_math.derivations import roofline
 
 ARGS = (p, n_param, hbm_bw, flops, b)
 

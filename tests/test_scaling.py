@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from inference_math import scaling
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     d_model,
     hbm_bw,
     k_depth,
@@ -20,6 +19,7 @@ from inference_math.symbols import (
     p,
     t_hop,
 )
+from inference_math.derivations import scaling
 
 THIRD, TWO_THIRDS = sp.Rational(1, 3), sp.Rational(2, 3)
 NET = n_layers * n_reduce * t_hop

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inference_math import comparisons as C
-from inference_math import full_model as fm
 from inference_math import get_gpu, get_model
-from inference_math import search as S
 from inference_math.cli import main
-from inference_math.units import usd_per_million_tokens
-from inference_math.validation import InputError
+from inference_math.core.units import usd_per_million_tokens
+from inference_math.core.validation import InputError
+from inference_math.engine import comparisons as C
+from inference_math.engine import full_model as fm
+from inference_math.engine import search as S
 
 
 @pytest.mark.parametrize("key", ["llama-3-70b", "mixtral-8x22b"])

@@ -7,9 +7,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import serving
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     accept,
     b,
     b_star,
@@ -22,6 +21,7 @@ from inference_math.symbols import (
     t_output,
     t_prompt,
 )
+from inference_math.derivations import serving
 
 
 def test_prefill_decode_ratio(assert_same):

@@ -14,9 +14,9 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import get_gpu, sharding
-from inference_math.numeric import compile_fn
-from inference_math.symbols import (
+from inference_math import get_gpu
+from inference_math.core.numeric import compile_fn
+from inference_math.core.symbols import (
     b,
     beta_bw,
     d_ff,
@@ -38,7 +38,8 @@ from inference_math.symbols import (
     y_model,
     yz_2d,
 )
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.derivations import sharding
 
 F, D, N, W = d_ff, d_model, n_gpu, ici_bw
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sphinx.builders.html._assets import _JavaScript
 
-from inference_math.sphinx_inline_js import unique_inline_scripts
+from inference_math.book.sphinx_inline_js import unique_inline_scripts
 
 
 def test_repeated_inline_script_is_dropped_files_and_order_kept():

@@ -1,4 +1,4 @@
-"""The symbol registry (inference_math.symbols) and the derivation registry (registry.py)."""
+"""The symbol registry (inference_math.core.symbols) and the derivation registry (registry.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pytest
 import sympy as sp
 
 import inference_math  # noqa: F401  (importing the package registers every derivation)
-from inference_math import registry
-from inference_math import symbols as S
-from inference_math.registry import DERIVATIONS, LABEL_RE, derivation
+from inference_math import DERIVATIONS
+from inference_math.core import registry
+from inference_math.core import symbols as S
+from inference_math.core.registry import LABEL_RE, derivation
 
 LABEL_PATTERN = re.compile(r"^eq-[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)*$")
 KNOWN_TOPICS = {"model", "moe", "hardware", "serving", "scaling", "intensity", "kv", "sharding",

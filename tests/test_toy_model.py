@@ -11,11 +11,11 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from inference_math import toy_model
-from inference_math.hardware import get_gpu
-from inference_math.models import get_model
-from inference_math.toy_model import Frontier
-from inference_math.validation import InputError
+from inference_math.core.validation import InputError
+from inference_math.engine import toy_model
+from inference_math.engine.toy_model import Frontier
+from inference_math.presets.hardware import get_gpu
+from inference_math.presets.models import get_model
 
 H100 = get_gpu("h100")
 TABLE1_T_HOP, TABLE1_N_REDUCE = 1e-6, 4

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import yaml
 
-from .registry import DERIVATIONS
-from .validation import InputError
+from .. import DERIVATIONS
+from ..core.validation import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOOK_KEY = "inference-economics-book"
 
 

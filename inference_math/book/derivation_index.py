@@ -1,6 +1,6 @@
 """The derivation index: every labelled equation, where the book shows it and what implements it.
 
-Built from :data:`inference_math.registry.DERIVATIONS` and the chapter sources, so a derivation
+Built from :data:`inference_math.core.registry.DERIVATIONS` and the chapter sources, so a derivation
 added to the library appears in the index without anyone editing the page. Each entry gives the
 label (a permalink: ``derivations.html#<label>``), the equation as the tested expression renders
 it, the function that returns it, the source it reproduces, the chapter where it is numbered and
@@ -17,9 +17,9 @@ from pathlib import Path
 import sympy as sp
 import yaml
 
-from .registry import DERIVATIONS
+from .. import DERIVATIONS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
 EQ_REF = re.compile(r"\{eq\}`(eq-[a-z0-9-]+)`")
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)

@@ -4,7 +4,7 @@
 (both on log axes), one trace per setting, with the configuration of every frontier point in its
 hover label and buttons that show one group of settings at a time. :func:`explorer_html` returns
 the ``<div>`` to embed in a page: it never references plotly.js (the book serves its own copy, see
-:mod:`inference_math.sphinx_plotly`), so the page works without a network.
+:mod:`inference_math.book.sphinx_plotly`), so the page works without a network.
 
 :func:`paper_groups` gathers the settings of the paper's comparisons that the explorer shows:
 today's models on H100s (without speculative decoding), the GPU generations and the weight
@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from . import comparisons as C
-from .search import Frontier, Setting
-from .validation import InputError
+from ..core.validation import InputError
+from ..engine import comparisons as C
+from ..engine.search import Frontier, Setting
 
 DIV_ID = "frontier-explorer"
 

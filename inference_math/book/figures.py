@@ -6,7 +6,7 @@ from pathlib import Path
 
 #: figures/ at the top of the repository, found from the package, not the working directory
 #: (chapters run with their own folder as the working directory, nbval from a copy elsewhere).
-FIGURE_DIR = Path(__file__).resolve().parents[1] / "figures"
+FIGURE_DIR = Path(__file__).resolve().parents[2] / "figures"
 
 STYLE = {
     "figure.figsize": (7.0, 4.2),

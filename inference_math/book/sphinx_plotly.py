@@ -1,6 +1,6 @@
 """Sphinx extension: serve plotly.js from the installed plotly package, on the pages that need it.
 
-Figures embedded with ``include_plotlyjs=False`` (see :mod:`inference_math.explorer`) call a global
+Figures embedded with ``include_plotlyjs=False`` (see :mod:`inference_math.book.explorer`) call a global
 ``Plotly`` that the page must load. This extension copies the copy of plotly.js bundled with the
 Python package (``plotly/package_data/plotly.min.js``) into ``_static/`` of the HTML output and
 adds a ``<script>`` for it only to pages whose body holds a plotly figure, so the book works

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .registry import derivation
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     c_kv,
     c_q,
     d_ff,

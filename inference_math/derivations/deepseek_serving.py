@@ -20,17 +20,16 @@ S = seq_kv, n_GPUs = n_gpu.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
 
-from . import architecture, kv_cache, moe
-from .hardware import GPU, get_gpu
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     a2a_bytes,
     b,
     b_gpu,
@@ -84,8 +83,12 @@ from .symbols import (
     w_expert,
     w_mla,
 )
-from .units import HOURS_PER_DAY, SECONDS_PER_HOUR
-from .validation import InputError, positive, positive_int
+from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..core.validation import InputError, positive, positive_int
+from . import architecture, kv_cache, moe
+
+if TYPE_CHECKING:  # a type only: derivations never import the presets
+    from ..presets.hardware import GPU
 
 _POST = "Mazurek and Schreiber (2025)"
 
@@ -506,7 +509,7 @@ def symbol_values(arch: dict | None = None) -> dict[sp.Symbol, float]:
 
 def _eval(expr, **changes) -> float:
     """Evaluate an expression at DeepSeek-V3's values, some replaced (keyword = symbol name)."""
-    from . import symbols as S
+    from ..core import symbols as S
 
     values = symbol_values()
     for name, value in changes.items():
@@ -727,9 +730,9 @@ class DecodeSetup:
     n_gpu: int
     n_nodes: int
     context: float
+    gpu: GPU
     n_redundant: int = 0
     beta: float = 1.0
-    gpu: GPU = field(default_factory=lambda: get_gpu("h100"))
     bw_intra: float = POST["nvlink_gb_s"] * 1e9
     bw_inter: float = POST["infiniband_gb_s"] * 1e9
     n_moe_layers: int = DEEPSEEK_V3["n_layers"] - DEEPSEEK_V3["n_dense"]

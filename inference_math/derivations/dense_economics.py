@@ -27,10 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from . import architecture, kv_cache
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_star_kv,
     beta_floor,
@@ -74,8 +73,9 @@ from .symbols import (
     tok_rate_inf,
     vocab,
 )
-from .units import SECONDS_PER_HOUR
-from .validation import InputError, positive, positive_int
+from ..core.units import SECONDS_PER_HOUR
+from ..core.validation import InputError, positive, positive_int
+from . import architecture, kv_cache
 
 _POST = "Mazurek and Gabriel (2025)"
 _DERIVED = f"this book, from {_POST}"

@@ -22,12 +22,9 @@ from functools import cache
 
 import sympy as sp
 
-from . import deepseek_serving, roofline
-from .dense_economics import llama_form, lm_head_flops, prefill_flops
-from .models import get_model
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_star,
     d_ff,
@@ -52,8 +49,10 @@ from .symbols import (
     util,
     vocab,
 )
-from .units import SECONDS_PER_HOUR
-from .validation import InputError, positive, positive_int
+from ..core.units import SECONDS_PER_HOUR
+from ..core.validation import InputError, positive, positive_int
+from . import deepseek_serving, roofline
+from .dense_economics import llama_form, lm_head_flops, prefill_flops
 
 _POST = "Mazurek (2025), 'Why are embeddings so cheap?'"
 _DERIVED = f"this book, from {_POST}"
@@ -133,14 +132,18 @@ MAZUREK2025_EMBEDDINGS: Mapping[str, object] = {
     "h100_purchase_multiple": 10,
 }
 
-#: Qwen3-Embedding-8B's shape, from its preset (Qwen Team 2025; the post's Fig. 4 values plus the
-#: KV heads and vocabulary the post does not quote). It has an input embedding and no LM head.
-_QWEN = get_model("qwen3-embedding-8b")
-QWEN3_EMBEDDING_8B: Mapping[str, int] = {
-    "n_layers": _QWEN.layers, "d_model": _QWEN.d_model, "n_q": _QWEN.n_q_heads,
-    "n_kv": _QWEN.n_q_heads // _QWEN.group_size, "d_head": _QWEN.head_dim, "d_ff": _QWEN.d_ff,
-    "vocab": _QWEN.vocab,
-}
+
+def shape_of(model) -> dict[str, int]:
+    """The shape the functions below read, from a model preset (e.g. ``qwen3-embedding-8b``).
+
+    The post's Fig. 4 quotes Qwen3-Embedding-8B's layers, width, heads and feed-forward width; its
+    preset adds the KV heads and vocabulary. ``model`` needs the attributes of
+    :class:`inference_math.presets.models.Model`.
+    """
+    return {"n_layers": model.layers, "d_model": model.d_model, "n_q": model.n_q_heads,
+            "n_kv": model.n_q_heads // model.group_size, "d_head": model.head_dim,
+            "d_ff": model.d_ff, "vocab": model.vocab}
+
 
 #: Qwen3-8B's shape ratios: one query head per d_head of the width, a KV head for every four
 #: query heads and a feed-forward width of 3 d_model.
@@ -302,7 +305,7 @@ def _form(form: str):
     return _FORMS[form]()
 
 
-def flops_per_embedding(seq_len, *, shape: Mapping[str, int] = QWEN3_EMBEDDING_8B,
+def flops_per_embedding(seq_len, *, shape: Mapping[str, int],
                         form: str = "post") -> float:
     """FLOPs of one embedding of ``seq_len`` tokens.
 
@@ -315,7 +318,7 @@ def flops_per_embedding(seq_len, *, shape: Mapping[str, int] = QWEN3_EMBEDDING_8
 
 
 def embedding_pass(seq_len, batch, *, chip_flops, chip_bandwidth, n_params, weight_bytes=2.0,
-                   shape: Mapping[str, int] = QWEN3_EMBEDDING_8B, form: str = "post") -> dict:
+                   shape: Mapping[str, int], form: str = "post") -> dict:
     """Memory time, compute time, pass time (eq-embeddings-batch-time) and rates of one batch.
 
     Returns seconds for ``t_mem``, ``t_comp`` and ``time``, and ``emb_per_s`` (eq-embeddings-rate)
@@ -339,7 +342,7 @@ def embedding_pass(seq_len, batch, *, chip_flops, chip_bandwidth, n_params, weig
 
 
 def crossover_tokens(*, chip_flops, chip_bandwidth, n_params, weight_bytes=2.0,
-                     shape: Mapping[str, int] = QWEN3_EMBEDDING_8B, form: str = "post") -> float:
+                     shape: Mapping[str, int], form: str = "post") -> float:
     """Input length at which one embedding pass turns compute bound (eq-embeddings-crossover-length)."""
     root = crossover_length_of(_form(form).rhs)
     args = (flops, hbm_bw, n_param, p, *_FLOP_ARGS[1:])

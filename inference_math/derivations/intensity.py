@@ -19,9 +19,9 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_half_tok,
     b_star,
@@ -45,7 +45,7 @@ from .symbols import (
     tok_rate_max,
     tok_rate_mem,
 )
-from .validation import positive
+from ..core.validation import positive
 
 _SEC_LINEAR = "Austin et al. (2025), sec. 'Linear operations: what bottlenecks us?'"
 _SEC_ATTN = "Austin et al. (2025), sec. 'What about attention?'"

@@ -18,10 +18,9 @@ import math
 
 import sympy as sp
 
-from . import architecture, intensity, moe, roofline
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_max,
     b_star,
@@ -54,7 +53,8 @@ from .symbols import (
     seq_kv,
     vocab,
 )
-from .validation import InputError, positive, positive_int
+from ..core.validation import InputError, positive, positive_int
+from . import architecture, intensity, moe, roofline
 
 _BOOK = "Austin et al. (2025)"
 _POPE = "Pope et al. (2022), as summarised in the notes"

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .registry import derivation
-from .roofline import critical_batch, token_latency
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_star,
     cost_ratio,
@@ -29,6 +28,7 @@ from .symbols import (
     t_reduce,
     t_token,
 )
+from .roofline import critical_batch, token_latency
 
 
 def _split_over_gpus(expr: sp.Expr) -> sp.Expr:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .registry import derivation
-from .symbols import b, b_half, n_active_param, n_attn, n_ff, n_param, n_read, n_unembed, s
+from ..core.registry import derivation
+from ..core.symbols import b, b_half, n_active_param, n_attn, n_ff, n_param, n_read, n_unembed, s
 
 
 @derivation("eq-moe-total-params", "Erdil (2025), eq. 20")

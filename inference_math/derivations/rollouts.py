@@ -22,10 +22,9 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from . import intensity
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_adapt,
     d_ff,
@@ -64,8 +63,9 @@ from .symbols import (
     w_sq_sum,
     w_sum,
 )
-from .units import usd_per_million_tokens
-from .validation import InputError, positive, positive_int
+from ..core.units import usd_per_million_tokens
+from ..core.validation import InputError, positive, positive_int
+from . import intensity
 
 _POST = "Mazurek (2025), 'AI infrastructure in the Era of experience'"
 _DERIVED = f"this book, from {_POST}"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .registry import derivation
-from .symbols import b, b_star, flops, gpu_s, hbm_bw, n_param, p, t_token
+from ..core.registry import derivation
+from ..core.symbols import b, b_star, flops, gpu_s, hbm_bw, n_param, p, t_token
 
 #: FLOP per parameter per token of a forward pass (one multiply and one add).
 FLOP_PER_PARAM = sp.Integer(2)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .latency_wall import minimum_token_latency_interior, n_param_at_instance_size
-from .registry import derivation
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     d_model,
     elasticity,
     hbm_bw,
@@ -23,6 +22,7 @@ from .symbols import (
     p,
     t_min,
 )
+from .latency_wall import minimum_token_latency_interior, n_param_at_instance_size
 
 
 def _leading_term(expr: sp.Expr) -> sp.Expr:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .registry import derivation
-from .roofline import arithmetic_time, critical_batch, gpu_seconds_per_token
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     accept,
     b,
     b_star,
@@ -25,6 +24,7 @@ from .symbols import (
     t_prompt,
     tokens_per_step,
 )
+from .roofline import arithmetic_time, critical_batch, gpu_seconds_per_token
 
 
 @derivation("eq-serving-prefill-decode-ratio", "this book, from Austin et al. (2025) and Erdil (2025) eq. 2")

@@ -17,13 +17,14 @@ derived from them by SymPy (solve, diff, second-derivative checks).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import sympy as sp
 
-from .hardware import GPU
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import (
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     beta_bw,
     buf_lat,
@@ -64,7 +65,10 @@ from .symbols import (
     yz_2d,
     yz_star,
 )
-from .validation import InputError, positive
+from ..core.validation import InputError, positive
+
+if TYPE_CHECKING:  # a type only: derivations never import the presets
+    from ..presets.hardware import GPU
 
 # --- coefficients stated by the sources ---------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Benchmark: the 35 canonical frontiers of Erdil (2025), timed in CPU seconds.
 
-    python -m inference_math.bench        (or: make bench)
+    python -m inference_math.engine.bench        (or: make bench)
 
 Computes every frontier of the reference run (commit c2c4fa9, pipeline search on: 31 full-model
 frontiers and the 4 section 2.2 frontiers of Figure 1), checks each maximum-speed and α = 3
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import time
 
+from ..presets.hardware import get_gpu
+from ..presets.models import get_model
 from . import comparisons as C
-from .hardware import get_gpu
-from .models import get_model
 from .search import frontier
 from .toy_model import reference_code_frontier
 

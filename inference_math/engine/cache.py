@@ -19,18 +19,21 @@ from pathlib import Path
 from typing import TypeVar
 
 ENV = "INFERENCE_MATH_CACHE"
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 
 T = TypeVar("T")
 
 
 @cache
 def library_digest() -> str:
-    """SHA-256 over the package's Python sources and data files (names and contents)."""
+    """SHA-256 over the sources and data files the engine reads (names and contents).
+
+    The book machinery (``inference_math/book``) computes nothing, so it is left out.
+    """
     digest = hashlib.sha256()
     files = sorted(p for p in PACKAGE.rglob("*")
                    if p.is_file() and p.suffix in {".py", ".json", ".csv"}
-                   and "__pycache__" not in p.parts)
+                   and "__pycache__" not in p.parts and p.relative_to(PACKAGE).parts[0] != "book")
     for path in files:
         digest.update(str(path.relative_to(PACKAGE)).encode())
         digest.update(path.read_bytes())

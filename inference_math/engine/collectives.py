@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .registry import derivation
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     bw_ar_inter,
     bw_ar_intra,
     bw_eff,

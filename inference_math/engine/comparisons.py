@@ -1,7 +1,7 @@
 """The paper's comparisons: the 35 canonical frontiers of Erdil (2025) and the code's outputs.
 
 Each comparison of the reference code (commit c2c4fa9, pipeline search on, $2.10/h H100 with
-70%/75% caps, α = 3) is rebuilt here as :class:`~inference_math.search.Setting` objects from
+70%/75% caps, α = 3) is rebuilt here as :class:`~inference_math.engine.search.Setting` objects from
 ``data/erdil_code/summary_final_model.json``, so the settings cannot drift from the run they are
 compared with. The code's own frontier curves and summaries are loaded for the reproduction
 checks.
@@ -17,10 +17,10 @@ from importlib import resources
 
 import numpy as np
 
-from .hardware import get_gpu
-from .models import get_model
+from ..core.validation import InputError
+from ..presets.hardware import get_gpu
+from ..presets.models import get_model
 from .search import Setting
-from .validation import InputError
 
 # The reference code's model objects, by (name, weight bytes), and GPUs, as presets here.
 _MODELS = {

@@ -23,10 +23,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from . import collectives as coll
-from .moe import expert_fraction_read
-from .registry import derivation
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_mu,
     bw_ar_inter,
@@ -81,6 +79,8 @@ from .symbols import (
     tp_rows,
     vocab,
 )
+from ..derivations.moe import expert_fraction_read
+from . import collectives as coll
 
 # Functions shown unevaluated in the book's equations and replaced by their own derivations
 # when a branch is composed.

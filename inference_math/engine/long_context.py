@@ -20,12 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from . import architecture as arch
-from . import full_model as fm
-from .registry import derivation
-from .search import cost_per_million_tokens
-from .speculative import spec_latency
-from .symbols import (
+from ..core.registry import derivation
+from ..core.symbols import (
     b,
     b_mu,
     ctx,
@@ -44,6 +40,10 @@ from .symbols import (
     t_token,
     usd_mtok_floor,
 )
+from ..derivations import architecture as arch
+from . import full_model as fm
+from .search import cost_per_million_tokens
+from .speculative import spec_latency
 
 
 def kv_read_time() -> sp.Expr:

@@ -17,17 +17,17 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import sympy as sp
 
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
+from ..core.units import usd_per_million_tokens
+from ..core.validation import InputError, positive
+from ..presets.hardware import GPU
+from ..presets.models import Model
 from . import full_model as fm
 from .cache import cached
-from .frontier import pareto_front, pareto_front_thresholds
-from .hardware import GPU
-from .models import Model
-from .numeric import compile_fn
-from .registry import derivation
+from .pareto import pareto_front, pareto_front_thresholds
 from .speculative import spec_latency_fn
-from .symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
-from .units import usd_per_million_tokens
-from .validation import InputError, positive
 
 GRID = 400
 MAX_LOG2_GPUS = 18

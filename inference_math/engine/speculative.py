@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .numeric import compile_fn
-from .registry import derivation
-from .symbols import accept, gamma, r_draft, t_draft, t_spec, t_target
+from ..core.numeric import compile_fn
+from ..core.registry import derivation
+from ..core.symbols import accept, gamma, r_draft, t_draft, t_spec, t_target
 
 
 @derivation("eq-spec-latency", "Erdil (2025), eq. 46")

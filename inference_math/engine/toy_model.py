@@ -10,19 +10,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import symbols as S
-from .frontier import pareto_front, pareto_front_thresholds
-from .hardware import GPU
-from .latency_wall import (
+from ..core import symbols as S
+from ..core.numeric import compile_fn
+from ..core.units import usd_per_million_tokens
+from ..core.validation import InputError, positive, positive_int
+from ..derivations.latency_wall import (
     all_reduce_time_reference_code,
     minimum_token_latency,
     optimal_instance_size,
     token_latency_multi,
 )
-from .models import Model
-from .numeric import compile_fn
-from .units import usd_per_million_tokens
-from .validation import InputError, positive, positive_int
+from ..presets.hardware import GPU
+from ..presets.models import Model
+from .pareto import pareto_front, pareto_front_thresholds
 
 _EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .validation import InputError, lookup, positive, positive_int
+from ..core.validation import InputError, lookup, positive, positive_int
 
 
 @dataclass(frozen=True)

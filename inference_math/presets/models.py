@@ -2,7 +2,7 @@
 
 Architectures follow the reference code of Erdil (2025) (its GPT-4 is the rumoured 16-expert
 layout the paper cites). Counts are evaluated from the SymPy expressions of
-:mod:`inference_math.architecture`, never re-typed here.
+:mod:`inference_math.derivations.architecture`, never re-typed here.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import architecture as arch
-from . import kv_cache
-from . import symbols as S
-from .numeric import evaluate
-from .validation import InputError, lookup, positive, positive_int
+from ..core import symbols as S
+from ..core.numeric import evaluate
+from ..core.validation import InputError, lookup, positive, positive_int
+from ..derivations import architecture as arch
+from ..derivations import kv_cache
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,13 @@
+"""Closed forms of the book's first three parts, one module per topic (imports ``core`` only).
+
+Foundations, the toy model of Erdil (2025) section 2: ``roofline``, ``latency_wall``,
+``scaling``, ``moe``, ``architecture``.
+
+Transformer inference on accelerators, the scaling book and Pope et al. (2022): ``intensity``,
+``kv_cache``, ``sharding``, ``serving``.
+
+From first principles to dollars, the Tensor Economics posts: ``dense_economics``,
+``deepseek_serving``, ``embeddings``, ``rollouts``.
+
+The full model of the fourth part derives its terms in :mod:`inference_math.engine`.
+"""
