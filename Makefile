@@ -6,8 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
+JOBS ?= 2
 
-.PHONY: bench help venv book pdf test unit lint nbval book-strict test-browser clean lock
+.PHONY: bench help venv book pdf executed test unit lint nbval book-strict test-browser clean lock
 
 help:
 	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
@@ -25,35 +26,43 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-# Chapters import inference_math, which Sphinx's and jupyter-cache's caches do not track:
-# every build starts clean and executes every chapter.
-CLEAN_BUILD := rm -rf _build/html _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
+# Chapters import inference_math, which Sphinx's cache does not track: every build starts clean.
+# The chapters' outputs come from `executed` (below), never from an older run.
+CLEAN_BUILD := rm -rf _build/html _build/jupyter_execute _build/.doctrees
 # Frontiers computed by one chapter execution are reused by the next (nbval, then the book build);
 # the key includes a digest of the library's source and data, so a code change recomputes.
 CACHE := INFERENCE_MATH_CACHE=$(CURDIR)/_build/cache
 
-book: $(STAMP)
+book: executed
 	$(CLEAN_BUILD)
 	$(CACHE) $(BIN)/jupyter-book build . --builder html
 	@echo "The book is at $(CURDIR)/_build/html/index.html"
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests --ignore=tests/browser
+	$(BIN)/pytest -q -n $(JOBS) tests --ignore=tests/browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check inference_math tests
 
-# Every chapter runs cell by cell in a clean kernel (converted copies, never in place).
+# Every chapter runs cell by cell in a clean kernel (converted copies, never in place), two at a
+# time. The notebooks nbval ran, with their outputs, become the book builds' notebook cache, so no
+# build executes a chapter again (inference_math.book.executed).
 nbval: $(STAMP)
-	rm -rf _build/nbval _build/cache && mkdir -p _build/nbval
+	rm -rf _build/nbval _build/executed _build/cache _build/.jupyter_cache && mkdir -p _build/nbval
 	for f in $$(grep -l '^kernelspec:' book/*.md); do \
 	  $(BIN)/jupytext --quiet --to ipynb --output _build/nbval/$$(basename $$f .md).ipynb $$f; \
 	done
-	$(CACHE) $(BIN)/pytest -q --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:python \
-	  -p no:cacheprovider _build/nbval
+	$(CACHE) $(BIN)/pytest -q -n $(JOBS) --dist loadfile --nbval-lax --nbval-current-env \
+	  --nbval-cell-timeout=600 -p no:python -p no:cacheprovider -p inference_math.book.executed \
+	  _build/nbval
+	$(BIN)/python -m inference_math.book.executed prime
+
+# The chapters' outputs for the present sources: nbval runs only if the cache is missing or stale.
+executed: $(STAMP)
+	$(BIN)/python -m inference_math.book.executed fresh || $(MAKE) --no-print-directory nbval
 
 # The book again, with every Sphinx warning (missing glue key, bad reference, ...) an error.
-book-strict: $(STAMP)
+book-strict: executed
 	$(CLEAN_BUILD)
 	$(CACHE) $(BIN)/jupyter-book build . --builder html -W -n --keep-going
 
@@ -65,10 +74,10 @@ TEX_PACKAGES := latexmk texlive-xetex texlive-latex-extra texlive-fonts-recommen
 # Debian ships only in texlive-fonts-extra (a 500 MB download): a stand-in maps \mathbbm to \mathbb.
 TEX_STANDIN := _build/texinputs
 
-pdf: $(STAMP)
+pdf: executed
 	dpkg -s $(TEX_PACKAGES) >/dev/null 2>&1 || { $(SUDO) apt-get update && \
 	  $(SUDO) apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=300 $(TEX_PACKAGES); }
-	rm -rf _build/latex $(TEX_STANDIN) _build/jupyter_execute _build/.doctrees _build/.jupyter_cache
+	rm -rf _build/latex $(TEX_STANDIN) _build/jupyter_execute _build/.doctrees
 	mkdir -p $(TEX_STANDIN)
 	kpsewhich bbm.sty >/dev/null || printf '%s\n' '\ProvidesPackage{bbm}' \
 	  '\providecommand\mathbbm{\mathbb}' > $(TEX_STANDIN)/bbm.sty
