@@ -59,3 +59,9 @@ def test_the_digest_covers_chapters_and_package(tmp_path):
     before = executed.inputs_digest(root)
     (root / "book" / "t.md").write_text((root / "book" / "t.md").read_text() + "\ntext\n")
     assert executed.inputs_digest(root) != before
+
+
+def test_a_trailing_semicolon_hides_the_result_as_in_a_notebook():
+    assert executed._quiet("x = 1\nsave(fig, 'a');\n# done\n")
+    assert not executed._quiet("x = 1\nsave(fig, 'a')\n")
+    assert not executed._quiet("s = 'a;'\ns")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import tokenize
 from pathlib import Path
 
 import nbformat
@@ -55,12 +56,25 @@ def pytest_runtest_makereport(item, call):
         return
     if report.failed:
         _failed.add(str(item.fspath))
-    outputs = getattr(item, "test_outputs", None) or []
-    cell.outputs = [nbformat.from_dict(dict(out)) for out in outputs]
+    outputs = [nbformat.from_dict(dict(out)) for out in getattr(item, "test_outputs", None) or []]
+    if _quiet(cell.source):
+        outputs = [out for out in outputs if out.get("output_type") != "execute_result"]
+    cell.outputs = outputs
     cell.execution_count = item.cell_num + 1
     for out in cell.outputs:
         if out.get("output_type") == "execute_result":
             out["execution_count"] = cell.execution_count
+
+
+def _quiet(source: str) -> bool:
+    """IPython's rule for a cell ending in ';' (no result shown), applied here because nbval runs
+    cells without storing history, which is where IPython looks for the semicolon."""
+    from IPython.core.displayhook import DisplayHook
+
+    try:
+        return bool(DisplayHook.semicolon_at_end_of_expression(source))
+    except (SyntaxError, tokenize.TokenError):
+        return False
 
 
 def pytest_runtest_teardown(item, nextitem):
