@@ -5,10 +5,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from inference_math import toy_model
 from inference_math.hardware import GPUS, get_gpu
-from inference_math.models import get_model
+from inference_math.models import MODELS, get_model
 from inference_math.search import Setting
 from inference_math.validation import InputError, Interval, within
 
@@ -91,3 +95,64 @@ def test_within_a_half_open_interval(value, ok):
     else:
         with pytest.raises(InputError, match="^p must be"):
             within("p", value, interval)
+
+
+# --- the toy model ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{"t_hop": -1e-6}, {"t_hop": math.nan}, {"t_base": -6e-6},
+                                    {"t_hop": math.inf}])
+def test_reference_code_frontier_rejects_bad_network_times(kwargs):
+    (field,) = kwargs
+    with pytest.raises(InputError, match=field):
+        toy_model.reference_code_frontier(LLAMA_8B, H100, **kwargs)
+
+
+@pytest.mark.parametrize(("field", "value"), [("model", "llama-3-8b"), ("gpu", "h100")])
+def test_toy_model_functions_reject_names_where_presets_are_expected(field, value):
+    args = {"model": LLAMA_8B, "gpu": H100} | {field: value}
+    for function in (toy_model.max_speed, toy_model.reference_code_frontier):
+        with pytest.raises(InputError, match=field):
+            function(args["model"], args["gpu"])
+
+
+@pytest.mark.parametrize("kwargs", [{"t_hop": 1e-320}, {"n_reduce": 1e-320}])
+def test_max_speed_refuses_a_non_finite_optimum(kwargs):
+    """A subnormal t_hop·n_reduce overflows p·N/(L·n_reduce·t_hop·B): no finite N* (eq. 13)."""
+    with pytest.raises(InputError, match="t_hop"):
+        toy_model.max_speed(get_model("gpt-4"), H100, **kwargs)
+
+
+def _eq9(model, gpu, n, t_hop, n_reduce):
+    """Erdil (2025) eq. 9 typed fresh: L·n_reduce·2·t_hop·(sqrt(N) − 1) + p·N_param/(B·N)."""
+    return (model.layers * n_reduce * 2 * t_hop * (np.sqrt(n) - 1)
+            + model.weight_bytes * model.total_params / (gpu.hbm_bandwidth * n))
+
+
+def test_toy_optimum_respects_the_gpus_that_hold_the_weights():
+    """Llama 3 70B (141 GB at 16 bits) needs 2 H100s of 80 GB; a 12 s hop makes that the optimum."""
+    model = get_model("llama-3-70b")
+    floor = math.ceil(2 * model.total_params / 80e9)
+    assert floor == 2
+    result = toy_model.max_speed(model, H100, t_hop=12)
+    assert result.n_gpu_floor == floor
+    assert result.n_gpu_star == floor and result.memory_bound
+    assert result.min_latency_s == pytest.approx(_eq9(model, H100, floor, 12, 4), rel=1e-12)
+
+
+@given(model=st.sampled_from(sorted(MODELS)), gpu=st.sampled_from(sorted(GPUS)),
+       log_t_hop=st.floats(-12, 3), log_n_reduce=st.floats(-3, 3))
+def test_toy_optimum_is_the_fastest_instance_that_holds_the_weights(model, gpu, log_t_hop,
+                                                                  log_n_reduce):
+    """Over N >= ceil(p·N_param/M_HBM), no instance beats eq. 9 at the reported optimum."""
+    model, gpu = get_model(model), get_gpu(gpu)
+    t_hop, n_reduce = 10.0**log_t_hop, 10.0**log_n_reduce
+    result = toy_model.max_speed(model, gpu, t_hop=t_hop, n_reduce=n_reduce)
+    floor = math.ceil(model.weight_bytes * model.total_params / gpu.hbm_bytes)
+    assert result.n_gpu_floor == floor
+    assert result.n_gpu_star >= floor
+    assert math.isfinite(result.tokens_per_s) and result.tokens_per_s > 0
+    tried = np.geomspace(floor, max(1e3, 1e3 * result.n_gpu_star), 2000)
+    assert result.min_latency_s == pytest.approx(_eq9(model, gpu, result.n_gpu_star, t_hop, n_reduce),
+                                                 rel=1e-9)
+    assert _eq9(model, gpu, tried, t_hop, n_reduce).min() >= result.min_latency_s * (1 - 1e-9)
