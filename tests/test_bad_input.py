@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math import toy_model
+from inference_math import cache, toy_model
 from inference_math.hardware import GPUS, get_gpu
 from inference_math.models import MODELS, get_model
 from inference_math.search import Setting
@@ -156,3 +156,27 @@ def test_toy_optimum_is_the_fastest_instance_that_holds_the_weights(model, gpu, 
     assert result.min_latency_s == pytest.approx(_eq9(model, gpu, result.n_gpu_star, t_hop, n_reduce),
                                                  rel=1e-9)
     assert _eq9(model, gpu, tried, t_hop, n_reduce).min() >= result.min_latency_s * (1 - 1e-9)
+
+
+# --- the frontier cache -----------------------------------------------------------------------
+
+
+def _never():
+    raise AssertionError("computed although the cache directory is unusable")
+
+
+def test_a_cache_path_below_a_file_is_named_before_computing(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(cache.ENV, str(blocker / "cache"))
+    with pytest.raises(InputError, match=cache.ENV):
+        cache.cached("kind", "key", _never)
+
+
+def test_a_damaged_cache_entry_is_recomputed(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV, str(tmp_path))
+    assert cache.cached("kind", "key", lambda: 41) == 41
+    (entry,) = tmp_path.glob("kind-*.pickle")
+    entry.write_bytes(entry.read_bytes()[:3])
+    assert cache.cached("kind", "key", lambda: 42) == 42
+    assert cache.cached("kind", "key", _never) == 42
