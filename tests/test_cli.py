@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from inference_math import cli
 from inference_math.cache import ENV as CACHE_ENV
 from inference_math.cli import build_parser, main
-from inference_math.models import get_model
+from inference_math.hardware import GPUS
+from inference_math.models import MODELS, get_model
 
 FULL = ["max-speed", "--model", "llama-3-8b", "--gpu", "h100"]
 
@@ -229,3 +236,84 @@ def test_a_full_disk_is_one_line_and_exit_1():
         proc = _cli("models", stdout=full, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
+
+
+# --- property: any command line ends in valid output or one error line -----------------------
+
+NUMBERS = st.one_of(
+    st.sampled_from(["-1", "0", "-0", "1", "0.5", "12", "1e-320", "5e-324", "1e308", "1e999",
+                     "nan", "NaN", "inf", "-inf", "Infinity", "", " ", "abc", "0x10", "1_0"]),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=6),
+)
+GARBAGE = st.one_of(st.text(max_size=8), st.sampled_from(["tiny", "H100", "", "-", "--json"]))
+MODEL_NAMES = st.one_of(st.sampled_from(sorted(MODELS)), GARBAGE)
+GPU_NAMES = st.one_of(st.sampled_from(sorted(GPUS)), GARBAGE)
+TOY_OPTIONS = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["--t-hop", "--n-reduce"]), NUMBERS),
+    st.tuples(st.sampled_from(["--capped", "--json"])),
+    st.tuples(GARBAGE),
+), max_size=4)
+
+# For the full model, a flag that is bad whatever else the command line says: the search (20 s)
+# must never start, and every such line must be refused before it.
+POISON = st.one_of(
+    st.tuples(st.just("--gpu"), st.sampled_from(sorted(NO_COLLECTIVES) + ["tpu-v99", ""])),
+    st.tuples(st.just("--model"), st.sampled_from(["tiny", "llama-9000", ""])),
+    st.tuples(st.just("--drafter"), st.sampled_from(["tiny", "gpt-5", "--json"])),
+    st.tuples(st.just("--price"), st.sampled_from(["-1", "0", "1e308", "5e-324", "nan", "x", "1e5"])),
+    st.tuples(st.just("--context"), st.sampled_from(["-1", "1e12", "inf", "nan", "many"])),
+    st.tuples(st.just("--acceptance"), st.sampled_from(["1", "-0.1", "2", "nan", "one"])),
+    st.tuples(st.just("--weight-bits"), st.sampled_from(["3", "32", "x", "8.0"])),
+    st.tuples(st.just("--alpha"), st.sampled_from(["-1", "21", "1e3", "inf"])),
+    st.tuples(st.just("--t-hop"), NUMBERS),  # not an option of the full model
+)
+FULL_OPTIONS = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["--price", "--context", "--acceptance", "--alpha"]), NUMBERS),
+    st.tuples(st.just("--drafter"), MODEL_NAMES),
+    st.tuples(st.sampled_from(["--json", "--csv", "--exact", "--no-pipeline"])),
+), max_size=3)
+
+
+@st.composite
+def command_lines(draw) -> list[str]:
+    command = draw(st.sampled_from(["models", "gpus", "toy-max-speed", "frontier", "max-speed",
+                                    "preferred", "frobnicate"]))
+    argv = [command]
+    if command in ("models", "gpus", "frobnicate"):
+        argv += draw(st.lists(st.one_of(st.just("--json"), GARBAGE), max_size=2))
+        return argv
+    argv += ["--model", draw(MODEL_NAMES), "--gpu", draw(GPU_NAMES)]
+    options = draw(TOY_OPTIONS if command == "toy-max-speed" else FULL_OPTIONS)
+    if command != "toy-max-speed":
+        options.insert(draw(st.integers(0, len(options))), draw(POISON))
+    return argv + [word for option in options for word in option]
+
+
+def _search_must_not_start(*args, **kwargs):
+    raise AssertionError("a command line with a bad flag reached the frontier search")
+
+
+@settings(max_examples=60, deadline=None)
+@given(argv=command_lines())
+def test_any_command_line_is_valid_output_or_one_error_line(argv):
+    """Exit 0 with finite output (strict JSON under --json), or exit 2 with one line on stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    search, cli.frontier = cli.frontier, _search_must_not_start
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+    finally:
+        cli.frontier = search
+    out, err = out.getvalue(), err.getvalue()
+    assert "Traceback" not in err
+    if code == 0:
+        assert err == ""
+        if "--json" in argv:
+            strict_json(out)
+        assert not re.search(r"\b(nan|inf|infinity)\b", out, re.IGNORECASE)
+    else:
+        assert code == 2, (code, err)
+        assert out == ""
+        assert err.startswith("inference-math: error: ") and err.count("\n") == 1
+        assert len(err.splitlines()) == 1
