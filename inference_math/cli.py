@@ -337,7 +337,8 @@ def _one_line(text: str) -> str:
 
 
 def _error(message: str, status: int) -> int:
-    print(f"inference-math: error: {_one_line(message)}", file=sys.stderr)
+    if sys.stderr is not None:  # None: started with standard error closed (print would use stdout)
+        print(f"inference-math: error: {_one_line(message)}", file=sys.stderr)
     return status
 
 
@@ -352,6 +353,8 @@ def _silence_stdout() -> None:
 
 def _write(text: str | None = None) -> int:
     """Print ``text`` (if any) and flush; a closed pipe ends quietly, other failures in one line."""
+    if sys.stdout is None:  # started with standard output closed
+        return _error("cannot write the output: standard output is closed", EXIT_OUTPUT)
     try:
         if text is not None:
             print(text)

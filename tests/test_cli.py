@@ -238,6 +238,13 @@ def test_a_full_disk_is_one_line_and_exit_1():
     assert proc.stderr.count("\n") == 1 and "No space left on device" in proc.stderr
 
 
+def test_a_closed_standard_output_is_one_line_and_exit_1():
+    """`inference-math models >&-`: Python starts with sys.stdout None; say so, no traceback."""
+    proc = _cli("models", stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "standard output is closed" in proc.stderr
+
+
 # --- property: any command line ends in valid output or one error line -----------------------
 
 NUMBERS = st.one_of(
