@@ -1,7 +1,7 @@
 """Numbers from the toy model of Erdil (2025), section 2: Table 1 and Figure 1.
 
-Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` through
-:mod:`numeric`; no formula is written again here.
+Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` (and the
+memory floor of :mod:`sharding`) through :mod:`numeric`; no formula is written again here.
 """
 
 from __future__ import annotations
