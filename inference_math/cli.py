@@ -15,7 +15,7 @@ runs on the GPU presets with a collective model (``inference-math gpus`` marks t
 
 Numbers must lie in these ranges (wide around any real deployment, narrow enough that no result
 overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 1000],
---context [0, 1e9] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
+--context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
 --alpha [0, 20].
 
 Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
@@ -34,7 +34,7 @@ import sys
 from contextlib import contextmanager
 
 from . import full_model as fm
-from .hardware import GPUS, get_gpu
+from .hardware import GPUS, full_model_gpus, get_gpu
 from .models import MODELS, get_model
 from .search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier
 from .toy_model import max_speed
@@ -273,7 +273,7 @@ def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--model", required=True, type=_preset(get_model),
                      help=f"one of: {', '.join(MODELS)}")
     cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
-                     help=f"one of: {', '.join(k for k, g in GPUS.items() if g.has_collective_model)}")
+                     help=f"one of: {', '.join(full_model_gpus())}")
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the preset's)")
     cmd.add_argument("--context", type=_number("--context"), default=0.0,

@@ -209,6 +209,15 @@ def test_an_unusable_cache_directory_is_one_line_naming_the_variable(capsys, mon
     assert CACHE_ENV in err and "Traceback" not in err
 
 
+def test_the_stated_ranges_are_the_checked_ones(capsys):
+    """The module docstring and --help state each flag's range as the check reads it."""
+    for flag, interval in cli.RANGES.items():
+        assert f"{flag} {interval}" in cli.__doc__
+        command = "toy-max-speed" if flag in ("--t-hop", "--n-reduce") else "preferred"
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and f"in {interval}" in " ".join(out.split())
+
+
 def test_help_exits_0(capsys):
     code, out, _ = run(capsys, "toy-max-speed", "--help")
     assert code == 0 and "--t-hop" in out and "[1e-12, 1000]" in out
