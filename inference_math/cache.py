@@ -63,8 +63,8 @@ def _usable_dir(where: Path) -> Path:
     return where
 
 
-def _load(path: Path):
-    """The stored result at ``path``, or None if there is none (or it is unreadable)."""
+def _load(path: Path) -> tuple | None:
+    """``(stored result,)`` from ``path``, or None if there is none or it is damaged."""
     try:
         with path.open("rb") as handle:
             return (pickle.load(handle),)
@@ -72,6 +72,8 @@ def _load(path: Path):
         return None
     except (EOFError, pickle.UnpicklingError):
         return None  # a damaged entry is a miss; it is computed and replaced
+    except OSError as exc:
+        raise _unusable(path.parent, exc) from None
 
 
 def cached(kind: str, key: object, compute: Callable[[], T]) -> T:
