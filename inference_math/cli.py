@@ -10,25 +10,46 @@
 
 Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --context TOKENS,
 --drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
---exact (every frontier point instead of the paper's 1,000 latency thresholds).
+--exact (every frontier point instead of the paper's 1,000 latency thresholds). The full model
+runs on the GPU presets with a collective model (``inference-math gpus`` marks them).
 
-Bad input (unknown preset, a non-positive number, a malformed option) prints one line naming
-the problem and exits with status 2.
+Numbers must lie in these ranges (wide around any real deployment, narrow enough that no result
+overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 1000],
+--context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
+--alpha [0, 20].
+
+Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
+time, a context whose KV cache fits no instance) prints one line naming the flag and exits with
+status 2; an output that cannot be written (a full disk) prints one line and exits with status 1;
+a reader that closes the pipe early (``| head``) ends the command quietly with status 141.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+from contextlib import contextmanager
 
-from .core.validation import InputError, parse_positive
-from .engine.search import FRONTIER_COLUMNS, Setting, frontier
+from .core.validation import InputError, Interval, parse_within
+from .engine import full_model as fm
+from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier
 from .engine.toy_model import max_speed
-from .presets.hardware import GPUS, get_gpu
+from .presets.hardware import GPUS, full_model_gpus, get_gpu
 from .presets.models import MODELS, get_model
 
 EXIT_USAGE = 2
+EXIT_OUTPUT = 1  # the output could not be written
+EXIT_PIPE = 128 + 13  # the reader closed the pipe: what a shell reports for SIGPIPE
+EXIT_INTERRUPT = 128 + 2
+
+RANGES = {
+    "--t-hop": Interval(1e-12, 1e3), "--n-reduce": Interval(1e-3, 1e3),
+    "--context": Interval(0.0, 1e9), "--acceptance": Interval(0.0, 1.0, open_high=True),
+    "--price": Interval(1e-4, 1e4), "--alpha": Interval(0.0, 20.0),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,15 +59,43 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _positive_float(option: str, allow_zero: bool = False):
+def _number(option: str):
+    """argparse type: a number in ``RANGES[option]``."""
     def convert(text: str) -> float:
         try:
-            return parse_positive(option, text, allow_zero=allow_zero)
+            return parse_within(option, text, RANGES[option])
         except InputError as exc:
             # argparse already prefixes "argument --option:"
             raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
 
     return convert
+
+
+def _preset(getter, full_model: bool = False):
+    """argparse type: a model or GPU preset; for the full model, a GPU it can time."""
+    def convert(text: str):
+        try:
+            item = getter(text)
+            if full_model and getter is get_gpu:
+                item.require_collective_model()
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return item
+
+    return convert
+
+
+def _range_help(option: str, text: str) -> str:
+    return f"{text}; in {RANGES[option]}"
+
+
+@contextmanager
+def _blame(option: str):
+    """Prefix an InputError raised inside the block with the option it comes from."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(f"argument {option}: {exc}") from None
 
 
 def _table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
@@ -79,16 +128,22 @@ def _gpus_rows() -> list[dict]:
             "name": key, "label": g.name, "flops_16bit": g.flops(16), "flops_8bit": g.flops(8),
             "hbm_bandwidth": g.hbm_bandwidth, "hbm_bytes": g.hbm_bytes,
             "price_per_hour": g.price_per_hour, "flop_cap": g.flop_cap,
-            "bandwidth_cap": g.bandwidth_cap, "source": g.source,
+            "bandwidth_cap": g.bandwidth_cap, "full_model": g.has_collective_model,
+            "source": g.source,
         }
         for key, g in GPUS.items()
     ]
 
 
+def _dumps(data) -> str:
+    """Strict JSON: a NaN or an infinity is an error here, never an output."""
+    return json.dumps(data, indent=2, allow_nan=False)
+
+
 def _cmd_models(args) -> str:
     rows = _models_rows()
     if args.json:
-        return json.dumps(rows, indent=2)
+        return _dumps(rows)
     return _table(rows, [("name", "name", "s"), ("label", "model", "s"),
                          ("total_params", "params", ".3e"), ("active_params", "active", ".3e"),
                          ("layers", "layers", "d"), ("d_model", "d_model", "d"),
@@ -99,47 +154,100 @@ def _cmd_models(args) -> str:
 def _cmd_gpus(args) -> str:
     rows = _gpus_rows()
     if args.json:
-        return json.dumps(rows, indent=2)
+        return _dumps(rows)
+    for row in rows:
+        row["full_model_text"] = "yes" if row["full_model"] else "no"
     return _table(rows, [("name", "name", "s"), ("label", "GPU", "s"),
                          ("flops_16bit", "FLOP/s 16b", ".3g"), ("flops_8bit", "FLOP/s 8b", ".3g"),
                          ("hbm_bandwidth", "HBM B/s", ".3g"), ("hbm_bytes", "HBM bytes", ".3g"),
                          ("price_per_hour", "$/h", ".2f"), ("flop_cap", "FLOP cap", ".2f"),
-                         ("bandwidth_cap", "BW cap", ".2f")])
+                         ("bandwidth_cap", "BW cap", ".2f"),
+                         ("full_model_text", "full model", "s")])
+
+
+def _require_finite(rows: list[dict]) -> None:
+    """InputError naming the first non-finite number of a result (None means 'not applicable')."""
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InputError(f"the result's {key} is {value} for these inputs; "
+                                 "try values nearer the defaults")
 
 
 def _cmd_toy_max_speed(args) -> str:
-    model, gpu = get_model(args.model), get_gpu(args.gpu)
+    model, gpu = args.model, args.gpu
     result = max_speed(model, gpu, t_hop=args.t_hop, n_reduce=args.n_reduce, capped=args.capped)
     row = {
         "model": model.name, "gpu": gpu.name, "t_hop_s": args.t_hop, "n_reduce": args.n_reduce,
         "bandwidth_capped": args.capped, "max_tokens_per_s": result.tokens_per_s,
         "min_latency_ms": result.min_latency_s * 1e3, "optimal_gpus": result.n_gpu_star,
+        "memory_floor_gpus": result.n_gpu_floor, "memory_bound": result.memory_bound,
     }
+    _require_finite([row])
     if args.json:
-        return json.dumps(row, indent=2)
+        return _dumps(row)
+    floor = " (the memory floor binds)" if result.memory_bound else ""
     return (f"{model.name} on {gpu.name} (Erdil 2025 eq. 14, t_hop = {args.t_hop:g} s, "
             f"n_reduce = {args.n_reduce:g}{', capped bandwidth' if args.capped else ''}):\n"
-            f"  maximum speed   {result.tokens_per_s:.1f} tokens/s per request\n"
+            f"  maximum speed   {result.tokens_per_s:.4g} tokens/s per request\n"
             f"  minimum latency {result.min_latency_s * 1e3:.3f} ms per token\n"
-            f"  optimal size    {result.n_gpu_star:.1f} GPUs")
+            f"  optimal size    {result.n_gpu_star:.1f} GPUs{floor}\n"
+            f"  memory floor    {result.n_gpu_floor:.0f} GPUs hold the weights")
 
 
 def _setting(args) -> Setting:
-    model, gpu = get_model(args.model), get_gpu(args.gpu)
+    model, gpu, drafter = args.model, args.gpu, args.drafter
     weight_bytes = None if args.weight_bits is None else args.weight_bits / 8
-    drafter = None if args.drafter is None else get_model(args.drafter)
     if args.acceptance is not None and drafter is None:
-        raise InputError("--acceptance needs --drafter")
+        raise InputError("argument --acceptance: needs --drafter")
+    with _blame("--model" if args.weight_bits is None else "--weight-bits"):
+        gpu.flops(args.weight_bits or model.weight_bits)
+    if drafter is not None:
+        with _blame("--drafter"):
+            gpu.flops(drafter.weight_bits)
     acceptance = 0.8 if args.acceptance is None else args.acceptance
-    return Setting(model=model, gpu=gpu, weight_bytes=weight_bytes, context=args.context,
-                   drafter=drafter, acceptance=acceptance, use_pp=not args.no_pipeline,
-                   price=args.price, label=model.name)
+    setting = Setting(model=model, gpu=gpu, weight_bytes=weight_bytes, context=args.context,
+                      drafter=drafter, acceptance=acceptance, use_pp=not args.no_pipeline,
+                      price=args.price, label=model.name)
+    _require_fit(setting)
+    return setting
+
+
+def _fits(setting: Setting, context: float) -> bool:
+    """Whether the largest instance the search tries holds the weights and one sequence's KV cache.
+
+    eq-full-memory-need at N = 2^MAX_LOG2_GPUS, b = N_PP = 1: the most room any point of the
+    search has, so the frontier is empty exactly when this is False.
+    """
+    branch = fm.compile_branch(setting.model, setting.gpu, False, 1.0, context, setting.w)
+    return bool(branch["feasible"](2.0**MAX_LOG2_GPUS, 1.0, 1.0, 1.0) > 0)
+
+
+def _require_fit(setting: Setting) -> None:
+    """Refuse, before the search, a setting no instance can hold; name the flag to change."""
+    model, largest = setting.model.name, f"2^{MAX_LOG2_GPUS} {setting.gpu.name} GPUs"
+    if not _fits(setting, 0.0):
+        raise InputError(f"argument --model: infeasible: the weights of {model} do not fit in "
+                         f"{largest} (the largest instance searched)")
+    if not _fits(setting, setting.context):
+        raise InputError(f"argument --context: infeasible: the weights of {model} and the KV cache "
+                         f"of one sequence of {setting.context:g} tokens do not fit in {largest} "
+                         "(the largest instance searched)")
+
+
+def _point_row(point) -> dict:
+    """A frontier point as a row; the draft latency is None (JSON null) when nothing is drafted."""
+    row = point.as_dict()
+    if row["gamma"] == 1:
+        row["draft_latency_s"] = None
+    return row
 
 
 def _points_output(points, args) -> str:
-    rows = [pt.as_dict() for pt in points]
+    rows = [_point_row(pt) for pt in points]
+    _require_finite(rows)
     if args.json:
-        return json.dumps(rows if len(rows) > 1 or args.command == "frontier" else rows[0], indent=2)
+        return _dumps(rows if len(rows) > 1 or args.command == "frontier" else rows[0])
     keys = [key for key, _, _ in FRONTIER_COLUMNS]
     if args.csv:
         lines = [",".join(keys)]
@@ -162,18 +270,23 @@ def _cmd_frontier(args) -> str:
 
 
 def _add_full_model_options(cmd) -> None:
-    cmd.add_argument("--model", required=True, help=f"one of: {', '.join(MODELS)}")
-    cmd.add_argument("--gpu", required=True, help=f"one of: {', '.join(GPUS)}")
+    cmd.add_argument("--model", required=True, type=_preset(get_model),
+                     help=f"one of: {', '.join(MODELS)}")
+    cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
+                     help=f"one of: {', '.join(full_model_gpus())}")
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the preset's)")
-    cmd.add_argument("--context", type=_positive_float("--context", allow_zero=True), default=0.0,
-                     help="tokens already in each sequence's KV cache (default 0)")
-    cmd.add_argument("--drafter", default=None, help="speculative decoding with this model preset")
-    cmd.add_argument("--acceptance", type=_positive_float("--acceptance"), default=None,
-                     help="probability a drafted token is accepted (default 0.8)")
+    cmd.add_argument("--context", type=_number("--context"), default=0.0,
+                     help=_range_help("--context", "tokens already in each sequence's KV cache "
+                                                   "(default 0)"))
+    cmd.add_argument("--drafter", type=_preset(get_model), default=None,
+                     help="speculative decoding with this model preset")
+    cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
+                     help=_range_help("--acceptance", "probability a drafted token is accepted "
+                                                      "(default 0.8; 0: the drafter never helps)"))
     cmd.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
-    cmd.add_argument("--price", type=_positive_float("--price"), default=None,
-                     help="$ per GPU-hour (default: the preset's)")
+    cmd.add_argument("--price", type=_number("--price"), default=None,
+                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
     cmd.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
     out = cmd.add_mutually_exclusive_group()
@@ -190,12 +303,14 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help="print JSON instead of a table")
     toy = sub.add_parser("toy-max-speed",
                          help="maximum tokens/s and optimal instance size (Erdil 2025 eq. 13-14)")
-    toy.add_argument("--model", required=True, help=f"one of: {', '.join(MODELS)}")
-    toy.add_argument("--gpu", required=True, help=f"one of: {', '.join(GPUS)}")
-    toy.add_argument("--t-hop", type=_positive_float("--t-hop"), default=1e-6,
-                     help="latency of one collective hop in seconds (default 1e-6)")
-    toy.add_argument("--n-reduce", type=_positive_float("--n-reduce"), default=4.0,
-                     help="sequential all-reduces per layer (default 4)")
+    toy.add_argument("--model", required=True, type=_preset(get_model),
+                     help=f"one of: {', '.join(MODELS)}")
+    toy.add_argument("--gpu", required=True, type=_preset(get_gpu), help=f"one of: {', '.join(GPUS)}")
+    toy.add_argument("--t-hop", type=_number("--t-hop"), default=1e-6,
+                     help=_range_help("--t-hop", "latency of one collective hop in seconds "
+                                                 "(default 1e-6)"))
+    toy.add_argument("--n-reduce", type=_number("--n-reduce"), default=4.0,
+                     help=_range_help("--n-reduce", "sequential all-reduces per layer (default 4)"))
     toy.add_argument("--capped", action="store_true",
                      help="use the GPU's reachable (capped) HBM bandwidth instead of the peak")
     toy.add_argument("--json", action="store_true", help="print JSON")
@@ -206,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
         cmd = sub.add_parser(name, help=helptext)
         _add_full_model_options(cmd)
         if name == "preferred":
-            cmd.add_argument("--alpha", type=_positive_float("--alpha"), default=3.0,
-                             help="user-preference exponent (default 3, as in the paper)")
+            cmd.add_argument("--alpha", type=_number("--alpha"), default=3.0,
+                             help=_range_help("--alpha", "user-preference exponent (default 3, as "
+                                                         "in the paper; 0: the cheapest point)"))
     return parser
 
 
@@ -215,14 +331,54 @@ _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier}
 
 
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other unprintable characters escaped (it came from argv)."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+
+
+def _error(message: str, status: int) -> int:
+    if sys.stderr is not None:  # None: started with standard error closed (print would use stdout)
+        print(f"inference-math: error: {_one_line(message)}", file=sys.stderr)
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass  # not a real file (a test's capture): nothing will be flushed to a descriptor
+
+
+def _write(text: str | None = None) -> int:
+    """Print ``text`` (if any) and flush; a closed pipe ends quietly, other failures in one line."""
+    if sys.stdout is None:  # started with standard output closed
+        return _error("cannot write the output: standard output is closed", EXIT_OUTPUT)
+    try:
+        if text is not None:
+            print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_PIPE
+    except OSError as exc:
+        _silence_stdout()
+        return _error(f"cannot write the output: {exc.strerror or exc}", EXIT_OUTPUT)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        print(_COMMANDS[args.command](args))
+        text = _COMMANDS[args.command](args)
     except InputError as exc:
-        print(f"inference-math: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    return 0
+        return _error(str(exc), EXIT_USAGE)
+    except SystemExit as exc:  # --help, already printed
+        return _write() or (exc.code if isinstance(exc.code, int) else EXIT_USAGE)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPT
+    return _write(text)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 
 class InputError(ValueError):
     """A value, preset name or configuration the book's models cannot use."""
+
+
+def of_kind(field: str, value, kind: type):
+    """``value`` if it is a ``kind`` (a Model, a GPU...), else InputError naming ``field``."""
+    if not isinstance(value, kind):
+        name = kind.__name__
+        raise InputError(f"{field} must be a {name} (get_{name.lower()}(...) returns one), "
+                         f"got {value!r}")
+    return value
 
 
 def positive(field: str, value, *, allow_zero: bool = False) -> float:
@@ -33,6 +43,45 @@ def parse_positive(field: str, text: str, *, allow_zero: bool = False) -> float:
     except (TypeError, ValueError):
         raise InputError(f"{field} must be a number, got {text!r}") from None
     return positive(field, number, allow_zero=allow_zero)
+
+
+class Interval(NamedTuple):
+    """A range of meaningful values, closed unless an end is marked open."""
+
+    low: float
+    high: float
+    open_low: bool = False
+    open_high: bool = False
+
+    def __str__(self) -> str:
+        return (f"{'(' if self.open_low else '['}{self.low:g}, "
+                f"{self.high:g}{')' if self.open_high else ']'}")
+
+    def __contains__(self, number: float) -> bool:
+        above = number > self.low if self.open_low else number >= self.low
+        below = number < self.high if self.open_high else number <= self.high
+        return above and below
+
+
+def within(field: str, value, interval: Interval) -> float:
+    """``value`` as a float if it is a finite real in ``interval``, else InputError naming ``field``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{field} must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InputError(f"{field} must be finite, got {value!r}")
+    if number not in interval:
+        raise InputError(f"{field} must be in {interval}, got {value!r}")
+    return number
+
+
+def parse_within(field: str, text: str, interval: Interval) -> float:
+    """A number in ``interval`` from command-line text, else InputError naming ``field``."""
+    try:
+        number = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"{field} must be a number, got {text!r}") from None
+    return within(field, number, interval)
 
 
 def positive_int(field: str, value) -> int:

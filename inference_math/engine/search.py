@@ -21,7 +21,7 @@ from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
 from ..core.units import usd_per_million_tokens
-from ..core.validation import InputError, positive
+from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
 from ..presets.models import Model
 from . import full_model as fm
@@ -64,12 +64,18 @@ class Setting:
     label: str = ""
 
     def __post_init__(self):
+        of_kind("model", self.model, Model)
+        of_kind("gpu", self.gpu, GPU)
+        if self.drafter is not None:
+            of_kind("drafter", self.drafter, Model)
+        self.gpu.require_collective_model()
         if self.weight_bytes is not None:
             positive("weight_bytes", self.weight_bytes)
-            bits = round(8 * self.weight_bytes)
-            self.gpu.flops(bits)  # InputError if the GPU has no FLOP/s for these weights
+        self.gpu.flops(round(8 * self.w))  # InputError if the GPU has no FLOP/s for these weights
+        if self.drafter is not None:
+            self.gpu.flops(self.drafter.weight_bits)
         positive("context", self.context, allow_zero=True)
-        if not 0 <= self.acceptance < 1:
+        if not 0 <= positive("acceptance", self.acceptance, allow_zero=True) < 1:
             raise InputError(f"acceptance must be in [0, 1), got {self.acceptance!r}")
         if self.price is not None:
             positive("price", self.price)

@@ -1,59 +1,88 @@
 """Numbers from the toy model of Erdil (2025), section 2: Table 1 and Figure 1.
 
-Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` through
-:mod:`numeric`; no formula is written again here.
+Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` (and the
+memory floor of :mod:`sharding`) through :mod:`numeric`; no formula is written again here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
+import sympy as sp
 
 from ..core import symbols as S
 from ..core.numeric import compile_fn
 from ..core.units import usd_per_million_tokens
-from ..core.validation import InputError, positive, positive_int
+from ..core.validation import InputError, of_kind, positive, positive_int
 from ..derivations.latency_wall import (
     all_reduce_time_reference_code,
     minimum_token_latency,
     optimal_instance_size,
+    token_latency_at_critical_batch,
     token_latency_multi,
 )
+from ..derivations.sharding import min_chips_for_weights
 from ..presets.hardware import GPU
 from ..presets.models import Model
 from .pareto import pareto_front, pareto_front_thresholds
 
-_EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop)
+_EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop, S.hbm_cap)
 
 
 @dataclass(frozen=True)
 class ToyMaxSpeed:
-    """Eq. 13-14 evaluated for one model on one GPU."""
+    """Eq. 13-14 evaluated for one model on one GPU, on at least the GPUs that hold the weights."""
 
     model: str
     gpu: str
     n_gpu_star: float
     min_latency_s: float
+    n_gpu_floor: float = 1.0  # eq-sharding-min-chips: the fewest GPUs whose HBM holds the weights
+    memory_bound: bool = False  # the floor, not eq. 13, sets the instance size
 
     @property
     def tokens_per_s(self) -> float:
         return 1.0 / self.min_latency_s
 
 
+@cache
+def _optimum_above_memory_floor() -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
+    """Memory floor, optimal instance size, minimum latency and 'floor binds' (eqs. 9, 13-14).
+
+    Eq. 9 falls until eq. 13's N* and rises after it (its slope in N_GPU changes sign once), so
+    its minimum over instances at or above the floor eq-sharding-min-chips is at N*, with eq. 14's
+    latency, unless the floor is larger; then it is at the floor, with eq. 9's latency there.
+    """
+    floor = min_chips_for_weights().rhs
+    unconstrained = optimal_instance_size().rhs
+    binds = sp.StrictGreaterThan(floor, unconstrained)
+    at_floor = token_latency_at_critical_batch().rhs.subs(S.n_gpu, floor)
+    n_star = sp.Piecewise((floor, binds), (unconstrained, True))
+    latency = sp.Piecewise((at_floor, binds), (minimum_token_latency().rhs, True))
+    return floor, n_star, latency, sp.Piecewise((1, binds), (0, True))
+
+
 def max_speed(model: Model, gpu: GPU, t_hop: float = 1e-6, n_reduce: float = 4,
               capped: bool = False) -> ToyMaxSpeed:
     """Maximum tokens/s per request and the instance size that reaches it (eqs. 13-14).
 
-    Table 1 of the paper uses t_hop = 1 µs, n_reduce = 4 and the uncapped HBM bandwidth.
+    Table 1 of the paper uses t_hop = 1 µs, n_reduce = 4 and the uncapped HBM bandwidth. The
+    instance is never smaller than the GPUs that hold the weights (eq-sharding-min-chips).
     """
+    of_kind("model", model, Model)
+    of_kind("gpu", gpu, GPU)
     t_hop = positive("t_hop", t_hop)
     n_reduce = positive("n_reduce", n_reduce)
     values = (model.weight_bytes, model.total_params, gpu.bandwidth(capped), model.layers,
-              n_reduce, t_hop)
-    n_star = float(compile_fn(optimal_instance_size(), _EQ14_ARGS)(*values))
-    t_min = float(compile_fn(minimum_token_latency(), _EQ14_ARGS)(*values))
-    return ToyMaxSpeed(model.name, gpu.name, n_star, t_min)
+              n_reduce, t_hop, gpu.hbm_bytes)
+    floor, n_star, t_min, binds = (float(compile_fn(expr, _EQ14_ARGS)(*values))
+                                   for expr in _optimum_above_memory_floor())
+    if not all(np.isfinite([floor, n_star, t_min])) or t_min <= 0:
+        raise InputError(f"t_hop = {t_hop!r} s with n_reduce = {n_reduce!r} gives no finite "
+                         f"optimum for {model.name} on {gpu.name}")
+    return ToyMaxSpeed(model.name, gpu.name, n_star, t_min, floor, bool(binds))
 
 
 _CODE_ARGS = (S.n_gpu, S.b, S.p, S.n_param, S.hbm_bw, S.flops, S.n_layers, S.n_reduce,
@@ -102,6 +131,11 @@ def reference_code_frontier(
     infeasible; points whose aggregate throughput b/latency exceeds ``demand_cap`` tok/s are
     excluded. ``exact`` selects the exact frontier instead of the code's 1,000 thresholds.
     """
+    of_kind("model", model, Model)
+    of_kind("gpu", gpu, GPU)
+    # zero is a network without hop latency or without a fixed cost: still a finite latency
+    t_hop = positive("t_hop", t_hop, allow_zero=True)
+    t_base = positive("t_base", t_base, allow_zero=True)
     grid = positive_int("grid", grid)
     if grid < 2:
         raise InputError(f"grid must be at least 2 points per axis, got {grid}")

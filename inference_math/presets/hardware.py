@@ -35,6 +35,8 @@ class GPU:
     collective_model: str = "nccl"  # 'nccl' (GPUs) or 'torus' (TPU, Groq): see collectives.py
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InputError(f"GPU name must be a non-empty string, got {self.name!r}")
         where = f"GPU {self.name!r}"
         if not self.flops_by_weight_bits:
             raise InputError(f"{where}: flops_by_weight_bits must not be empty")
@@ -70,6 +72,33 @@ class GPU:
     def bandwidth(self, capped: bool = False) -> float:
         """Peak (or capped) HBM bandwidth in bytes/s."""
         return self.hbm_bandwidth * self.bandwidth_cap if capped else self.hbm_bandwidth
+
+    def missing_collective_fields(self) -> tuple[str, ...]:
+        """The all-reduce bandwidths the full model's collectives (collectives.py) need but lack.
+
+        The inter-node bandwidth is always needed; the intra-node (NVLink) one only for the NCCL
+        model with several GPUs per node (a torus, or one GPU per node, never reduces inside one).
+        """
+        missing = []
+        if self.internode_allreduce_bandwidth is None:
+            missing.append("internode_allreduce_bandwidth")
+        if (self.intranode_allreduce_bandwidth is None and self.collective_model == "nccl"
+                and self.node_size > 1):
+            missing.append("intranode_allreduce_bandwidth")
+        return tuple(missing)
+
+    @property
+    def has_collective_model(self) -> bool:
+        """Whether the full model (Erdil 2025, sec. 3) can time this device's collectives."""
+        return not self.missing_collective_fields()
+
+    def require_collective_model(self) -> None:
+        """InputError naming the missing field if the full model cannot run on this device."""
+        missing = self.missing_collective_fields()
+        if missing:
+            raise InputError(
+                f"GPU {self.name!r} has no {' or '.join(missing)} (collectives not modelled), so "
+                f"the full model cannot run on it; it runs on: {', '.join(full_model_gpus())}")
 
 
 H100 = GPU(
@@ -282,6 +311,11 @@ GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100,
                         "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P,
                         "rtx-4090": RTX_4090, "h800": H800, "h20": H20, "h200": H200,
                         "tpu-v4-erdil": TPU_V4_ERDIL, "groq-lpu": GROQ_LPU}
+
+
+def full_model_gpus() -> list[str]:
+    """Names of the presets the full model can run on (those with a collective model)."""
+    return [key for key, gpu in GPUS.items() if gpu.has_collective_model]
 
 
 def get_gpu(name: str) -> GPU:
