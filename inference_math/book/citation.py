@@ -34,6 +34,15 @@ def _authors(meta: dict) -> str:
     return " and ".join(names)
 
 
+_TEX_SPECIALS = {"\\": r"\textbackslash{}", "_": r"\_", "&": r"\&", "%": r"\%", "#": r"\#",
+                 "$": r"\$"}
+
+
+def tex(text: str) -> str:
+    """Text as LaTeX reads it in a BibTeX field: its special characters escaped."""
+    return "".join(_TEX_SPECIALS.get(char, char) for char in text)
+
+
 def _entry(kind: str, key: str, fields: dict[str, str]) -> str:
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields.items())
     return f"@{kind}{{{key},\n{body}\n}}"
@@ -44,11 +53,11 @@ def book_bibtex(meta: dict | None = None) -> str:
     meta = metadata() if meta is None else meta
     return _entry("misc", BOOK_KEY, {
         "author": _authors(meta),
-        "title": meta["title"],
+        "title": tex(meta["title"]),
         "year": str(meta["date-released"])[:4],
         "version": str(meta["version"]),
         "url": meta["url"],
-        "note": f"Source: {meta['repository-code']}",
+        "note": f"Source: \\url{{{meta['repository-code']}}}",
     })
 
 
@@ -71,5 +80,20 @@ def derivation_bibtex(label: str, meta: dict | None = None) -> str:
         "version": str(meta["version"]),
         "url": url,
         "crossref": BOOK_KEY,
-        "note": f"Derivation {label} of the book; reproduces {DERIVATIONS[label].source}",
+        "note": tex(f"Derivation {label} of the book; reproduces {DERIVATIONS[label].source}"),
     })
+
+
+def source_bibtex(key: str, root: Path = ROOT) -> str:
+    """The entry ``key`` of the book's ``references.bib``, as written there."""
+    text = (root / "references.bib").read_text()
+    start = text.find(f"{{{key},")
+    if start < 0:
+        raise InputError(f"no entry {key!r} in references.bib")
+    start = text.rfind("@", 0, start)
+    depth = 0
+    for end in range(text.index("{", start), len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            return text[start:end + 1]
+    raise InputError(f"entry {key!r} of references.bib is not closed")
