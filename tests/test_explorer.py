@@ -182,3 +182,16 @@ def test_no_heading_of_the_chapter_takes_the_figure_div_id():
     assert headings == ["The frontier explorer"]
     assert E.DIV_ID not in {make_id(h) for h in headings}
     assert make_id("Frontier explorer") == E.DIV_ID  # the check above can fail
+
+
+def test_nothing_offers_to_upload_the_chart(fig):
+    """The book promises offline use: plotly.js's cloud-sharing control is switched off."""
+    html = E.explorer_html(fig)
+    assert '"showSendToCloud": false' in html
+    assert "sendChartToCloud" in E.CONFIG["modeBarButtonsToRemove"]
+
+
+def test_cost_ticks_are_dollars_one_per_decade(fig):
+    assert fig.layout.yaxis.tickprefix == "$"
+    assert fig.layout.yaxis.dtick == 1 and fig.layout.xaxis.dtick == 1
+    assert len(set(E.COLORWAY)) == len(E.COLORWAY) >= 9

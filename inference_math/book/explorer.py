@@ -33,12 +33,21 @@ HOVER_COLUMNS = (
     ("n_tp_attn", ".2f"), ("gamma", ".0f"), ("mfu", ".1%"),
 )
 
+#: The book works offline: nothing offers to upload the chart (plotly.js's "Share chart").
 CONFIG = {
     "displaylogo": False,
+    "showSendToCloud": False,
+    "showEditInChartStudio": False,
+    "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
     "responsive": True,
     "scrollZoom": False,
     "toImageButtonOptions": {"format": "svg", "filename": DIV_ID},
 }
+
+#: Colour-blind-safe qualitative colours (Paul Tol's "bright" and "muted"), distinct for the nine
+#: paper frontiers instead of plotly's default run of oranges and reds.
+COLORWAY = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#332288",
+            "#999933", "#882255", "#44AA99", "#BBBBBB")
 
 #: The groups of :func:`paper_groups`, in button order after "All".
 MODELS_GROUP = "Today's models (H100)"
@@ -144,13 +153,19 @@ def explorer_figure(frontiers: Sequence[Frontier],
         buttons.append({"label": title, "method": "restyle", "args": [{"visible": visible}]})
     fig.update_layout(
         template="plotly_white",
-        xaxis={"type": "log", "title": {"text": "tokens per second per request"}},
-        yaxis={"type": "log", "dtick": 1, "title": {"text": "cost ($ per million output tokens)"}},
+        colorway=list(COLORWAY),
+        # one labelled tick per decade, in plain numbers and dollars (no crowded minor labels)
+        xaxis={"type": "log", "dtick": 1, "exponentformat": "none",
+               "title": {"text": "tokens per second per request"}},
+        yaxis={"type": "log", "dtick": 1, "exponentformat": "none", "tickprefix": "$",
+               "title": {"text": "cost ($ per million output tokens)"}},
+        modebar={"orientation": "v"},  # down the right edge, clear of the group menu
         hovermode="closest",
         hoverlabel={"align": "left"},
         legend={"orientation": "h", "yanchor": "top", "y": -0.15, "xanchor": "left", "x": 0},
         margin={"l": 70, "r": 20, "t": 60, "b": 40},
-        updatemenus=[{"type": "buttons", "direction": "right", "active": 0, "showactive": True,
+        # a drop-down menu: a row of buttons ran off a phone's screen
+        updatemenus=[{"type": "dropdown", "direction": "down", "active": 0, "showactive": True,
                       "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom", "pad": {"r": 4},
                       "buttons": buttons}],
     )
