@@ -38,9 +38,26 @@ def signed(value: float, digits: int = 2, suffix: str = "") -> str:
     return f"{rounded:+.{digits}f}{suffix}"
 
 
+_NEUTRAL = {"", "—", "-", "–", "n/a"}
+
+
+def is_number(cell: str) -> bool:
+    """Whether a formatted cell reads as a number ("1,234", "−0.5%", "$2.10", "3.1×")."""
+    text = str(cell).strip().strip("*").replace("−", "-").replace(",", "").replace(" ", "")
+    text = text.lstrip("$≈~<>").rstrip("%×x")
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table from already formatted cells."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
+    """A Markdown table from already formatted cells: numbers right-aligned, text left-aligned."""
+    numeric = [all(is_number(row[i]) for row in rows if str(row[i]).strip() not in _NEUTRAL)
+               for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---:" if num else ":---" for num in numeric) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
