@@ -93,4 +93,3 @@ def test_division_by_zero_gives_inf_without_warnings():
     with np.errstate(all="raise"):
         out = compile_fn(p / n_param, (p, n_param))(1.0, np.array([0.0, 2.0]))
     assert np.isinf(out[0]) and out[1] == 0.5
-
