@@ -14,7 +14,7 @@ from ..core import symbols as S
 from ..core.numeric import evaluate
 from ..core.validation import InputError, lookup, positive, positive_int
 from ..derivations import architecture as arch
-from ..derivations import kv_cache
+from ..derivations import kv_cache, moe
 
 
 @dataclass(frozen=True)
@@ -129,14 +129,20 @@ class Model:
         """m_emb·vocab·d_model (eq-kv-embedding-params; m_emb = 2 gives eq-arch-embedding-params)."""
         return self._count(kv_cache.embedding_params()) if self.vocab else 0.0
 
-    @property
-    def total_params(self) -> float:
-        return self.attention_params + self.ff_params + self.embedding_params
+    def _parts(self) -> dict:
+        return {S.n_attn: self.attention_params, S.n_ff: self.ff_params,
+                S.n_unembed: self.embedding_params}
 
-    @property
+    @cached_property
+    def total_params(self) -> float:
+        """N_attn + N_ff + N_unembed, evaluated from eq-moe-total-params (paper eq. 20)."""
+        return float(evaluate(moe.total_params(), self._parts()))
+
+    @cached_property
     def active_params(self) -> float:
-        """Parameters one token multiplies by (paper eq. 21, s by whole-number division)."""
-        return self.attention_params + self.ff_params / self.sparsity + self.embedding_params
+        """Parameters one token multiplies by: eq-moe-active-params (paper eq. 21), with the
+        sparsity s by whole-number division of the experts, as the reference code has it."""
+        return float(evaluate(moe.active_params(), {**self._parts(), S.s: self.sparsity}))
 
     @cached_property
     def kv_bytes_per_token(self) -> float:
