@@ -370,3 +370,21 @@ def test_public_functions_validate_input():
         ds.mla_decode_flops(0, absorbed=True)
     with pytest.raises(InputError, match="tok_s_per_gpu"):
         ds.cost_per_mtok(-1, 2)
+
+
+def test_tbo_peak_is_where_the_two_arguments_meet():
+    """At eq-deepseek-tbo-peak the TBO step's two arguments are equal, and the speed-up there is
+    the first branch of eq-deepseek-tbo-gain; checked at sampled values."""
+    peak = ds.tbo_peak_batch().rhs
+    blocks, comm = ds.step_time_tbo().rhs.args
+    assert sp.simplify(blocks.subs(b, peak) - comm.subs(b, peak)) == 0
+    speedup = ds.step_time_serial().rhs / ds.step_time_tbo().rhs
+    gain = ds.tbo_largest_gain().rhs.args[0][0]
+    for t0, tau, kappa in ((1e-3, 1e-6, 3e-6), (5e-2, 2e-5, 2.5e-5)):
+        values = {t_fixed: t0, tau_seq: tau, kappa_seq: kappa}
+        at_peak = float(peak.subs(values))
+        assert at_peak == pytest.approx(2 * t0 / (kappa - tau), rel=1e-12)
+        assert float(speedup.subs(values).subs(b, at_peak)) == pytest.approx(
+            float(gain.subs(values)), rel=1e-9)
+        around = [float(speedup.subs(values).subs(b, at_peak * f)) for f in (0.5, 2.0)]
+        assert max(around) < float(gain.subs(values))

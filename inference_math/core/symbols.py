@@ -388,6 +388,9 @@ kappa_seq = _define("kappa_seq", r"\kappa_{\mathrm{seq}}", "s/sequence",
                     "all-to-all time per sequence of the batch", "deepseek", **_POS)
 b_tbo = _define("b_tbo", r"b_{\mathrm{TBO}}", "sequences",
                 "batch above which two-batch overlap beats serial execution", "deepseek", **_POS)
+b_tbo_peak = _define("b_tbo_peak", r"b_{\mathrm{TBO}}^{\ast}", "sequences",
+                     "batch at which two-batch overlap gains most (its two arguments meet)",
+                     "deepseek", **_POS)
 tbo_gain = _define("tbo_gain", r"\sigma_{\mathrm{TBO}}", "1",
                    "largest speed-up of two-batch overlap over serial execution", "deepseek",
                    **_POS)

@@ -34,6 +34,7 @@ from ..core.symbols import (
     b,
     b_gpu,
     b_tbo,
+    b_tbo_peak,
     beta_eb,
     bw_inter,
     bw_intra,
@@ -448,6 +449,23 @@ def tbo_speedup() -> sp.Expr:
     return step_time_serial().rhs / step_time_tbo().rhs
 
 
+def _tbo_branches() -> tuple[sp.Expr, sp.Expr]:
+    """The two arguments of the TBO step's Max: (compute blocks, communication)."""
+    branches = step_time_tbo().rhs.args
+    (blocks_branch,) = [arg for arg in branches if arg.has(t_fixed)]
+    (comm_branch,) = [arg for arg in branches if not arg.has(t_fixed)]
+    return blocks_branch, comm_branch
+
+
+@derivation("eq-deepseek-tbo-peak", "this book, from Mazurek and Schreiber (2025)")
+def tbo_peak_batch() -> sp.Eq:
+    """Batch where the two arguments of the TBO step meet (eq-deepseek-tbo-peak): there the
+    speed-up peaks when communication per sequence exceeds compute per sequence."""
+    blocks_branch, comm_branch = _tbo_branches()
+    (kink,) = sp.solve(sp.Eq(blocks_branch, comm_branch), b)
+    return sp.Eq(b_tbo_peak, kink)
+
+
 @derivation("eq-deepseek-tbo-gain", "this book, from Mazurek and Schreiber (2025)")
 def tbo_largest_gain() -> sp.Eq:
     """Largest speed-up TBO can give in the affine model (eq-deepseek-tbo-gain).
@@ -458,9 +476,8 @@ def tbo_largest_gain() -> sp.Eq:
     b -> oo. Both branches are 2 at kappa = tau and below 2 elsewhere.
     """
     serial = step_time_serial().rhs
-    blocks_branch = 2 * t_fixed + tau_seq * b
-    comm_branch = kappa_seq * b
-    (kink,) = sp.solve(sp.Eq(blocks_branch, comm_branch), b)
+    blocks_branch, comm_branch = _tbo_branches()
+    kink = tbo_peak_batch().rhs
     rising = sp.simplify(sp.diff(serial / blocks_branch, b))
     falling = sp.simplify(sp.diff(serial / comm_branch, b))
     if not (rising.is_positive and falling.is_negative):
