@@ -6,11 +6,14 @@ errors naming the file and the field. ``get_gpu`` also reads a user's file in th
 (one GPU per file, its fields at the top level): see :func:`read_gpu_file`.
 
 FLOP/s are dense tensor-core peaks keyed by the *weight* bit width. 8-bit weights run on the
-8-bit tensor cores (INT8 where the chip has no FP8: A100, TPUs). 4-bit weights run on the FP4
-tensor cores where the chip has them (B200, B300, GB200, GB300, MI355X: their 4-bit figure is the
-dense FP4 peak); elsewhere they keep the reference code's rule for the H100, the 8-bit rate
-(weights are widened to 8 bits for the matrix multiply), and a preset without a 4-bit figure
-(A100, V100, the scaling book's TPUs) refuses 4-bit weights.
+8-bit tensor cores: FP8, or INT8 where the chip has no FP8 (A100, TPU v5e, v5p, v6e); the V100,
+the RTX 4090 preset and the TPU v4 count them at the 16-bit rate.
+
+The FP4 rule: 4-bit weights run on the FP4 tensor cores where the chip has them (B200, B300,
+GB200, GB300, MI355X: their 4-bit figure is the dense FP4 peak). Elsewhere they keep the reference
+code's rule for the H100: the 8-bit rate (the weights are widened to 8 bits for the matrix
+multiply; MI300X, MI325X, TPU v6e and TPU7x follow it too). A preset without a 4-bit figure (A100,
+V100, RTX 4090, the TPUs v4-v5p, the reference code's TPU v4 and Groq LPU) refuses 4-bit weights.
 
 Prices: the paper's presets use its effective rental rates (2/3 of the list price it quotes; the
 text rounds the H100's $2.10 to "$2 per hour"); the presets added after it say in ``gpus.toml``
