@@ -181,6 +181,8 @@ def test_a_missing_or_unreadable_path_is_an_input_error(tmp_path):
         read_gpu_file(tmp_path)  # a directory
     with pytest.raises(InputError, match="cannot be read"):
         get_gpu("dir/with\x00nul.toml")
+    with pytest.raises(InputError, match="larger than"):
+        get_gpu(write(tmp_path, "# " + "x" * 1_000_000 + "\n" + H100_FILE, "huge.toml"))
 
 
 def test_an_unknown_name_that_is_not_a_path_lists_presets_and_files():

@@ -156,6 +156,7 @@ SCHEMA = (*REQUIRED_TEXT, *NUMBER_FIELDS, *OPTIONAL_TEXT, *LISTS, "sources")
 REQUIRED = (*REQUIRED_TEXT, "flops_by_weight_bits", *REQUIRED_NUMBERS)
 
 DATA_FILE = "gpus.toml"
+MAX_FILE_BYTES = 1_000_000  # a GPU file is a few hundred bytes
 
 
 def _number(where: str, name: str, value) -> float:
@@ -264,10 +265,13 @@ def read_gpu_file(path: str | os.PathLike) -> GPU:
     """
     where = f"GPU file {str(path)!r}"
     try:
-        text = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            text = handle.read(MAX_FILE_BYTES + 1)  # bounded: /dev/zero is a path too
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise InputError(f"{where}: cannot be read: {reason}") from None
+    if len(text) > MAX_FILE_BYTES:
+        raise InputError(f"{where}: larger than {MAX_FILE_BYTES:,} bytes; a GPU file is a few lines")
     table = _parse(text, where)
     presets = [key for key, value in table.items() if isinstance(value, dict) and "name" in value]
     if presets and "name" not in table:
