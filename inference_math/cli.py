@@ -13,6 +13,11 @@ Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --con
 --exact (every frontier point instead of the paper's 1,000 latency thresholds). The full model
 runs on the GPU presets with a collective model (``inference-math gpus`` marks them).
 
+``--gpu`` takes a preset name or the path of a GPU file: a TOML file with one GPU's fields at the
+top level, the schema of ``presets/gpus.toml`` (a name containing ``/`` or ending in ``.toml`` is
+read as a path). A bad file (unreadable, malformed TOML, an unknown or missing field, a wrong
+type, a negative or non-finite number) is reported in one line naming the file and the field.
+
 Numbers must lie in these ranges (wide around any real deployment, narrow enough that no result
 overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 1000],
 --context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
@@ -41,6 +46,7 @@ from .presets.hardware import GPUS, full_model_gpus, get_gpu
 from .presets.models import MODELS, get_model
 
 EXIT_USAGE = 2
+GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
 EXIT_OUTPUT = 1  # the output could not be written
 EXIT_PIPE = 128 + 13  # the reader closed the pipe: what a shell reports for SIGPIPE
 EXIT_INTERRUPT = 128 + 2
@@ -126,10 +132,15 @@ def _gpus_rows() -> list[dict]:
     return [
         {
             "name": key, "label": g.name, "flops_16bit": g.flops(16), "flops_8bit": g.flops(8),
+            "flops_4bit": g.flops_by_weight_bits.get(4),  # None: 4-bit weights not supported
             "hbm_bandwidth": g.hbm_bandwidth, "hbm_bytes": g.hbm_bytes,
+            "intranode_allreduce_bandwidth": g.intranode_allreduce_bandwidth,
+            "internode_allreduce_bandwidth": g.internode_allreduce_bandwidth,
+            "node_size": g.node_size, "collective_model": g.collective_model,
             "price_per_hour": g.price_per_hour, "flop_cap": g.flop_cap,
-            "bandwidth_cap": g.bandwidth_cap, "full_model": g.has_collective_model,
-            "source": g.source,
+            "bandwidth_cap": g.bandwidth_cap, "kernel_launch_s": g.kernel_launch_s,
+            "full_model": g.has_collective_model, "source": g.source, "note": g.note,
+            "assumed": list(g.assumed), "provisional": list(g.provisional),
         }
         for key, g in GPUS.items()
     ]
@@ -151,18 +162,33 @@ def _cmd_models(args) -> str:
                          ("kv_bytes_per_token", "KV B/token", ".0f")])
 
 
+def _flagged(rows: list[dict], kind: str, meaning: str) -> list[str]:
+    """Footnote lines naming, per preset, the fields of ``kind`` ('assumed' or 'provisional')."""
+    flagged = [f"  {row['name']}: {', '.join(row[kind])}" for row in rows if row[kind]]
+    return [f"{kind.capitalize()} ({meaning}):", *flagged] if flagged else []
+
+
 def _cmd_gpus(args) -> str:
     rows = _gpus_rows()
     if args.json:
         return _dumps(rows)
     for row in rows:
         row["full_model_text"] = "yes" if row["full_model"] else "no"
-    return _table(rows, [("name", "name", "s"), ("label", "GPU", "s"),
-                         ("flops_16bit", "FLOP/s 16b", ".3g"), ("flops_8bit", "FLOP/s 8b", ".3g"),
-                         ("hbm_bandwidth", "HBM B/s", ".3g"), ("hbm_bytes", "HBM bytes", ".3g"),
-                         ("price_per_hour", "$/h", ".2f"), ("flop_cap", "FLOP cap", ".2f"),
-                         ("bandwidth_cap", "BW cap", ".2f"),
-                         ("full_model_text", "full model", "s")])
+        row["flops_4bit_text"] = "-" if row["flops_4bit"] is None else f"{row['flops_4bit']:.3g}"
+        row["label"] += " *" if row["assumed"] or row["provisional"] else ""
+    table = _table(rows, [("name", "name", "s"), ("label", "GPU", "s"),
+                          ("flops_16bit", "FLOP/s 16b", ".3g"), ("flops_8bit", "FLOP/s 8b", ".3g"),
+                          ("flops_4bit_text", "FLOP/s 4b", "s"),
+                          ("hbm_bandwidth", "HBM B/s", ".3g"), ("hbm_bytes", "HBM bytes", ".3g"),
+                          ("node_size", "node", "d"),
+                          ("price_per_hour", "$/h", ".2f"), ("flop_cap", "FLOP cap", ".2f"),
+                          ("bandwidth_cap", "BW cap", ".2f"),
+                          ("full_model_text", "full model", "s")])
+    notes = (_flagged(rows, "assumed", "no source gives them; see presets/gpus.toml")
+             + _flagged(rows, "provisional", "seen only in secondary sources"))
+    if notes:
+        notes.insert(0, "\n* has assumed or provisional values:")
+    return "\n".join([table, *notes])
 
 
 def _require_finite(rows: list[dict]) -> None:
@@ -273,7 +299,7 @@ def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--model", required=True, type=_preset(get_model),
                      help=f"one of: {', '.join(MODELS)}")
     cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
-                     help=f"one of: {', '.join(full_model_gpus())}")
+                     help=f"one of: {', '.join(full_model_gpus())}; or {GPU_FILE_HELP}")
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the preset's)")
     cmd.add_argument("--context", type=_number("--context"), default=0.0,
@@ -305,7 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="maximum tokens/s and optimal instance size (Erdil 2025 eq. 13-14)")
     toy.add_argument("--model", required=True, type=_preset(get_model),
                      help=f"one of: {', '.join(MODELS)}")
-    toy.add_argument("--gpu", required=True, type=_preset(get_gpu), help=f"one of: {', '.join(GPUS)}")
+    toy.add_argument("--gpu", required=True, type=_preset(get_gpu),
+                     help=f"one of: {', '.join(GPUS)}; or {GPU_FILE_HELP}")
     toy.add_argument("--t-hop", type=_number("--t-hop"), default=1e-6,
                      help=_range_help("--t-hop", "latency of one collective hop in seconds "
                                                  "(default 1e-6)"))

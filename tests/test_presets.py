@@ -191,9 +191,9 @@ def test_unknown_model_name_lists_the_choices():
 def test_unknown_gpu_name_lists_the_choices():
     """An unknown GPU raises InputError naming the choices."""
     with pytest.raises(InputError) as caught:
-        get_gpu("b200")
+        get_gpu("b900")
     message = str(caught.value)
-    assert "b200" in message
+    assert "b900" in message
     assert all(name in message for name in GPUS)
 
 

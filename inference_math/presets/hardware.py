@@ -1,22 +1,48 @@
-"""GPU presets with the numbers Erdil (2025) uses, each with its source.
+"""GPU presets, read from the data file ``gpus.toml`` next to this module, each number with its source.
 
-FLOP/s are dense tensor-core peaks keyed by the *weight* bit width (8-bit weights run on the
-8-bit tensor cores). Prices are the paper's effective rental rates (2/3 of the list price it
-quotes; the text rounds the H100's $2.10 to "$2 per hour"). The utilization caps are the
-fractions of peak the paper's full model assumes are reachable; the toy model of chapter 4 uses
-the uncapped peaks unless it says otherwise.
+The numbers live in ``gpus.toml`` (one table per preset, the fields of :class:`GPU`); this module
+keeps the dataclass, its validation, and the reader that turns a table into a GPU with one-line
+errors naming the file and the field. ``get_gpu`` also reads a user's file in the same schema
+(one GPU per file, its fields at the top level): see :func:`read_gpu_file`.
+
+FLOP/s are dense tensor-core peaks keyed by the *weight* bit width. 8-bit weights run on the
+8-bit tensor cores: FP8, or INT8 where the chip has no FP8 (A100, TPU v5e, v5p, v6e); the V100,
+the RTX 4090 preset and the TPU v4 count them at the 16-bit rate.
+
+The FP4 rule: 4-bit weights run on the FP4 tensor cores where the chip has them (B200, B300,
+GB200, GB300, MI355X: their 4-bit figure is the dense FP4 peak). Elsewhere they keep the reference
+code's rule for the H100: the 8-bit rate (the weights are widened to 8 bits for the matrix
+multiply; MI300X, MI325X, TPU v6e and TPU7x follow it too). A preset without a 4-bit figure (A100,
+V100, RTX 4090, the TPUs v4-v5p, the reference code's TPU v4 and Groq LPU) refuses 4-bit weights.
+
+Prices: the paper's presets use its effective rental rates (2/3 of the list price it quotes; the
+text rounds the H100's $2.10 to "$2 per hour"); the presets added after it say in ``gpus.toml``
+which price they use and its date. The utilization caps are the fractions of peak the paper's full
+model assumes are reachable; the toy model of chapter 4 uses the uncapped peaks unless it says
+otherwise. Values no source gives (caps and launch latency of the newer chips, carried over from
+the H100) are listed in each preset's ``assumed``; values seen only in secondary sources in its
+``provisional``.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
+import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 
 from ..core.validation import InputError, lookup, positive, positive_int
 
 
 @dataclass(frozen=True)
 class GPU:
-    """One accelerator type. Raises InputError on construction if a field is invalid."""
+    """One accelerator type. Raises InputError on construction if a field is invalid.
+
+    ``sources``, ``assumed`` and ``provisional`` document the numbers; they take no part in
+    equality or in the repr (so a frontier's cache key depends on the numbers only).
+    """
 
     name: str
     flops_by_weight_bits: dict[int, float]
@@ -33,6 +59,10 @@ class GPU:
     note: str = field(default="")
     ici_bandwidth: float | None = None  # bytes/s, one direction of one inter-chip link (TPUs)
     collective_model: str = "nccl"  # 'nccl' (GPUs) or 'torus' (TPU, Groq): see collectives.py
+    # field -> "bibkey[,bibkey]: note", where a number's source is not simply ``source``
+    sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    assumed: tuple[str, ...] = field(default=(), compare=False, repr=False)  # no source gives these
+    provisional: tuple[str, ...] = field(default=(), compare=False, repr=False)  # secondary sources
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -59,6 +89,15 @@ class GPU:
                 raise InputError(f"{where}: {name} must be in (0, 1], got {getattr(self, name)!r}")
         if not self.source:
             raise InputError(f"{where}: source must name a bib key")
+        for name in ("assumed", "provisional"):
+            for entry in getattr(self, name):
+                if entry not in NUMBER_FIELDS:
+                    raise InputError(f"{where}: {name} must list number fields "
+                                     f"({', '.join(NUMBER_FIELDS)}), got {entry!r}")
+        for entry in self.sources:
+            if entry not in NUMBER_FIELDS:
+                raise InputError(f"{where}: sources must be keyed by number fields "
+                                 f"({', '.join(NUMBER_FIELDS)}), got {entry!r}")
 
     def flops(self, weight_bits: int = 16, capped: bool = False) -> float:
         """Peak (or capped) FLOP/s for weights of ``weight_bits`` bits."""
@@ -101,216 +140,153 @@ class GPU:
                 f"the full model cannot run on it; it runs on: {', '.join(full_model_gpus())}")
 
 
-H100 = GPU(
-    name="H100 SXM",
-    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
-    hbm_bandwidth=3.3e12,
-    hbm_bytes=80e9,
-    intranode_allreduce_bandwidth=900e9 / 4,
-    internode_allreduce_bandwidth=50e9 / 2,
-    node_size=8,
-    price_per_hour=3.15 * 2 / 3,
-    flop_cap=0.70,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="nvidia2023h100,erdil2025inference",
-    note="989 TFLOP/s bf16 and 1979 TFLOP/s fp8 dense, rounded as in the paper",
-)
+# --- the file schema ----------------------------------------------------------------------------
 
-A100 = GPU(
-    name="A100 SXM",
-    flops_by_weight_bits={8: 624e12, 16: 312e12},
-    hbm_bandwidth=2.0e12,
-    hbm_bytes=80e9,
-    intranode_allreduce_bandwidth=600e9 / 4,
-    internode_allreduce_bandwidth=25e9 / 2,
-    node_size=8,
-    price_per_hour=2.26 * 2 / 3,
-    flop_cap=0.80,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="nvidia2020a100,erdil2025inference",
-    note="80 GB model; 8-bit figure is INT8 tensor-core throughput",
-)
+#: Number fields of a GPU table: required ones, then optional ones (absent: not modelled).
+REQUIRED_NUMBERS = ("hbm_bandwidth", "hbm_bytes", "node_size", "price_per_hour", "flop_cap",
+                    "bandwidth_cap", "kernel_launch_s")
+OPTIONAL_NUMBERS = ("intranode_allreduce_bandwidth", "internode_allreduce_bandwidth",
+                    "ici_bandwidth")
+NUMBER_FIELDS = ("flops_by_weight_bits", *REQUIRED_NUMBERS, *OPTIONAL_NUMBERS)
+REQUIRED_TEXT = ("name", "source")
+OPTIONAL_TEXT = ("note", "collective_model")
+LISTS = ("assumed", "provisional")
+#: Every field a GPU table may have, in the order the README documents them.
+SCHEMA = (*REQUIRED_TEXT, *NUMBER_FIELDS, *OPTIONAL_TEXT, *LISTS, "sources")
+REQUIRED = (*REQUIRED_TEXT, "flops_by_weight_bits", *REQUIRED_NUMBERS)
 
-V100 = GPU(
-    name="V100 SXM",
-    flops_by_weight_bits={8: 100e12, 16: 100e12},
-    hbm_bandwidth=0.9e12,
-    hbm_bytes=16e9,
-    intranode_allreduce_bandwidth=300e9 / 4,
-    internode_allreduce_bandwidth=12.5e9 / 2,
-    node_size=8,
-    price_per_hour=0.63 * 2 / 3,
-    flop_cap=0.80,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="nvidia2017v100,erdil2025inference",
-    note="no 8-bit tensor cores: 8-bit weights run at the 16-bit rate",
-)
+DATA_FILE = "gpus.toml"
+MAX_FILE_BYTES = 1_000_000  # a GPU file is a few hundred bytes
 
-# TPUs, with the numbers "How to Scale Your Model" uses (peak rates, no utilization caps). The
-# all-reduce bandwidths of the GPU model are not defined for a torus; ICI is given per link.
-TPU_V4 = GPU(
-    name="TPU v4",
-    flops_by_weight_bits={8: 2.75e14, 16: 2.75e14},
-    hbm_bandwidth=1.2e12,
-    hbm_bytes=32e9,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=None,
-    node_size=4,
-    price_per_hour=3.22,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=0.0,
-    ici_bandwidth=4.5e10,
-    source="googlecloud2024tpu,austin2025scaling",
-    note="int8 runs at the bf16 rate; price is the on-demand list price per chip-hour",
-)
 
-TPU_V5E = GPU(
-    name="TPU v5e",
-    flops_by_weight_bits={8: 3.94e14, 16: 1.97e14},
-    hbm_bandwidth=8.2e11,
-    hbm_bytes=16e9,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=None,
-    node_size=8,
-    price_per_hour=1.20,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=0.0,
-    ici_bandwidth=4.5e10,
-    source="googlecloud2024tpu,austin2025scaling",
-    note="the scaling book uses 8.2e11 B/s in its roofline and 8.1e11 B/s in its pop quiz",
-)
+def _number(where: str, name: str, value) -> float:
+    """A finite number >= 0 (> 0 unless it is a latency) from a TOML value, as a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f"{where}: {name} must be a number, got {_toml_type(value)} {value!r}")
+    return positive(f"{where}: {name}", value, allow_zero=name == "kernel_launch_s")
 
-TPU_V5P = GPU(
-    name="TPU v5p",
-    flops_by_weight_bits={8: 9.18e14, 16: 4.59e14},
-    hbm_bandwidth=2.76e12,
-    hbm_bytes=95e9,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=None,
-    node_size=4,
-    price_per_hour=4.20,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=0.0,
-    ici_bandwidth=9.0e10,
-    source="googlecloud2024tpu,austin2025scaling",
-)
 
-# A consumer GPU, with the numbers of "Why are embeddings so cheap?" (Mazurek 2025): 165 TFLOP/s
-# (the datasheet's 165.2 dense FP16/BF16 tensor rate with FP32 accumulate), GDDR6X memory, and the
-# post's rental price. No NVLink: the collective fields are not modelled.
-RTX_4090 = GPU(
-    name="RTX 4090",
-    flops_by_weight_bits={8: 165.2e12, 16: 165.2e12},
-    hbm_bandwidth=1008e9,
-    hbm_bytes=24e9,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=None,
-    node_size=1,
-    price_per_hour=0.37,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=0.0,
-    source="nvidia2022rtx4090,mazurek2025embeddings",
-    note="GDDR6X, not HBM; 8-bit weights are counted at the 16-bit rate (FP8 rates not modelled); "
-         "$0.37/h is the post's on-demand rental price",
-)
+def _toml_type(value) -> str:
+    kinds = {bool: "boolean", str: "string", dict: "table", list: "array", int: "integer",
+             float: "float"}
+    return next((text for kind, text in kinds.items() if isinstance(value, kind)), "value")
 
-# The reference code's other accelerators (Erdil 2025). H800 and H20 are the export versions of
-# the H100 (less NVLink bandwidth; far fewer FLOP/s); prices are 2/3 of list, as for the others.
-H800 = GPU(
-    name="H800 SXM",
-    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
-    hbm_bandwidth=3.3e12,
-    hbm_bytes=80e9,
-    intranode_allreduce_bandwidth=400e9 / 4,
-    internode_allreduce_bandwidth=25e9,
-    node_size=8,
-    price_per_hour=3.15 * 2 / 3,
-    flop_cap=0.70,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="nvidia2023h100,erdil2025inference",
-    note="the H100 with 400 GB/s NVLink; priced as the H100",
-)
 
-H20 = GPU(
-    name="H20",
-    flops_by_weight_bits={4: 2.96e14, 8: 2.96e14, 16: 1.48e14},
-    hbm_bandwidth=4.0e12,
-    hbm_bytes=96e9,
-    intranode_allreduce_bandwidth=900e9 / 4,
-    internode_allreduce_bandwidth=25e9,
-    node_size=8,
-    price_per_hour=13.5 / 24 * 2.1,
-    flop_cap=1.0,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="erdil2025inference",
-    note="numbers and price (13.5/24 of the H100's) as the reference code has them",
-)
+def _text(where: str, name: str, value) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {name} must be a string, got {_toml_type(value)} {value!r}")
+    return value
 
-H200 = GPU(
-    name="H200 SXM",
-    flops_by_weight_bits={4: 2e15, 8: 2e15, 16: 1e15},
-    hbm_bandwidth=4.8e12,
-    hbm_bytes=141e9,
-    intranode_allreduce_bandwidth=900e9 / 4,
-    internode_allreduce_bandwidth=50e9 / 2,
-    node_size=8,
-    price_per_hour=3.5 / 2.5 * 2.1,
-    flop_cap=0.60,
-    bandwidth_cap=0.75,
-    kernel_launch_s=4e-6,
-    source="nvidia2024h200,erdil2025inference",
-    note="priced at 3.5/2.5 of the H100, as in the reference code",
-)
 
-# Torus-connected accelerators of the reference code: one chip per "node", no NVLink, and the
-# torus collective model (1 µs per rank hop). Prices are the code's placeholder $1/h.
-TPU_V4_ERDIL = GPU(
-    name="TPU v4 (reference code)",
-    flops_by_weight_bits={8: 2.6e14, 16: 2.6e14},
-    hbm_bandwidth=1.6e12,
-    hbm_bytes=32e9,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=2.5e11,
-    node_size=1,
-    price_per_hour=1.0,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=4e-6,
-    collective_model="torus",
-    source="erdil2025inference",
-    note="the reference code's TPU v4; the scaling book's numbers are the 'tpu-v4' preset",
-)
+def _flops(where: str, table) -> dict[int, float]:
+    name = "flops_by_weight_bits"
+    if not isinstance(table, dict):
+        raise InputError(f"{where}: {name} must be a table of bit width = FLOP/s "
+                         f"(e.g. 16 = 1e15), got {_toml_type(table)} {table!r}")
+    if not table:
+        raise InputError(f"{where}: {name} must not be empty")
+    rates = {}
+    for key, rate in table.items():
+        if not (key.isascii() and key.isdigit() and int(key) > 0):
+            raise InputError(f"{where}: {name} key {key!r} must be a bit width (a whole number "
+                             "> 0, e.g. 16)")
+        rates[int(key)] = _number(where, f"{name}.{key}", rate)
+    return rates
 
-GROQ_LPU = GPU(
-    name="Groq LPU",
-    flops_by_weight_bits={8: 7.5e14, 16: 1.88e14},
-    hbm_bandwidth=8e13,
-    hbm_bytes=2.3e8,
-    intranode_allreduce_bandwidth=None,
-    internode_allreduce_bandwidth=1.65e11,
-    node_size=1,
-    price_per_hour=1.0,
-    flop_cap=1.0,
-    bandwidth_cap=1.0,
-    kernel_launch_s=4e-6,
-    collective_model="torus",
-    source="abts2022groq,erdil2025inference",
-    note="230 MB of on-chip SRAM at 80 TB/s stands in for HBM",
-)
 
-GPUS: dict[str, GPU] = {"h100": H100, "a100": A100, "v100": V100,
-                        "tpu-v4": TPU_V4, "tpu-v5e": TPU_V5E, "tpu-v5p": TPU_V5P,
-                        "rtx-4090": RTX_4090, "h800": H800, "h20": H20, "h200": H200,
-                        "tpu-v4-erdil": TPU_V4_ERDIL, "groq-lpu": GROQ_LPU}
+def _field_list(where: str, name: str, value) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{where}: {name} must be an array of field names, got {value!r}")
+    for entry in value:
+        if entry not in NUMBER_FIELDS:
+            raise InputError(f"{where}: {name} names {entry!r}, which is not a number field "
+                             f"(one of: {', '.join(NUMBER_FIELDS)})")
+    return tuple(value)
+
+
+def _sources(where: str, value) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: sources must be a table of field = \"bibkey: note\", "
+                         f"got {_toml_type(value)} {value!r}")
+    for key, text in value.items():
+        if key not in NUMBER_FIELDS:
+            raise InputError(f"{where}: sources.{key} is not a number field "
+                             f"(one of: {', '.join(NUMBER_FIELDS)})")
+        _text(where, f"sources.{key}", text)
+    return dict(value)
+
+
+def gpu_from_table(table: dict, where: str) -> GPU:
+    """A GPU from one parsed TOML table; InputError naming ``where`` and the field otherwise."""
+    unknown = [key for key in table if key not in SCHEMA]
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(key, SCHEMA, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else f" (fields: {', '.join(SCHEMA)})"
+        raise InputError(f"{where}: unknown field {key!r}{hint}")
+    missing = [key for key in REQUIRED if key not in table]
+    if missing:
+        raise InputError(f"{where}: missing field {missing[0]!r} (required: {', '.join(REQUIRED)})")
+    values = {name: _text(where, name, table[name]) for name in (*REQUIRED_TEXT, *OPTIONAL_TEXT)
+              if name in table}
+    values["flops_by_weight_bits"] = _flops(where, table["flops_by_weight_bits"])
+    for name in (*REQUIRED_NUMBERS, *OPTIONAL_NUMBERS):
+        if name in table:
+            values[name] = _number(where, name, table[name])
+    if "node_size" in values:
+        values["node_size"] = positive_int(f"{where}: node_size", values["node_size"])
+    for name in LISTS:
+        if name in table:
+            values[name] = _field_list(where, name, table[name])
+    if "sources" in table:
+        values["sources"] = _sources(where, table["sources"])
+    values.setdefault("intranode_allreduce_bandwidth", None)
+    values.setdefault("internode_allreduce_bandwidth", None)
+    try:
+        return GPU(**values)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+def _parse(text: bytes, where: str) -> dict:
+    try:
+        return tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{where}: malformed TOML: {exc}") from None
+
+
+def read_gpu_file(path: str | os.PathLike) -> GPU:
+    """The one GPU of a user's TOML file: the fields of a ``gpus.toml`` table, at the top level.
+
+    Every problem (unreadable file, malformed TOML, unknown or missing field, wrong type, a number
+    that is negative, zero or not finite) is an InputError of one line naming the file and field.
+    """
+    where = f"GPU file {str(path)!r}"
+    try:
+        with Path(path).open("rb") as handle:
+            text = handle.read(MAX_FILE_BYTES + 1)  # bounded: /dev/zero is a path too
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(f"{where}: cannot be read: {reason}") from None
+    if len(text) > MAX_FILE_BYTES:
+        raise InputError(f"{where}: larger than {MAX_FILE_BYTES:,} bytes; a GPU file is a few lines")
+    table = _parse(text, where)
+    presets = [key for key, value in table.items() if isinstance(value, dict) and "name" in value]
+    if presets and "name" not in table:
+        raise InputError(f"{where}: holds tables of GPUs ([{presets[0]}], ...); a GPU file holds "
+                         "one GPU, its fields at the top level")
+    return gpu_from_table(table, where)
+
+
+def _load_presets() -> dict[str, GPU]:
+    data = resources.files(__package__).joinpath(DATA_FILE).read_bytes()
+    tables = _parse(data, DATA_FILE)
+    return {key: gpu_from_table(table, f"{DATA_FILE} [{key}]") for key, table in tables.items()}
+
+
+GPUS: dict[str, GPU] = _load_presets()
 
 
 def full_model_gpus() -> list[str]:
@@ -318,6 +294,25 @@ def full_model_gpus() -> list[str]:
     return [key for key, gpu in GPUS.items() if gpu.has_collective_model]
 
 
-def get_gpu(name: str) -> GPU:
-    """The GPU preset called ``name`` (e.g. 'h100'); InputError listing the choices otherwise."""
-    return lookup("GPU", name, GPUS)
+def is_gpu_path(name: str) -> bool:
+    """Whether ``name`` is read as a file path: it contains a path separator or ends in .toml."""
+    text = str(name)
+    separators = {os.sep, "/", *((os.altsep,) if os.altsep else ())}
+    return any(sep in text for sep in separators) or text.lower().endswith(".toml")
+
+
+def get_gpu(name: str | os.PathLike) -> GPU:
+    """The GPU preset called ``name`` (e.g. 'h100'), or the GPU of a file in the presets' schema.
+
+    A name is a preset if it matches one (case and separators ignored); otherwise, if it contains
+    a path separator or ends in ``.toml``, or is a path object, it is a file (:func:`read_gpu_file`).
+    InputError listing the choices otherwise.
+    """
+    if isinstance(name, os.PathLike):
+        return read_gpu_file(name)
+    try:
+        return lookup("GPU", name, GPUS)
+    except InputError as exc:
+        if isinstance(name, str) and is_gpu_path(name):
+            return read_gpu_file(name)
+        raise InputError(f"{exc}; or a path to a GPU file (ending in .toml)") from None
