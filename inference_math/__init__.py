@@ -18,7 +18,8 @@ The public API, loaded on first use so that ``import inference_math`` is cheap::
 
     from inference_math import get_model, get_gpu, frontier, Setting, DERIVATIONS, InputError
 
-``get_model``/``get_gpu`` (and ``MODELS``/``GPUS``, ``Model``/``GPU``) return presets;
+``get_model``/``get_gpu`` (and ``MODELS``/``GPUS``, ``Model``/``GPU``) return presets, or read a
+user's file (``get_gpu("my_gpu.toml")``, in the schema of ``presets/gpus.toml``);
 ``frontier(Setting(model, gpu, ...))`` searches the full model and returns a ``Frontier`` of
 ``FrontierPoint``; ``DERIVATIONS`` maps every equation label to the function deriving it;
 ``compile_fn``/``evaluate`` turn a derivation into NumPy; ``InputError`` is raised for bad input.

@@ -53,4 +53,12 @@ def test_the_digest_covers_sources_and_data(monkeypatch, tmp_path):
     second = digest()
     assert second != first
     (tmp_path / "search.py").write_text("x = 2\n")
-    assert digest() not in {first, second}
+    third = digest()
+    assert third not in {first, second}
+    (tmp_path / "presets").mkdir()
+    (tmp_path / "presets" / "gpus.toml").write_text("[h100]\nprice_per_hour = 2.1\n")
+    fourth = digest()
+    assert fourth != third  # the GPU presets' data file
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "display.py").write_text("y = 1\n")
+    assert digest() == fourth  # the book machinery computes nothing

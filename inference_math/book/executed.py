@@ -37,7 +37,7 @@ def inputs_digest(root: Path = ROOT) -> str:
     digest = hashlib.sha256()
     files = [*sorted((root / "book").glob("*.md")),
              *sorted(p for p in (root / "inference_math").rglob("*")
-                     if p.is_file() and p.suffix in {".py", ".json", ".csv"}
+                     if p.is_file() and p.suffix in {".py", ".json", ".csv", ".toml"}
                      and "__pycache__" not in p.parts)]
     for path in files:
         digest.update(str(path.relative_to(root)).encode())

@@ -34,7 +34,7 @@ def library_digest() -> str:
     """
     digest = hashlib.sha256()
     files = sorted(p for p in PACKAGE.rglob("*")
-                   if p.is_file() and p.suffix in {".py", ".json", ".csv"}
+                   if p.is_file() and p.suffix in {".py", ".json", ".csv", ".toml"}
                    and "__pycache__" not in p.parts and p.relative_to(PACKAGE).parts[0] != "book")
     for path in files:
         digest.update(str(path.relative_to(PACKAGE)).encode())
