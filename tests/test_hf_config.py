@@ -277,6 +277,15 @@ def test_paths_that_name_no_config(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_a_preset_name_stays_a_preset_beside_a_folder_of_that_name(tmp_path, monkeypatch):
+    (tmp_path / "llama-3-70b").mkdir()
+    (tmp_path / "mine").mkdir()
+    _write(tmp_path / "mine", LLAMA)
+    monkeypatch.chdir(tmp_path)
+    assert get_model("llama-3-70b") is get_model("Llama-3-70B")
+    assert get_model("mine").total_params == get_model("llama-3.1-8b").total_params
+
+
 def test_a_folder_holding_a_config_is_read(tmp_path):
     folder = tmp_path / "Meta-Llama-3.1-8B"
     folder.mkdir()

@@ -266,16 +266,26 @@ MODELS: dict[str, Model] = {
 
 
 def is_path(name) -> bool:
-    """Whether a model name is a path to a config.json (or its folder) rather than a preset."""
+    """Whether a model name is a path to a config.json (or its folder) rather than a preset.
+
+    A name with a path separator or ending in .json is a path; a preset's name is a preset even
+    if a file of that name exists; any other name is a path if it exists.
+    """
     text = str(name)
-    return "/" in text or "\\" in text or text.endswith(".json") or Path(text).exists()
+    if "/" in text or "\\" in text or text.endswith(".json"):
+        return True
+    try:
+        lookup("model", text, MODELS)
+        return False
+    except InputError:
+        return Path(text).exists()
 
 
 def get_model(name) -> Model:
     """The model preset called ``name`` (e.g. 'llama-3-70b'), or the Model of a config.json.
 
-    A name with a path separator, ending in .json or naming an existing file or folder is read with
-    Model.from_hf_config; anything else is looked up among the presets (InputError listing them).
+    A path (see :func:`is_path`) is read with Model.from_hf_config; anything else is looked up
+    among the presets (InputError listing them).
     """
     if is_path(name):
         return Model.from_hf_config(name)
