@@ -255,3 +255,109 @@ def test_evaluate_groups_refuses_mismatched_groups():
     assert layer_mix.evaluate_groups(layer_mix.kv_bytes_at_context(),
                                      {S.n_layers: arr, S.kv_layer: arr, S.window: arr,
                                       S.state_layer: arr * 0}, {S.ctx: 5}) == 1.0
+
+
+# --- more properties: one per identity not covered above ------------------------------------------
+
+SHAPES = st.fixed_dictionaries({
+    "d_model": st.integers(64, 16384), "d_head": st.integers(16, 512), "n_kv": st.integers(1, 16),
+    "group": st.integers(1, 16)})
+
+
+@settings(max_examples=60, deadline=None)
+@given(SHAPES)
+def test_gqa_attention_and_cache_order_mha_gqa_mqa(shape):
+    """Property: fewer KV heads, fewer attention parameters and a smaller cache; dropping the
+    value projection (K = V) saves exactly one K-sized matrix; the cache of MHA over that of n_kv
+    heads is eq-kv-gqa-ratio."""
+    n_q = shape["n_kv"] * shape["group"]
+    base = {S.d_model: shape["d_model"], S.d_head: shape["d_head"], S.n_q: n_q, S.m_q: 1,
+            S.p_act: 2}
+
+    def attn(n_kv, m_kv=2):
+        return evaluate(layer_mix.attention_params_gqa(), {**base, S.n_kv: n_kv, S.m_kv: m_kv})
+
+    def kv(n_kv):
+        return evaluate(layer_mix.kv_bytes_gqa(), {S.n_kv: n_kv, S.d_head: shape["d_head"],
+                                                   S.p_act: 2})
+
+    assert attn(n_q) >= attn(shape["n_kv"]) >= attn(1)
+    assert attn(shape["n_kv"]) - attn(shape["n_kv"], 1) == (
+        shape["d_model"] * shape["n_kv"] * shape["d_head"])
+    assert kv(n_q) / kv(shape["n_kv"]) == pytest.approx(shape["group"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 64), st.integers(16, 256), st.integers(1, 128), st.integers(16, 256),
+       st.integers(2, 8), st.integers(256, 8192))
+def test_linear_attention_params_and_state(n_k, d_k, n_v, d_v, conv, d_model):
+    """Property: the layer's parameters are its matrices' shapes (q, k, v, z, b, a, conv, out)
+    and its state grows with the value heads and the state precision, never with the context."""
+    values = {S.d_model: d_model, S.n_lk: n_k, S.d_lk: d_k, S.n_lv: n_v, S.d_lv: d_v,
+              S.k_conv: conv}
+    shapes = [(d_model, n_k * d_k), (d_model, n_k * d_k), (d_model, n_v * d_v),
+              (d_model, n_v * d_v), (d_model, n_v), (d_model, n_v),
+              (conv, 2 * n_k * d_k + n_v * d_v), (n_v * d_v, d_model)]
+    assert evaluate(layer_mix.attention_params_linear(), values) == sum(a * b for a, b in shapes)
+    state = layer_mix.state_bytes_linear()
+    small = evaluate(state, {**values, S.p_state: 2, S.p_act: 2})
+    large = evaluate(state, {**values, S.p_state: 4, S.p_act: 2})
+    more = evaluate(state, {**values, S.n_lv: n_v + 1, S.p_state: 2, S.p_act: 2})
+    assert small < large and small < more
+    assert large - small == 2 * n_v * d_k * d_v
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 100), st.floats(1e3, 1e9), st.floats(0, 1e10),
+                          st.floats(0, 1)), min_size=1, max_size=6),
+       st.integers(1000, 300000), st.integers(64, 16384), st.sampled_from([1, 2]))
+def test_sums_over_groups_are_the_written_out_sums(groups, vocab, d_model, n_emb):
+    """Property: evaluate_groups gives the sum written out by SymPy for G groups; active never
+    exceeds total; the dense case (F_active = F) makes them equal."""
+    count = len(groups)
+    layers = [g[0] for g in groups]
+    attn = [g[1] for g in groups]
+    ff = [g[2] for g in groups]
+    ff_active = [g[2] * g[3] for g in groups]
+    scalars = {S.vocab: vocab, S.d_model: d_model, S.n_emb: n_emb}
+    per_group = {S.n_layers: layers, S.n_attn_layer: attn, S.n_ff_layer: ff,
+                 S.n_ff_layer_active: ff_active}
+    total = layer_mix.evaluate_groups(layer_mix.total_params(), per_group, scalars)
+    active = layer_mix.evaluate_groups(layer_mix.active_params(), per_group, scalars)
+    written = _sum_groups(layer_mix.total_params(), count).xreplace(
+        {**{_ix(sym, i + 1): sp.Float(v[i]) for sym, v in per_group.items() for i in range(count)},
+         **{k: sp.Integer(v) for k, v in scalars.items()}})
+    assert total == pytest.approx(float(written), rel=1e-12)
+    assert active <= total * (1 + 1e-12)
+    dense = layer_mix.evaluate_groups(layer_mix.active_params(),
+                                      {**per_group, S.n_ff_layer_active: ff}, scalars)
+    assert dense == pytest.approx(total, rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 64), st.integers(1, 32), st.integers(1, 4096),
+       st.floats(1, 1e12), st.floats(0, 1), st.floats(1, 32), st.floats(1, 32))
+def test_mtp_block_bits_and_weight_bytes_properties(n_mtp, elem, scale, block, n_param, share,
+                                                    b_q, b_w):
+    """Property: MTP parameters grow linearly with the layers; block scales add bits_scale/n_block
+    to each element; weight bytes lie between all weights at the lower and at the higher bits."""
+    one = evaluate(layer_mix.mtp_params(), {S.n_mtp: 1, S.n_attn_layer: 7.0, S.n_ff_layer: 11.0,
+                                            S.d_model: 5})
+    assert evaluate(layer_mix.mtp_params(), {S.n_mtp: n_mtp, S.n_attn_layer: 7.0,
+                                             S.n_ff_layer: 11.0, S.d_model: 5}) == n_mtp * one
+    bits = evaluate(layer_mix.block_quantized_bits(), {S.bits_elem: elem, S.bits_scale: scale,
+                                                        S.block_elems: block})
+    assert bits == pytest.approx(elem + scale / block) and bits > elem
+    weights = evaluate(layer_mix.weight_bytes(), {S.n_quant: share * n_param, S.bits_q: b_q,
+                                                  S.bits_w: b_w, S.n_param: n_param})
+    low, high = sorted((b_q, b_w))
+    assert n_param * low / 8 * (1 - 1e-9) <= weights <= n_param * high / 8 * (1 + 1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 65536), st.integers(64, 8192))
+def test_dense_layer_is_linear_in_its_width(width, d_model):
+    eq = layer_mix.ff_params_dense()
+    one = evaluate(eq, {S.d_model: d_model, S.d_ff: 1, **GATED})
+    assert evaluate(eq, {S.d_model: d_model, S.d_ff: width, **GATED}) == width * one == (
+        3 * d_model * width)
