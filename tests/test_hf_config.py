@@ -286,6 +286,17 @@ def test_a_preset_name_stays_a_preset_beside_a_folder_of_that_name(tmp_path, mon
     assert get_model("mine").total_params == get_model("llama-3.1-8b").total_params
 
 
+@pytest.mark.parametrize("stem", ["google--gemma-4-26B-A4B", "Qwen--Qwen3.5-397B-A17B",
+                                  "meta-llama--Llama-4-Maverick-17B-128E-Instruct"])
+def test_a_text_config_alone_reads_as_the_whole(tmp_path, stem):
+    """The text model's own config (model_type gemma4_text, ...) counts as the wrapper does."""
+    config = json.loads(fixture(stem).read_text())
+    text = {"torch_dtype": config.get("torch_dtype", "bfloat16"),
+            "tie_word_embeddings": config.get("tie_word_embeddings", False),
+            **config["text_config"]}
+    assert hc.read_architecture(_write(tmp_path, text)).total_params == arch(stem).total_params
+
+
 def test_a_folder_holding_a_config_is_read(tmp_path):
     folder = tmp_path / "Meta-Llama-3.1-8B"
     folder.mkdir()

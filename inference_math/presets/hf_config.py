@@ -27,7 +27,8 @@ from ..derivations import layer_mix as lm
 
 #: model_type values the reader maps, and the family parser that reads each.
 SUPPORTED = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3",
-             "kimi_k2", "gpt_oss", "llama4", "gemma4", "qwen3_5_moe", "qwen3_next")
+             "kimi_k2", "gpt_oss", "llama4", "llama4_text", "gemma4", "gemma4_text",
+             "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_next")
 #: Fields or model types of state-space (Mamba) hybrids, which have no attention-like layer here.
 SSM_TYPES = ("mamba", "mamba2", "jamba", "zamba", "zamba2", "falcon_mamba", "falcon_h1", "bamba",
              "nemotron_h", "granitemoehybrid", "plamo2", "lfm2")
@@ -484,8 +485,10 @@ def parse(config: dict, name: str = "config.json") -> Architecture:
                          f"({', '.join(SUPPORTED)})")
     f = _Fields(inner, model_type)
     reader = {"deepseek_v3": _deepseek, "kimi_k2": _deepseek, "gpt_oss": _gpt_oss,
-              "llama4": _llama4, "gemma4": _gemma4, "qwen3_5_moe": _qwen_hybrid,
-              "qwen3_next": _qwen_hybrid}.get(model_type, _llama_like)
+              "llama4": _llama4, "llama4_text": _llama4, "gemma4": _gemma4,
+              "gemma4_text": _gemma4, "qwen3_5_moe": _qwen_hybrid,
+              "qwen3_5_moe_text": _qwen_hybrid, "qwen3_next": _qwen_hybrid}.get(model_type,
+                                                                                _llama_like)
     layers, extra = reader(f)
     outer = _Fields(config, model_type)
     tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings", False))
