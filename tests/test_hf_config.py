@@ -364,6 +364,7 @@ def test_every_fixture_describes_as_strict_json():
 
 def test_full_model_commands_take_a_config_path(capsys):
     path = str(fixture("Qwen--Qwen3-8B"))
-    code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100", "--json")
+    code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100", "--no-pipeline",
+                         "--json")
     assert code == 0, err
     assert json.loads(out)["tokens_per_s"] > 0
