@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -146,7 +146,6 @@ class Architecture:
     mtp_layer: LayerGroup | None = None
     quantization: dict | None = None  # {"method", "bits" (per quantized weight), "which"}
     features: tuple[str, ...] = ()  # what the uniform full model does not represent
-    notes: tuple[str, ...] = field(default=())
 
     # --- per-layer values, evaluated from the derivations -----------------------------------
     def _layer(self, group: LayerGroup) -> dict:
@@ -337,6 +336,12 @@ def read_architecture(path) -> Architecture:
     return parse(load_config(path), model_name(path))
 
 
+def _short(value) -> str:
+    """repr of a config value, cut to one readable stretch (a per-layer list can be long)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class _Fields:
     """Typed access to a config's fields; every error names the model_type and the field."""
 
@@ -362,32 +367,33 @@ class _Fields:
             return value
         if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                 not math.isfinite(value) or value != int(value) or value < minimum:
-            raise self.error(f"{name} must be a whole number >= {minimum}, got {value!r}")
+            raise self.error(f"{name} must be a whole number >= {minimum}, got {_short(value)}")
         return int(value)
 
     def flag(self, name: str, default: bool = False) -> bool:
         value = self.raw(name, default)
         if not isinstance(value, bool):
-            raise self.error(f"{name} must be true or false, got {value!r}")
+            raise self.error(f"{name} must be true or false, got {_short(value)}")
         return value
 
     def int_list(self, name: str, default=..., minimum: int = 0) -> list[int]:
         value = self.raw(name, default)
         if not isinstance(value, list) or any(
                 isinstance(v, bool) or not isinstance(v, int) or v < minimum for v in value):
-            raise self.error(f"{name} must be a list of whole numbers >= {minimum}, got {value!r}")
+            raise self.error(f"{name} must be a list of whole numbers >= {minimum}, "
+                             f"got {_short(value)}")
         return value
 
     def layer_types(self, n_layers: int, default=...) -> list[str]:
         kinds = self.raw("layer_types", default)
         if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
-            raise self.error(f"layer_types must be a list of strings, got {kinds!r}")
+            raise self.error(f"layer_types must be a list of strings, got {_short(kinds)}")
         if len(kinds) != n_layers:
             raise self.error(f"layer_types has {len(kinds)} entries for num_hidden_layers="
                              f"{n_layers}")
         for i, kind in enumerate(kinds):
             if kind not in LAYER_KINDS:
-                raise self.error(f"layer_types[{i}]={kind!r} is not a layer kind the reader maps "
+                raise self.error(f"layer_types[{i}]={_short(kind)} is not a layer kind the reader maps "
                                  f"({', '.join(LAYER_KINDS)})")
         return kinds
 
@@ -420,7 +426,8 @@ def _dtype_bits(f: _Fields, top: dict) -> float:
     dtype = f.config.get("torch_dtype") or f.config.get("dtype") or top.get("torch_dtype") \
         or top.get("dtype") or "bfloat16"
     if dtype not in DTYPE_BITS:
-        raise f.error(f"torch_dtype {dtype!r} is not one the reader maps ({', '.join(DTYPE_BITS)})")
+        raise f.error(f"torch_dtype {_short(dtype)} is not one the reader maps "
+                      f"({', '.join(DTYPE_BITS)})")
     return float(DTYPE_BITS[dtype])
 
 
@@ -429,7 +436,7 @@ def _quantization(f: _Fields, top: dict) -> dict | None:
     if quant is None:
         return None
     if not isinstance(quant, dict):
-        raise f.error(f"quantization_config must be an object, got {quant!r}")
+        raise f.error(f"quantization_config must be an object, got {_short(quant)}")
     method = quant.get("quant_method")
     if method == "mxfp4":
         keep = quant.get("modules_to_not_convert") or []
@@ -437,7 +444,7 @@ def _quantization(f: _Fields, top: dict) -> dict | None:
                     "lm_head"}
         if not expected <= set(keep):
             raise f.error("quantization_config: mxfp4 with modules_to_not_convert="
-                          f"{keep!r} (the reader maps MXFP4 routed experts with attention, "
+                          f"{_short(keep)} (the reader maps MXFP4 routed experts with attention, "
                           "router and embeddings unquantized); pass --weight-bits")
         bits = evaluate(lm.block_quantized_bits(), {S.bits_elem: MXFP4["bits_elem"],
                                                      S.bits_scale: MXFP4["bits_scale"],
@@ -448,11 +455,11 @@ def _quantization(f: _Fields, top: dict) -> dict | None:
         if not (isinstance(block, list) and len(block) == 2 and all(
                 isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in block)):
             raise f.error(f"quantization_config: fp8 needs weight_block_size [rows, columns], "
-                          f"got {block!r}")
+                          f"got {_short(block)}")
         bits = evaluate(lm.block_quantized_bits(), {S.bits_elem: 8, S.bits_scale: FP8_SCALE_BITS,
                                                      S.block_elems: block[0] * block[1]})
         return {"method": "fp8", "bits": bits, "which": "linear layers"}
-    raise f.error(f"quantization_config quant_method {method!r} is not read (mxfp4 and fp8 are); "
+    raise f.error(f"quantization_config quant_method {_short(method)} is not read (mxfp4 and fp8 are); "
                   "pass --weight-bits")
 
 
@@ -462,11 +469,11 @@ def parse(config: dict, name: str = "config.json") -> Architecture:
     if model_type is None:
         raise InputError("config.json has no 'model_type'")
     if not isinstance(model_type, str):
-        raise InputError(f"model_type must be a string, got {model_type!r}")
+        raise InputError(f"model_type must be a string, got {_short(model_type)}")
     text = config.get("text_config")
     inner = text if isinstance(text, dict) else config
     if text is not None and not isinstance(text, dict):
-        raise InputError(f"{model_type}: text_config must be an object, got {text!r}")
+        raise InputError(f"{model_type}: text_config must be an object, got {_short(text)}")
     for source in (config, inner):
         mt = source.get("model_type", model_type)
         if mt in SSM_TYPES:
@@ -481,7 +488,7 @@ def parse(config: dict, name: str = "config.json") -> Architecture:
                 raise InputError(f"{mt}: per-layer blocks ({key}) cannot be mapped onto layer "
                                  "groups")
     if model_type not in SUPPORTED:
-        raise InputError(f"model_type {model_type!r} is not one the reader maps "
+        raise InputError(f"model_type {_short(model_type)} is not one the reader maps "
                          f"({', '.join(SUPPORTED)})")
     f = _Fields(inner, model_type)
     reader = {"deepseek_v3": _deepseek, "kimi_k2": _deepseek, "gpt_oss": _gpt_oss,
@@ -490,6 +497,10 @@ def parse(config: dict, name: str = "config.json") -> Architecture:
               "qwen3_5_moe_text": _qwen_hybrid, "qwen3_next": _qwen_hybrid}.get(model_type,
                                                                                 _llama_like)
     layers, extra = reader(f)
+    for _, ffn in set(layers):
+        if ffn.top_k > ffn.n_experts:
+            raise f.error(f"{ffn.top_k} experts per token exceed the {ffn.n_experts} experts "
+                          "of a layer")
     outer = _Fields(config, model_type)
     tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings", False))
     dtype_bits = _dtype_bits(f, config)
@@ -580,7 +591,7 @@ def _gpt_oss(f: _Fields):
     layers = []
     for i, kind in enumerate(kinds):
         if kind not in spans:
-            raise f.error(f"layer_types[{i}]={kind!r} is not read for gpt_oss")
+            raise f.error(f"layer_types[{i}]={_short(kind)} is not read for gpt_oss")
         span, w = spans[kind]
         layers.append((_gqa(f, span, w, sinks=True), moe))
     return layers, {"features": [f"layer_types (sliding_window={window} and full attention)",
@@ -611,7 +622,7 @@ def _llama4(f: _Fields):
     layers = []
     for i, kind in enumerate(kinds):
         if kind not in spans:
-            raise f.error(f"layer_types[{i}]={kind!r} is not read for llama4")
+            raise f.error(f"layer_types[{i}]={_short(kind)} is not read for llama4")
         span, w = spans[kind]
         ffn = moe if i in moe_layers else FeedForward("dense", f.int("intermediate_size_mlp"))
         layers.append((_gqa(f, span, w), ffn))
@@ -647,7 +658,7 @@ def _gemma4(f: _Fields):
     layers = []
     for i, kind in enumerate(kinds):
         if kind not in spans:
-            raise f.error(f"layer_types[{i}]={kind!r} is not read for gemma4")
+            raise f.error(f"layer_types[{i}]={_short(kind)} is not read for gemma4")
         layers.append((spans[kind], ffn))
     return layers, {"features": [f"layer_types (sliding_window={window} and global attention of "
                                  "another shape)", "a dense MLP beside the experts"]}
@@ -683,14 +694,14 @@ def _qwen_hybrid(f: _Fields):
     layers = []
     for i, kind in enumerate(kinds):
         if kind not in spans:
-            raise f.error(f"layer_types[{i}]={kind!r} is not read for {f.model_type}")
+            raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
         is_moe = i not in only_mlp and (i + 1) % step == 0
         if not is_moe and not f.has("intermediate_size"):
             raise f.error("config.json has no 'intermediate_size' for its dense layers")
         layers.append((spans[kind], moe if is_moe else dense))
     state_dtype = f.raw("mamba_ssm_dtype", "float32")
     if state_dtype not in _STATE_DTYPE_BYTES:
-        raise f.error(f"mamba_ssm_dtype {state_dtype!r} is not one the reader maps")
+        raise f.error(f"mamba_ssm_dtype {_short(state_dtype)} is not one the reader maps")
     n_mtp = f.int("mtp_num_hidden_layers", 0, minimum=0)
     return layers, {"features": ["linear_attention layers (constant state)",
                                  "attn_output_gate (gated attention)", "shared experts"],
