@@ -372,3 +372,28 @@ def test_full_model_commands_take_a_config_path(capsys):
                          "--json")
     assert code == 0, err
     assert json.loads(out)["tokens_per_s"] > 0
+
+
+WEIRD = [None, "x", [1], {"a": 1}, -1, 0, 2.5, 1e30, True, float("inf")]
+
+
+@pytest.mark.parametrize("stem", sorted(p.name.removesuffix(".config.json")
+                                        for p in FIXTURES.glob("*.config.json")))
+def test_no_field_value_crashes_the_reader(stem):
+    """Fuzz: every field of every shipped config (and of its text_config) replaced by odd values
+    either reads, with finite counts, or raises InputError; never another exception."""
+    config = json.loads(fixture(stem).read_text())
+    paths = [(key,) for key in config] + [("text_config", key)
+                                          for key in config.get("text_config") or {}]
+    for path in paths:
+        for value in WEIRD:
+            changed = json.loads(json.dumps(config))
+            target = changed if len(path) == 1 else changed["text_config"]
+            target[path[-1]] = value
+            try:
+                a = hc.parse(changed, stem)
+                data = hc.describe_architecture(a)
+            except InputError as exc:
+                assert "\n" not in str(exc)
+                continue
+            json.dumps(data, allow_nan=False)

@@ -12,6 +12,7 @@ left out, as in the reference code; they are below 0.1% of every model counted h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -271,6 +272,45 @@ def weight_bytes() -> sp.Eq:
 
 # --- evaluation ----------------------------------------------------------------------------------
 
+@lru_cache(maxsize=256)
+def compiled(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
+    """compile_fn of ``expr`` in ``args``, kept: a model's counts evaluate the same few
+    expressions many times."""
+    return compile_fn(expr, args)
+
+
+def evaluate_at(eq: sp.Eq | sp.Expr, values: Mapping[sp.Symbol, float]) -> float:
+    """core.numeric.evaluate of an expression at scalar values, through :func:`compiled`."""
+    expr = eq.rhs if isinstance(eq, sp.Equality) else eq
+    args = _arguments(expr)
+    return float(compiled(expr, args)(*(values[a] for a in args)))
+
+
+@lru_cache(maxsize=256)
+def _arguments(expr: sp.Expr) -> tuple[sp.Symbol, ...]:
+    return tuple(sorted(expr.free_symbols, key=sp.default_sort_key))
+
+
+@lru_cache(maxsize=64)
+def _plan(expr: sp.Expr):
+    """The sums over groups of ``expr``, each with its summand's symbols, and the rest of it.
+
+    Worked out once per expression: each sum's summand with the indexed values replaced by their
+    symbols, and the expression with each sum replaced by a placeholder.
+    """
+    sums, dummies = [], {}
+    for k, total in enumerate(sorted(expr.atoms(sp.Sum), key=sp.default_sort_key)):
+        (index, low, high), summand = total.limits[0], total.function
+        if (index, low, high) != (grp, 1, n_groups):
+            raise ValueError(f"{total} is not a sum over the layer groups")
+        body = summand.xreplace({item: item.base.label for item in summand.atoms(sp.Indexed)})
+        sums.append((body, tuple(sorted(body.free_symbols, key=sp.default_sort_key))))
+        dummies[total] = sp.Dummy(f"sum{k}", positive=True)
+    rest = expr.xreplace(dummies)
+    others = tuple(sorted(rest.free_symbols - set(dummies.values()), key=sp.default_sort_key))
+    return tuple(sums), tuple(dummies.values()), rest, others
+
+
 def evaluate_groups(eq: sp.Eq | sp.Expr, groups: Mapping[sp.Symbol, Sequence[float]],
                     scalars: Mapping[sp.Symbol, float] | None = None) -> float:
     """Evaluate a sum over layer groups: ``groups`` maps each per-layer symbol to its G values.
@@ -284,18 +324,10 @@ def evaluate_groups(eq: sp.Eq | sp.Expr, groups: Mapping[sp.Symbol, Sequence[flo
     if len(sizes) != 1:
         raise ValueError(f"every per-group symbol needs the same number of groups, got {sizes}")
     (count,) = sizes
-    sums = {}
-    for total in expr.atoms(sp.Sum):
-        (index, low, high), summand = total.limits[0], total.function
-        if (index, low, high) != (grp, 1, n_groups):
-            raise ValueError(f"{total} is not a sum over the layer groups")
-        body = summand.xreplace({item: item.base.label for item in summand.atoms(sp.Indexed)})
-        args = tuple(sorted(body.free_symbols, key=str))
-        values = [np.asarray(groups[a], dtype=float) if a in groups else scalars[a] for a in args]
-        sums[total] = float(np.sum(compile_fn(body, args)(*values)))
-    dummies = {total: sp.Dummy(f"sum{k}", positive=True) for k, total in enumerate(sums)}
-    rest = expr.xreplace(dummies)
-    args = tuple(dummies.values()) + tuple(sorted(rest.free_symbols - set(dummies.values()), key=str))
-    values = [sums[t] for t in dummies] + [
-        count if a is n_groups else scalars[a] for a in args[len(dummies):]]
-    return float(compile_fn(rest, args)(*values))
+    sums, dummies, rest, others = _plan(expr)
+    values = []
+    for body, args in sums:
+        inputs = [np.asarray(groups[a], dtype=float) if a in groups else scalars[a] for a in args]
+        values.append(float(np.sum(compiled(body, args)(*inputs))))
+    values += [count if a is n_groups else scalars[a] for a in others]
+    return float(compiled(rest, dummies + others)(*values))

@@ -21,7 +21,6 @@ from functools import cached_property
 from pathlib import Path
 
 from ..core import symbols as S
-from ..core.numeric import evaluate
 from ..core.validation import InputError
 from ..derivations import layer_mix as lm
 
@@ -37,6 +36,8 @@ SSM_FIELDS = ("layers_block_type", "hybrid_override_pattern", "attn_layer_indice
 #: Fields that give every layer its own block, which layer groups of one kind cannot hold.
 PER_LAYER_FIELDS = ("block_configs",)
 LAYER_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "linear_attention")
+#: Largest whole number a field may hold: far above any model, low enough that no count overflows.
+MAX_FIELD = 10**9
 #: Bits of the weights for a torch dtype.
 DTYPE_BITS = {"bfloat16": 16, "float16": 16, "float32": 32, "float": 32, "half": 16}
 #: Contexts at which describe-model reports the cache of one sequence.
@@ -222,7 +223,7 @@ class Architecture:
         if not self.n_mtp:
             return 0.0
         layer = self._layer(self.mtp_layer)
-        return evaluate(lm.mtp_params(), {S.n_mtp: self.n_mtp, S.n_attn_layer: layer["attention"],
+        return lm.evaluate_at(lm.mtp_params(), {S.n_mtp: self.n_mtp, S.n_attn_layer: layer["attention"],
                                           S.n_ff_layer: layer["ff"], S.d_model: self.d_model})
 
     def kv_bytes_at(self, context: float) -> float:
@@ -270,7 +271,7 @@ class Architecture:
     def weight_bytes(self, weight_bits: float | None = None) -> float:
         """eq-layers-weight-bytes; ``weight_bits`` stores every weight at that many bits."""
         n_q, b_q, b_w = self.weight_bits_used(weight_bits)
-        return evaluate(lm.weight_bytes(), {S.n_quant: n_q, S.bits_q: b_q, S.bits_w: b_w,
+        return lm.evaluate_at(lm.weight_bytes(), {S.n_quant: n_q, S.bits_q: b_q, S.bits_w: b_w,
                                             S.n_param: self.total_params})
 
     def layer_rows(self) -> list[dict]:
@@ -289,7 +290,7 @@ class Architecture:
 
 
 def _eval(eq, values: dict) -> float:
-    return evaluate(eq, {sym: values[sym] for sym in eq.rhs.free_symbols})
+    return lm.evaluate_at(eq, values)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -368,6 +369,8 @@ class _Fields:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or \
                 not math.isfinite(value) or value != int(value) or value < minimum:
             raise self.error(f"{name} must be a whole number >= {minimum}, got {_short(value)}")
+        if value > MAX_FIELD:
+            raise self.error(f"{name} must be at most {MAX_FIELD:.0e}, got {_short(value)}")
         return int(value)
 
     def flag(self, name: str, default: bool = False) -> bool:
@@ -425,7 +428,7 @@ def _group(layers: list[tuple[Attention, FeedForward]]) -> tuple[LayerGroup, ...
 def _dtype_bits(f: _Fields, top: dict) -> float:
     dtype = f.config.get("torch_dtype") or f.config.get("dtype") or top.get("torch_dtype") \
         or top.get("dtype") or "bfloat16"
-    if dtype not in DTYPE_BITS:
+    if not isinstance(dtype, str) or dtype not in DTYPE_BITS:
         raise f.error(f"torch_dtype {_short(dtype)} is not one the reader maps "
                       f"({', '.join(DTYPE_BITS)})")
     return float(DTYPE_BITS[dtype])
@@ -440,13 +443,16 @@ def _quantization(f: _Fields, top: dict) -> dict | None:
     method = quant.get("quant_method")
     if method == "mxfp4":
         keep = quant.get("modules_to_not_convert") or []
+        if not isinstance(keep, list) or not all(isinstance(k, str) for k in keep):
+            raise f.error(f"quantization_config: modules_to_not_convert must be a list of names, "
+                          f"got {_short(keep)}")
         expected = {"model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens",
                     "lm_head"}
         if not expected <= set(keep):
             raise f.error("quantization_config: mxfp4 with modules_to_not_convert="
                           f"{_short(keep)} (the reader maps MXFP4 routed experts with attention, "
                           "router and embeddings unquantized); pass --weight-bits")
-        bits = evaluate(lm.block_quantized_bits(), {S.bits_elem: MXFP4["bits_elem"],
+        bits = lm.evaluate_at(lm.block_quantized_bits(), {S.bits_elem: MXFP4["bits_elem"],
                                                      S.bits_scale: MXFP4["bits_scale"],
                                                      S.block_elems: MXFP4["block_elems"]})
         return {"method": "mxfp4", "bits": bits, "which": "routed experts"}
@@ -456,7 +462,7 @@ def _quantization(f: _Fields, top: dict) -> dict | None:
                 isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in block)):
             raise f.error(f"quantization_config: fp8 needs weight_block_size [rows, columns], "
                           f"got {_short(block)}")
-        bits = evaluate(lm.block_quantized_bits(), {S.bits_elem: 8, S.bits_scale: FP8_SCALE_BITS,
+        bits = lm.evaluate_at(lm.block_quantized_bits(), {S.bits_elem: 8, S.bits_scale: FP8_SCALE_BITS,
                                                      S.block_elems: block[0] * block[1]})
         return {"method": "fp8", "bits": bits, "which": "linear layers"}
     raise f.error(f"quantization_config quant_method {_short(method)} is not read (mxfp4 and fp8 are); "
@@ -700,7 +706,7 @@ def _qwen_hybrid(f: _Fields):
             raise f.error("config.json has no 'intermediate_size' for its dense layers")
         layers.append((spans[kind], moe if is_moe else dense))
     state_dtype = f.raw("mamba_ssm_dtype", "float32")
-    if state_dtype not in _STATE_DTYPE_BYTES:
+    if not isinstance(state_dtype, str) or state_dtype not in _STATE_DTYPE_BYTES:
         raise f.error(f"mamba_ssm_dtype {_short(state_dtype)} is not one the reader maps")
     n_mtp = f.int("mtp_num_hidden_layers", 0, minimum=0)
     return layers, {"features": ["linear_attention layers (constant state)",
