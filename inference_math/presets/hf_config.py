@@ -6,6 +6,13 @@ attention block (MHA/GQA/MQA/MLA or linear attention; full, sliding-window or ch
 feed-forward block (dense, or MoE with routed and shared experts). Every count is evaluated from the
 derivations of :mod:`inference_math.derivations.layer_mix`.
 
+Conventions: weight matrices are counted (attention projections, experts, shared experts,
+routers, embeddings), vectors are not (norms, biases, attention sinks); the active count includes
+both embeddings, as eq. 21 of Erdil (2025) does, and ``describe-model`` also reports it without the
+input embedding; multi-token-prediction layers are reported beside the total, not in it; a layer
+whose values reuse its keys (Gemma 4's attention_k_eq_v) is assumed to cache both, as the
+transformers cache does.
+
 What the reader cannot represent it refuses with an InputError of one line naming the
 ``model_type`` and the field: state-space (Mamba) layers, per-layer block configurations, unknown
 model types and layer kinds, malformed JSON, missing or non-numeric fields. It never guesses a
