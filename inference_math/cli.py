@@ -7,6 +7,13 @@
     inference-math max-speed --model M --gpu G [options] [--json | --csv]   its fastest point
     inference-math preferred --model M --gpu G [options] [--alpha A] [--json | --csv]
                                                 the point maximizing tok/s^alpha / price
+    inference-math describe-model MODEL_OR_PATH [--weight-bits B] [--json]
+                                                parameters, layer mix, KV cache and weight bytes
+                                                of a preset or a Hugging Face config.json
+
+--model and --drafter take a preset or a path to a config.json (or its folder); the full model
+reads only architectures of uniform layers from a config (describe-model reads the others).
+describe-model's --weight-bits B stores every weight at B bits, B in [1, 32].
 
 Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --context TOKENS,
 --drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
@@ -43,7 +50,7 @@ from .engine import full_model as fm
 from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
-from .presets.models import MODELS, get_model
+from .presets.models import MODELS, describe, get_model
 
 EXIT_USAGE = 2
 GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
@@ -51,6 +58,7 @@ EXIT_OUTPUT = 1  # the output could not be written
 EXIT_PIPE = 128 + 13  # the reader closed the pipe: what a shell reports for SIGPIPE
 EXIT_INTERRUPT = 128 + 2
 
+DESCRIBE_BITS = Interval(1.0, 32.0)
 RANGES = {
     "--t-hop": Interval(1e-12, 1e3), "--n-reduce": Interval(1e-3, 1e3),
     "--context": Interval(0.0, 1e9), "--acceptance": Interval(0.0, 1.0, open_high=True),
@@ -295,9 +303,63 @@ def _cmd_frontier(args) -> str:
     return _points_output(points, args)
 
 
+def _bits(text: str) -> float:
+    try:
+        return parse_within("--weight-bits", text, DESCRIBE_BITS)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--weight-bits ")) from None
+
+
+def _human(number: float, unit: str = "") -> str:
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(number) >= scale:
+            return f"{number / scale:.3f} {prefix}{unit}"
+    return f"{number:.0f} {unit}".rstrip()
+
+
+def _params(number: float) -> str:
+    return f"{number / 1e9:,.2f} B"
+
+
+def _cmd_describe(args) -> str:
+    with _blame("MODEL_OR_PATH"):
+        info = describe(args.model, args.weight_bits)
+    _require_finite([info, info["kv_bytes_at_context"]])
+    if args.json:
+        return _dumps(info)
+    kind = info["model_type"] or "preset"
+    lines = [f"{info['name']} ({kind})",
+             f"  total parameters   {_params(info['total_params'])}"
+             + (f" (+ {_params(info['mtp_params'])} in {info['mtp_layers']} multi-token-prediction"
+                " layer(s), not counted)" if info["mtp_layers"] else ""),
+             f"  active per token   {_params(info['active_params'])} "
+             f"({_params(info['active_params_without_input_embedding'])} without the input "
+             "embedding)",
+             f"  layers             {info['layer_count']}:"]
+    lines += [f"    {row['count']:4d} x {row['description']}" for row in info["layers"]]
+    kv = (f"  KV cache           {info['kv_bytes_per_token']:,.0f} bytes/token")
+    if info["kv_bytes_per_token_beyond_windows"] != info["kv_bytes_per_token"]:
+        kv += (f" while every window is open, "
+               f"{info['kv_bytes_per_token_beyond_windows']:,.0f} beyond them")
+    if info["kv_state_bytes_per_sequence"]:
+        kv += f"; constant state {_human(info['kv_state_bytes_per_sequence'], 'B')}/sequence"
+    lines.append(kv)
+    lines.append("  per sequence       " + ", ".join(
+        f"{int(c) // 1024}k: {_human(v, 'B')}" for c, v in info["kv_bytes_at_context"].items()))
+    if info["quantized_params"]:
+        bits = (f"{info['quantization']}: {_params(info['quantized_params'])} parameters at "
+                f"{info['quantized_bits']:.4g} bits, the rest at {info['weight_bits']:g}")
+    else:
+        bits = f"{info['weight_bits']:g} bits"
+    lines.append(f"  weights            {_human(info['weight_bytes'], 'B')} ({bits})")
+    if info["full_model"]:
+        lines.append(f"  full model         not yet: {info['full_model']}")
+    return "\n".join(lines)
+
+
 def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--model", required=True, type=_preset(get_model),
-                     help=f"one of: {', '.join(MODELS)}")
+                     help=f"one of: {', '.join(MODELS)}; or a path to a config.json")
     cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
                      help=f"one of: {', '.join(full_model_gpus())}; or {GPU_FILE_HELP}")
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
@@ -306,7 +368,7 @@ def _add_full_model_options(cmd) -> None:
                      help=_range_help("--context", "tokens already in each sequence's KV cache "
                                                    "(default 0)"))
     cmd.add_argument("--drafter", type=_preset(get_model), default=None,
-                     help="speculative decoding with this model preset")
+                     help="speculative decoding with this model preset (or config.json path)")
     cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
                      help=_range_help("--acceptance", "probability a drafted token is accepted "
                                                       "(default 0.8; 0: the drafter never helps)"))
@@ -351,11 +413,21 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--alpha", type=_number("--alpha"), default=3.0,
                              help=_range_help("--alpha", "user-preference exponent (default 3, as "
                                                          "in the paper; 0: the cheapest point)"))
+    desc = sub.add_parser("describe-model",
+                          help="parameters, layer mix, KV cache and weights of a model")
+    desc.add_argument("model", metavar="MODEL_OR_PATH",
+                      help=f"one of: {', '.join(MODELS)}; or a path to a config.json (or its "
+                           "folder)")
+    desc.add_argument("--weight-bits", type=_bits, default=None,
+                      help=f"store every weight at this many bits; in {DESCRIBE_BITS} (default: "
+                           "the config's dtype and quantization, or the preset's)")
+    desc.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
-             "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier}
+             "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
+             "describe-model": _cmd_describe}
 
 
 def _one_line(text: str) -> str:

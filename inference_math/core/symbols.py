@@ -572,6 +572,82 @@ intensity_attn = _define("intensity_attn", r"I_{\mathrm{attn}}", "FLOP/byte",
                          "arithmetic intensity of attention over the KV cache", "full", **_POS)
 
 
+# --- layer mixes: models read from a Hugging Face config.json ------------------------------
+# (section owned by inference_math/derivations/layer_mix.py)
+_NONNEG = {"nonnegative": True, "integer": True}
+n_groups = _define("n_groups", r"n_{\mathrm{groups}}", "groups",
+                   "layer groups: runs of layers with the same attention and feed-forward block",
+                   "model", positive=True, integer=True)
+grp = _define("grp", "i", "1", "index of a layer group, 1 to G", "model", positive=True,
+              integer=True)
+m_q = _define("m_q", r"m_{q}", "matrices",
+              "query-sized input projections of an attention layer: 1, or 2 with an output gate "
+              "(Qwen3.5's attn_output_gate)", "model", **_POS)
+m_kv = _define("m_kv", r"m_{\mathrm{kv}}", "matrices",
+               "key and value projections of an attention layer: 2, or 1 when the values reuse "
+               "the keys (Gemma 4's attention_k_eq_v)", "model", **_POS)
+d_v = _define("d_v", r"d_{v}", "elements",
+              "width of one MLA value head (d_head is then the position-free query and key width)",
+              "model", **_POS)
+n_lk = _define("n_lk", r"n_{\mathrm{lin},k}", "heads", "key heads of a linear-attention layer",
+               "model", **_POS)
+d_lk = _define("d_lk", r"d_{\mathrm{lin},k}", "elements",
+               "width of one key head of a linear-attention layer", "model", **_POS)
+n_lv = _define("n_lv", r"n_{\mathrm{lin},v}", "heads",
+               "value heads of a linear-attention layer (each keeps a d_lin,k x d_lin,v state)",
+               "model", **_POS)
+d_lv = _define("d_lv", r"d_{\mathrm{lin},v}", "elements",
+               "width of one value head of a linear-attention layer", "model", **_POS)
+k_conv = _define("k_conv", r"k_{\mathrm{conv}}", "tokens",
+                 "kernel length of the short causal convolution of a linear-attention layer",
+                 "model", **_POS)
+n_sh = _define("n_sh", r"n_{\mathrm{sh}}", "experts",
+                   "shared experts of an MoE layer, which every token passes through (0 if none)",
+                   "moe", **_NONNEG)
+d_ff_shared = _define("d_ff_shared", r"d_{\mathrm{sh}}", "elements",
+                      "feed-forward width of one shared expert", "moe", **_POS)
+n_attn_layer = _define("n_attn_layer", r"A", "parameters",
+                       "attention (or linear-attention) parameters of one layer", "model", **_POS)
+n_ff_layer = _define("n_ff_layer", r"F", "parameters",
+                     "feed-forward parameters of one layer: every expert, shared expert and the "
+                     "router", "moe", **_POS)
+n_ff_layer_active = _define("n_ff_layer_active", r"F_{\mathrm{active}}", "parameters",
+                            "feed-forward parameters one token multiplies in one layer", "moe",
+                            **_POS)
+n_mtp = _define("n_mtp", r"n_{\mathrm{MTP}}", "layers",
+                "multi-token-prediction layers (kept out of the model's total, as its card does)",
+                "model", **_POS)
+n_param_mtp = _define("n_param_mtp", r"N_{\mathrm{MTP}}", "parameters",
+                      "parameters of the multi-token-prediction module besides the shared "
+                      "embeddings", "model", **_POS)
+kv_layer = _define("kv_layer", r"\kappa", "bytes/token",
+                   "KV-cache bytes one token leaves in one attention layer (0 in a linear-attention "
+                   "layer)", "kv", nonnegative=True, real=True)
+window = _define("window", r"W", "tokens",
+                 "tokens a layer's cache holds at most: its sliding window or attention chunk "
+                 "(infinite for full attention)", "kv", **_POS)
+state_layer = _define("state_layer", r"\sigma_{\mathrm{state}}", "bytes/sequence",
+                      "constant state of one linear-attention layer per sequence (0 in an "
+                      "attention layer)", "kv", nonnegative=True, real=True)
+p_state = _define("p_state", r"p_{\mathrm{state}}", "bytes/element",
+                  "bytes per element of a linear-attention state", "kv", **_POS)
+bits_w = _define("bits_w", r"b_{w}", "bits/parameter", "bits per unquantized weight", "model",
+                 **_POS)
+bits_q = _define("bits_q", r"b_{q}", "bits/parameter",
+                 "bits per quantized weight, its share of the block scale included", "model",
+                 **_POS)
+bits_elem = _define("bits_elem", r"b_{\mathrm{elem}}", "bits/parameter",
+                    "bits of one element of a block-quantized weight", "model", **_POS)
+bits_scale = _define("bits_scale", r"b_{\mathrm{scale}}", "bits/block",
+                     "bits of the scale each block of a quantized weight stores", "model", **_POS)
+block_elems = _define("block_elems", r"n_{\mathrm{block}}", "parameters",
+                      "weights sharing one scale in a block-quantized format", "model", **_POS)
+n_quant = _define("n_quant", r"N_{q}", "parameters", "parameters stored in the quantized format",
+                  "model", nonnegative=True, real=True)
+weight_mem = _define("weight_mem", r"M_{w}", "bytes", "bytes of the model's weights", "model",
+                     **_POS)
+
+
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
     for entry in REGISTRY.values():

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
+
+import numpy as np
 
 from ..core import symbols as S
 from ..core.numeric import evaluate
 from ..core.validation import InputError, lookup, positive, positive_int
 from ..derivations import architecture as arch
-from ..derivations import kv_cache, moe
+from ..derivations import kv_cache, layer_mix, moe
+from . import hf_config
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,17 @@ class Model:
     def weights_bytes(self) -> float:
         return self.weight_bytes * self.total_params
 
+    @classmethod
+    def from_hf_config(cls, path) -> Model:
+        """The Model of a Hugging Face config.json (a file or a folder holding one).
+
+        Only architectures that map exactly onto uniform layers are accepted (Llama, Qwen3 dense,
+        Mixtral, Qwen3-MoE); any other raises an InputError naming what the full model does not
+        yet represent. The Model has no router term, so its MoE counts are those of
+        hf_config.read_architecture less the routers (n_experts·d_model per layer).
+        """
+        return cls(**hf_config.model_fields(hf_config.read_architecture(path)))
+
 
 _LLAMA3 = "dubey2024llama3,erdil2025inference"
 _PALM = "chowdhery2022palm,erdil2025inference"
@@ -256,6 +271,82 @@ MODELS: dict[str, Model] = {
 }
 
 
-def get_model(name: str) -> Model:
-    """The model preset called ``name`` (e.g. 'llama-3-70b'); InputError listing the choices."""
+def is_path(name) -> bool:
+    """Whether a model name is a path to a config.json (or its folder) rather than a preset.
+
+    A name with a path separator or ending in .json is a path; a preset's name is a preset even
+    if a file of that name exists; any other name is a path if it exists.
+    """
+    text = str(name)
+    if "/" in text or "\\" in text or text.endswith(".json"):
+        return True
+    try:
+        lookup("model", text, MODELS)
+        return False
+    except InputError:
+        return Path(text).exists()
+
+
+def get_model(name) -> Model:
+    """The model preset called ``name`` (e.g. 'llama-3-70b'), or the Model of a config.json.
+
+    A path (see :func:`is_path`) is read with Model.from_hf_config; anything else is looked up
+    among the presets (InputError listing them).
+    """
+    if is_path(name):
+        return Model.from_hf_config(name)
     return lookup("model", name, MODELS)
+
+
+def describe(name, weight_bits: float | None = None) -> dict:
+    """What ``inference-math describe-model`` prints for a preset or a config.json path.
+
+    A preset is one group of uniform layers counted as the preset counts them (its conventions:
+    no router, the MLA formula of eq-arch-attention-params-mla), its cache growing without cap.
+    """
+    if is_path(name):
+        return hf_config.describe_architecture(hf_config.read_architecture(name), weight_bits)
+    model = get_model(name)
+    moe = model.n_experts > 1
+    attention = {"span": "full", "heads": "MLA" if model.is_mla else hf_config._heads(
+        model.n_q_heads, model.n_q_heads // model.group_size), "n_q": model.n_q_heads,
+        "n_kv": model.n_q_heads // model.group_size, "d_head": model.head_dim, "window": None}
+    ffn = {"kind": "moe" if moe else "dense", "d_ff": model.d_ff}
+    if moe:
+        ffn.update({"n_experts": model.n_experts, "top_k": model.n_active_experts, "n_shared": 0,
+                    "d_shared": None})
+    per_layer = (model.attention_params + model.ff_params) / model.layers
+    active_layer = (model.attention_params + model.ff_params / model.sparsity) / model.layers
+    heads = attention["heads"]
+    description = (f"{heads} ({model.n_q_heads} q / {attention['n_kv']} kv heads of "
+                   f"{model.head_dim}) full attention + "
+                   + (f"MoE FFN (top-{model.n_active_experts} of {model.n_experts} experts of "
+                      f"{model.d_ff})" if moe else f"dense FFN (d_ff {model.d_ff})"))
+    kv_layer = model.kv_bytes_per_token / model.layers
+    at_context = [layer_mix.evaluate_groups(
+        layer_mix.kv_bytes_at_context(), {S.n_layers: [model.layers], S.kv_layer: [kv_layer],
+                                          S.window: [np.inf], S.state_layer: [0.0]},
+        {S.ctx: context}) for context in hf_config.CONTEXTS]
+    bits = model.weight_bytes * 8 if weight_bits is None else weight_bits
+    input_embedding = model.embedding_params / 2 if model.embedding_matrices == 2 else 0.0
+    return {
+        "name": model.name, "model_type": None, "source": "preset",
+        "total_params": model.total_params, "active_params": model.active_params,
+        "active_params_without_input_embedding": model.active_params - input_embedding,
+        "embedding_params": model.embedding_params,
+        "tied_embeddings": model.embedding_matrices == 1, "mtp_layers": 0, "mtp_params": 0.0,
+        "layer_count": model.layers,
+        "layers": [{"count": model.layers, "attention": attention, "ffn": ffn,
+                    "description": description, "params_per_layer": per_layer,
+                    "active_params_per_layer": active_layer,
+                    "kv_bytes_per_token_per_layer": kv_layer, "state_bytes_per_layer": 0.0}],
+        "kv_bytes_per_token": model.kv_bytes_per_token,
+        "kv_bytes_per_token_beyond_windows": model.kv_bytes_per_token,
+        "kv_state_bytes_per_sequence": 0.0,
+        "kv_bytes_at_context": dict(zip(map(str, hf_config.CONTEXTS), at_context, strict=True)),
+        "weight_bits": bits, "quantized_params": 0.0, "quantized_bits": None,
+        "quantization": None,
+        "weight_bytes": evaluate(layer_mix.weight_bytes(), {
+            S.n_quant: 0.0, S.bits_q: bits, S.bits_w: bits, S.n_param: model.total_params}),
+        "full_model": None,
+    }

@@ -1,0 +1,399 @@
+"""Models from a Hugging Face config.json (presets.hf_config), get_model(path) and describe-model."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from inference_math import cli
+from inference_math.core.validation import InputError
+from inference_math.presets import hf_config as hc
+from inference_math.presets.models import Model, describe, get_model
+
+FIXTURES = hc.FIXTURES
+
+
+def fixture(stem: str):
+    return FIXTURES / f"{stem}.config.json"
+
+
+def arch(stem: str) -> hc.Architecture:
+    return hc.read_architecture(fixture(stem))
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- published totals -----------------------------------------------------------------------------
+
+def test_every_shipped_config_has_a_published_total():
+    stems = {p.name.removesuffix(".config.json") for p in FIXTURES.glob("*.config.json")}
+    assert set(hc.PUBLISHED) <= stems
+    assert stems - set(hc.PUBLISHED) == {"Qwen--Qwen3-8B", "Qwen--Qwen3-32B"}  # no card totals
+
+
+@pytest.mark.parametrize("row", hc.published_comparison(), ids=lambda r: r["model"])
+def test_counts_match_the_published_totals(row):
+    """Total and active parameters within 1% of the published figures, or within the stated
+    tolerance where the figure itself is coarser (a reason is then given)."""
+    for kind in ("total", "active"):
+        tolerance = row[f"{kind}_tolerance"]
+        assert abs(row[f"{kind}_gap"]) <= tolerance, (kind, row)
+        if tolerance > 0.01:
+            assert row["why"], row["model"]
+
+
+def test_qwen3_dense_counts_from_their_shapes():
+    """Qwen3-8B/32B have no total on their cards beyond '8.2B'/'32.8B'; check the shapes."""
+    eight = arch("Qwen--Qwen3-8B")
+    per_layer = 4096 * 128 * (32 + 8 + 8 + 32) + 3 * 4096 * 12288
+    assert eight.total_params == 36 * per_layer + 2 * 151936 * 4096
+    assert abs(eight.total_params / 8.2e9 - 1) < 0.01
+    assert abs(arch("Qwen--Qwen3-32B").total_params / 32.8e9 - 1) < 0.01
+
+
+# --- layer mixes ----------------------------------------------------------------------------------
+
+def _mix(a: hc.Architecture) -> list[tuple]:
+    return [(g.count, g.attention.span, g.attention.heads, g.ffn.kind) for g in a.groups]
+
+
+@pytest.mark.parametrize("stem, mix", [
+    ("meta-llama--Meta-Llama-3.1-70B", [(80, "full", "GQA", "dense")]),
+    ("mistralai--Mixtral-8x7B-v0.1", [(32, "full", "GQA", "moe")]),
+    ("deepseek-ai--DeepSeek-V3", [(3, "full", "MLA", "dense"), (58, "full", "MLA", "moe")]),
+    ("moonshotai--Kimi-K2-Instruct", [(1, "full", "MLA", "dense"), (60, "full", "MLA", "moe")]),
+    ("openai--gpt-oss-120b", [(18, "sliding", "GQA", "moe"), (18, "full", "GQA", "moe")]),
+    ("meta-llama--Llama-4-Scout-17B-16E-Instruct",
+     [(36, "chunked", "GQA", "moe"), (12, "full", "GQA", "moe")]),
+    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct",
+     [(24, "chunked", "GQA", "dense"), (12, "chunked", "GQA", "moe"), (12, "full", "GQA", "moe")]),
+    ("google--gemma-4-26B-A4B", [(25, "sliding", "GQA", "moe"), (5, "full", "GQA", "moe")]),
+    ("Qwen--Qwen3.5-397B-A17B", [(45, "linear", "linear", "moe"), (15, "full", "GQA", "moe")]),
+])
+def test_layer_mixes(stem, mix):
+    assert _mix(arch(stem)) == mix
+
+
+def test_details_of_the_mixes():
+    ds = arch("deepseek-ai--DeepSeek-V3")
+    assert ds.groups[1].ffn == hc.FeedForward("moe", 2048, 256, 8, 1, 2048)
+    assert ds.groups[0].attention.mla == (1536, 512, 64, 128)
+    assert ds.n_mtp == 1 and ds.mtp_params > 11e9
+    # the MTP layer is reported, not counted: the checkpoint's 685B = 671B + 14B, the 14B
+    # including its own copies of the embedding and output head
+    assert abs((ds.mtp_params + ds.embedding_params) / 14e9 - 1) < 0.05
+    assert arch("moonshotai--Kimi-K2-Instruct").n_mtp == 0
+    oss = arch("openai--gpt-oss-20b")
+    assert oss.groups[0].attention.window == 128 and oss.groups[0].attention.sinks
+    scout = arch("meta-llama--Llama-4-Scout-17B-16E-Instruct")
+    assert scout.groups[0].attention.window == 8192
+    assert scout.groups[0].ffn == hc.FeedForward("moe", 8192, 16, 1, 1, 8192)
+    gemma = arch("google--gemma-4-26B-A4B")
+    full = gemma.groups[1].attention
+    assert (full.d_head, full.n_kv, full.m_kv) == (512, 2, 1) and gemma.tied
+    assert gemma.groups[0].attention.window == 1024
+    qwen = arch("Qwen--Qwen3.5-397B-A17B")
+    assert qwen.groups[1].attention.m_q == 2 and qwen.state_bytes == 4 and qwen.n_mtp == 1
+
+
+def test_kv_growth_is_capped_by_windows_and_linear_layers():
+    oss = arch("openai--gpt-oss-120b")
+    assert oss.kv_bytes_per_token == 36 * 2048 and oss.kv_bytes_per_token_long == 18 * 2048
+    assert oss.kv_bytes_at(100) == 36 * 2048 * 100
+    assert oss.kv_bytes_at(131072) == 18 * 2048 * (128 + 131072)
+    qwen = arch("Qwen--Qwen3.5-397B-A17B")
+    state = 45 * (64 * 128 * 128 * 4 + 3 * (2 * 2048 + 8192) * 2)
+    assert qwen.state_bytes_per_sequence == state
+    assert qwen.kv_bytes_at(131072) == state + 15 * 2 * 2 * 256 * 2 * 131072
+    ds = arch("deepseek-ai--DeepSeek-V3")
+    assert ds.kv_bytes_at(1000) == 61 * (512 + 64) * 2 * 1000
+
+
+def test_weight_bytes_follow_the_quantization_config():
+    oss = arch("openai--gpt-oss-120b")
+    experts = 36 * 128 * 3 * 2880 * 2880
+    assert oss.quantized_params == experts
+    assert oss.weight_bytes() == (experts * 4.25 + (oss.total_params - experts) * 16) / 8
+    assert abs(oss.weight_bytes() / (60.8 * 2**30) - 1) < 0.01  # the card's 60.8 GiB checkpoint
+    assert oss.weight_bytes(8) == oss.total_params
+    ds = arch("deepseek-ai--DeepSeek-V3")
+    linear = ds.total_params - ds.embedding_params - 58 * 256 * 7168
+    assert ds.quantized_params == linear
+    assert ds.weight_bytes() == pytest.approx((linear * (8 + 32 / 128**2)
+                                               + (ds.total_params - linear) * 16) / 8)
+    # The Hub's safetensors count for Llama 3.1 8B, 8,030,261,248, less its 65 RMSNorm vectors
+    # (two per layer and the final one), which the count leaves out.
+    assert arch("meta-llama--Meta-Llama-3.1-8B").weight_bytes() == 2 * (8_030_261_248
+                                                                        - 65 * 4096)
+
+
+# --- the uniform full model -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("stem, preset", [
+    ("meta-llama--Meta-Llama-3.1-8B", "llama-3.1-8b"),
+    ("meta-llama--Meta-Llama-3.1-70B", "llama-3-70b"),
+    ("mistralai--Mixtral-8x7B-v0.1", "mixtral-8x7b"),
+    ("mistralai--Mixtral-8x22B-v0.1", "mixtral-8x22b"),
+])
+def test_a_config_gives_the_presets_model(stem, preset):
+    """Llama 3.1 70B shares Llama 3 70B's architecture: the same counts, cache and layout."""
+    ours, theirs = get_model(str(fixture(stem))), get_model(preset)
+    assert isinstance(ours, Model)
+    for attr in ("total_params", "active_params", "kv_bytes_per_token", "weights_bytes",
+                 "sparsity", "head_dim"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    for attr in ("d_model", "d_ff", "layers", "n_q_heads", "group_size", "ff_matrix_count",
+                 "n_experts", "n_active_experts", "vocab", "embedding_matrices", "weight_bytes",
+                 "activation_bytes", "mla_kv_dim"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+
+
+def test_the_405b_preset_keeps_the_reference_codes_kv_heads():
+    """The llama-3.1-405b preset reproduces the paper's code, which gives 405B 16 KV heads
+    (group_size 8); the published config has 8 (num_key_value_heads), so only the K and V
+    projections and the cache differ."""
+    ours, theirs = get_model(str(fixture("meta-llama--Meta-Llama-3.1-405B"))), \
+        get_model("llama-3.1-405b")
+    assert (ours.group_size, theirs.group_size) == (16, 8)
+    assert theirs.total_params - ours.total_params == 126 * 2 * 8 * 128 * 16384
+    assert theirs.kv_bytes_per_token == 2 * ours.kv_bytes_per_token
+    assert ours.ff_params == theirs.ff_params
+
+
+def test_qwen3_models_for_the_full_model():
+    eight = Model.from_hf_config(fixture("Qwen--Qwen3-8B"))
+    assert (eight.d_model, eight.layers, eight.n_q_heads, eight.group_size, eight.head_dim,
+            eight.d_ff, eight.vocab, eight.embedding_matrices) == (4096, 36, 32, 4, 128, 12288,
+                                                                   151936, 2)
+    assert eight.total_params == arch("Qwen--Qwen3-8B").total_params == 8_190_427_136
+    assert eight.kv_bytes_per_token == 36 * 2 * 8 * 128 * 2
+    big = Model.from_hf_config(fixture("Qwen--Qwen3-32B"))
+    assert big.d_head == 128 and big.head_dim == 128  # not 5120 / 64 = 80
+    assert big.total_params == arch("Qwen--Qwen3-32B").total_params
+    moe = Model.from_hf_config(FIXTURES / "Qwen--Qwen3-30B-A3B.config.json")
+    full = arch("Qwen--Qwen3-30B-A3B")
+    router = 48 * 128 * 2048  # the Model has no router term
+    assert moe.total_params == full.total_params - router
+    assert moe.active_params == full.active_params - router
+    assert (moe.n_experts, moe.n_active_experts, moe.d_ff) == (128, 8, 768)
+
+
+@pytest.mark.parametrize("stem, feature", [
+    ("deepseek-ai--DeepSeek-V3", "deepseek_v3: first_k_dense_replace=3 (mixed dense and MoE"),
+    ("moonshotai--Kimi-K2-Instruct", "kimi_k2: first_k_dense_replace=1"),
+    ("openai--gpt-oss-20b", "gpt_oss: layer_types (sliding_window=128"),
+    ("meta-llama--Llama-4-Scout-17B-16E-Instruct", "llama4: attention_chunk_size=8192"),
+    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct", "llama4: interleave_moe_layer_step=2"),
+    ("google--gemma-4-26B-A4B", "gemma4: layer_types (sliding_window=1024"),
+    ("Qwen--Qwen3.5-397B-A17B", "qwen3_5_moe: linear_attention layers"),
+])
+def test_other_architectures_are_refused_for_the_full_model(stem, feature):
+    with pytest.raises(InputError) as info:
+        get_model(str(fixture(stem)))
+    message = str(info.value)
+    assert message.startswith(feature) and "not yet in the full model" in message
+    assert "\n" not in message
+
+
+# --- bad input ------------------------------------------------------------------------------------
+
+LLAMA = json.loads(fixture("meta-llama--Meta-Llama-3.1-8B").read_text())
+
+
+def _write(tmp_path, content, name="config.json") -> str:
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return str(path)
+
+
+BAD = [
+    ({"model_type": "jamba", "layers_block_type": ["mamba", "attention"], **{
+        k: v for k, v in LLAMA.items() if k != "model_type"}}, "jamba: state-space (Mamba)"),
+    ({**LLAMA, "model_type": "nemotron_h", "hybrid_override_pattern": "M-M*"},
+     "nemotron_h: state-space (Mamba)"),
+    ({**LLAMA, "model_type": "llama", "mamba_d_state": 16}, "llama: state-space (Mamba) layers "
+                                                            "(mamba_d_state)"),
+    ({**LLAMA, "model_type": "deci", "block_configs": [{"attention": {}}]},
+     "deci: per-layer blocks (block_configs)"),
+    ({**LLAMA, "model_type": "frobnicator"}, "model_type 'frobnicator' is not one the reader maps"),
+    ({k: v for k, v in LLAMA.items() if k != "hidden_size"}, "llama: config.json has no "
+                                                             "'hidden_size'"),
+    ({k: v for k, v in LLAMA.items() if k != "model_type"}, "config.json has no 'model_type'"),
+    ({**LLAMA, "num_hidden_layers": "32"}, "llama: num_hidden_layers must be a whole number"),
+    ({**LLAMA, "num_hidden_layers": 31.5}, "llama: num_hidden_layers must be a whole number"),
+    ({**LLAMA, "num_key_value_heads": 7}, "llama: num_key_value_heads=7 does not divide"),
+    ({**LLAMA, "tie_word_embeddings": "no"}, "llama: tie_word_embeddings must be true or false"),
+    ({**LLAMA, "torch_dtype": "int3"}, "llama: torch_dtype 'int3'"),
+    ({**json.loads(fixture("openai--gpt-oss-20b").read_text()), "layer_types": ["full_attention"]},
+     "gpt_oss: layer_types has 1 entries for num_hidden_layers=24"),
+    ({**json.loads(fixture("openai--gpt-oss-20b").read_text()),
+      "layer_types": ["mamba"] * 24}, "gpt_oss: layer_types[0]='mamba'"),
+    ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()), "q_lora_rank": None},
+     "deepseek_v3: q_lora_rank=null"),
+    ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()),
+      "quantization_config": {"quant_method": "awq"}}, "deepseek_v3: quantization_config "
+                                                       "quant_method 'awq'"),
+    ({**LLAMA, "model_type": "qwen3", "use_sliding_window": True},
+     "qwen3: use_sliding_window=true"),
+    ({**json.loads(fixture("mistralai--Mixtral-8x7B-v0.1").read_text()),
+      "num_experts_per_tok": 9}, "mixtral: num_experts_per_tok=9 exceeds the 8 experts"),
+    ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()), "num_experts_per_tok": 300},
+     "deepseek_v3: 300 experts per token exceed the 256 experts"),
+    ({**LLAMA, "intermediate_size": [14336] * 16 + [8192] * 16},
+     "llama: intermediate_size must be a whole number >= 1, got [14336"),
+    ([1, 2, 3], "config.json must hold a JSON object, got list"),
+    ('{"model_type": "llama", "hidden_size": 4096,', "config.json is not valid JSON"),
+    ('{"model_type": "llama", "hidden_size": 40', "config.json is not valid JSON"),
+    ("", "config.json is not valid JSON"),
+    ({**LLAMA, "hidden_size": float("nan")}, "llama: hidden_size must be a whole number"),
+    ({**LLAMA, "vocab_size": -5}, "llama: vocab_size must be a whole number >= 1"),
+]
+
+
+@pytest.mark.parametrize("content, message", BAD, ids=[m for _, m in BAD])
+def test_bad_configs_are_one_line_naming_type_and_field(tmp_path, capsys, content, message):
+    path = _write(tmp_path, content)
+    with pytest.raises(InputError, match=None) as info:
+        hc.read_architecture(path)
+    assert str(info.value).startswith(message) or message in str(info.value), str(info.value)
+    code, out, err = run(capsys, "describe-model", path)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err
+    code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100")
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+
+
+def test_paths_that_name_no_config(tmp_path, capsys):
+    code, _, err = run(capsys, "describe-model", str(tmp_path))
+    assert code == 2 and "no config.json at" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "describe-model", str(tmp_path / "missing.json"))
+    assert code == 2 and "no config.json at" in err
+    code, _, err = run(capsys, "describe-model", "no-such-preset")
+    assert code == 2 and "unknown model 'no-such-preset'" in err
+    (tmp_path / "config.json").write_bytes(b"\xff\xfe{")
+    code, _, err = run(capsys, "describe-model", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_preset_name_stays_a_preset_beside_a_folder_of_that_name(tmp_path, monkeypatch):
+    (tmp_path / "llama-3-70b").mkdir()
+    (tmp_path / "mine").mkdir()
+    _write(tmp_path / "mine", LLAMA)
+    monkeypatch.chdir(tmp_path)
+    assert get_model("llama-3-70b") is get_model("Llama-3-70B")
+    assert get_model("mine").total_params == get_model("llama-3.1-8b").total_params
+
+
+@pytest.mark.parametrize("stem", ["google--gemma-4-26B-A4B", "Qwen--Qwen3.5-397B-A17B",
+                                  "meta-llama--Llama-4-Maverick-17B-128E-Instruct"])
+def test_a_text_config_alone_reads_as_the_whole(tmp_path, stem):
+    """The text model's own config (model_type gemma4_text, ...) counts as the wrapper does."""
+    config = json.loads(fixture(stem).read_text())
+    text = {"torch_dtype": config.get("torch_dtype", "bfloat16"),
+            "tie_word_embeddings": config.get("tie_word_embeddings", False),
+            **config["text_config"]}
+    assert hc.read_architecture(_write(tmp_path, text)).total_params == arch(stem).total_params
+
+
+def test_a_folder_holding_a_config_is_read(tmp_path):
+    folder = tmp_path / "Meta-Llama-3.1-8B"
+    folder.mkdir()
+    _write(folder, LLAMA)
+    a = hc.read_architecture(folder)
+    assert a.name == "Meta-Llama-3.1-8B"
+    assert a.total_params == arch("meta-llama--Meta-Llama-3.1-8B").total_params
+
+
+# --- describe-model -------------------------------------------------------------------------------
+
+FIELDS = {"total_params", "active_params", "layers", "kv_bytes_per_token", "weight_bytes",
+          "mtp_params", "kv_bytes_at_context", "active_params_without_input_embedding"}
+
+
+def test_describe_model_json_for_a_config(capsys):
+    code, out, err = run(capsys, "describe-model", str(fixture("openai--gpt-oss-120b")), "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert FIELDS <= set(data)
+    assert data["kv_bytes_at_context"]["131072"] == 18 * 2048 * (128 + 131072)
+    assert [layer["count"] for layer in data["layers"]] == [18, 18]
+    assert data["layers"][0]["attention"]["window"] == 128
+    assert data["quantization"] == "mxfp4" and data["quantized_bits"] == 4.25
+    assert "not yet in the full model" in data["full_model"]
+    code, out, _ = run(capsys, "describe-model", str(fixture("openai--gpt-oss-120b")), "--json",
+                       "--weight-bits", "8")
+    data8 = json.loads(out)
+    assert data8["weight_bytes"] == data8["total_params"] and data8["quantization"] is None
+
+
+@pytest.mark.parametrize("name", ["llama-3-70b", "deepseek-v3", "mixtral-8x22b", "gpt-3"])
+def test_describe_model_works_for_presets(capsys, name):
+    code, out, _ = run(capsys, "describe-model", name, "--json")
+    data = json.loads(out)
+    model = get_model(name)
+    assert code == 0 and data["total_params"] == model.total_params
+    assert data["kv_bytes_at_context"]["1024"] == model.kv_bytes_per_token * 1024
+    assert data["weight_bytes"] == model.weights_bytes
+    assert data["layers"][0]["count"] == model.layers
+
+
+def test_describe_model_text(capsys):
+    code, out, _ = run(capsys, "describe-model", str(fixture("Qwen--Qwen3.5-397B-A17B")))
+    assert code == 0
+    assert "total parameters   396.35 B" in out and "multi-token-prediction" in out
+    assert "45 x linear attention" in out and "constant state" in out
+    code, out, _ = run(capsys, "describe-model", "llama-3-70b", "--weight-bits", "4")
+    assert code == 0 and "35.276 GB (4 bits)" in out
+
+
+@pytest.mark.parametrize("bits", ["0.5", "33", "nan", "x"])
+def test_describe_model_weight_bits_range(capsys, bits):
+    code, out, err = run(capsys, "describe-model", "llama-3-70b", "--weight-bits", bits)
+    assert code == 2 and out == "" and "--weight-bits" in err and err.count("\n") == 1
+
+
+def test_every_fixture_describes_as_strict_json():
+    for path in sorted(FIXTURES.glob("*.config.json")):
+        data = describe(str(path))
+        text = json.dumps(data, allow_nan=False)
+        assert json.loads(text)["total_params"] > 0
+        assert all(math.isfinite(v) for v in data["kv_bytes_at_context"].values())
+
+
+def test_full_model_commands_take_a_config_path(capsys):
+    path = str(fixture("Qwen--Qwen3-8B"))
+    code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100", "--no-pipeline",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["tokens_per_s"] > 0
+
+
+WEIRD = [None, "x", [1], {"a": 1}, -1, 0, 2.5, 1e30, True, float("inf")]
+
+
+@pytest.mark.parametrize("stem", sorted(p.name.removesuffix(".config.json")
+                                        for p in FIXTURES.glob("*.config.json")))
+def test_no_field_value_crashes_the_reader(stem):
+    """Fuzz: every field of every shipped config (and of its text_config) replaced by odd values
+    either reads, with finite counts, or raises InputError; never another exception."""
+    config = json.loads(fixture(stem).read_text())
+    paths = [(key,) for key in config] + [("text_config", key)
+                                          for key in config.get("text_config") or {}]
+    for path in paths:
+        for value in WEIRD:
+            changed = json.loads(json.dumps(config))
+            target = changed if len(path) == 1 else changed["text_config"]
+            target[path[-1]] = value
+            try:
+                a = hc.parse(changed, stem)
+                data = hc.describe_architecture(a)
+            except InputError as exc:
+                assert "\n" not in str(exc)
+                continue
+            json.dumps(data, allow_nan=False)
