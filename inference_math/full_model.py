@@ -386,32 +386,46 @@ def structure_of(model, gpu, two_d: bool) -> Structure:
                      collective_model=gpu.collective_model)
 
 
-@lru_cache(maxsize=256)
-def compile_term(structure: Structure, name: str) -> callable:
-    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term of a structure (compiled once).
+TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
+              "arithmetic_attention", "arithmetic_rest", "need", "network", "memory", "arithmetic",
+              "latency", "feasible", "fixed", "network_latency", "network_bandwidth")
+STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
+                   for moe in (False, True) for mla in (False, True) for two_d in (False, True))
+
+
+def term_expression(structure: Structure, name: str) -> sp.Expr:
+    """One term of a structure as a SymPy expression of (N, b, N_PP, σ, *CONSTANTS).
 
     Names: those of :func:`branch_terms`, plus 'latency' (eq-full-forward-latency, infinite where
     the branch is infeasible: the weights and the micro-batch's KV cache do not fit
-    (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0) and 'fixed' (kernel
-    launches plus the σ-free network time).
+    (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0), 'fixed' (kernel
+    launches plus the σ-free network time) and 'network_latency' and 'network_bandwidth' (the
+    two parts of eq-full-network-time at the protocol each collective uses).
     """
     if name in ("network_latency", "network_bandwidth"):
         whole = network_time(structure.two_d, structure.moe, structure.mla).rhs
-        expr = _compose(whole, structure, name.removeprefix("network_"))
-        return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"],
-                           cse=True)
+        return _compose(whole, structure, name.removeprefix("network_"))
     terms = branch_terms(structure)
     fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
     if name == "latency":
         latency = terms["kernel"] + terms["network"] + sp.Max(terms["memory"], terms["arithmetic"])
-        expr = sp.Piecewise((latency, fits), (sp.oo, True))
-    elif name == "feasible":
-        expr = sp.Piecewise((1, fits), (0, True))
-    elif name == "fixed":
-        expr = terms["kernel"] + terms["network_rest"]
-    else:
-        expr = terms[name]
-    return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"], cse=True)
+        return sp.Piecewise((latency, fits), (sp.oo, True))
+    if name == "feasible":
+        return sp.Piecewise((1, fits), (0, True))
+    if name == "fixed":
+        return terms["kernel"] + terms["network_rest"]
+    return terms[name]
+
+
+def compile_term(structure: Structure, name: str) -> callable:
+    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`).
+
+    The function is generated from :func:`term_expression` ahead of time by
+    :mod:`inference_math.full_model_codegen` into :mod:`inference_math.full_model_numpy`, so
+    evaluating the model needs no SymPy work.
+    """
+    from .full_model_numpy import TERMS
+    return TERMS[(structure.two_d, structure.moe, structure.mla, structure.collective_model, name)]
 
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
@@ -441,41 +455,6 @@ class Branch:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 return fn(n, batch, pp, sigma, *constants)
         return call
-
-
-def _reduce(op):
-    def apply(*args):
-        out = args[0]
-        for arg in args[1:]:
-            out = op(out, arg)
-        return out
-    return apply
-
-
-def _select(conditions, choices, default=np.nan):
-    """np.select after broadcasting (SymPy prints Piecewise with scalar 'True' branches)."""
-    arrays = np.broadcast_arrays(*conditions, *choices)
-    k = len(conditions)
-    return np.select([c.astype(bool) for c in arrays[:k]], arrays[k:], default)
-
-
-class _BroadcastingLogic:
-    """Stands in for np.logical_and/or, whose .reduce does not broadcast a tuple of arrays."""
-
-    def __init__(self, op):
-        self.op = op
-
-    def __call__(self, *args):
-        return self.op(*args)
-
-    def reduce(self, args):
-        return _reduce(self.op)(*args)
-
-
-_NUMPY_MIN_MAX = {"logical_and": _BroadcastingLogic(np.logical_and),
-                  "logical_or": _BroadcastingLogic(np.logical_or),
-                  "Min": _reduce(np.minimum), "Max": _reduce(np.maximum),
-                  "amin": _reduce(np.minimum), "amax": _reduce(np.maximum), "select": _select}
 
 
 # --- reading one point --------------------------------------------------------------------
