@@ -388,7 +388,11 @@ def structure_of(model, gpu, two_d: bool) -> Structure:
 
 TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
               "arithmetic_attention", "arithmetic_rest", "need", "network", "memory", "arithmetic",
-              "latency", "feasible", "fixed", "network_latency", "network_bandwidth")
+              "latency", "feasible", "fixed", "network_latency", "network_bandwidth", "latency_lower")
+# What the search evaluates over the whole grid at σ = 1, as one function sharing subexpressions:
+# the lower bound over σ, the attention all-reduces (lower bound + them = latency at σ = 1) and
+# the σ-free parts it completes for the other σ.
+SEARCH_TERMS = ("latency_lower", "network_attention", "fixed", "memory_rest", "arithmetic_rest")
 STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
                    for moe in (False, True) for mla in (False, True) for two_d in (False, True))
 
@@ -399,16 +403,20 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
     Names: those of :func:`branch_terms`, plus 'latency' (eq-full-forward-latency, infinite where
     the branch is infeasible: the weights and the micro-batch's KV cache do not fit
     (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0), 'fixed' (kernel
-    launches plus the σ-free network time) and 'network_latency' and 'network_bandwidth' (the
-    two parts of eq-full-network-time at the protocol each collective uses).
+    launches plus the σ-free network time), 'network_latency' and 'network_bandwidth' (the
+    two parts of eq-full-network-time at the protocol each collective uses) and
+    'latency_lower': eq-full-forward-latency without the attention all-reduces, evaluated at
+    σ = 1 a lower bound for every σ (attention's memory and arithmetic are smallest at σ = 1,
+    when all the stage's GPUs share them, and its all-reduces only add time).
     """
     if name in ("network_latency", "network_bandwidth"):
         whole = network_time(structure.two_d, structure.moe, structure.mla).rhs
         return _compose(whole, structure, name.removeprefix("network_"))
     terms = branch_terms(structure)
     fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
-    if name == "latency":
-        latency = terms["kernel"] + terms["network"] + sp.Max(terms["memory"], terms["arithmetic"])
+    if name in ("latency", "latency_lower"):
+        network = terms["network" if name == "latency" else "network_rest"]
+        latency = terms["kernel"] + network + sp.Max(terms["memory"], terms["arithmetic"])
         return sp.Piecewise((latency, fits), (sp.oo, True))
     if name == "feasible":
         return sp.Piecewise((1, fits), (0, True))
@@ -418,7 +426,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
 
 
 def compile_term(structure: Structure, name: str) -> callable:
-    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`).
+    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
+    or for 'search' the tuple of :data:`SEARCH_TERMS`.
 
     The function is generated from :func:`term_expression` ahead of time by
     :mod:`inference_math.full_model_codegen` into :mod:`inference_math.full_model_numpy`, so

@@ -80,13 +80,18 @@ def function_name(structure: fm.Structure, name: str) -> str:
 
 
 def function_source(structure: fm.Structure, name: str) -> str:
-    """The text of one generated function (its subexpressions shared by ``sympy.cse``)."""
+    """The text of one generated function (its subexpressions shared by ``sympy.cse``).
+
+    ``name`` 'search' returns the tuple of :data:`~inference_math.full_model.SEARCH_TERMS`.
+    """
     printer = _Printer()
-    shared, (expr,) = sp.cse(fm.term_expression(structure, name))
+    names = fm.SEARCH_TERMS if name == "search" else (name,)
+    shared, exprs = sp.cse([fm.term_expression(structure, one) for one in names])
     args = ", ".join(_NAMES[sym] for sym in ARGS)
     lines = [f"def {function_name(structure, name)}({args}):"]
     lines += [f"    {sym} = {printer.doprint(value)}" for sym, value in shared]
-    lines.append(f"    return {printer.doprint(expr)}")
+    result = ", ".join(printer.doprint(expr) for expr in exprs)
+    lines.append(f"    return {result}")
     return "\n".join(lines) + "\n"
 
 
@@ -95,7 +100,7 @@ def module_source() -> str:
     pieces = [HEADER]
     table = []
     for structure in fm.STRUCTURES:
-        for name in fm.TERM_NAMES:
+        for name in (*fm.TERM_NAMES, "search"):
             pieces.append("\n" + function_source(structure, name) + "\n")
             key = (structure.two_d, structure.moe, structure.mla, structure.collective_model, name)
             table.append(f"    {key!r}: {function_name(structure, name)},\n")

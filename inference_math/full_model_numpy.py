@@ -270,6 +270,106 @@ def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
+def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11/node_size)
+    x13 = numpy.log(x12)/numpy.log(2)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = n_ff_out*n_active*x5*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
+    x17 = x16*x7
+    x18 = 2*x7
+    x19 = x3/flops
+    x20 = s**(-1.0)
+    x21 = d_head*n_q
+    x22 = d_model*p
+    x23 = b*x9
+    x24 = kv_bytes*ctx*x23
+    x25 = q_len*x23
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x26/numpy.sqrt(d_ff)))
+    x28 = p_act*x25
+    x29 = x25*x4
+    x30 = n_pp*x3/hbm_bw
+    x31 = d_head*x22
+    x32 = n_q + 2*n_q/g
+    x33 = sigma_attn**(-1.0)
+    x34 = x10*x33
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x26*x36/(numpy.sqrt(n_q)*x35)))
+    x38 = n_gpu*x33*x7/n_pp**2
+    x39 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x32)*x35*x36/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x17 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x16*x18 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x17 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x19*x7*(2*n_attn + 2*n_unembed) + x19*(n_ff*x18*x20 + x0*x21*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x30*(d_head*p_act*x32*x38/x39 + n_q*x31 + x21*x28*x37 + x29*x39 + x31*x32 + x38*x4/x37) + x30*(n_experts*n_layers*(1 - (1 - x20)**x25)*(n_ff_in + n_ff_out)*(d_ff*x20*x27*x28 + d_ff*x22 + x11*x20*x29/x27) + vocab*x22 + x24)), numpy.inf)
+
+
+def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = d_head*n_q
+    x9 = x1*(n_ff*x4*x5 + x2*x7*x8*(ctx + x6 - 1/2))
+    x10 = d_model*p
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = kv_bytes*ctx*x12
+    x14 = q_len*x12
+    x15 = n_gpu*x11
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.maximum(1, x15)
+    x18 = numpy.maximum(1, numpy.minimum(x15, x16*numpy.sqrt(x17)/numpy.sqrt(d_ff)))
+    x19 = p_act*x14
+    x20 = d_model*p_act
+    x21 = x14*x20
+    x22 = n_pp*x0/hbm_bw
+    x23 = x22*(n_experts*n_layers*(1 - (1 - x4)**x14)*(n_ff_in + n_ff_out)*(d_ff*x10 + d_ff*x18*x19*x4 + x17*x21*x4/x18) + vocab*x10 + x13)
+    x24 = d_head*x10
+    x25 = n_q + 2*n_q/g
+    x26 = sigma_attn**(-1.0)
+    x27 = x15*x26
+    x28 = numpy.sqrt(d_head)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.minimum(x27, numpy.maximum(1, x16*x29/(numpy.sqrt(n_q)*x28)))
+    x31 = n_gpu*x2*x26/n_pp**2
+    x32 = numpy.minimum(x27, numpy.maximum(1, numpy.sqrt(x25)*x28*x29/x16))
+    x33 = bw_ar_inter**(-1.0)
+    x34 = x0*x20
+    x35 = x33*x34
+    x36 = x2*x35
+    x37 = numpy.log(2)**(-1.0)
+    x38 = node_size**(-1.0)
+    x39 = numpy.ceil(x17*x38)
+    x40 = x37*numpy.log(x39)
+    x41 = x39**(-1.0)
+    x42 = x17*x41
+    x43 = bw_ar_intra**(-1.0)
+    x44 = n_ff_out*n_active*x34*numpy.maximum(x33*(x39 - 1), x39*x43*numpy.maximum(0, x17*x41 - 1))
+    x45 = x2*x44
+    x46 = n_layers*numpy.where(numpy.less_equal(x17, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x40 + (7/125000)*x42 + x45 - 7/125000, (1/100000)*x40 + (3/2500000)*x42 + x44*x5 + 7/1250000), (17/1000000)*x40 + (1/400000)*x42 + (20/19)*x45 + 23/2000000)) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x36 + 7/250000, (5/19)*x36 + 9/400000), b*x35*x6 + 59/5000000)
+    x47 = numpy.ceil(x27*x38)
+    x48 = x37*numpy.log(x47)
+    x49 = x27/x47
+    x50 = x34*numpy.maximum(x33*(x47 - 1), x43*x47*numpy.maximum(0, x49 - 1))
+    x51 = x3*x50
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x13)), x46 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x9, sigma_attn*n_layers*x22*(d_head*p_act*x25*x31/x32 + n_q*x24 + x19*x30*x8 + x20*x31/x30 + x21*x32 + x24*x25) + x23), numpy.inf), n_layers*numpy.where(numpy.less_equal(x27, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x48 + (7/125000)*x49 + x51 - 7/125000, (17/1000000)*x48 + (1/400000)*x49 + (20/19)*x51 + 23/2000000), sigma_attn*x5*x50 + (1/100000)*x48 + (3/2500000)*x49 + 7/1250000)), x46, x23, x9
+
+
 def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -631,6 +731,135 @@ def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
+def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = x3/flops
+    x10 = s**(-1.0)
+    x11 = 2*x7
+    x12 = d_head*n_q
+    x13 = d_model*p
+    x14 = n_pp**(-1.0)
+    x15 = b*x14
+    x16 = kv_bytes*ctx*x15
+    x17 = q_len*x15
+    x18 = n_gpu*x14
+    x19 = numpy.sqrt(d_model)
+    x20 = numpy.maximum(1, x18)
+    x21 = numpy.sqrt(x20)
+    x22 = numpy.maximum(1, numpy.minimum(x18, x19*x21/numpy.sqrt(d_ff)))
+    x23 = p_act*x17
+    x24 = x17*x4
+    x25 = n_pp*x3/hbm_bw
+    x26 = d_head*x13
+    x27 = n_q + 2*n_q/g
+    x28 = sigma_attn**(-1.0)
+    x29 = x18*x28
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x29, numpy.maximum(1, x19*x31/(numpy.sqrt(n_q)*x30)))
+    x33 = n_gpu*x28/n_pp**2
+    x34 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x30*x31/x19))
+    x35 = p_act*x7
+    x36 = numpy.less_equal(x21, 1)
+    x37 = numpy.sqrt(numpy.ceil(x20/node_size))
+    x38 = x37**(-1.0)
+    x39 = n_active*numpy.maximum(x2*(x37 - 1), x37*numpy.maximum(0, x21*x38 - 1)/bw_ar_intra)
+    x40 = d_ff*n_ff_in*x3*x39
+    x41 = x35*x40
+    x42 = x21*x38
+    x43 = numpy.log(x37)/numpy.log(2)
+    x44 = (7/125000)*x42 + (7/125000)*x43 - 7/125000
+    x45 = (3/2500000)*x42 + (1/100000)*x43 + 7/1250000
+    x46 = (1/400000)*x42 + (17/1000000)*x43 + 23/2000000
+    x47 = n_ff_out*x39*x5
+    x48 = x47*x7
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x41 + x44, (20/19)*x41 + x46), p_act*x11*x40 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x48, x46 + (20/19)*x48), x11*x47 + x45))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + x0*x12*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x25*(d_head*x27*x33*x35/x34 + n_q*x26 + x12*x23*x32 + x24*x34 + x26*x27 + x33*x4*x7/x32) + x25*(n_experts*n_layers*(1 - (1 - x10)**x17)*(n_ff_in + n_ff_out)*(d_ff*x10*x22*x23 + d_ff*x13 + x10*x20*x24/x22) + vocab*x13 + x16)), numpy.inf)
+
+
+def nccl_2d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = d_head*n_q
+    x9 = x1*(n_ff*x4*x5 + x2*x7*x8*(ctx + x6 - 1/2))
+    x10 = d_model*p
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = kv_bytes*ctx*x12
+    x14 = q_len*x12
+    x15 = n_gpu*x11
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.maximum(1, x15)
+    x18 = numpy.sqrt(x17)
+    x19 = numpy.maximum(1, numpy.minimum(x15, x16*x18/numpy.sqrt(d_ff)))
+    x20 = p_act*x14
+    x21 = d_model*p_act
+    x22 = x14*x21
+    x23 = n_pp*x0/hbm_bw
+    x24 = x23*(n_experts*n_layers*(1 - (1 - x4)**x14)*(n_ff_in + n_ff_out)*(d_ff*x10 + d_ff*x19*x20*x4 + x17*x22*x4/x19) + vocab*x10 + x13)
+    x25 = d_head*x10
+    x26 = n_q + 2*n_q/g
+    x27 = sigma_attn**(-1.0)
+    x28 = x15*x27
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = numpy.minimum(x28, numpy.maximum(1, x16*x30/(numpy.sqrt(n_q)*x29)))
+    x32 = n_gpu*x2*x27/n_pp**2
+    x33 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x26)*x29*x30/x16))
+    x34 = d_head*x26
+    x35 = bw_ar_inter**(-1.0)
+    x36 = x0*x21
+    x37 = x35*x36
+    x38 = x2*x37
+    x39 = numpy.less_equal(x18, 1)
+    x40 = node_size**(-1.0)
+    x41 = numpy.sqrt(numpy.ceil(x17*x40))
+    x42 = bw_ar_intra**(-1.0)
+    x43 = x41**(-1.0)
+    x44 = n_active*numpy.maximum(x35*(x41 - 1), x41*x42*numpy.maximum(0, x18*x43 - 1))
+    x45 = x2*x44
+    x46 = p_act*x0
+    x47 = d_ff*n_ff_in*x46
+    x48 = x45*x47
+    x49 = x18*x43
+    x50 = numpy.log(2)**(-1.0)
+    x51 = x50*numpy.log(x41)
+    x52 = (7/125000)*x49 + (7/125000)*x51 - 7/125000
+    x53 = x44*x5
+    x54 = (3/2500000)*x49 + (1/100000)*x51 + 7/1250000
+    x55 = (1/400000)*x49 + (17/1000000)*x51 + 23/2000000
+    x56 = n_ff_out*x36
+    x57 = x45*x56
+    x58 = n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x48 + x52, (20/19)*x48 + x55), x47*x53 + x54)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x52 + x57, x55 + (20/19)*x57), x53*x56 + x54))) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x38 + 7/250000, (5/19)*x38 + 9/400000), b*x37*x6 + 59/5000000)
+    x59 = numpy.less_equal(x30, 1)
+    x60 = numpy.sqrt(numpy.ceil(x28*x40))
+    x61 = x30/x60
+    x62 = numpy.maximum(x35*(x60 - 1), x42*x60*numpy.maximum(0, x61 - 1))
+    x63 = x36*x62
+    x64 = x3*x63
+    x65 = x50*numpy.log(x60)
+    x66 = (7/125000)*x61 + (7/125000)*x65 - 7/125000
+    x67 = sigma_attn*x5
+    x68 = (3/2500000)*x61 + (1/100000)*x65 + 7/1250000
+    x69 = (1/400000)*x61 + (17/1000000)*x65 + 23/2000000
+    x70 = x34*x46*x62
+    x71 = x3*x70
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x13)), x58 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x9, sigma_attn*n_layers*x23*(n_q*x25 + p_act*x32*x34/x33 + x20*x31*x8 + x21*x32/x31 + x22*x33 + x25*x26) + x24), numpy.inf), n_layers*(numpy.where(x59, 0, numpy.minimum(numpy.minimum(x64 + x66, (20/19)*x64 + x69), x63*x67 + x68)) + numpy.where(x59, 0, numpy.minimum(numpy.minimum(x66 + x71, x69 + (20/19)*x71), x67*x70 + x68))), x58, x24, x9
+
+
 def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -901,6 +1130,114 @@ def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x27 = (20/19)*x21
     x28 = (17/1000000)*x23 + (1/400000)*x24 + x27
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
+
+
+def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11/node_size)
+    x13 = numpy.log(x12)/numpy.log(2)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = n_ff_out*n_active*x5*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
+    x17 = x16*x7
+    x18 = 2*x7
+    x19 = x3/flops
+    x20 = s**(-1.0)
+    x21 = d_model*p
+    x22 = b*x9
+    x23 = kv_bytes*ctx*x22
+    x24 = q_len*x22
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x25/numpy.sqrt(d_ff)))
+    x27 = p_act*x24
+    x28 = d_model*x27
+    x29 = n_pp*x3/hbm_bw
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x10*x34
+    x36 = numpy.sqrt(x31)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x25))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x35, numpy.maximum(1, x25*x37/(numpy.sqrt(n_q)*x39)))
+    x41 = n_gpu*x34*x7/n_pp**2
+    x42 = p_act*x41
+    x43 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x23)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x17 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x16*x18 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x17 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x19*x7*(2*n_attn + 2*n_unembed) + x19*(n_ff*x18*x20 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x29*(p*x31*x33 + x21*x30 + x21*x31 + x27*x30*x40 + x27*x31*x43 + x28*x38 + x31*x42/x38 + x33*x42/x43 + x4*x41/x40) + x29*(n_experts*n_layers*(1 - (1 - x20)**x24)*(n_ff_in + n_ff_out)*(d_ff*x20*x26*x27 + d_ff*x21 + x11*x20*x28/x26) + vocab*x21 + x23)), numpy.inf)
+
+
+def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = x1*(n_ff*x4*x5 + c_kv*n_q*x2*x7*(ctx + x6 - 1/2))
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = kv_bytes*ctx*x11
+    x13 = q_len*x11
+    x14 = n_gpu*x10
+    x15 = numpy.sqrt(d_model)
+    x16 = numpy.maximum(1, x14)
+    x17 = numpy.maximum(1, numpy.minimum(x14, x15*numpy.sqrt(x16)/numpy.sqrt(d_ff)))
+    x18 = p_act*x13
+    x19 = d_model*x18
+    x20 = n_pp*x0/hbm_bw
+    x21 = x20*(n_experts*n_layers*(1 - (1 - x4)**x13)*(n_ff_in + n_ff_out)*(d_ff*x17*x18*x4 + d_ff*x9 + x16*x19*x4/x17) + vocab*x9 + x12)
+    x22 = d_head*n_q
+    x23 = c_kv + c_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = sigma_attn**(-1.0)
+    x27 = x14*x26
+    x28 = numpy.sqrt(x23)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.minimum(x27, numpy.maximum(1, x28*x29/x15))
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.minimum(x27, numpy.maximum(1, x15*x29/(numpy.sqrt(n_q)*x31)))
+    x33 = d_model*p_act
+    x34 = n_gpu*x2*x26/n_pp**2
+    x35 = p_act*x34
+    x36 = numpy.minimum(x27, numpy.maximum(1, numpy.sqrt(x24)*x29*x31/x28))
+    x37 = bw_ar_inter**(-1.0)
+    x38 = x0*x33
+    x39 = x37*x38
+    x40 = x2*x39
+    x41 = numpy.log(2)**(-1.0)
+    x42 = node_size**(-1.0)
+    x43 = numpy.ceil(x16*x42)
+    x44 = x41*numpy.log(x43)
+    x45 = x43**(-1.0)
+    x46 = x16*x45
+    x47 = bw_ar_intra**(-1.0)
+    x48 = n_ff_out*n_active*x38*numpy.maximum(x37*(x43 - 1), x43*x47*numpy.maximum(0, x16*x45 - 1))
+    x49 = x2*x48
+    x50 = n_layers*numpy.where(numpy.less_equal(x16, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x44 + (7/125000)*x46 + x49 - 7/125000, (1/100000)*x44 + (3/2500000)*x46 + x48*x5 + 7/1250000), (17/1000000)*x44 + (1/400000)*x46 + (20/19)*x49 + 23/2000000)) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x40 + 7/250000, (5/19)*x40 + 9/400000), b*x39*x6 + 59/5000000)
+    x51 = numpy.ceil(x27*x42)
+    x52 = x41*numpy.log(x51)
+    x53 = x27/x51
+    x54 = x38*numpy.maximum(x37*(x51 - 1), x47*x51*numpy.maximum(0, x53 - 1))
+    x55 = x3*x54
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x12)), x50 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x20*(p*x23*x25 + x18*x22*x32 + x18*x23*x36 + x19*x30 + x22*x9 + x23*x9 + x23*x35/x30 + x25*x35/x36 + x33*x34/x32) + x21), numpy.inf), n_layers*numpy.where(numpy.less_equal(x27, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x53 + x55 - 7/125000, (17/1000000)*x52 + (1/400000)*x53 + (20/19)*x55 + 23/2000000), sigma_attn*x5*x54 + (1/100000)*x52 + (3/2500000)*x53 + 7/1250000)), x50, x21, x8
 
 
 def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -1270,6 +1607,140 @@ def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x51 = (20/19)*x47
     x52 = x45 + x51
     return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
+
+
+def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = x3/flops
+    x10 = s**(-1.0)
+    x11 = 2*x7
+    x12 = d_model*p
+    x13 = n_pp**(-1.0)
+    x14 = b*x13
+    x15 = kv_bytes*ctx*x14
+    x16 = q_len*x14
+    x17 = n_gpu*x13
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.maximum(1, x17)
+    x20 = numpy.sqrt(x19)
+    x21 = numpy.maximum(1, numpy.minimum(x17, x18*x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x16
+    x23 = d_model*x22
+    x24 = n_pp*x3/hbm_bw
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x17*x29
+    x31 = numpy.sqrt(x26)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x18))
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x30, numpy.maximum(1, x18*x32/(numpy.sqrt(n_q)*x34)))
+    x36 = n_gpu*p_act*x29*x7/n_pp**2
+    x37 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
+    x38 = numpy.less_equal(x20, 1)
+    x39 = numpy.sqrt(numpy.ceil(x19/node_size))
+    x40 = x39**(-1.0)
+    x41 = n_active*numpy.maximum(x2*(x39 - 1), x39*numpy.maximum(0, x20*x40 - 1)/bw_ar_intra)
+    x42 = x41*x7
+    x43 = d_ff*n_ff_in*x4
+    x44 = x42*x43
+    x45 = x20*x40
+    x46 = numpy.log(x39)/numpy.log(2)
+    x47 = (7/125000)*x45 + (7/125000)*x46 - 7/125000
+    x48 = x11*x41
+    x49 = (3/2500000)*x45 + (1/100000)*x46 + 7/1250000
+    x50 = (1/400000)*x45 + (17/1000000)*x46 + 23/2000000
+    x51 = n_ff_out*x5
+    x52 = x42*x51
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x15)), n_layers*(numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x47, (20/19)*x44 + x50), x43*x48 + x49)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x47 + x52, x50 + (20/19)*x52), x48*x51 + x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x24*(d_model*x36/x35 + p*x26*x28 + x12*x25 + x12*x26 + x22*x25*x35 + x22*x26*x37 + x23*x33 + x26*x36/x33 + x28*x36/x37) + x24*(n_experts*n_layers*(1 - (1 - x10)**x16)*(n_ff_in + n_ff_out)*(d_ff*x10*x21*x22 + d_ff*x12 + x10*x19*x23/x21) + vocab*x12 + x15)), numpy.inf)
+
+
+def nccl_2d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = x1*(n_ff*x4*x5 + c_kv*n_q*x2*x7*(ctx + x6 - 1/2))
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = kv_bytes*ctx*x11
+    x13 = q_len*x11
+    x14 = n_gpu*x10
+    x15 = numpy.sqrt(d_model)
+    x16 = numpy.maximum(1, x14)
+    x17 = numpy.sqrt(x16)
+    x18 = numpy.maximum(1, numpy.minimum(x14, x15*x17/numpy.sqrt(d_ff)))
+    x19 = p_act*x13
+    x20 = d_model*x19
+    x21 = n_pp*x0/hbm_bw
+    x22 = x21*(n_experts*n_layers*(1 - (1 - x4)**x13)*(n_ff_in + n_ff_out)*(d_ff*x18*x19*x4 + d_ff*x9 + x16*x20*x4/x18) + vocab*x9 + x12)
+    x23 = d_head*n_q
+    x24 = c_kv + c_q
+    x25 = n_q + 2*n_q/g
+    x26 = d_head*x25
+    x27 = sigma_attn**(-1.0)
+    x28 = x14*x27
+    x29 = numpy.sqrt(x24)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = numpy.minimum(x28, numpy.maximum(1, x29*x30/x15))
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x28, numpy.maximum(1, x15*x30/(numpy.sqrt(n_q)*x32)))
+    x34 = n_gpu*p_act*x2*x27/n_pp**2
+    x35 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x25)*x30*x32/x29))
+    x36 = bw_ar_inter**(-1.0)
+    x37 = p_act*x0
+    x38 = d_model*x37
+    x39 = x36*x38
+    x40 = x2*x39
+    x41 = numpy.less_equal(x17, 1)
+    x42 = node_size**(-1.0)
+    x43 = numpy.sqrt(numpy.ceil(x16*x42))
+    x44 = bw_ar_intra**(-1.0)
+    x45 = x43**(-1.0)
+    x46 = n_active*numpy.maximum(x36*(x43 - 1), x43*x44*numpy.maximum(0, x17*x45 - 1))
+    x47 = x2*x46
+    x48 = d_ff*n_ff_in*x37
+    x49 = x47*x48
+    x50 = x17*x45
+    x51 = numpy.log(2)**(-1.0)
+    x52 = x51*numpy.log(x43)
+    x53 = (7/125000)*x50 + (7/125000)*x52 - 7/125000
+    x54 = x46*x5
+    x55 = (3/2500000)*x50 + (1/100000)*x52 + 7/1250000
+    x56 = (1/400000)*x50 + (17/1000000)*x52 + 23/2000000
+    x57 = n_ff_out*x38
+    x58 = x47*x57
+    x59 = n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x49 + x53, (20/19)*x49 + x56), x48*x54 + x55)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x53 + x58, x56 + (20/19)*x58), x54*x57 + x55))) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x40 + 7/250000, (5/19)*x40 + 9/400000), b*x39*x6 + 59/5000000)
+    x60 = numpy.less_equal(x30, 1)
+    x61 = numpy.sqrt(numpy.ceil(x28*x42))
+    x62 = x30/x61
+    x63 = numpy.maximum(x36*(x61 - 1), x44*x61*numpy.maximum(0, x62 - 1))
+    x64 = x38*x63
+    x65 = x3*x64
+    x66 = x51*numpy.log(x61)
+    x67 = (7/125000)*x62 + (7/125000)*x66 - 7/125000
+    x68 = sigma_attn*x5
+    x69 = (3/2500000)*x62 + (1/100000)*x66 + 7/1250000
+    x70 = (1/400000)*x62 + (17/1000000)*x66 + 23/2000000
+    x71 = x26*x37*x63
+    x72 = x3*x71
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x12)), x59 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x21*(d_model*x34/x33 + p*x24*x26 + x19*x23*x33 + x19*x24*x35 + x20*x31 + x23*x9 + x24*x9 + x24*x34/x31 + x26*x34/x35) + x22), numpy.inf), n_layers*(numpy.where(x60, 0, numpy.minimum(numpy.minimum(x65 + x67, (20/19)*x65 + x70), x64*x68 + x69)) + numpy.where(x60, 0, numpy.minimum(numpy.minimum(x67 + x72, x70 + (20/19)*x72), x68*x71 + x69))), x59, x22, x8
 
 
 def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -1687,6 +2158,133 @@ def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
     x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
     return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+
+
+def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*x7
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = d_head*x14
+    x16 = n_q + 2*n_q/g
+    x17 = sigma_attn**(-1.0)
+    x18 = n_pp**(-1.0)
+    x19 = n_gpu*x18
+    x20 = x17*x19
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(d_head)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x20, numpy.maximum(1, x21*x23/(numpy.sqrt(n_q)*x22)))
+    x25 = b*x18
+    x26 = q_len*x25
+    x27 = p_act*x26
+    x28 = n_gpu*x17*x7/n_pp**2
+    x29 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x16)*x22*x23/x21))
+    x30 = x26*x4
+    x31 = n_pp*x3/hbm_bw
+    x32 = kv_bytes*ctx*x25
+    x33 = numpy.minimum(n_experts, x19)
+    x34 = numpy.less_equal(s, (1/2)*x25)
+    x35 = numpy.where(x34, x33, 1)
+    x36 = x19/numpy.maximum(1, x35)
+    x37 = numpy.maximum(1, x36)
+    x38 = numpy.maximum(1, numpy.minimum(x36, x21*numpy.sqrt(x37)/numpy.sqrt(d_ff)))
+    x39 = numpy.log(2)**(-1.0)
+    x40 = node_size**(-1.0)
+    x41 = numpy.minimum(n_active, x35)
+    x42 = numpy.ceil(x40*x41)
+    x43 = x39*numpy.log(x42)
+    x44 = x42**(-1.0)
+    x45 = x41*x44
+    x46 = bw_ar_intra**(-1.0)
+    x47 = numpy.maximum(x1*(x42 - 1), x42*x46*numpy.maximum(0, x41*x44 - 1))
+    x48 = x47*x8
+    x49 = numpy.ceil(x37*x40)
+    x50 = x39*numpy.log(x49)
+    x51 = x49**(-1.0)
+    x52 = x37*x51
+    x53 = n_ff_out*n_active*numpy.maximum(x1*(x49 - 1), x46*x49*numpy.maximum(0, x37*x51 - 1))
+    x54 = x53*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32)), n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x33, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x33, 1)), 1, x19*numpy.where(numpy.less_equal(x33, 1), 1, x33**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, x19), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x50 + (7/125000)*x52 + x54 - 7/125000, (17/1000000)*x50 + (1/400000)*x52 + (20/19)*x54 + 23/2000000), x12*x5*x53 + (1/100000)*x50 + (3/2500000)*x52 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x43 + (3/5000000)*x45 + x48 + 31/5000000, (17/2000000)*x43 + (1/800000)*x45 + (10/19)*x48 + 51/4000000), (7/250000)*x43 + (7/250000)*x45 + x47*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x31*(d_head*p_act*x16*x28/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4/x24) + x31*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x38 + d_ff*x14 + x11*x30*x37/x38) + vocab*x14 + x32)), numpy.inf)
+
+
+def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = s**(-1.0)
+    x4 = 2*x2
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = d_head*n_q
+    x8 = x1*(n_ff*x3*x4 + x2*x6*x7*(ctx + x5 - 1/2))
+    x9 = d_model*p
+    x10 = d_head*x9
+    x11 = n_q + 2*n_q/g
+    x12 = sigma_attn**(-1.0)
+    x13 = n_pp**(-1.0)
+    x14 = n_gpu*x13
+    x15 = x12*x14
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x19 = numpy.minimum(x15, numpy.maximum(1, x16*x18/(numpy.sqrt(n_q)*x17)))
+    x20 = b*x13
+    x21 = q_len*x20
+    x22 = p_act*x21
+    x23 = d_model*p_act
+    x24 = n_gpu*x12*x2/n_pp**2
+    x25 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x11)*x17*x18/x16))
+    x26 = x21*x23
+    x27 = n_pp*x0/hbm_bw
+    x28 = kv_bytes*ctx*x20
+    x29 = numpy.minimum(n_experts, x14)
+    x30 = numpy.less_equal(s, (1/2)*x20)
+    x31 = numpy.where(x30, x29, 1)
+    x32 = x14/numpy.maximum(1, x31)
+    x33 = numpy.maximum(1, x32)
+    x34 = numpy.maximum(1, numpy.minimum(x32, x16*numpy.sqrt(x33)/numpy.sqrt(d_ff)))
+    x35 = x27*(n_experts*n_layers*(1 - (1 - x3)**x21)*(n_ff_in + n_ff_out)*(d_ff*x22*x3*x34 + d_ff*x9 + x26*x3*x33/x34) + vocab*x9 + x28)
+    x36 = bw_ar_inter**(-1.0)
+    x37 = x0*x23
+    x38 = b*x37*x5
+    x39 = x2*x37
+    x40 = x36*x39
+    x41 = numpy.log(2)**(-1.0)
+    x42 = node_size**(-1.0)
+    x43 = numpy.minimum(n_active, x31)
+    x44 = numpy.ceil(x42*x43)
+    x45 = x41*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x43*x46
+    x48 = bw_ar_intra**(-1.0)
+    x49 = numpy.maximum(x36*(x44 - 1), x44*x48*numpy.maximum(0, x43*x46 - 1))
+    x50 = x39*x49
+    x51 = numpy.ceil(x33*x42)
+    x52 = x41*numpy.log(x51)
+    x53 = x51**(-1.0)
+    x54 = x33*x53
+    x55 = n_ff_out*n_active*numpy.maximum(x36*(x51 - 1), x48*x51*numpy.maximum(0, x33*x53 - 1))
+    x56 = x39*x55
+    x57 = x37*x4
+    x58 = n_layers*numpy.where(numpy.where(x30, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x29, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x29, 1)), 1, x14*numpy.where(numpy.less_equal(x29, 1), 1, x29**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x54 + x55*x57 + 7/1250000), (17/1000000)*x52 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x30, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x45 + (3/5000000)*x47 + x50 + 31/5000000, (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x50 + 51/4000000), x38*x49 + (7/250000)*x45 + (7/250000)*x47 - 7/250000)) + t_kernel*x6 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x40 + 7/250000, (5/19)*x40 + 9/400000), x36*x38 + 59/5000000)
+    x59 = numpy.ceil(x15*x42)
+    x60 = x41*numpy.log(x59)
+    x61 = x15/x59
+    x62 = sigma_attn*numpy.maximum(x36*(x59 - 1), x48*x59*numpy.maximum(0, x61 - 1))
+    x63 = x39*x62
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x28)), x58 + numpy.maximum(sigma_attn*x1*x2*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x27*(d_head*p_act*x11*x24/x25 + n_q*x10 + x10*x11 + x19*x22*x7 + x25*x26 + x23*x24/x19) + x35), numpy.inf), n_layers*numpy.where(numpy.less_equal(x15, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x60 + (7/125000)*x61 + x63 - 7/125000, (17/1000000)*x60 + (1/400000)*x61 + (20/19)*x63 + 23/2000000), x57*x62 + (1/100000)*x60 + (3/2500000)*x61 + 7/1250000)), x58, x35, x8
 
 
 def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -2232,6 +2830,160 @@ def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x58, x59 + 77/1250000), numpy.greater_equal(x61, x59 - 59/10000000)), x57, numpy.where(numpy.greater_equal(x58, x61 + 27/400000), x60, x56)))) + n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x80, x82 + 77/1250000), numpy.greater_equal(x84, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x92, x94 + 77/1250000), numpy.greater_equal(x96, x94 - 59/10000000))), 2*x72, numpy.where(numpy.where(x9, numpy.greater_equal(x80, x84 + 27/400000), numpy.greater_equal(x92, x96 + 27/400000)), (20/19)*x72, x72))) + numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x101, x102 + 77/1250000), numpy.greater_equal(x103, x102 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x105, x106 + 77/1250000), numpy.greater_equal(x107, x106 - 59/10000000))), 2*x99, numpy.where(numpy.where(x9, numpy.greater_equal(x101, x103 + 27/400000), numpy.greater_equal(x105, x107 + 27/400000)), (20/19)*x99, x99)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x4))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x5 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x5, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
+def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*x7
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = d_head*x14
+    x16 = n_q + 2*n_q/g
+    x17 = sigma_attn**(-1.0)
+    x18 = n_pp**(-1.0)
+    x19 = n_gpu*x18
+    x20 = x17*x19
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(d_head)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x20, numpy.maximum(1, x21*x23/(numpy.sqrt(n_q)*x22)))
+    x25 = b*x18
+    x26 = q_len*x25
+    x27 = p_act*x26
+    x28 = n_gpu*x17/n_pp**2
+    x29 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x16)*x22*x23/x21))
+    x30 = x26*x4
+    x31 = p_act*x7
+    x32 = n_pp*x3/hbm_bw
+    x33 = kv_bytes*ctx*x25
+    x34 = numpy.minimum(n_experts, x19)
+    x35 = numpy.less_equal(s, (1/2)*x25)
+    x36 = numpy.where(x35, x34, 1)
+    x37 = x19/numpy.maximum(1, x36)
+    x38 = numpy.maximum(1, x37)
+    x39 = numpy.sqrt(x38)
+    x40 = numpy.maximum(1, numpy.minimum(x37, x21*x39/numpy.sqrt(d_ff)))
+    x41 = numpy.log(2)**(-1.0)
+    x42 = node_size**(-1.0)
+    x43 = numpy.minimum(n_active, x36)
+    x44 = numpy.ceil(x42*x43)
+    x45 = x41*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x43*x46
+    x48 = bw_ar_intra**(-1.0)
+    x49 = numpy.maximum(x1*(x44 - 1), x44*x48*numpy.maximum(0, x43*x46 - 1))
+    x50 = x49*x8
+    x51 = numpy.where(x35, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x34, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x34, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x34, 1), 1, x34**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
+    x52 = numpy.sqrt(numpy.ceil(x38*x42))
+    x53 = x52**(-1.0)
+    x54 = n_active*numpy.maximum(x1*(x52 - 1), x48*x52*numpy.maximum(0, x39*x53 - 1))
+    x55 = d_ff*n_ff_in*x3*x54
+    x56 = x31*x55
+    x57 = x39*x53
+    x58 = x41*numpy.log(x52)
+    x59 = (7/125000)*x57 + (7/125000)*x58 - 7/125000
+    x60 = (3/2500000)*x57 + (1/100000)*x58 + 7/1250000
+    x61 = (1/400000)*x57 + (17/1000000)*x58 + 23/2000000
+    x62 = n_ff_out*x54
+    x63 = x62*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x33)), n_layers*(numpy.where(x51, 0, numpy.minimum(numpy.minimum(x56 + x59, (20/19)*x56 + x61), p_act*x12*x55 + x60)) + numpy.where(x51, 0, numpy.minimum(numpy.minimum(x59 + x63, x61 + (20/19)*x63), x12*x5*x62 + x60))) + 2*n_layers*numpy.where(numpy.where(x35, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x45 + (3/5000000)*x47 + x50 + 31/5000000, (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x50 + 51/4000000), (7/250000)*x45 + (7/250000)*x47 + x49*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x32*(d_head*x16*x28*x31/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4*x7/x24) + x32*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x40 + d_ff*x14 + x11*x30*x38/x40) + vocab*x14 + x33)), numpy.inf)
+
+
+def nccl_2d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = d_head*n_q
+    x9 = x1*(n_ff*x4*x5 + x2*x7*x8*(ctx + x6 - 1/2))
+    x10 = d_model*p
+    x11 = d_head*x10
+    x12 = n_q + 2*n_q/g
+    x13 = sigma_attn**(-1.0)
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = x13*x15
+    x17 = numpy.sqrt(d_model)
+    x18 = numpy.sqrt(d_head)
+    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x20 = numpy.minimum(x16, numpy.maximum(1, x17*x19/(numpy.sqrt(n_q)*x18)))
+    x21 = b*x14
+    x22 = q_len*x21
+    x23 = p_act*x22
+    x24 = d_model*p_act
+    x25 = n_gpu*x13*x2/n_pp**2
+    x26 = numpy.minimum(x16, numpy.maximum(1, numpy.sqrt(x12)*x18*x19/x17))
+    x27 = x22*x24
+    x28 = d_head*x12
+    x29 = n_pp*x0/hbm_bw
+    x30 = kv_bytes*ctx*x21
+    x31 = numpy.minimum(n_experts, x15)
+    x32 = numpy.less_equal(s, (1/2)*x21)
+    x33 = numpy.where(x32, x31, 1)
+    x34 = x15/numpy.maximum(1, x33)
+    x35 = numpy.maximum(1, x34)
+    x36 = numpy.sqrt(x35)
+    x37 = numpy.maximum(1, numpy.minimum(x34, x17*x36/numpy.sqrt(d_ff)))
+    x38 = x29*(n_experts*n_layers*(1 - (1 - x4)**x22)*(n_ff_in + n_ff_out)*(d_ff*x10 + d_ff*x23*x37*x4 + x27*x35*x4/x37) + vocab*x10 + x30)
+    x39 = bw_ar_inter**(-1.0)
+    x40 = x0*x24
+    x41 = b*x40*x6
+    x42 = x2*x40
+    x43 = x39*x42
+    x44 = numpy.log(2)**(-1.0)
+    x45 = node_size**(-1.0)
+    x46 = numpy.minimum(n_active, x33)
+    x47 = numpy.ceil(x45*x46)
+    x48 = x44*numpy.log(x47)
+    x49 = x47**(-1.0)
+    x50 = x46*x49
+    x51 = bw_ar_intra**(-1.0)
+    x52 = numpy.maximum(x39*(x47 - 1), x47*x51*numpy.maximum(0, x46*x49 - 1))
+    x53 = x42*x52
+    x54 = numpy.where(x32, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x31, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x31, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x31, 1), 1, x31**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
+    x55 = numpy.sqrt(numpy.ceil(x35*x45))
+    x56 = x55**(-1.0)
+    x57 = n_active*numpy.maximum(x39*(x55 - 1), x51*x55*numpy.maximum(0, x36*x56 - 1))
+    x58 = p_act*x0
+    x59 = d_ff*n_ff_in*x57*x58
+    x60 = x2*x59
+    x61 = x36*x56
+    x62 = x44*numpy.log(x55)
+    x63 = (7/125000)*x61 + (7/125000)*x62 - 7/125000
+    x64 = (3/2500000)*x61 + (1/100000)*x62 + 7/1250000
+    x65 = (1/400000)*x61 + (17/1000000)*x62 + 23/2000000
+    x66 = n_ff_out*x57
+    x67 = x42*x66
+    x68 = x40*x5
+    x69 = n_layers*(numpy.where(x54, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), x5*x59 + x64)) + numpy.where(x54, 0, numpy.minimum(numpy.minimum(x63 + x67, x64 + x66*x68), x65 + (20/19)*x67))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x48 + (3/5000000)*x50 + x53 + 31/5000000, (17/2000000)*x48 + (1/800000)*x50 + (10/19)*x53 + 51/4000000), x41*x52 + (7/250000)*x48 + (7/250000)*x50 - 7/250000)) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x43 + 7/250000, (5/19)*x43 + 9/400000), x39*x41 + 59/5000000)
+    x70 = numpy.less_equal(x19, 1)
+    x71 = numpy.sqrt(numpy.ceil(x16*x45))
+    x72 = x19/x71
+    x73 = numpy.maximum(x39*(x71 - 1), x51*x71*numpy.maximum(0, x72 - 1))
+    x74 = sigma_attn*x73
+    x75 = x42*x74
+    x76 = x44*numpy.log(x71)
+    x77 = (7/125000)*x72 + (7/125000)*x76 - 7/125000
+    x78 = (3/2500000)*x72 + (1/100000)*x76 + 7/1250000
+    x79 = (1/400000)*x72 + (17/1000000)*x76 + 23/2000000
+    x80 = x28*x58
+    x81 = x3*x73*x80
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x30)), x69 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x9, sigma_attn*n_layers*x29*(n_q*x11 + p_act*x25*x28/x26 + x11*x12 + x20*x23*x8 + x26*x27 + x24*x25/x20) + x38), numpy.inf), n_layers*(numpy.where(x70, 0, numpy.minimum(numpy.minimum(x75 + x77, (20/19)*x75 + x79), x68*x74 + x78)) + numpy.where(x70, 0, numpy.minimum(numpy.minimum(x77 + x81, x79 + (20/19)*x81), x5*x74*x80 + x78))), x69, x38, x9
+
+
 def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -2658,6 +3410,141 @@ def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
     x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
     return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+
+
+def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*x7
+    x13 = d_model*p
+    x14 = n_pp**(-1.0)
+    x15 = b*x14
+    x16 = kv_bytes*ctx*x15
+    x17 = q_len*x15
+    x18 = n_gpu*x14
+    x19 = numpy.minimum(n_experts, x18)
+    x20 = numpy.less_equal(s, (1/2)*x15)
+    x21 = numpy.where(x20, x19, 1)
+    x22 = x18/numpy.maximum(1, x21)
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.maximum(1, x22)
+    x25 = numpy.maximum(1, numpy.minimum(x22, x23*numpy.sqrt(x24)/numpy.sqrt(d_ff)))
+    x26 = p_act*x17
+    x27 = x17*x4
+    x28 = n_pp*x3/hbm_bw
+    x29 = d_head*n_q
+    x30 = c_kv + c_q
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = sigma_attn**(-1.0)
+    x34 = x18*x33
+    x35 = numpy.sqrt(x30)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x23))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x34, numpy.maximum(1, x23*x36/(numpy.sqrt(n_q)*x38)))
+    x40 = n_gpu*x33*x7/n_pp**2
+    x41 = p_act*x40
+    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
+    x43 = numpy.log(2)**(-1.0)
+    x44 = node_size**(-1.0)
+    x45 = numpy.minimum(n_active, x21)
+    x46 = numpy.ceil(x44*x45)
+    x47 = x43*numpy.log(x46)
+    x48 = x46**(-1.0)
+    x49 = x45*x48
+    x50 = bw_ar_intra**(-1.0)
+    x51 = numpy.maximum(x1*(x46 - 1), x46*x50*numpy.maximum(0, x45*x48 - 1))
+    x52 = x51*x8
+    x53 = numpy.ceil(x24*x44)
+    x54 = x43*numpy.log(x53)
+    x55 = x53**(-1.0)
+    x56 = x24*x55
+    x57 = n_ff_out*n_active*numpy.maximum(x1*(x53 - 1), x50*x53*numpy.maximum(0, x24*x55 - 1))
+    x58 = x57*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x19, 1)), 1, x18*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, x18), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x54 + (7/125000)*x56 + x58 - 7/125000, (17/1000000)*x54 + (1/400000)*x56 + (20/19)*x58 + 23/2000000), x12*x5*x57 + (1/100000)*x54 + (3/2500000)*x56 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x47 + (3/5000000)*x49 + x52 + 31/5000000, (17/2000000)*x47 + (1/800000)*x49 + (10/19)*x52 + 51/4000000), (7/250000)*x47 + (7/250000)*x49 + x51*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x28*(p*x30*x32 + x13*x29 + x13*x30 + x26*x29*x39 + x26*x30*x42 + x27*x37 + x30*x41/x37 + x32*x41/x42 + x4*x40/x39) + x28*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x25*x26 + d_ff*x13 + x11*x24*x27/x25) + vocab*x13 + x16)), numpy.inf)
+
+
+def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = s**(-1.0)
+    x4 = 2*x2
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = x1*(n_ff*x3*x4 + c_kv*n_q*x2*x6*(ctx + x5 - 1/2))
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = kv_bytes*ctx*x10
+    x12 = q_len*x10
+    x13 = n_gpu*x9
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.less_equal(s, (1/2)*x10)
+    x16 = numpy.where(x15, x14, 1)
+    x17 = x13/numpy.maximum(1, x16)
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.maximum(1, x17)
+    x20 = numpy.maximum(1, numpy.minimum(x17, x18*numpy.sqrt(x19)/numpy.sqrt(d_ff)))
+    x21 = p_act*x12
+    x22 = d_model*p_act
+    x23 = x12*x22
+    x24 = n_pp*x0/hbm_bw
+    x25 = x24*(n_experts*n_layers*(1 - (1 - x3)**x12)*(n_ff_in + n_ff_out)*(d_ff*x20*x21*x3 + d_ff*x8 + x19*x23*x3/x20) + vocab*x8 + x11)
+    x26 = d_head*n_q
+    x27 = c_kv + c_q
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x13*x30
+    x32 = numpy.sqrt(x27)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x31, numpy.maximum(1, x32*x33/x18))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x31, numpy.maximum(1, x18*x33/(numpy.sqrt(n_q)*x35)))
+    x37 = n_gpu*x2*x30/n_pp**2
+    x38 = p_act*x37
+    x39 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x28)*x33*x35/x32))
+    x40 = bw_ar_inter**(-1.0)
+    x41 = x0*x22
+    x42 = b*x41*x5
+    x43 = x2*x41
+    x44 = x40*x43
+    x45 = numpy.log(2)**(-1.0)
+    x46 = node_size**(-1.0)
+    x47 = numpy.minimum(n_active, x16)
+    x48 = numpy.ceil(x46*x47)
+    x49 = x45*numpy.log(x48)
+    x50 = x48**(-1.0)
+    x51 = x47*x50
+    x52 = bw_ar_intra**(-1.0)
+    x53 = numpy.maximum(x40*(x48 - 1), x48*x52*numpy.maximum(0, x47*x50 - 1))
+    x54 = x43*x53
+    x55 = numpy.ceil(x19*x46)
+    x56 = x45*numpy.log(x55)
+    x57 = x55**(-1.0)
+    x58 = x19*x57
+    x59 = n_ff_out*n_active*numpy.maximum(x40*(x55 - 1), x52*x55*numpy.maximum(0, x19*x57 - 1))
+    x60 = x43*x59
+    x61 = x4*x41
+    x62 = n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x56 + (7/125000)*x58 + x60 - 7/125000, (1/100000)*x56 + (3/2500000)*x58 + x59*x61 + 7/1250000), (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x60 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x49 + (3/5000000)*x51 + x54 + 31/5000000, (17/2000000)*x49 + (1/800000)*x51 + (10/19)*x54 + 51/4000000), x42*x53 + (7/250000)*x49 + (7/250000)*x51 - 7/250000)) + t_kernel*x6 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x44 + 7/250000, (5/19)*x44 + 9/400000), x40*x42 + 59/5000000)
+    x63 = numpy.ceil(x31*x46)
+    x64 = x45*numpy.log(x63)
+    x65 = x31/x63
+    x66 = sigma_attn*numpy.maximum(x40*(x63 - 1), x52*x63*numpy.maximum(0, x65 - 1))
+    x67 = x43*x66
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x11)), x62 + numpy.maximum(sigma_attn*x1*x2*(2*n_attn + 2*n_unembed) + x7, sigma_attn*n_layers*x24*(p*x27*x29 + x21*x26*x36 + x21*x27*x39 + x22*x37/x36 + x23*x34 + x26*x8 + x27*x8 + x27*x38/x34 + x29*x38/x39) + x25), numpy.inf), n_layers*numpy.where(numpy.less_equal(x31, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x64 + (7/125000)*x65 + x67 - 7/125000, (17/1000000)*x64 + (1/400000)*x65 + (20/19)*x67 + 23/2000000), x61*x66 + (1/100000)*x64 + (3/2500000)*x65 + 7/1250000)), x62, x25, x7
 
 
 def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -3213,6 +4100,167 @@ def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x58, x59 + 77/1250000), numpy.greater_equal(x61, x59 - 59/10000000)), x57, numpy.where(numpy.greater_equal(x58, x61 + 27/400000), x60, x56)))) + n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x80, x82 + 77/1250000), numpy.greater_equal(x84, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x92, x94 + 77/1250000), numpy.greater_equal(x96, x94 - 59/10000000))), 2*x72, numpy.where(numpy.where(x9, numpy.greater_equal(x80, x84 + 27/400000), numpy.greater_equal(x92, x96 + 27/400000)), (20/19)*x72, x72))) + numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x101, x102 + 77/1250000), numpy.greater_equal(x103, x102 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x105, x106 + 77/1250000), numpy.greater_equal(x107, x106 - 59/10000000))), 2*x99, numpy.where(numpy.where(x9, numpy.greater_equal(x101, x103 + 27/400000), numpy.greater_equal(x105, x107 + 27/400000)), (20/19)*x99, x99)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x4))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x5 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x5, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
+def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*x7
+    x13 = d_model*p
+    x14 = n_pp**(-1.0)
+    x15 = b*x14
+    x16 = kv_bytes*ctx*x15
+    x17 = q_len*x15
+    x18 = n_gpu*x14
+    x19 = numpy.minimum(n_experts, x18)
+    x20 = numpy.less_equal(s, (1/2)*x15)
+    x21 = numpy.where(x20, x19, 1)
+    x22 = x18/numpy.maximum(1, x21)
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.maximum(1, x22)
+    x25 = numpy.sqrt(x24)
+    x26 = numpy.maximum(1, numpy.minimum(x22, x23*x25/numpy.sqrt(d_ff)))
+    x27 = p_act*x17
+    x28 = x17*x4
+    x29 = n_pp*x3/hbm_bw
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x18*x34
+    x36 = numpy.sqrt(x31)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x23))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x35, numpy.maximum(1, x23*x37/(numpy.sqrt(n_q)*x39)))
+    x41 = n_gpu*x34/n_pp**2
+    x42 = p_act*x7
+    x43 = x41*x42
+    x44 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
+    x45 = numpy.log(2)**(-1.0)
+    x46 = node_size**(-1.0)
+    x47 = numpy.minimum(n_active, x21)
+    x48 = numpy.ceil(x46*x47)
+    x49 = x45*numpy.log(x48)
+    x50 = x48**(-1.0)
+    x51 = x47*x50
+    x52 = bw_ar_intra**(-1.0)
+    x53 = numpy.maximum(x1*(x48 - 1), x48*x52*numpy.maximum(0, x47*x50 - 1))
+    x54 = x53*x8
+    x55 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x19, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
+    x56 = numpy.sqrt(numpy.ceil(x24*x46))
+    x57 = x56**(-1.0)
+    x58 = n_active*numpy.maximum(x1*(x56 - 1), x52*x56*numpy.maximum(0, x25*x57 - 1))
+    x59 = d_ff*n_ff_in*x3*x58
+    x60 = x42*x59
+    x61 = x25*x57
+    x62 = x45*numpy.log(x56)
+    x63 = (7/125000)*x61 + (7/125000)*x62 - 7/125000
+    x64 = (3/2500000)*x61 + (1/100000)*x62 + 7/1250000
+    x65 = (1/400000)*x61 + (17/1000000)*x62 + 23/2000000
+    x66 = n_ff_out*x58
+    x67 = x66*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x55, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), p_act*x12*x59 + x64)) + numpy.where(x55, 0, numpy.minimum(numpy.minimum(x63 + x67, x65 + (20/19)*x67), x12*x5*x66 + x64))) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x49 + (3/5000000)*x51 + x54 + 31/5000000, (17/2000000)*x49 + (1/800000)*x51 + (10/19)*x54 + 51/4000000), (7/250000)*x49 + (7/250000)*x51 + x53*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x29*(p*x31*x33 + x13*x30 + x13*x31 + x27*x30*x40 + x27*x31*x44 + x28*x38 + x31*x43/x38 + x33*x43/x44 + x4*x41*x7/x40) + x29*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x26*x27 + d_ff*x13 + x11*x24*x28/x26) + vocab*x13 + x16)), numpy.inf)
+
+
+def nccl_2d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 2*x2
+    x6 = (1/2)*q_len
+    x7 = 4*n_layers
+    x8 = x1*(n_ff*x4*x5 + c_kv*n_q*x2*x7*(ctx + x6 - 1/2))
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = kv_bytes*ctx*x11
+    x13 = q_len*x11
+    x14 = n_gpu*x10
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.less_equal(s, (1/2)*x11)
+    x17 = numpy.where(x16, x15, 1)
+    x18 = x14/numpy.maximum(1, x17)
+    x19 = numpy.sqrt(d_model)
+    x20 = numpy.maximum(1, x18)
+    x21 = numpy.sqrt(x20)
+    x22 = numpy.maximum(1, numpy.minimum(x18, x19*x21/numpy.sqrt(d_ff)))
+    x23 = p_act*x13
+    x24 = d_model*p_act
+    x25 = x13*x24
+    x26 = n_pp*x0/hbm_bw
+    x27 = x26*(n_experts*n_layers*(1 - (1 - x4)**x13)*(n_ff_in + n_ff_out)*(d_ff*x22*x23*x4 + d_ff*x9 + x20*x25*x4/x22) + vocab*x9 + x12)
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = sigma_attn**(-1.0)
+    x33 = x14*x32
+    x34 = numpy.sqrt(x29)
+    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x36 = numpy.minimum(x33, numpy.maximum(1, x34*x35/x19))
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x33, numpy.maximum(1, x19*x35/(numpy.sqrt(n_q)*x37)))
+    x39 = n_gpu*x32/n_pp**2
+    x40 = p_act*x2
+    x41 = x39*x40
+    x42 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x30)*x35*x37/x34))
+    x43 = bw_ar_inter**(-1.0)
+    x44 = x0*x24
+    x45 = b*x44*x6
+    x46 = x2*x44
+    x47 = x43*x46
+    x48 = numpy.log(2)**(-1.0)
+    x49 = node_size**(-1.0)
+    x50 = numpy.minimum(n_active, x17)
+    x51 = numpy.ceil(x49*x50)
+    x52 = x48*numpy.log(x51)
+    x53 = x51**(-1.0)
+    x54 = x50*x53
+    x55 = bw_ar_intra**(-1.0)
+    x56 = numpy.maximum(x43*(x51 - 1), x51*x55*numpy.maximum(0, x50*x53 - 1))
+    x57 = x46*x56
+    x58 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x59 = numpy.sqrt(numpy.ceil(x20*x49))
+    x60 = x59**(-1.0)
+    x61 = n_active*numpy.maximum(x43*(x59 - 1), x55*x59*numpy.maximum(0, x21*x60 - 1))
+    x62 = d_ff*n_ff_in*x0*x61
+    x63 = x40*x62
+    x64 = x21*x60
+    x65 = x48*numpy.log(x59)
+    x66 = (7/125000)*x64 + (7/125000)*x65 - 7/125000
+    x67 = (3/2500000)*x64 + (1/100000)*x65 + 7/1250000
+    x68 = (1/400000)*x64 + (17/1000000)*x65 + 23/2000000
+    x69 = n_ff_out*x61
+    x70 = x46*x69
+    x71 = x44*x5
+    x72 = n_layers*(numpy.where(x58, 0, numpy.minimum(numpy.minimum(x63 + x66, (20/19)*x63 + x68), p_act*x5*x62 + x67)) + numpy.where(x58, 0, numpy.minimum(numpy.minimum(x66 + x70, x67 + x69*x71), x68 + (20/19)*x70))) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x52 + (3/5000000)*x54 + x57 + 31/5000000, (17/2000000)*x52 + (1/800000)*x54 + (10/19)*x57 + 51/4000000), x45*x56 + (7/250000)*x52 + (7/250000)*x54 - 7/250000)) + t_kernel*x7 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x47 + 7/250000, (5/19)*x47 + 9/400000), x43*x45 + 59/5000000)
+    x73 = numpy.less_equal(x35, 1)
+    x74 = numpy.sqrt(numpy.ceil(x33*x49))
+    x75 = x35/x74
+    x76 = numpy.maximum(x43*(x74 - 1), x55*x74*numpy.maximum(0, x75 - 1))
+    x77 = sigma_attn*x76
+    x78 = x46*x77
+    x79 = x48*numpy.log(x74)
+    x80 = (7/125000)*x75 + (7/125000)*x79 - 7/125000
+    x81 = (3/2500000)*x75 + (1/100000)*x79 + 7/1250000
+    x82 = (1/400000)*x75 + (17/1000000)*x79 + 23/2000000
+    x83 = p_act*x0*x31
+    x84 = x3*x76*x83
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x12)), x72 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x26*(p*x29*x31 + x2*x24*x39/x38 + x23*x28*x38 + x23*x29*x42 + x25*x36 + x28*x9 + x29*x9 + x29*x41/x36 + x31*x41/x42) + x27), numpy.inf), n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x78 + x80, (20/19)*x78 + x82), x71*x77 + x81)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x80 + x84, x82 + (20/19)*x84), x5*x77*x83 + x81))), x72, x27, x8
+
+
 def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -3371,6 +4419,79 @@ def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x2 = numpy.maximum(1, x1)
     x3 = x1/sigma_attn
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+
+
+def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = x1*x4/bw_ar_inter
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = numpy.maximum(1, x7)
+    x9 = x1/flops
+    x10 = s**(-1.0)
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = b*x6
+    x14 = kv_bytes*ctx*x13
+    x15 = q_len*x13
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.maximum(1, numpy.minimum(x7, x16*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
+    x18 = p_act*x15
+    x19 = x15*x3
+    x20 = n_pp*x1/hbm_bw
+    x21 = d_head*x12
+    x22 = n_q + 2*n_q/g
+    x23 = sigma_attn**(-1.0)
+    x24 = x23*x7
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x24, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = n_gpu*x23/n_pp**2
+    x29 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x22)*x25*x26/x16))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x14)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*n_active*x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(2*n_ff*x10*x2 + x0*x11*x2*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x20*(d_head*p_act*x2*x22*x28/x29 + n_q*x21 + x11*x18*x27 + x19*x29 + x21*x22 + x28*x4/x27) + x20*(n_experts*n_layers*(1 - (1 - x10)**x15)*(n_ff_in + n_ff_out)*(d_ff*x10*x17*x18 + d_ff*x12 + x10*x19*x8/x17) + vocab*x12 + x14)), numpy.inf)
+
+
+def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 4*n_layers
+    x6 = d_head*n_q
+    x7 = x1*(2*n_ff*x2*x4 + x2*x5*x6*(ctx + (1/2)*q_len - 1/2))
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = kv_bytes*ctx*x10
+    x12 = q_len*x10
+    x13 = n_gpu*x9
+    x14 = numpy.sqrt(d_model)
+    x15 = numpy.maximum(1, x13)
+    x16 = numpy.maximum(1, numpy.minimum(x13, x14*numpy.sqrt(x15)/numpy.sqrt(d_ff)))
+    x17 = p_act*x12
+    x18 = d_model*p_act
+    x19 = x12*x18
+    x20 = n_pp*x0/hbm_bw
+    x21 = x20*(n_experts*n_layers*(1 - (1 - x4)**x12)*(n_ff_in + n_ff_out)*(d_ff*x16*x17*x4 + d_ff*x8 + x15*x19*x4/x16) + vocab*x8 + x11)
+    x22 = d_head*x8
+    x23 = n_q + 2*n_q/g
+    x24 = sigma_attn**(-1.0)
+    x25 = x13*x24
+    x26 = numpy.sqrt(d_head)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x25, numpy.maximum(1, x14*x27/(numpy.sqrt(n_q)*x26)))
+    x29 = x18*x2
+    x30 = n_gpu*x24/n_pp**2
+    x31 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x23)*x26*x27/x14))
+    x32 = x0/bw_ar_inter
+    x33 = x29*x32
+    x34 = n_layers*numpy.where(numpy.less_equal(x15, 1), 0, n_ff_out*n_active*x33*(x15 - 1) + (1/500000)*x15 - 1/500000) + t_kernel*x5 + (n_pp - 1)*((1/4)*x33 + 1/1000000)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x11)), x34 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x7, sigma_attn*n_layers*x20*(d_head*p_act*x2*x23*x30/x31 + n_q*x22 + x17*x28*x6 + x19*x31 + x22*x23 + x29*x30/x28) + x21), numpy.inf), n_layers*numpy.where(numpy.less_equal(x25, 1), 0, x18*x3*x32*(x25 - 1) + (1/500000)*x25 - 1/500000), x34, x21, x7
 
 
 def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -3563,6 +4684,94 @@ def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4)) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
+def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = numpy.maximum(1, x8)
+    x10 = numpy.sqrt(x9)
+    x11 = numpy.less_equal(x10, 1)
+    x12 = n_active*(x10 - 1)
+    x13 = p_act*x1
+    x14 = (1/500000)*x10 - 1/500000
+    x15 = x4/flops
+    x16 = s**(-1.0)
+    x17 = d_head*n_q
+    x18 = d_model*p
+    x19 = b*x7
+    x20 = kv_bytes*ctx*x19
+    x21 = q_len*x19
+    x22 = numpy.sqrt(d_model)
+    x23 = numpy.maximum(1, numpy.minimum(x8, x10*x22/numpy.sqrt(d_ff)))
+    x24 = p_act*x21
+    x25 = x2*x21
+    x26 = n_pp*x4/hbm_bw
+    x27 = d_head*x18
+    x28 = n_q + 2*n_q/g
+    x29 = sigma_attn**(-1.0)
+    x30 = x29*x8
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x30, numpy.maximum(1, x22*x32/(numpy.sqrt(n_q)*x31)))
+    x34 = n_gpu*x29/n_pp**2
+    x35 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x28)*x31*x32/x22))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x14) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x13*x5 + x14)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(2*n_ff*x1*x16 + x0*x1*x17*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x26*(d_head*x13*x28*x34/x35 + n_q*x27 + x17*x24*x33 + x25*x35 + x27*x28 + x3*x34/x33) + x26*(n_experts*n_layers*(1 - (1 - x16)**x21)*(n_ff_in + n_ff_out)*(d_ff*x16*x23*x24 + d_ff*x18 + x16*x25*x9/x23) + vocab*x18 + x20)), numpy.inf)
+
+
+def torus_2d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 4*n_layers
+    x6 = d_head*n_q
+    x7 = x1*(2*n_ff*x2*x4 + x2*x5*x6*(ctx + (1/2)*q_len - 1/2))
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = kv_bytes*ctx*x10
+    x12 = q_len*x10
+    x13 = n_gpu*x9
+    x14 = numpy.sqrt(d_model)
+    x15 = numpy.maximum(1, x13)
+    x16 = numpy.sqrt(x15)
+    x17 = numpy.maximum(1, numpy.minimum(x13, x14*x16/numpy.sqrt(d_ff)))
+    x18 = p_act*x12
+    x19 = d_model*p_act
+    x20 = x12*x19
+    x21 = n_pp*x0/hbm_bw
+    x22 = x21*(n_experts*n_layers*(1 - (1 - x4)**x12)*(n_ff_in + n_ff_out)*(d_ff*x17*x18*x4 + d_ff*x8 + x15*x20*x4/x17) + vocab*x8 + x11)
+    x23 = d_head*x8
+    x24 = n_q + 2*n_q/g
+    x25 = sigma_attn**(-1.0)
+    x26 = x13*x25
+    x27 = numpy.sqrt(d_head)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = numpy.minimum(x26, numpy.maximum(1, x14*x28/(numpy.sqrt(n_q)*x27)))
+    x30 = x19*x2
+    x31 = n_gpu*x25/n_pp**2
+    x32 = numpy.minimum(x26, numpy.maximum(1, numpy.sqrt(x24)*x27*x28/x14))
+    x33 = p_act*x2
+    x34 = d_head*x24
+    x35 = x0/bw_ar_inter
+    x36 = x30*x35
+    x37 = numpy.less_equal(x16, 1)
+    x38 = n_active*(x16 - 1)
+    x39 = (1/500000)*x16 - 1/500000
+    x40 = n_layers*(numpy.where(x37, 0, n_ff_out*x36*x38 + x39) + numpy.where(x37, 0, d_ff*n_ff_in*x33*x35*x38 + x39)) + t_kernel*x5 + (n_pp - 1)*((1/4)*x36 + 1/1000000)
+    x41 = numpy.less_equal(x28, 1)
+    x42 = x3*x35*(x28 - 1)
+    x43 = (1/500000)*x28 - 1/500000
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x11)), x40 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x7, sigma_attn*n_layers*x21*(n_q*x23 + x18*x29*x6 + x20*x32 + x23*x24 + x31*x33*x34/x32 + x30*x31/x29) + x22), numpy.inf), n_layers*(numpy.where(x41, 0, x19*x42 + x43) + numpy.where(x41, 0, p_act*x34*x42 + x43)), x40, x22, x7
+
+
 def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -3732,6 +4941,87 @@ def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x2 = numpy.maximum(1, x1)
     x3 = x1/sigma_attn
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+
+
+def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = x1*x4/bw_ar_inter
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = numpy.maximum(1, x7)
+    x9 = x1/flops
+    x10 = s**(-1.0)
+    x11 = d_model*p
+    x12 = b*x6
+    x13 = kv_bytes*ctx*x12
+    x14 = q_len*x12
+    x15 = numpy.sqrt(d_model)
+    x16 = numpy.maximum(1, numpy.minimum(x7, x15*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
+    x17 = p_act*x14
+    x18 = d_model*x17
+    x19 = n_pp*x1/hbm_bw
+    x20 = d_head*n_q
+    x21 = c_kv + c_q
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = sigma_attn**(-1.0)
+    x25 = x24*x7
+    x26 = numpy.sqrt(x21)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x25, numpy.maximum(1, x26*x27/x15))
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.minimum(x25, numpy.maximum(1, x15*x27/(numpy.sqrt(n_q)*x29)))
+    x31 = n_gpu*x24/n_pp**2
+    x32 = x3*x31
+    x33 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x22)*x27*x29/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x13)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*n_active*x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(2*n_ff*x10*x2 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x19*(p*x21*x23 + x11*x20 + x11*x21 + x17*x20*x30 + x17*x21*x33 + x18*x28 + x21*x32/x28 + x23*x32/x33 + x31*x4/x30) + x19*(n_experts*n_layers*(1 - (1 - x10)**x14)*(n_ff_in + n_ff_out)*(d_ff*x10*x16*x17 + d_ff*x11 + x10*x18*x8/x16) + vocab*x11 + x13)), numpy.inf)
+
+
+def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 4*n_layers
+    x6 = x1*(2*n_ff*x2*x4 + c_kv*n_q*x2*x5*(ctx + (1/2)*q_len - 1/2))
+    x7 = d_model*p
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = kv_bytes*ctx*x9
+    x11 = q_len*x9
+    x12 = n_gpu*x8
+    x13 = numpy.sqrt(d_model)
+    x14 = numpy.maximum(1, x12)
+    x15 = numpy.maximum(1, numpy.minimum(x12, x13*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
+    x16 = p_act*x11
+    x17 = d_model*x16
+    x18 = n_pp*x0/hbm_bw
+    x19 = x18*(n_experts*n_layers*(1 - (1 - x4)**x11)*(n_ff_in + n_ff_out)*(d_ff*x15*x16*x4 + d_ff*x7 + x14*x17*x4/x15) + vocab*x7 + x10)
+    x20 = d_head*n_q
+    x21 = c_kv + c_q
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = sigma_attn**(-1.0)
+    x25 = x12*x24
+    x26 = numpy.sqrt(x21)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x25, numpy.maximum(1, x26*x27/x13))
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.minimum(x25, numpy.maximum(1, x13*x27/(numpy.sqrt(n_q)*x29)))
+    x31 = p_act*x2
+    x32 = d_model*x31
+    x33 = n_gpu*x24/n_pp**2
+    x34 = x31*x33
+    x35 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x22)*x27*x29/x26))
+    x36 = x0/bw_ar_inter
+    x37 = x32*x36
+    x38 = n_layers*numpy.where(numpy.less_equal(x14, 1), 0, n_ff_out*n_active*x37*(x14 - 1) + (1/500000)*x14 - 1/500000) + t_kernel*x5 + (n_pp - 1)*((1/4)*x37 + 1/1000000)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x10)), x38 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x6, sigma_attn*n_layers*x18*(p*x21*x23 + x16*x20*x30 + x16*x21*x35 + x17*x28 + x20*x7 + x21*x7 + x21*x34/x28 + x23*x34/x35 + x32*x33/x30) + x19), numpy.inf), n_layers*numpy.where(numpy.less_equal(x25, 1), 0, d_model*p_act*x3*x36*(x25 - 1) + (1/500000)*x25 - 1/500000), x38, x19, x6
 
 
 def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -3933,6 +5223,99 @@ def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4)) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
+def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = numpy.maximum(1, x8)
+    x10 = numpy.sqrt(x9)
+    x11 = numpy.less_equal(x10, 1)
+    x12 = n_active*(x10 - 1)
+    x13 = (1/500000)*x10 - 1/500000
+    x14 = x4/flops
+    x15 = s**(-1.0)
+    x16 = d_model*p
+    x17 = b*x7
+    x18 = kv_bytes*ctx*x17
+    x19 = q_len*x17
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.maximum(1, numpy.minimum(x8, x10*x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x19
+    x23 = d_model*x22
+    x24 = n_pp*x4/hbm_bw
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x29*x8
+    x31 = numpy.sqrt(x26)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x20))
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x30, numpy.maximum(1, x20*x32/(numpy.sqrt(n_q)*x34)))
+    x36 = n_gpu*x29/n_pp**2
+    x37 = x2*x36
+    x38 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x18)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x2*x5 + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x14*(2*n_attn + 2*n_unembed) + x14*(2*n_ff*x1*x15 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(p*x26*x28 + x16*x25 + x16*x26 + x22*x25*x35 + x22*x26*x38 + x23*x33 + x26*x37/x33 + x28*x37/x38 + x3*x36/x35) + x24*(n_experts*n_layers*(1 - (1 - x15)**x19)*(n_ff_in + n_ff_out)*(d_ff*x15*x21*x22 + d_ff*x16 + x15*x23*x9/x21) + vocab*x16 + x18)), numpy.inf)
+
+
+def torus_2d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = 4*n_layers
+    x6 = x1*(2*n_ff*x2*x4 + c_kv*n_q*x2*x5*(ctx + (1/2)*q_len - 1/2))
+    x7 = d_model*p
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = kv_bytes*ctx*x9
+    x11 = q_len*x9
+    x12 = n_gpu*x8
+    x13 = numpy.sqrt(d_model)
+    x14 = numpy.maximum(1, x12)
+    x15 = numpy.sqrt(x14)
+    x16 = numpy.maximum(1, numpy.minimum(x12, x13*x15/numpy.sqrt(d_ff)))
+    x17 = p_act*x11
+    x18 = d_model*x17
+    x19 = n_pp*x0/hbm_bw
+    x20 = x19*(n_experts*n_layers*(1 - (1 - x4)**x11)*(n_ff_in + n_ff_out)*(d_ff*x16*x17*x4 + d_ff*x7 + x14*x18*x4/x16) + vocab*x7 + x10)
+    x21 = d_head*n_q
+    x22 = c_kv + c_q
+    x23 = n_q + 2*n_q/g
+    x24 = d_head*x23
+    x25 = sigma_attn**(-1.0)
+    x26 = x12*x25
+    x27 = numpy.sqrt(x22)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = numpy.minimum(x26, numpy.maximum(1, x27*x28/x13))
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.minimum(x26, numpy.maximum(1, x13*x28/(numpy.sqrt(n_q)*x30)))
+    x32 = p_act*x2
+    x33 = d_model*x32
+    x34 = n_gpu*x25/n_pp**2
+    x35 = x32*x34
+    x36 = numpy.minimum(x26, numpy.maximum(1, numpy.sqrt(x23)*x28*x30/x27))
+    x37 = x0/bw_ar_inter
+    x38 = x33*x37
+    x39 = numpy.less_equal(x15, 1)
+    x40 = n_active*(x15 - 1)
+    x41 = (1/500000)*x15 - 1/500000
+    x42 = n_layers*(numpy.where(x39, 0, n_ff_out*x38*x40 + x41) + numpy.where(x39, 0, d_ff*n_ff_in*x32*x37*x40 + x41)) + t_kernel*x5 + (n_pp - 1)*((1/4)*x38 + 1/1000000)
+    x43 = numpy.less_equal(x28, 1)
+    x44 = p_act*x3*x37*(x28 - 1)
+    x45 = (1/500000)*x28 - 1/500000
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x10)), x42 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x6, sigma_attn*n_layers*x19*(p*x22*x24 + x17*x21*x31 + x17*x22*x36 + x18*x29 + x21*x7 + x22*x7 + x22*x35/x29 + x24*x35/x36 + x33*x34/x31) + x20), numpy.inf), n_layers*(numpy.where(x43, 0, d_model*x44 + x45) + numpy.where(x43, 0, x24*x44 + x45)), x42, x20, x6
+
+
 def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -4131,6 +5514,93 @@ def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x7 = numpy.minimum(n_experts, x3)
     x8 = numpy.where(x6, x7, 1)
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
+
+
+def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = x10/numpy.maximum(1, x12)
+    x16 = numpy.maximum(1, x15)
+    x17 = x4/flops
+    x18 = s**(-1.0)
+    x19 = d_head*n_q
+    x20 = d_model*p
+    x21 = d_head*x20
+    x22 = n_q + 2*n_q/g
+    x23 = sigma_attn**(-1.0)
+    x24 = x10*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(d_head)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x26)))
+    x29 = q_len*x8
+    x30 = p_act*x29
+    x31 = n_gpu*x23/n_pp**2
+    x32 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x22)*x26*x27/x25))
+    x33 = x2*x29
+    x34 = n_pp*x4/hbm_bw
+    x35 = kv_bytes*ctx*x8
+    x36 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x25/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x35)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x16 - 1) + (1/500000)*x16 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x2*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x17*(2*n_attn + 2*n_unembed) + x17*(2*n_ff*x1*x18 + x0*x1*x19*(ctx + x14 - 1/2)), sigma_attn*n_layers*x34*(d_head*p_act*x1*x22*x31/x32 + n_q*x21 + x19*x28*x30 + x21*x22 + x32*x33 + x3*x31/x28) + x34*(n_experts*n_layers*(1 - (1 - x18)**x29)*(n_ff_in + n_ff_out)*(d_ff*x18*x30*x36 + d_ff*x20 + x16*x18*x33/x36) + vocab*x20 + x35)), numpy.inf)
+
+
+def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = d_head*n_q
+    x8 = x1*(2*n_ff*x2*x4 + x2*x6*x7*(ctx + x5 - 1/2))
+    x9 = d_model*p
+    x10 = d_head*x9
+    x11 = n_q + 2*n_q/g
+    x12 = sigma_attn**(-1.0)
+    x13 = n_pp**(-1.0)
+    x14 = n_gpu*x13
+    x15 = x12*x14
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x19 = numpy.minimum(x15, numpy.maximum(1, x16*x18/(numpy.sqrt(n_q)*x17)))
+    x20 = b*x13
+    x21 = q_len*x20
+    x22 = p_act*x21
+    x23 = d_model*p_act
+    x24 = x2*x23
+    x25 = n_gpu*x12/n_pp**2
+    x26 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x11)*x17*x18/x16))
+    x27 = x21*x23
+    x28 = n_pp*x0/hbm_bw
+    x29 = kv_bytes*ctx*x20
+    x30 = numpy.minimum(n_experts, x14)
+    x31 = numpy.less_equal(s, (1/2)*x20)
+    x32 = numpy.where(x31, x30, 1)
+    x33 = x14/numpy.maximum(1, x32)
+    x34 = numpy.maximum(1, x33)
+    x35 = numpy.maximum(1, numpy.minimum(x33, x16*numpy.sqrt(x34)/numpy.sqrt(d_ff)))
+    x36 = x28*(n_experts*n_layers*(1 - (1 - x4)**x21)*(n_ff_in + n_ff_out)*(d_ff*x22*x35*x4 + d_ff*x9 + x27*x34*x4/x35) + vocab*x9 + x29)
+    x37 = x0/bw_ar_inter
+    x38 = x24*x37
+    x39 = numpy.minimum(n_active, x32)
+    x40 = x23*x37
+    x41 = n_layers*numpy.where(numpy.where(x31, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x30, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x30, 1)), 1, x14*numpy.where(numpy.less_equal(x30, 1), 1, x30**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, n_ff_out*n_active*x38*(x34 - 1) + (1/500000)*x34 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x31, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x40*x5*(x39 - 1) + (1/1000000)*x39 - 1/1000000) + t_kernel*x6 + (n_pp - 1)*((1/4)*x38 + 1/1000000)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x29)), x41 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x28*(d_head*p_act*x11*x2*x25/x26 + n_q*x10 + x10*x11 + x19*x22*x7 + x26*x27 + x24*x25/x19) + x36), numpy.inf), n_layers*numpy.where(numpy.less_equal(x15, 1), 0, (1/500000)*x15 + x3*x40*(x15 - 1) - 1/500000), x41, x36, x8
 
 
 def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -4372,6 +5842,107 @@ def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x13*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x14, 0, n_ff_out*x15*x3) + numpy.where(x14, 0, d_ff*n_ff_in*x13*x15)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x2*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
+def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x16 = x10/numpy.maximum(1, x12)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(x17)
+    x19 = n_active*(x18 - 1)
+    x20 = p_act*x1
+    x21 = (1/500000)*x18 - 1/500000
+    x22 = x4/flops
+    x23 = s**(-1.0)
+    x24 = d_head*n_q
+    x25 = d_model*p
+    x26 = d_head*x25
+    x27 = n_q + 2*n_q/g
+    x28 = sigma_attn**(-1.0)
+    x29 = x10*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x29, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x31)))
+    x34 = q_len*x8
+    x35 = p_act*x34
+    x36 = n_gpu*x28/n_pp**2
+    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x31*x32/x30))
+    x38 = x2*x34
+    x39 = n_pp*x4/hbm_bw
+    x40 = kv_bytes*ctx*x8
+    x41 = numpy.maximum(1, numpy.minimum(x16, x18*x30/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x40)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x21) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x20*x5 + x21)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x2*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x22*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x1*x23 + x0*x1*x24*(ctx + x14 - 1/2)), sigma_attn*n_layers*x39*(d_head*x20*x27*x36/x37 + n_q*x26 + x24*x33*x35 + x26*x27 + x3*x36/x33 + x37*x38) + x39*(n_experts*n_layers*(1 - (1 - x23)**x34)*(n_ff_in + n_ff_out)*(d_ff*x23*x35*x41 + d_ff*x25 + x17*x23*x38/x41) + vocab*x25 + x40)), numpy.inf)
+
+
+def torus_2d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = d_head*n_q
+    x8 = x1*(2*n_ff*x2*x4 + x2*x6*x7*(ctx + x5 - 1/2))
+    x9 = d_model*p
+    x10 = d_head*x9
+    x11 = n_q + 2*n_q/g
+    x12 = sigma_attn**(-1.0)
+    x13 = n_pp**(-1.0)
+    x14 = n_gpu*x13
+    x15 = x12*x14
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x19 = numpy.minimum(x15, numpy.maximum(1, x16*x18/(numpy.sqrt(n_q)*x17)))
+    x20 = b*x13
+    x21 = q_len*x20
+    x22 = p_act*x21
+    x23 = d_model*p_act
+    x24 = x2*x23
+    x25 = n_gpu*x12/n_pp**2
+    x26 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x11)*x17*x18/x16))
+    x27 = x21*x23
+    x28 = p_act*x2
+    x29 = d_head*x11
+    x30 = n_pp*x0/hbm_bw
+    x31 = kv_bytes*ctx*x20
+    x32 = numpy.minimum(n_experts, x14)
+    x33 = numpy.less_equal(s, (1/2)*x20)
+    x34 = numpy.where(x33, x32, 1)
+    x35 = x14/numpy.maximum(1, x34)
+    x36 = numpy.maximum(1, x35)
+    x37 = numpy.sqrt(x36)
+    x38 = numpy.maximum(1, numpy.minimum(x35, x16*x37/numpy.sqrt(d_ff)))
+    x39 = x30*(n_experts*n_layers*(1 - (1 - x4)**x21)*(n_ff_in + n_ff_out)*(d_ff*x22*x38*x4 + d_ff*x9 + x27*x36*x4/x38) + vocab*x9 + x31)
+    x40 = x0/bw_ar_inter
+    x41 = x24*x40
+    x42 = numpy.minimum(n_active, x34)
+    x43 = x23*x40
+    x44 = numpy.where(x33, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x32, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x32, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x32, 1), 1, x32**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x45 = n_active*(x37 - 1)
+    x46 = (1/500000)*x37 - 1/500000
+    x47 = n_layers*(numpy.where(x44, 0, n_ff_out*x41*x45 + x46) + numpy.where(x44, 0, d_ff*n_ff_in*x28*x40*x45 + x46)) + 2*n_layers*numpy.where(numpy.where(x33, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x43*x5*(x42 - 1) + (1/1000000)*x42 - 1/1000000) + t_kernel*x6 + (n_pp - 1)*((1/4)*x41 + 1/1000000)
+    x48 = numpy.less_equal(x18, 1)
+    x49 = x3*(x18 - 1)
+    x50 = (1/500000)*x18 - 1/500000
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x31)), x47 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x8, sigma_attn*n_layers*x30*(n_q*x10 + x10*x11 + x19*x22*x7 + x25*x28*x29/x26 + x26*x27 + x24*x25/x19) + x39), numpy.inf), n_layers*(numpy.where(x48, 0, x43*x49 + x50) + numpy.where(x48, 0, p_act*x29*x40*x49 + x50)), x47, x39, x8
+
+
 def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -4581,6 +6152,101 @@ def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x7 = numpy.minimum(n_experts, x3)
     x8 = numpy.where(x6, x7, 1)
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
+
+
+def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = x10/numpy.maximum(1, x12)
+    x16 = numpy.maximum(1, x15)
+    x17 = x4/flops
+    x18 = s**(-1.0)
+    x19 = d_model*p
+    x20 = kv_bytes*ctx*x8
+    x21 = q_len*x8
+    x22 = numpy.sqrt(d_model)
+    x23 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x22/numpy.sqrt(d_ff)))
+    x24 = p_act*x21
+    x25 = d_model*x24
+    x26 = n_pp*x4/hbm_bw
+    x27 = d_head*n_q
+    x28 = c_kv + c_q
+    x29 = n_q + 2*n_q/g
+    x30 = d_head*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x10*x31
+    x33 = numpy.sqrt(x28)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = numpy.minimum(x32, numpy.maximum(1, x33*x34/x22))
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x32, numpy.maximum(1, x22*x34/(numpy.sqrt(n_q)*x36)))
+    x38 = n_gpu*x31/n_pp**2
+    x39 = x2*x38
+    x40 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x29)*x34*x36/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x20)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x16 - 1) + (1/500000)*x16 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x17*(2*n_attn + 2*n_unembed) + x17*(2*n_ff*x1*x18 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x26*(p*x28*x30 + x19*x27 + x19*x28 + x24*x27*x37 + x24*x28*x40 + x25*x35 + x28*x39/x35 + x3*x38/x37 + x30*x39/x40) + x26*(n_experts*n_layers*(1 - (1 - x18)**x21)*(n_ff_in + n_ff_out)*(d_ff*x18*x23*x24 + d_ff*x19 + x16*x18*x25/x23) + vocab*x19 + x20)), numpy.inf)
+
+
+def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = x1*(2*n_ff*x2*x4 + c_kv*n_q*x2*x6*(ctx + x5 - 1/2))
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = kv_bytes*ctx*x10
+    x12 = q_len*x10
+    x13 = n_gpu*x9
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.less_equal(s, (1/2)*x10)
+    x16 = numpy.where(x15, x14, 1)
+    x17 = x13/numpy.maximum(1, x16)
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.maximum(1, x17)
+    x20 = numpy.maximum(1, numpy.minimum(x17, x18*numpy.sqrt(x19)/numpy.sqrt(d_ff)))
+    x21 = p_act*x12
+    x22 = d_model*x21
+    x23 = n_pp*x0/hbm_bw
+    x24 = x23*(n_experts*n_layers*(1 - (1 - x4)**x12)*(n_ff_in + n_ff_out)*(d_ff*x20*x21*x4 + d_ff*x8 + x19*x22*x4/x20) + vocab*x8 + x11)
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x13*x29
+    x31 = numpy.sqrt(x26)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x18))
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x30, numpy.maximum(1, x18*x32/(numpy.sqrt(n_q)*x34)))
+    x36 = p_act*x2
+    x37 = d_model*x36
+    x38 = n_gpu*x29/n_pp**2
+    x39 = x36*x38
+    x40 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
+    x41 = x0/bw_ar_inter
+    x42 = x37*x41
+    x43 = numpy.minimum(n_active, x16)
+    x44 = d_model*p_act*x41
+    x45 = n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, n_ff_out*n_active*x42*(x19 - 1) + (1/500000)*x19 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x44*x5*(x43 - 1) + (1/1000000)*x43 - 1/1000000) + t_kernel*x6 + (n_pp - 1)*((1/4)*x42 + 1/1000000)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x11)), x45 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x7, sigma_attn*n_layers*x23*(p*x26*x28 + x21*x25*x35 + x21*x26*x40 + x22*x33 + x25*x8 + x26*x8 + x26*x39/x33 + x28*x39/x40 + x37*x38/x35) + x24), numpy.inf), n_layers*numpy.where(numpy.less_equal(x30, 1), 0, x3*x44*(x30 - 1) + (1/500000)*x30 - 1/500000), x45, x24, x7
 
 
 def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -4831,6 +6497,113 @@ def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x13*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x14, 0, n_ff_out*x15*x3) + numpy.where(x14, 0, d_ff*n_ff_in*x13*x15)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x2*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
+def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x16 = x10/numpy.maximum(1, x12)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(x17)
+    x19 = n_active*(x18 - 1)
+    x20 = (1/500000)*x18 - 1/500000
+    x21 = x4/flops
+    x22 = s**(-1.0)
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*x8
+    x25 = q_len*x8
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.maximum(1, numpy.minimum(x16, x18*x26/numpy.sqrt(d_ff)))
+    x28 = p_act*x25
+    x29 = d_model*x28
+    x30 = n_pp*x4/hbm_bw
+    x31 = d_head*n_q
+    x32 = c_kv + c_q
+    x33 = n_q + 2*n_q/g
+    x34 = d_head*x33
+    x35 = sigma_attn**(-1.0)
+    x36 = x10*x35
+    x37 = numpy.sqrt(x32)
+    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x39 = numpy.minimum(x36, numpy.maximum(1, x37*x38/x26))
+    x40 = numpy.sqrt(d_head)
+    x41 = numpy.minimum(x36, numpy.maximum(1, x26*x38/(numpy.sqrt(n_q)*x40)))
+    x42 = n_gpu*x35/n_pp**2
+    x43 = x2*x42
+    x44 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x33)*x38*x40/x37))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x20) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x2*x5 + x20)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x23*x31 + x23*x32 + x28*x31*x41 + x28*x32*x44 + x29*x39 + x3*x42/x41 + x32*x43/x39 + x34*x43/x44) + x30*(n_experts*n_layers*(1 - (1 - x22)**x25)*(n_ff_in + n_ff_out)*(d_ff*x22*x27*x28 + d_ff*x23 + x17*x22*x29/x27) + vocab*x23 + x24)), numpy.inf)
+
+
+def torus_2d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+    x0 = n_gpu**(-1.0)
+    x1 = x0/flops
+    x2 = b*q_len
+    x3 = sigma_attn*x2
+    x4 = s**(-1.0)
+    x5 = (1/2)*q_len
+    x6 = 4*n_layers
+    x7 = x1*(2*n_ff*x2*x4 + c_kv*n_q*x2*x6*(ctx + x5 - 1/2))
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = kv_bytes*ctx*x10
+    x12 = q_len*x10
+    x13 = n_gpu*x9
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.less_equal(s, (1/2)*x10)
+    x16 = numpy.where(x15, x14, 1)
+    x17 = x13/numpy.maximum(1, x16)
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.maximum(1, x17)
+    x20 = numpy.sqrt(x19)
+    x21 = numpy.maximum(1, numpy.minimum(x17, x18*x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x12
+    x23 = d_model*x22
+    x24 = n_pp*x0/hbm_bw
+    x25 = x24*(n_experts*n_layers*(1 - (1 - x4)**x12)*(n_ff_in + n_ff_out)*(d_ff*x21*x22*x4 + d_ff*x8 + x19*x23*x4/x21) + vocab*x8 + x11)
+    x26 = d_head*n_q
+    x27 = c_kv + c_q
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x13*x30
+    x32 = numpy.sqrt(x27)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x31, numpy.maximum(1, x32*x33/x18))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x31, numpy.maximum(1, x18*x33/(numpy.sqrt(n_q)*x35)))
+    x37 = p_act*x2
+    x38 = d_model*x37
+    x39 = n_gpu*x30/n_pp**2
+    x40 = x37*x39
+    x41 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x28)*x33*x35/x32))
+    x42 = x0/bw_ar_inter
+    x43 = x38*x42
+    x44 = numpy.minimum(n_active, x16)
+    x45 = p_act*x42
+    x46 = d_model*x45
+    x47 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x48 = n_active*(x20 - 1)
+    x49 = (1/500000)*x20 - 1/500000
+    x50 = n_layers*(numpy.where(x47, 0, n_ff_out*x43*x48 + x49) + numpy.where(x47, 0, d_ff*n_ff_in*x37*x42*x48 + x49)) + 2*n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x46*x5*(x44 - 1) + (1/1000000)*x44 - 1/1000000) + t_kernel*x6 + (n_pp - 1)*((1/4)*x43 + 1/1000000)
+    x51 = numpy.less_equal(x33, 1)
+    x52 = x3*(x33 - 1)
+    x53 = (1/500000)*x33 - 1/500000
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x11)), x50 + numpy.maximum(x1*x3*(2*n_attn + 2*n_unembed) + x7, sigma_attn*n_layers*x24*(p*x27*x29 + x22*x26*x36 + x22*x27*x41 + x23*x34 + x26*x8 + x27*x8 + x27*x40/x34 + x29*x40/x41 + x38*x39/x36) + x25), numpy.inf), n_layers*(numpy.where(x51, 0, x46*x52 + x53) + numpy.where(x51, 0, x29*x45*x52 + x53)), x50, x25, x7
+
+
 TERMS = {
     (False, False, False, 'nccl', 'kernel'): nccl_1d__kernel,
     (False, False, False, 'nccl', 'network_attention'): nccl_1d__network_attention,
@@ -4848,6 +6621,8 @@ TERMS = {
     (False, False, False, 'nccl', 'fixed'): nccl_1d__fixed,
     (False, False, False, 'nccl', 'network_latency'): nccl_1d__network_latency,
     (False, False, False, 'nccl', 'network_bandwidth'): nccl_1d__network_bandwidth,
+    (False, False, False, 'nccl', 'latency_lower'): nccl_1d__latency_lower,
+    (False, False, False, 'nccl', 'search'): nccl_1d__search,
     (True, False, False, 'nccl', 'kernel'): nccl_2d__kernel,
     (True, False, False, 'nccl', 'network_attention'): nccl_2d__network_attention,
     (True, False, False, 'nccl', 'network_rest'): nccl_2d__network_rest,
@@ -4864,6 +6639,8 @@ TERMS = {
     (True, False, False, 'nccl', 'fixed'): nccl_2d__fixed,
     (True, False, False, 'nccl', 'network_latency'): nccl_2d__network_latency,
     (True, False, False, 'nccl', 'network_bandwidth'): nccl_2d__network_bandwidth,
+    (True, False, False, 'nccl', 'latency_lower'): nccl_2d__latency_lower,
+    (True, False, False, 'nccl', 'search'): nccl_2d__search,
     (False, False, True, 'nccl', 'kernel'): nccl_1d_mla__kernel,
     (False, False, True, 'nccl', 'network_attention'): nccl_1d_mla__network_attention,
     (False, False, True, 'nccl', 'network_rest'): nccl_1d_mla__network_rest,
@@ -4880,6 +6657,8 @@ TERMS = {
     (False, False, True, 'nccl', 'fixed'): nccl_1d_mla__fixed,
     (False, False, True, 'nccl', 'network_latency'): nccl_1d_mla__network_latency,
     (False, False, True, 'nccl', 'network_bandwidth'): nccl_1d_mla__network_bandwidth,
+    (False, False, True, 'nccl', 'latency_lower'): nccl_1d_mla__latency_lower,
+    (False, False, True, 'nccl', 'search'): nccl_1d_mla__search,
     (True, False, True, 'nccl', 'kernel'): nccl_2d_mla__kernel,
     (True, False, True, 'nccl', 'network_attention'): nccl_2d_mla__network_attention,
     (True, False, True, 'nccl', 'network_rest'): nccl_2d_mla__network_rest,
@@ -4896,6 +6675,8 @@ TERMS = {
     (True, False, True, 'nccl', 'fixed'): nccl_2d_mla__fixed,
     (True, False, True, 'nccl', 'network_latency'): nccl_2d_mla__network_latency,
     (True, False, True, 'nccl', 'network_bandwidth'): nccl_2d_mla__network_bandwidth,
+    (True, False, True, 'nccl', 'latency_lower'): nccl_2d_mla__latency_lower,
+    (True, False, True, 'nccl', 'search'): nccl_2d_mla__search,
     (False, True, False, 'nccl', 'kernel'): nccl_1d_moe__kernel,
     (False, True, False, 'nccl', 'network_attention'): nccl_1d_moe__network_attention,
     (False, True, False, 'nccl', 'network_rest'): nccl_1d_moe__network_rest,
@@ -4912,6 +6693,8 @@ TERMS = {
     (False, True, False, 'nccl', 'fixed'): nccl_1d_moe__fixed,
     (False, True, False, 'nccl', 'network_latency'): nccl_1d_moe__network_latency,
     (False, True, False, 'nccl', 'network_bandwidth'): nccl_1d_moe__network_bandwidth,
+    (False, True, False, 'nccl', 'latency_lower'): nccl_1d_moe__latency_lower,
+    (False, True, False, 'nccl', 'search'): nccl_1d_moe__search,
     (True, True, False, 'nccl', 'kernel'): nccl_2d_moe__kernel,
     (True, True, False, 'nccl', 'network_attention'): nccl_2d_moe__network_attention,
     (True, True, False, 'nccl', 'network_rest'): nccl_2d_moe__network_rest,
@@ -4928,6 +6711,8 @@ TERMS = {
     (True, True, False, 'nccl', 'fixed'): nccl_2d_moe__fixed,
     (True, True, False, 'nccl', 'network_latency'): nccl_2d_moe__network_latency,
     (True, True, False, 'nccl', 'network_bandwidth'): nccl_2d_moe__network_bandwidth,
+    (True, True, False, 'nccl', 'latency_lower'): nccl_2d_moe__latency_lower,
+    (True, True, False, 'nccl', 'search'): nccl_2d_moe__search,
     (False, True, True, 'nccl', 'kernel'): nccl_1d_moe_mla__kernel,
     (False, True, True, 'nccl', 'network_attention'): nccl_1d_moe_mla__network_attention,
     (False, True, True, 'nccl', 'network_rest'): nccl_1d_moe_mla__network_rest,
@@ -4944,6 +6729,8 @@ TERMS = {
     (False, True, True, 'nccl', 'fixed'): nccl_1d_moe_mla__fixed,
     (False, True, True, 'nccl', 'network_latency'): nccl_1d_moe_mla__network_latency,
     (False, True, True, 'nccl', 'network_bandwidth'): nccl_1d_moe_mla__network_bandwidth,
+    (False, True, True, 'nccl', 'latency_lower'): nccl_1d_moe_mla__latency_lower,
+    (False, True, True, 'nccl', 'search'): nccl_1d_moe_mla__search,
     (True, True, True, 'nccl', 'kernel'): nccl_2d_moe_mla__kernel,
     (True, True, True, 'nccl', 'network_attention'): nccl_2d_moe_mla__network_attention,
     (True, True, True, 'nccl', 'network_rest'): nccl_2d_moe_mla__network_rest,
@@ -4960,6 +6747,8 @@ TERMS = {
     (True, True, True, 'nccl', 'fixed'): nccl_2d_moe_mla__fixed,
     (True, True, True, 'nccl', 'network_latency'): nccl_2d_moe_mla__network_latency,
     (True, True, True, 'nccl', 'network_bandwidth'): nccl_2d_moe_mla__network_bandwidth,
+    (True, True, True, 'nccl', 'latency_lower'): nccl_2d_moe_mla__latency_lower,
+    (True, True, True, 'nccl', 'search'): nccl_2d_moe_mla__search,
     (False, False, False, 'torus', 'kernel'): torus_1d__kernel,
     (False, False, False, 'torus', 'network_attention'): torus_1d__network_attention,
     (False, False, False, 'torus', 'network_rest'): torus_1d__network_rest,
@@ -4976,6 +6765,8 @@ TERMS = {
     (False, False, False, 'torus', 'fixed'): torus_1d__fixed,
     (False, False, False, 'torus', 'network_latency'): torus_1d__network_latency,
     (False, False, False, 'torus', 'network_bandwidth'): torus_1d__network_bandwidth,
+    (False, False, False, 'torus', 'latency_lower'): torus_1d__latency_lower,
+    (False, False, False, 'torus', 'search'): torus_1d__search,
     (True, False, False, 'torus', 'kernel'): torus_2d__kernel,
     (True, False, False, 'torus', 'network_attention'): torus_2d__network_attention,
     (True, False, False, 'torus', 'network_rest'): torus_2d__network_rest,
@@ -4992,6 +6783,8 @@ TERMS = {
     (True, False, False, 'torus', 'fixed'): torus_2d__fixed,
     (True, False, False, 'torus', 'network_latency'): torus_2d__network_latency,
     (True, False, False, 'torus', 'network_bandwidth'): torus_2d__network_bandwidth,
+    (True, False, False, 'torus', 'latency_lower'): torus_2d__latency_lower,
+    (True, False, False, 'torus', 'search'): torus_2d__search,
     (False, False, True, 'torus', 'kernel'): torus_1d_mla__kernel,
     (False, False, True, 'torus', 'network_attention'): torus_1d_mla__network_attention,
     (False, False, True, 'torus', 'network_rest'): torus_1d_mla__network_rest,
@@ -5008,6 +6801,8 @@ TERMS = {
     (False, False, True, 'torus', 'fixed'): torus_1d_mla__fixed,
     (False, False, True, 'torus', 'network_latency'): torus_1d_mla__network_latency,
     (False, False, True, 'torus', 'network_bandwidth'): torus_1d_mla__network_bandwidth,
+    (False, False, True, 'torus', 'latency_lower'): torus_1d_mla__latency_lower,
+    (False, False, True, 'torus', 'search'): torus_1d_mla__search,
     (True, False, True, 'torus', 'kernel'): torus_2d_mla__kernel,
     (True, False, True, 'torus', 'network_attention'): torus_2d_mla__network_attention,
     (True, False, True, 'torus', 'network_rest'): torus_2d_mla__network_rest,
@@ -5024,6 +6819,8 @@ TERMS = {
     (True, False, True, 'torus', 'fixed'): torus_2d_mla__fixed,
     (True, False, True, 'torus', 'network_latency'): torus_2d_mla__network_latency,
     (True, False, True, 'torus', 'network_bandwidth'): torus_2d_mla__network_bandwidth,
+    (True, False, True, 'torus', 'latency_lower'): torus_2d_mla__latency_lower,
+    (True, False, True, 'torus', 'search'): torus_2d_mla__search,
     (False, True, False, 'torus', 'kernel'): torus_1d_moe__kernel,
     (False, True, False, 'torus', 'network_attention'): torus_1d_moe__network_attention,
     (False, True, False, 'torus', 'network_rest'): torus_1d_moe__network_rest,
@@ -5040,6 +6837,8 @@ TERMS = {
     (False, True, False, 'torus', 'fixed'): torus_1d_moe__fixed,
     (False, True, False, 'torus', 'network_latency'): torus_1d_moe__network_latency,
     (False, True, False, 'torus', 'network_bandwidth'): torus_1d_moe__network_bandwidth,
+    (False, True, False, 'torus', 'latency_lower'): torus_1d_moe__latency_lower,
+    (False, True, False, 'torus', 'search'): torus_1d_moe__search,
     (True, True, False, 'torus', 'kernel'): torus_2d_moe__kernel,
     (True, True, False, 'torus', 'network_attention'): torus_2d_moe__network_attention,
     (True, True, False, 'torus', 'network_rest'): torus_2d_moe__network_rest,
@@ -5056,6 +6855,8 @@ TERMS = {
     (True, True, False, 'torus', 'fixed'): torus_2d_moe__fixed,
     (True, True, False, 'torus', 'network_latency'): torus_2d_moe__network_latency,
     (True, True, False, 'torus', 'network_bandwidth'): torus_2d_moe__network_bandwidth,
+    (True, True, False, 'torus', 'latency_lower'): torus_2d_moe__latency_lower,
+    (True, True, False, 'torus', 'search'): torus_2d_moe__search,
     (False, True, True, 'torus', 'kernel'): torus_1d_moe_mla__kernel,
     (False, True, True, 'torus', 'network_attention'): torus_1d_moe_mla__network_attention,
     (False, True, True, 'torus', 'network_rest'): torus_1d_moe_mla__network_rest,
@@ -5072,6 +6873,8 @@ TERMS = {
     (False, True, True, 'torus', 'fixed'): torus_1d_moe_mla__fixed,
     (False, True, True, 'torus', 'network_latency'): torus_1d_moe_mla__network_latency,
     (False, True, True, 'torus', 'network_bandwidth'): torus_1d_moe_mla__network_bandwidth,
+    (False, True, True, 'torus', 'latency_lower'): torus_1d_moe_mla__latency_lower,
+    (False, True, True, 'torus', 'search'): torus_1d_moe_mla__search,
     (True, True, True, 'torus', 'kernel'): torus_2d_moe_mla__kernel,
     (True, True, True, 'torus', 'network_attention'): torus_2d_moe_mla__network_attention,
     (True, True, True, 'torus', 'network_rest'): torus_2d_moe_mla__network_rest,
@@ -5088,4 +6891,6 @@ TERMS = {
     (True, True, True, 'torus', 'fixed'): torus_2d_moe_mla__fixed,
     (True, True, True, 'torus', 'network_latency'): torus_2d_moe_mla__network_latency,
     (True, True, True, 'torus', 'network_bandwidth'): torus_2d_moe_mla__network_bandwidth,
+    (True, True, True, 'torus', 'latency_lower'): torus_2d_moe_mla__latency_lower,
+    (True, True, True, 'torus', 'search'): torus_2d_moe_mla__search,
 }

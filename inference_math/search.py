@@ -34,6 +34,7 @@ MAX_LOG2_GPUS = 18
 PP_VALUES = 10
 SCALEDOWN_VALUES = 6
 GAMMA_MAX = 5
+BLOCK = 2**17  # grid points × branches evaluated at once (bounds the memory of a search)
 
 
 @derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
@@ -116,6 +117,85 @@ class BranchGrid:
     sigma_index: np.ndarray
 
 
+@dataclass
+class _UnitScaledown:
+    """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
+    lower bound over σ (shape (nN, nb, layouts × N_PP degrees))."""
+
+    grid: BranchGrid
+    lowers: np.ndarray
+    fns: list
+    pp: np.ndarray
+
+    @property
+    def lower(self) -> np.ndarray:
+        """A lower bound of the point's latency over every branch and σ."""
+        return self.lowers.min(axis=2)
+
+
+def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
+                    context: float, weight_bytes: float, use_pp: bool) -> _UnitScaledown:
+    pp = pipeline_degrees(model, batch, use_pp)
+    npp = pp.shape[1]
+    fns = [fm.compile_branch(model, gpu, layout, q, context, weight_bytes) for layout in (False, True)]
+    lowers = np.empty((n.size, batch.size, len(fns), npp))
+    best = np.empty((n.size, batch.size))
+    choice = np.empty((n.size, batch.size), dtype=np.intp)
+    rows = max(1, BLOCK // (batch.size * npp))
+    for start in range(0, n.size, rows):
+        block = slice(start, start + rows)
+        at_one = np.empty(lowers[block].shape)
+        for number, branch in enumerate(fns):
+            lower, network_attention = branch["search"](n[block, None, None], batch[None, :, None],
+                                                        pp[None, :, :], 1.0)[:2]
+            lowers[block, :, number] = lower
+            at_one[:, :, number] = lower + network_attention
+        flat = at_one.reshape(at_one.shape[0], batch.size, -1)
+        choice[block] = np.argmin(flat, axis=2)
+        best[block] = np.take_along_axis(flat, choice[block, :, None], axis=2)[..., 0]
+    found = BranchGrid(best, (choice // npp).astype(np.int8), (choice % npp).astype(np.int8),
+                       np.zeros(best.shape, dtype=np.int8))
+    return _UnitScaledown(found, lowers.reshape(n.size, batch.size, -1), fns, pp)
+
+
+def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
+            points: np.ndarray | None = None) -> BranchGrid:
+    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ."""
+    found, pp, npp = first.grid, first.pp, first.pp.shape[1]
+    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
+    if points is None:
+        points = np.arange(found.latency.size)
+    where_n, where_b = np.unravel_index(points, found.latency.shape)
+    lowers = first.lowers[where_n, where_b]
+    best = found.latency  # updated in place
+    # two passes: first the most promising branch of each point, then whatever can still win
+    hopeful = np.argmin(lowers, axis=1)
+    first_pass = np.zeros(lowers.shape, dtype=bool)
+    first_pass[np.arange(points.size), hopeful] = True
+    for only in (first_pass, ~first_pass):
+        todo = only & (lowers < best[where_n, where_b, None])
+        for number, branch in enumerate(first.fns):
+            row, k = np.nonzero(todo[:, number * npp:(number + 1) * npp])
+            size = BLOCK // steps.size
+            for start in range(0, row.size, size):
+                i, j = where_n[row[start:start + size]], where_b[row[start:start + size]]
+                kk = k[start:start + size]
+                cn, cb, cp = n[i, None], batch[j, None], pp[j, kk][:, None]
+                latency = branch["latency"](cn, cb, cp, (cn / cp) ** steps)
+                step = np.argmin(latency, axis=1)
+                value = latency[np.arange(step.size), step]
+                # several branches of one point may improve it: keep the fastest of each point
+                order = np.lexsort((value, j, i))
+                point = i[order] * batch.size + j[order]
+                win = order[np.concatenate([[True], point[1:] != point[:-1]])]
+                win = win[value[win] < best[i[win], j[win]]]
+                best[i[win], j[win]] = value[win]
+                found.two_d[i[win], j[win]] = number
+                found.pp_index[i[win], j[win]] = kk[win]
+                found.sigma_index[i[win], j[win]] = step[win] + 1
+    return found
+
+
 def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
                    context: float, weight_bytes: float, use_pp: bool) -> BranchGrid:
     """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid.
@@ -124,64 +204,12 @@ def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: 
     its memory and arithmetic terms are smallest at σ = 1 (every GPU of the stage shares them),
     while its all-reduces only add time. So a branch evaluated at σ = 1 gives both an exact
     latency (an upper bound for the point) and, without its attention all-reduces, a lower bound
-    for every σ. The other five σ are evaluated only for the (layout, N_PP) branches whose lower
-    bound beats the best latency found at σ = 1.
+    for every σ ('latency_lower' of :func:`~inference_math.full_model.term_expression`). The
+    other five σ are evaluated only for the (layout, N_PP) branches whose lower bound beats the
+    best latency found at σ = 1. The grid is evaluated in blocks, so memory stays bounded.
     """
-    pp = pipeline_degrees(model, batch, use_pp)
-    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
-    nn, bb, pq = n[:, None, None], batch[None, :, None], pp[None, :, :]
-    shape = (n.size, batch.size, pp.shape[1])
-    layouts = (False, True)
-    parts = []
-    for layout in layouts:
-        fns = fm.compile_branch(model, gpu, layout, q, context, weight_bytes)
-
-        def full(name, fns=fns):
-            return np.broadcast_to(fns[name](nn, bb, pq, 1.0), shape)
-
-        fixed, mem_rest, flop_rest = full("fixed"), full("memory_rest"), full("arithmetic_rest")
-        lower = np.where(full("feasible") > 0,
-                         fixed + np.maximum(mem_rest + full("memory_attention"),
-                                            flop_rest + full("arithmetic_attention")),
-                         np.inf)
-        at_one = lower + full("network_attention")
-        parts.append((fns, fixed, mem_rest, flop_rest, lower, at_one))
-    stacked = np.stack([part[5] for part in parts])  # (layout, nN, nb, npp) at σ = 1
-    flat = stacked.transpose(1, 2, 0, 3).reshape(n.size, batch.size, -1)
-    choice = np.argmin(flat, axis=2)
-    best = np.take_along_axis(flat, choice[..., None], axis=2)[..., 0]
-    two_d = (choice // pp.shape[1]).astype(np.int8)
-    pp_index = (choice % pp.shape[1]).astype(np.int8)
-    sigma_index = np.zeros(best.shape, dtype=np.int8)
-    lowers = np.stack([part[4] for part in parts]).transpose(1, 2, 0, 3).reshape(flat.shape)
-    # two passes: first the most promising branch of each point, then whatever can still win
-    hopeful = np.argmin(lowers, axis=2)
-    first_pass = np.zeros(flat.shape, dtype=bool)
-    np.put_along_axis(first_pass, hopeful[..., None], True, axis=2)
-    for only in (first_pass, ~first_pass):
-        todo = only & (lowers < best[..., None])
-        for number, (fns, fixed, mem_rest, flop_rest, _, _) in enumerate(parts):
-            i, j, k = np.nonzero(todo[:, :, number * pp.shape[1]:(number + 1) * pp.shape[1]])
-            if i.size == 0:
-                continue
-            cn, cb, cp = n[i, None], batch[j, None], pp[j, k][:, None]
-            sigma = (cn / cp) ** steps
-            memory = mem_rest[i, j, k][:, None] + fns["memory_attention"](cn, cb, cp, sigma)
-            arithmetic = flop_rest[i, j, k][:, None] + fns["arithmetic_attention"](cn, cb, cp, sigma)
-            latency = (fixed[i, j, k][:, None] + fns["network_attention"](cn, cb, cp, sigma)
-                       + np.maximum(memory, arithmetic))
-            step = np.argmin(latency, axis=1)
-            value = latency[np.arange(step.size), step]
-            # several branches of one point may improve it: keep the fastest of each point
-            order = np.lexsort((value, j, i))
-            point = i[order] * batch.size + j[order]
-            win = order[np.concatenate([[True], point[1:] != point[:-1]])]
-            win = win[value[win] < best[i[win], j[win]]]
-            best[i[win], j[win]] = value[win]
-            two_d[i[win], j[win]] = number
-            pp_index[i[win], j[win]] = k[win]
-            sigma_index[i[win], j[win]] = step[win] + 1
-    return BranchGrid(best, two_d, pp_index, sigma_index)
+    first = _unit_scaledown(model, gpu, n, batch, q, context, weight_bytes, use_pp)
+    return _refine(first, n, batch)
 
 
 @dataclass
@@ -202,27 +230,60 @@ class GridResult:
         return usd_per_million_tokens(self.gpu_seconds, self.setting.usd_per_hour)
 
 
-def evaluate_grid(setting: Setting) -> GridResult:
-    """Latency and cost at every (N, b) with the fastest branch (and γ) at each."""
+def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
+    """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
+
+    ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
+    against cost, and skips the rest: after the σ = 1 pass, a point whose lower bounds of
+    latency and cost are both beaten by what another point already reaches cannot be on it,
+    and keeps its σ = 1 values (upper bounds).
+    """
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
-    target = [fastest_branch(model, gpu, n, batch, q, setting.context, w, setting.use_pp)
+    firsts = [_unit_scaledown(model, gpu, n, batch, q, setting.context, w, setting.use_pp)
               for q in gammas]
-    drafter = None
-    gamma = np.ones((n.size, batch.size), dtype=np.int8)
-    latency = target[0].latency
     if setting.speculative:
-        drafter = fastest_branch(setting.drafter, gpu, n, batch, 1.0, setting.context,
-                                 setting.drafter.weight_bytes, setting.use_pp)
-        per_gamma = np.stack([latency] + [
-            spec_latency_fn(target[k].latency, drafter.latency, k + 1, setting.acceptance)
-            for k in range(1, len(target))])
-        choice = np.argmin(per_gamma, axis=0)
-        latency = np.take_along_axis(per_gamma, choice[None], axis=0)[0]
-        gamma = (choice + 1).astype(np.int8)
+        firsts.append(_unit_scaledown(setting.drafter, gpu, n, batch, 1.0, setting.context,
+                                      setting.drafter.weight_bytes, setting.use_pp))
+    points = None
+    if frontier_only:
+        upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
+        lower = _token_latency(setting, [first.lower for first in firsts])[0]
+        points = np.flatnonzero(_may_be_on_frontier(n, batch, upper, lower))
+    grids = [_refine(first, n, batch, points) for first in firsts]
+    target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
+    latency, gamma = _token_latency(setting, [found.latency for found in grids])
     gpu_seconds = n[:, None] * latency / batch[None, :]
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
+
+
+def _token_latency(setting: Setting, latencies: list) -> tuple[np.ndarray, np.ndarray]:
+    """Latency per token and the γ chosen, from the target's forward latencies at q = 1..γ_max
+    and (last) the drafter's, by eq-spec-latency; without speculation the one forward pass.
+
+    eq-spec-latency increases with both latencies, so lower (upper) bounds give a lower (upper)
+    bound."""
+    if not setting.speculative:
+        return latencies[0], np.ones(latencies[0].shape, dtype=np.int8)
+    *target, draft = latencies
+    per_gamma = np.stack([target[0]] + [
+        spec_latency_fn(target[k], draft, k + 1, setting.acceptance) for k in range(1, len(target))])
+    choice = np.argmin(per_gamma, axis=0)
+    return np.take_along_axis(per_gamma, choice[None], axis=0)[0], (choice + 1).astype(np.int8)
+
+
+def _may_be_on_frontier(n: np.ndarray, batch: np.ndarray, upper: np.ndarray,
+                        lower: np.ndarray) -> np.ndarray:
+    """False where some point reaches (upper bounds) both a latency and a cost (eq-search-cost)
+    strictly below this point's lower bounds: such a point is dominated, never on the frontier."""
+    per_token = n[:, None] / batch[None, :]  # GPU-seconds per token = N·t/b: increasing in t
+    fast, cheap = upper.ravel(), (per_token * upper).ravel()
+    order = np.argsort(fast, kind="stable")
+    cheapest = np.minimum.accumulate(cheap[order])
+    faster = np.searchsorted(fast[order], lower.ravel(), side="left")  # strictly faster points
+    best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
+    return ~(best_cost < (per_token * lower).ravel())
 
 
 @dataclass(frozen=True)
@@ -293,7 +354,7 @@ def frontier(setting: Setting, exact: bool = False) -> Frontier:
 
 
 def _frontier(setting: Setting, exact: bool) -> Frontier:
-    result = evaluate_grid(setting)
+    result = evaluate_grid(setting, frontier_only=True)
     pick = (pareto_front(result.latency, result.gpu_seconds) if exact
             else pareto_front_thresholds(result.latency, result.gpu_seconds))
     if pick.size == 0:
