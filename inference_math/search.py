@@ -147,7 +147,7 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q:
         at_one = np.empty(lowers[block].shape)
         for number, branch in enumerate(fns):
             lower, network_attention = branch["search"](n[block, None, None], batch[None, :, None],
-                                                        pp[None, :, :], 1.0)[:2]
+                                                        pp[None, :, :], 1.0)
             lowers[block, :, number] = lower
             at_one[:, :, number] = lower + network_attention
         flat = at_one.reshape(at_one.shape[0], batch.size, -1)
@@ -185,9 +185,13 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                 step = np.argmin(latency, axis=1)
                 value = latency[np.arange(step.size), step]
                 # several branches of one point may improve it: keep the fastest of each point
-                order = np.lexsort((value, j, i))
-                point = i[order] * batch.size + j[order]
-                win = order[np.concatenate([[True], point[1:] != point[:-1]])]
+                # (its pairs are consecutive, by N_PP degree; of equal values the first)
+                row_here = row[start:start + size]
+                starts = np.flatnonzero(np.concatenate([[True], row_here[1:] != row_here[:-1]]))
+                segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, row_here.size)))
+                fastest = np.fmin.reduceat(value, starts)
+                at_min = np.flatnonzero(value == fastest[segment])
+                win = at_min[np.unique(segment[at_min], return_index=True)[1]]
                 win = win[value[win] < best[i[win], j[win]]]
                 best[i[win], j[win]] = value[win]
                 found.two_d[i[win], j[win]] = number
