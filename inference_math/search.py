@@ -159,14 +159,18 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q:
 
 
 def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
-            points: np.ndarray | None = None) -> BranchGrid:
-    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ."""
+            points: np.ndarray | None = None, keep=None) -> BranchGrid:
+    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ, for
+    the branches ``keep(lowers)`` selects (all if None) from their lower bounds (points, branches).
+    """
     found, pp, npp = first.grid, first.pp, first.pp.shape[1]
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
     if points is None:
         points = np.arange(found.latency.size)
     where_n, where_b = np.unravel_index(points, found.latency.shape)
     lowers = first.lowers[where_n, where_b]
+    if keep is not None:
+        lowers[~keep(lowers)] = np.inf  # never below the best latency: not evaluated
     best = found.latency  # updated in place
     # two passes: first the most promising branch of each point, then whatever can still win
     hopeful = np.argmin(lowers, axis=1)
@@ -238,9 +242,11 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
     """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
 
     ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
-    against cost, and skips the rest: after the σ = 1 pass, a point whose lower bounds of
-    latency and cost are both beaten by what another point already reaches cannot be on it,
-    and keeps its σ = 1 values (upper bounds).
+    against cost, and skips the rest. After the σ = 1 pass every point has a latency it reaches
+    (an upper bound) and, for each branch, a lower bound; a branch whose lower bounds of the
+    latency per token and of the cost are both beaten by what another point reaches cannot put
+    its point on the frontier, and is not refined over σ (nor a point with no such branch left).
+    Off the frontier the grid then holds upper bounds.
     """
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
@@ -250,16 +256,57 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
     if setting.speculative:
         firsts.append(_unit_scaledown(setting.drafter, gpu, n, batch, 1.0, setting.context,
                                       setting.drafter.weight_bytes, setting.use_pp))
-    points = None
+    points, keeps = None, [None] * len(firsts)
     if frontier_only:
         upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
         lower = _token_latency(setting, [first.lower for first in firsts])[0]
-        points = np.flatnonzero(_may_be_on_frontier(n, batch, upper, lower))
-    grids = [_refine(first, n, batch, points) for first in firsts]
+        dominated = _dominance(n, batch, upper)
+        points = np.flatnonzero(~dominated(lower.ravel(), np.arange(lower.size)))
+        keeps = _branches_kept(setting, firsts, points, dominated)
+    grids = [_refine(first, n, batch, points, keep) for first, keep in zip(firsts, keeps, strict=True)]
     target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
     latency, gamma = _token_latency(setting, [found.latency for found in grids])
     gpu_seconds = n[:, None] * latency / batch[None, :]
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
+
+
+def _dominance(n: np.ndarray, batch: np.ndarray, upper: np.ndarray):
+    """``dominated(latency, points)``: whether some grid point reaches (``upper``) both a latency
+    and a cost (eq-search-cost) strictly below ``latency`` at the flat grid ``points`` and that
+    latency's cost there. A dominated latency and cost is never on the frontier."""
+    per_token = (n[:, None] / batch[None, :]).ravel()  # GPU-s per token = N·t/b: increasing in t
+    # the cheapest of the points faster than a latency is the last such point of their frontier
+    front = pareto_front(upper, per_token * upper.ravel())
+    fast, cheapest = upper.ravel()[front], per_token[front] * upper.ravel()[front]
+
+    def dominated(latency: np.ndarray, points: np.ndarray) -> np.ndarray:
+        faster = np.searchsorted(fast, latency, side="left")  # frontier points strictly faster
+        best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
+        return best_cost < per_token[points].reshape(points.shape + (1,) * (latency.ndim - 1)) * latency
+    return dominated
+
+
+def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated) -> list:
+    """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting the
+    branches, from their lower bounds at ``points``, whose lower bound of the latency per token
+    (eq-spec-latency, increasing in both latencies, with the other pass at its lower bound) is
+    not dominated."""
+    if not setting.speculative:
+        return [lambda lowers: ~dominated(lowers, points)]
+    where = np.unravel_index(points, firsts[0].grid.latency.shape)
+    *target, draft = [first.lower[where][:, None] for first in firsts]
+    spec = [None] + [lambda t_p, t_q, k=k: spec_latency_fn(t_p, t_q, k + 1, setting.acceptance)
+                     for k in range(1, len(target))]
+
+    def keep_target(k):
+        if k == 0:
+            return lambda lowers: ~dominated(lowers, points)
+        return lambda lowers: ~dominated(spec[k](lowers, draft), points)
+
+    def keep_draft(lowers):
+        via = np.min([spec[k](target[k], lowers) for k in range(1, len(target))], axis=0)
+        return ~dominated(via, points)
+    return [keep_target(k) for k in range(len(target))] + [keep_draft]
 
 
 def _token_latency(setting: Setting, latencies: list) -> tuple[np.ndarray, np.ndarray]:
@@ -275,19 +322,6 @@ def _token_latency(setting: Setting, latencies: list) -> tuple[np.ndarray, np.nd
         spec_latency_fn(target[k], draft, k + 1, setting.acceptance) for k in range(1, len(target))])
     choice = np.argmin(per_gamma, axis=0)
     return np.take_along_axis(per_gamma, choice[None], axis=0)[0], (choice + 1).astype(np.int8)
-
-
-def _may_be_on_frontier(n: np.ndarray, batch: np.ndarray, upper: np.ndarray,
-                        lower: np.ndarray) -> np.ndarray:
-    """False where some point reaches (upper bounds) both a latency and a cost (eq-search-cost)
-    strictly below this point's lower bounds: such a point is dominated, never on the frontier."""
-    per_token = n[:, None] / batch[None, :]  # GPU-seconds per token = N·t/b: increasing in t
-    fast, cheap = upper.ravel(), (per_token * upper).ravel()
-    order = np.argsort(fast, kind="stable")
-    cheapest = np.minimum.accumulate(cheap[order])
-    faster = np.searchsorted(fast[order], lower.ravel(), side="left")  # strictly faster points
-    best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
-    return ~(best_cost < (per_token * lower).ravel())
 
 
 @dataclass(frozen=True)
