@@ -440,11 +440,13 @@ def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0
                    weight_bytes: float | None = None) -> Branch:
     """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
 
-    ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`.
+    ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`. ``q``
+    may be an array, whose shape is then broadcast in front of the arguments'.
     """
     values = model_values(model, gpu, weight_bytes)
-    values.update({q_len: float(q), ctx: float(context)})
-    constants = tuple(float(values[sym]) for sym in CONSTANTS)
+    values.update({q_len: q, ctx: float(context)})
+    constants = tuple(q if sym is q_len and isinstance(q, np.ndarray) else float(values[sym])
+                      for sym in CONSTANTS)
     return Branch(structure_of(model, gpu, two_d), constants)
 
 

@@ -34,7 +34,7 @@ MAX_LOG2_GPUS = 18
 PP_VALUES = 10
 SCALEDOWN_VALUES = 6
 GAMMA_MAX = 5
-BLOCK = 2**17  # grid points × branches evaluated at once (bounds the memory of a search)
+BLOCK = 2**16  # grid points × branches evaluated at once (bounds the memory of a search)
 
 
 @derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
@@ -133,35 +133,46 @@ class _UnitScaledown:
         return self.lowers.min(axis=2)
 
 
-def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
-                    context: float, weight_bytes: float, use_pp: bool) -> _UnitScaledown:
+def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
+                    context: float, weight_bytes: float, use_pp: bool) -> list[_UnitScaledown]:
+    """The σ = 1 pass for each number of tokens per pass in ``qs``, evaluated together: what
+    does not depend on q (the layout's degrees, collective latencies, weight reads) once."""
     pp = pipeline_degrees(model, batch, use_pp)
     npp = pp.shape[1]
-    fns = [fm.compile_branch(model, gpu, layout, q, context, weight_bytes) for layout in (False, True)]
-    lowers = np.empty((n.size, batch.size, len(fns), npp))
-    best = np.empty((n.size, batch.size))
-    choice = np.empty((n.size, batch.size), dtype=np.intp)
-    rows = max(1, BLOCK // (batch.size * npp))
+    fns = [[fm.compile_branch(model, gpu, layout, q, context, weight_bytes) for layout in (False, True)]
+           for q in qs]
+    every_q = np.array(qs, dtype=float).reshape(-1, 1, 1, 1)
+    together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes)
+                for layout in (False, True)]
+    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp))
+    best = np.empty((len(qs), n.size, batch.size))
+    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
+    rows = max(1, BLOCK // (batch.size * npp * len(qs)))
     for start in range(0, n.size, rows):
         block = slice(start, start + rows)
-        at_one = np.empty(lowers[block].shape)
-        for number, branch in enumerate(fns):
+        at_one = np.empty(lowers[:, block].shape)
+        for number, branch in enumerate(together):
             lower, network_attention = branch["search"](n[block, None, None], batch[None, :, None],
                                                         pp[None, :, :], 1.0)
-            lowers[block, :, number] = lower
-            at_one[:, :, number] = lower + network_attention
-        flat = at_one.reshape(at_one.shape[0], batch.size, -1)
-        choice[block] = np.argmin(flat, axis=2)
-        best[block] = np.take_along_axis(flat, choice[block, :, None], axis=2)[..., 0]
-    found = BranchGrid(best, (choice // npp).astype(np.int8), (choice % npp).astype(np.int8),
-                       np.zeros(best.shape, dtype=np.int8))
-    return _UnitScaledown(found, lowers.reshape(n.size, batch.size, -1), fns, pp)
+            lowers[:, block, :, number] = lower
+            at_one[:, :, :, number] = lower + network_attention
+        flat = at_one.reshape(len(qs), at_one.shape[1], batch.size, -1)
+        choice[:, block] = np.argmin(flat, axis=3)
+        best[:, block] = np.take_along_axis(flat, choice[:, block, :, None], axis=3)[..., 0]
+    return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
+                                      (choice[k] % npp).astype(np.int8),
+                                      np.zeros(best[k].shape, dtype=np.int8)),
+                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp)
+            for k in range(len(qs))]
 
 
 def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
-            points: np.ndarray | None = None, keep=None) -> BranchGrid:
-    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ, for
-    the branches ``keep(lowers)`` selects (all if None) from their lower bounds (points, branches).
+            points: np.ndarray | None = None, keep=None, passes=("hopeful", "rest")) -> BranchGrid:
+    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ.
+
+    Two passes: first the most promising branch of each point ('hopeful'), then whatever can
+    still beat the best latency found ('rest'). ``keep(lowers, rows)``, given branches' lower
+    bounds at ``points[rows]``, selects those worth refining (all if None).
     """
     found, pp, npp = first.grid, first.pp, first.pp.shape[1]
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
@@ -169,15 +180,14 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
         points = np.arange(found.latency.size)
     where_n, where_b = np.unravel_index(points, found.latency.shape)
     lowers = first.lowers[where_n, where_b]
-    if keep is not None:
-        lowers[~keep(lowers)] = np.inf  # never below the best latency: not evaluated
     best = found.latency  # updated in place
-    # two passes: first the most promising branch of each point, then whatever can still win
-    hopeful = np.argmin(lowers, axis=1)
-    first_pass = np.zeros(lowers.shape, dtype=bool)
-    first_pass[np.arange(points.size), hopeful] = True
-    for only in (first_pass, ~first_pass):
-        todo = only & (lowers < best[where_n, where_b, None])
+    hopeful = np.zeros(lowers.shape, dtype=bool)
+    hopeful[np.arange(points.size), np.argmin(lowers, axis=1)] = True
+    for which in passes:
+        todo = (hopeful if which == "hopeful" else ~hopeful) & (lowers < best[where_n, where_b, None])
+        if keep is not None:
+            rows, columns = np.nonzero(todo)
+            todo[rows, columns] = keep(lowers[rows, columns], rows)
         for number, branch in enumerate(first.fns):
             row, k = np.nonzero(todo[:, number * npp:(number + 1) * npp])
             size = BLOCK // steps.size
@@ -216,7 +226,7 @@ def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: 
     other five σ are evaluated only for the (layout, N_PP) branches whose lower bound beats the
     best latency found at σ = 1. The grid is evaluated in blocks, so memory stays bounded.
     """
-    first = _unit_scaledown(model, gpu, n, batch, q, context, weight_bytes, use_pp)
+    first, = _unit_scaledown(model, gpu, n, batch, (q,), context, weight_bytes, use_pp)
     return _refine(first, n, batch)
 
 
@@ -251,19 +261,22 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
-    firsts = [_unit_scaledown(model, gpu, n, batch, q, setting.context, w, setting.use_pp)
-              for q in gammas]
+    firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp)
     if setting.speculative:
-        firsts.append(_unit_scaledown(setting.drafter, gpu, n, batch, 1.0, setting.context,
-                                      setting.drafter.weight_bytes, setting.use_pp))
-    points, keeps = None, [None] * len(firsts)
+        firsts += _unit_scaledown(setting.drafter, gpu, n, batch, (1,), setting.context,
+                                  setting.drafter.weight_bytes, setting.use_pp)
     if frontier_only:
-        upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
         lower = _token_latency(setting, [first.lower for first in firsts])[0]
-        dominated = _dominance(n, batch, upper)
-        points = np.flatnonzero(~dominated(lower.ravel(), np.arange(lower.size)))
-        keeps = _branches_kept(setting, firsts, points, dominated)
-    grids = [_refine(first, n, batch, points, keep) for first, keep in zip(firsts, keeps, strict=True)]
+        points = np.arange(lower.size)
+        for which in ("hopeful", "rest"):  # the frontier tightens after the first pass
+            upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
+            dominated = _dominance(n, batch, upper)
+            points = points[~dominated(lower.ravel()[points], points)]
+            keeps = _branches_kept(setting, firsts, points, dominated)
+            grids = [_refine(first, n, batch, points, keep, (which,))
+                     for first, keep in zip(firsts, keeps, strict=True)]
+    else:
+        grids = [_refine(first, n, batch) for first in firsts]
     target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
     latency, gamma = _token_latency(setting, [found.latency for found in grids])
     gpu_seconds = n[:, None] * latency / batch[None, :]
@@ -282,30 +295,31 @@ def _dominance(n: np.ndarray, batch: np.ndarray, upper: np.ndarray):
     def dominated(latency: np.ndarray, points: np.ndarray) -> np.ndarray:
         faster = np.searchsorted(fast, latency, side="left")  # frontier points strictly faster
         best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
-        return best_cost < per_token[points].reshape(points.shape + (1,) * (latency.ndim - 1)) * latency
+        return best_cost < per_token[points] * latency
     return dominated
 
 
 def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated) -> list:
-    """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting the
-    branches, from their lower bounds at ``points``, whose lower bound of the latency per token
-    (eq-spec-latency, increasing in both latencies, with the other pass at its lower bound) is
-    not dominated."""
+    """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting
+    branches, from their lower bounds at ``points[rows]``, whose lower bound of the latency per
+    token (eq-spec-latency, increasing in both latencies, with the other pass at its lower bound)
+    is not dominated."""
     if not setting.speculative:
-        return [lambda lowers: ~dominated(lowers, points)]
+        return [lambda lowers, rows: ~dominated(lowers, points[rows])]
     where = np.unravel_index(points, firsts[0].grid.latency.shape)
-    *target, draft = [first.lower[where][:, None] for first in firsts]
-    spec = [None] + [lambda t_p, t_q, k=k: spec_latency_fn(t_p, t_q, k + 1, setting.acceptance)
-                     for k in range(1, len(target))]
+    *target, draft = [first.lower[where] for first in firsts]
+
+    def spec(k, t_p, t_q):
+        return spec_latency_fn(t_p, t_q, k + 1, setting.acceptance)
 
     def keep_target(k):
         if k == 0:
-            return lambda lowers: ~dominated(lowers, points)
-        return lambda lowers: ~dominated(spec[k](lowers, draft), points)
+            return lambda lowers, rows: ~dominated(lowers, points[rows])
+        return lambda lowers, rows: ~dominated(spec(k, lowers, draft[rows]), points[rows])
 
-    def keep_draft(lowers):
-        via = np.min([spec[k](target[k], lowers) for k in range(1, len(target))], axis=0)
-        return ~dominated(via, points)
+    def keep_draft(lowers, rows):
+        via = np.min([spec(k, target[k][rows], lowers) for k in range(1, len(target))], axis=0)
+        return ~dominated(via, points[rows])
     return [keep_target(k) for k in range(len(target))] + [keep_draft]
 
 
