@@ -13,6 +13,7 @@ exactly, or with the reference code's 1,000 latency thresholds.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
@@ -127,10 +128,16 @@ class _UnitScaledown:
     fns: list
     pp: np.ndarray
 
-    @property
+    @cached_property
     def lower(self) -> np.ndarray:
         """A lower bound of the point's latency over every branch and σ."""
         return self.lowers.min(axis=2)
+
+    @property
+    def repeated(self) -> np.ndarray:
+        """The branches that repeat the one before (N_PP degree 1 twice): never evaluated."""
+        same = np.concatenate([[False], np.all(self.pp[:, 1:] == self.pp[:, :-1], axis=0)])
+        return np.tile(same, len(self.fns))
 
 
 def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
@@ -147,15 +154,19 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     lowers = np.empty((len(qs), n.size, batch.size, len(together), npp))
     best = np.empty((len(qs), n.size, batch.size))
     choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
+    distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
     rows = max(1, BLOCK // (batch.size * npp * len(qs)))
     for start in range(0, n.size, rows):
         block = slice(start, start + rows)
         at_one = np.empty(lowers[:, block].shape)
         for number, branch in enumerate(together):
             lower, network_attention = branch["search"](n[block, None, None], batch[None, :, None],
-                                                        pp[None, :, :], 1.0)
-            lowers[:, block, :, number] = lower
-            at_one[:, :, :, number] = lower + network_attention
+                                                        pp[None, :, distinct], 1.0)
+            lowers[:, block, :, number, distinct] = lower
+            at_one[:, :, :, number, distinct] = lower + network_attention
+        for k in np.flatnonzero(~distinct):  # a repeated degree has its predecessor's values
+            lowers[:, block, :, :, k] = lowers[:, block, :, :, k - 1]
+            at_one[..., k] = at_one[..., k - 1]
         flat = at_one.reshape(len(qs), at_one.shape[1], batch.size, -1)
         choice[:, block] = np.argmin(flat, axis=3)
         best[:, block] = np.take_along_axis(flat, choice[:, block, :, None], axis=3)[..., 0]
@@ -185,6 +196,7 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     hopeful[np.arange(points.size), np.argmin(lowers, axis=1)] = True
     for which in passes:
         todo = (hopeful if which == "hopeful" else ~hopeful) & (lowers < best[where_n, where_b, None])
+        todo[:, first.repeated] = False
         if keep is not None:
             rows, columns = np.nonzero(todo)
             todo[rows, columns] = keep(lowers[rows, columns], rows)
