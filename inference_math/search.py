@@ -127,10 +127,12 @@ class _UnitScaledown:
     lowers: np.ndarray
     fns: list
     pp: np.ndarray
+    refined: np.ndarray | None = None  # the branches refined over σ so far
 
     @cached_property
     def lower(self) -> np.ndarray:
-        """A lower bound of the point's latency over every branch and σ."""
+        """A lower bound of the point's latency over every branch and σ (tightened by
+        :func:`_refine`: the best latency found, or a branch not refined yet)."""
         return self.lowers.min(axis=2)
 
     @property
@@ -194,12 +196,16 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     best = found.latency  # updated in place
     hopeful = np.zeros(lowers.shape, dtype=bool)
     hopeful[np.arange(points.size), np.argmin(lowers, axis=1)] = True
+    if first.refined is None:
+        first.refined = np.zeros(first.lowers.shape, dtype=bool)
+    refined = first.refined[where_n, where_b]
     for which in passes:
         todo = (hopeful if which == "hopeful" else ~hopeful) & (lowers < best[where_n, where_b, None])
         todo[:, first.repeated] = False
         if keep is not None:
             rows, columns = np.nonzero(todo)
             todo[rows, columns] = keep(lowers[rows, columns], rows)
+        refined |= todo
         for number, branch in enumerate(first.fns):
             row, k = np.nonzero(todo[:, number * npp:(number + 1) * npp])
             size = BLOCK // steps.size
@@ -223,6 +229,9 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                 found.two_d[i[win], j[win]] = number
                 found.pp_index[i[win], j[win]] = kk[win]
                 found.sigma_index[i[win], j[win]] = step[win] + 1
+    first.refined[where_n, where_b] = refined
+    waiting = np.where(refined | first.repeated, np.inf, lowers).min(axis=1)
+    first.lower[where_n, where_b] = np.minimum(best[where_n, where_b], waiting)
     return found
 
 
@@ -278,15 +287,22 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
         firsts += _unit_scaledown(setting.drafter, gpu, n, batch, (1,), setting.context,
                                   setting.drafter.weight_bytes, setting.use_pp)
     if frontier_only:
-        lower = _token_latency(setting, [first.lower for first in firsts])[0]
-        points = np.arange(lower.size)
-        for which in ("hopeful", "rest"):  # the frontier tightens after the first pass
+        # the bounds tighten after each stage: the drafter first, as it enters every γ > 1
+        targets = list(range(len(gammas)))
+        stages = [(targets, "hopeful"), (targets, "rest")]
+        if setting.speculative:
+            draft = [len(gammas)]
+            stages = [(draft, "hopeful"), (targets, "hopeful"), (draft, "rest"), (targets, "rest")]
+        points = np.arange(n.size * batch.size)
+        for which, passes in stages:
+            lower = _token_latency(setting, [first.lower for first in firsts])[0]
             upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
             dominated = _dominance(n, batch, upper)
             points = points[~dominated(lower.ravel()[points], points)]
             keeps = _branches_kept(setting, firsts, points, dominated)
-            grids = [_refine(first, n, batch, points, keep, (which,))
-                     for first, keep in zip(firsts, keeps, strict=True)]
+            for k in which:
+                _refine(firsts[k], n, batch, points, keeps[k], (passes,))
+        grids = [first.grid for first in firsts]
     else:
         grids = [_refine(first, n, batch) for first in firsts]
     target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
