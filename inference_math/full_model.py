@@ -9,9 +9,11 @@ for one choice of parallel layout (a *branch*): 1-D or 2-D tensor parallelism, a
 N_PP, an attention scale-down σ, and the expert-parallel degree that the rule of
 eq-full-expert-parallel sets. The search takes the fastest branch at every (N, b).
 
-Every term is a SymPy expression in the registry's symbols. :func:`branch_latency` composes them
-into one expression of (N, b, N_PP, σ) for a model, a GPU and a layout, and
-:func:`compile_branch` lambdifies it once into a vectorized NumPy function.
+Every term is a SymPy expression in the registry's symbols. :func:`branch_terms` composes them
+into expressions of (N, b, N_PP, σ) for each structure of a layout (:func:`term_expression`);
+:mod:`inference_math.full_model_codegen` writes those as plain NumPy functions into the committed
+module :mod:`inference_math.full_model_numpy` (a test checks it is current), and
+:func:`compile_branch` binds a model's and a GPU's numbers to them, with no SymPy work at run time.
 """
 
 from __future__ import annotations

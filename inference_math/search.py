@@ -8,6 +8,11 @@ batch sizes b (1 to 2^(18 + log2 s)), for every branch at once: 1-D and 2-D tens
 target is evaluated at q = 1..γ_max tokens and the drafter at q = 1 on the same instance, and
 eq-spec-latency picks the best γ. The Pareto frontier of speed against cost is then extracted
 exactly, or with the reference code's 1,000 latency thresholds.
+
+The search is exact but skips work that cannot change the frontier: every branch is evaluated at
+σ = 1, which gives both a latency each point reaches and a lower bound of each branch over σ;
+only branches whose lower bounds of latency and cost are not beaten by reached points are then
+evaluated at the other σ (:func:`evaluate_grid` with ``frontier_only=True``).
 """
 
 from __future__ import annotations
