@@ -428,7 +428,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
 
 def compile_term(structure: Structure, name: str) -> callable:
     """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
-    or for 'search' the tuple of :data:`SEARCH_TERMS`.
+    or for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
+    the 2-D layout.
 
     The function is generated from :func:`term_expression` ahead of time by
     :mod:`inference_math.full_model_codegen` into :mod:`inference_math.full_model_numpy`, so

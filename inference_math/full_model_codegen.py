@@ -14,6 +14,7 @@ test regenerates it and compares the text, so it cannot drift from the derivatio
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import sympy as sp
@@ -82,11 +83,16 @@ def function_name(structure: fm.Structure, name: str) -> str:
 def function_source(structure: fm.Structure, name: str) -> str:
     """The text of one generated function (its subexpressions shared by ``sympy.cse``).
 
-    ``name`` 'search' returns the tuple of :data:`~inference_math.full_model.SEARCH_TERMS`.
+    ``name`` 'search' returns the terms :data:`~inference_math.full_model.SEARCH_TERMS` of the
+    1-D and then of the 2-D layout, which share their memory and arithmetic time.
     """
     printer = _Printer()
-    names = fm.SEARCH_TERMS if name == "search" else (name,)
-    shared, exprs = sp.cse([fm.term_expression(structure, one) for one in names])
+    if name == "search":
+        layouts = [replace(structure, two_d=two_d) for two_d in (False, True)]
+        wanted = [fm.term_expression(one, term) for one in layouts for term in fm.SEARCH_TERMS]
+    else:
+        wanted = [fm.term_expression(structure, name)]
+    shared, exprs = sp.cse(wanted)
     args = ", ".join(_NAMES[sym] for sym in ARGS)
     lines = [f"def {function_name(structure, name)}({args}):"]
     lines += [f"    {sym} = {printer.doprint(value)}" for sym, value in shared]
@@ -100,7 +106,7 @@ def module_source() -> str:
     pieces = [HEADER]
     table = []
     for structure in fm.STRUCTURES:
-        for name in (*fm.TERM_NAMES, "search"):
+        for name in fm.TERM_NAMES + ("search",) * (not structure.two_d):
             pieces.append("\n" + function_source(structure, name) + "\n")
             key = (structure.two_d, structure.moe, structure.mla, structure.collective_model, name)
             table.append(f"    {key!r}: {function_name(structure, name)},\n")

@@ -315,56 +315,92 @@ def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
 
 
 def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.log(2)**(-1.0)
-    x13 = node_size**(-1.0)
-    x14 = numpy.ceil(x11*x13)
-    x15 = x12*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x11*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = n_ff_out*n_active*x5*numpy.maximum(x2*(x14 - 1), x14*x18*numpy.maximum(0, x11*x16 - 1))
-    x20 = x19*x7
-    x21 = 2*x7
-    x22 = x3/flops
-    x23 = sigma_attn*x7
-    x24 = s**(-1.0)
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = b*x9
-    x28 = kv_bytes*ctx*x27
-    x29 = q_len*x27
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x30/numpy.sqrt(d_ff)))
-    x32 = p_act*x29
-    x33 = x29*x4
-    x34 = n_pp*x3/hbm_bw
-    x35 = d_head*x26
-    x36 = n_q + 2*n_q/g
-    x37 = sigma_attn**(-1.0)
-    x38 = x10*x37
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.minimum(x38, numpy.maximum(1, x30*x40/(numpy.sqrt(n_q)*x39)))
-    x42 = n_gpu*x37*x7/n_pp**2
-    x43 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x36)*x39*x40/x30))
-    x44 = numpy.ceil(x13*x38)
-    x45 = x12*numpy.log(x44)
-    x46 = x38/x44
-    x47 = x5*numpy.maximum(x2*(x44 - 1), x18*x44*numpy.maximum(0, x46 - 1))
-    x48 = x23*x47
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x28)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x19*x21 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x22*x23*(2*n_attn + 2*n_unembed) + x22*(n_ff*x21*x24 + x0*x25*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x34*(d_head*p_act*x36*x42/x43 + n_q*x35 + x25*x32*x41 + x33*x43 + x35*x36 + x4*x42/x41) + x34*(n_experts*n_layers*(1 - (1 - x24)**x29)*(n_ff_in + n_ff_out)*(d_ff*x24*x31*x32 + d_ff*x26 + x11*x24*x33/x31) + vocab*x26 + x28)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x38, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x45 + (7/125000)*x46 + x48 - 7/125000, (17/1000000)*x45 + (1/400000)*x46 + (20/19)*x48 + 23/2000000), sigma_attn*x21*x47 + (1/100000)*x45 + (3/2500000)*x46 + 7/1250000))
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = numpy.maximum(1, x1)
+    x3 = numpy.log(2)**(-1.0)
+    x4 = node_size**(-1.0)
+    x5 = numpy.ceil(x2*x4)
+    x6 = x3*numpy.log(x5)
+    x7 = x5**(-1.0)
+    x8 = x2*x7
+    x9 = bw_ar_inter**(-1.0)
+    x10 = bw_ar_intra**(-1.0)
+    x11 = numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
+    x12 = b*q_len
+    x13 = n_active*x12
+    x14 = n_gpu**(-1.0)
+    x15 = d_model*p_act
+    x16 = x14*x15
+    x17 = n_ff_out*x16
+    x18 = x13*x17
+    x19 = x11*x18
+    x20 = 2*x12
+    x21 = n_active*x20
+    x22 = x17*x21
+    x23 = (1/2)*q_len
+    x24 = x16*x9
+    x25 = x12*x24
+    x26 = 4*n_layers
+    x27 = x14/flops
+    x28 = sigma_attn*x12
+    x29 = s**(-1.0)
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = b*x0
+    x33 = kv_bytes*ctx*x32
+    x34 = q_len*x32
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.sqrt(x2)
+    x37 = numpy.maximum(1, numpy.minimum(x1, x35*x36/numpy.sqrt(d_ff)))
+    x38 = p_act*x34
+    x39 = x15*x34
+    x40 = n_pp*x14/hbm_bw
+    x41 = d_head*x31
+    x42 = n_q + 2*n_q/g
+    x43 = sigma_attn**(-1.0)
+    x44 = x1*x43
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = numpy.minimum(x44, numpy.maximum(1, x35*x46/(numpy.sqrt(n_q)*x45)))
+    x48 = n_gpu*x12*x43/n_pp**2
+    x49 = numpy.minimum(x44, numpy.maximum(1, numpy.sqrt(x42)*x45*x46/x35))
+    x50 = d_head*x42
+    x51 = t_kernel*x26 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x25 + 7/250000, (5/19)*x25 + 9/400000), b*x23*x24 + 59/5000000) + numpy.maximum(x27*x28*(2*n_attn + 2*n_unembed) + x27*(n_ff*x20*x29 + x12*x26*x30*(ctx + x23 - 1/2)), sigma_attn*n_layers*x40*(n_q*x41 + p_act*x48*x50/x49 + x15*x48/x47 + x30*x38*x47 + x39*x49 + x41*x42) + x40*(n_experts*n_layers*(1 - (1 - x29)**x34)*(n_ff_in + n_ff_out)*(d_ff*x29*x37*x38 + d_ff*x31 + x2*x29*x39/x37) + vocab*x31 + x33))
+    x52 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x33))
+    x53 = numpy.ceil(x4*x44)
+    x54 = x3*numpy.log(x53)
+    x55 = x44/x53
+    x56 = numpy.maximum(x9*(x53 - 1), x10*x53*numpy.maximum(0, x55 - 1))
+    x57 = x16*x28
+    x58 = x56*x57
+    x59 = sigma_attn*x20
+    x60 = x16*x59
+    x61 = numpy.less_equal(x36, 1)
+    x62 = numpy.sqrt(x5)
+    x63 = x62**(-1.0)
+    x64 = numpy.maximum(x9*(x62 - 1), x10*x62*numpy.maximum(0, x36*x63 - 1))
+    x65 = p_act*x14
+    x66 = d_ff*n_ff_in*x64*x65
+    x67 = x13*x66
+    x68 = x36*x63
+    x69 = x3*numpy.log(x62)
+    x70 = (7/125000)*x68 + (7/125000)*x69 - 7/125000
+    x71 = (3/2500000)*x68 + (1/100000)*x69 + 7/1250000
+    x72 = (1/400000)*x68 + (17/1000000)*x69 + 23/2000000
+    x73 = x18*x64
+    x74 = numpy.less_equal(x46, 1)
+    x75 = numpy.sqrt(x53)
+    x76 = x46/x75
+    x77 = numpy.maximum(x9*(x75 - 1), x10*x75*numpy.maximum(0, x76 - 1))
+    x78 = x57*x77
+    x79 = x3*numpy.log(x75)
+    x80 = (7/125000)*x76 + (7/125000)*x79 - 7/125000
+    x81 = (3/2500000)*x76 + (1/100000)*x79 + 7/1250000
+    x82 = (1/400000)*x76 + (17/1000000)*x79 + 23/2000000
+    x83 = x50*x65*x77
+    x84 = x28*x83
+    return numpy.where(x52, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x19 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x19 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), x11*x22 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x51, numpy.inf), n_layers*numpy.where(numpy.less_equal(x44, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x54 + (7/125000)*x55 + x58 - 7/125000, (1/100000)*x54 + (3/2500000)*x55 + x56*x60 + 7/1250000), (17/1000000)*x54 + (1/400000)*x55 + (20/19)*x58 + 23/2000000)), numpy.where(x52, n_layers*(numpy.where(x61, 0, numpy.minimum(numpy.minimum(x67 + x70, (20/19)*x67 + x72), x21*x66 + x71)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x70 + x73, x72 + (20/19)*x73), x22*x64 + x71))) + x51, numpy.inf), n_layers*(numpy.where(x74, 0, numpy.minimum(numpy.minimum(x78 + x80, (20/19)*x78 + x82), x60*x77 + x81)) + numpy.where(x74, 0, numpy.minimum(numpy.minimum(x80 + x84, x82 + (20/19)*x84), x59*x83 + x81)))
 
 
 def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -781,79 +817,6 @@ def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x41 + x44, (20/19)*x41 + x46), p_act*x11*x40 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x48, x46 + (20/19)*x48), x11*x47 + x45))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + x0*x12*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x25*(d_head*x27*x33*x35/x34 + n_q*x26 + x12*x23*x32 + x24*x34 + x26*x27 + x33*x4*x7/x32) + x25*(n_experts*n_layers*(1 - (1 - x10)**x17)*(n_ff_in + n_ff_out)*(d_ff*x10*x22*x23 + d_ff*x13 + x10*x20*x24/x22) + vocab*x13 + x16)), numpy.inf)
 
 
-def nccl_2d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x3/flops
-    x10 = sigma_attn*x7
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = n_pp**(-1.0)
-    x16 = b*x15
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = n_gpu*x15
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, x19)
-    x22 = numpy.sqrt(x21)
-    x23 = numpy.maximum(1, numpy.minimum(x19, x20*x22/numpy.sqrt(d_ff)))
-    x24 = p_act*x18
-    x25 = x18*x4
-    x26 = n_pp*x3/hbm_bw
-    x27 = d_head*x14
-    x28 = n_q + 2*n_q/g
-    x29 = sigma_attn**(-1.0)
-    x30 = x19*x29
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x30, numpy.maximum(1, x20*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = n_gpu*x29*x7/n_pp**2
-    x35 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x28)*x31*x32/x20))
-    x36 = d_head*x28
-    x37 = numpy.less_equal(x22, 1)
-    x38 = node_size**(-1.0)
-    x39 = numpy.sqrt(numpy.ceil(x21*x38))
-    x40 = bw_ar_intra**(-1.0)
-    x41 = x39**(-1.0)
-    x42 = n_active*numpy.maximum(x2*(x39 - 1), x39*x40*numpy.maximum(0, x22*x41 - 1))
-    x43 = x42*x7
-    x44 = p_act*x3
-    x45 = d_ff*n_ff_in*x44
-    x46 = x43*x45
-    x47 = x22*x41
-    x48 = numpy.log(2)**(-1.0)
-    x49 = x48*numpy.log(x39)
-    x50 = (7/125000)*x47 + (7/125000)*x49 - 7/125000
-    x51 = x12*x42
-    x52 = (3/2500000)*x47 + (1/100000)*x49 + 7/1250000
-    x53 = (1/400000)*x47 + (17/1000000)*x49 + 23/2000000
-    x54 = n_ff_out*x5
-    x55 = x43*x54
-    x56 = numpy.less_equal(x32, 1)
-    x57 = numpy.sqrt(numpy.ceil(x30*x38))
-    x58 = x32/x57
-    x59 = numpy.maximum(x2*(x57 - 1), x40*x57*numpy.maximum(0, x58 - 1))
-    x60 = x5*x59
-    x61 = x10*x60
-    x62 = x48*numpy.log(x57)
-    x63 = (7/125000)*x58 + (7/125000)*x62 - 7/125000
-    x64 = sigma_attn*x12
-    x65 = (3/2500000)*x58 + (1/100000)*x62 + 7/1250000
-    x66 = (1/400000)*x58 + (17/1000000)*x62 + 23/2000000
-    x67 = x36*x44*x59
-    x68 = x10*x67
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17)), n_layers*(numpy.where(x37, 0, numpy.minimum(numpy.minimum(x46 + x50, (20/19)*x46 + x53), x45*x51 + x52)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x50 + x55, x53 + (20/19)*x55), x51*x54 + x52))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x11*x12 + x0*x13*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x26*(n_q*x27 + p_act*x34*x36/x35 + x13*x24*x33 + x25*x35 + x27*x28 + x34*x4/x33) + x26*(n_experts*n_layers*(1 - (1 - x11)**x18)*(n_ff_in + n_ff_out)*(d_ff*x11*x23*x24 + d_ff*x14 + x11*x21*x25/x23) + vocab*x14 + x17)), numpy.inf), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x61 + x63, (20/19)*x61 + x66), x60*x64 + x65)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x68, x66 + (20/19)*x68), x64*x67 + x65)))
-
-
 def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -1175,60 +1138,95 @@ def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 
 def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.log(2)**(-1.0)
-    x13 = node_size**(-1.0)
-    x14 = numpy.ceil(x11*x13)
-    x15 = x12*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x11*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = n_ff_out*n_active*x5*numpy.maximum(x2*(x14 - 1), x14*x18*numpy.maximum(0, x11*x16 - 1))
-    x20 = x19*x7
-    x21 = 2*x7
-    x22 = x3/flops
-    x23 = sigma_attn*x7
-    x24 = s**(-1.0)
-    x25 = d_model*p
-    x26 = b*x9
-    x27 = kv_bytes*ctx*x26
-    x28 = q_len*x26
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x28
-    x32 = d_model*x31
-    x33 = n_pp*x3/hbm_bw
-    x34 = d_head*n_q
-    x35 = c_kv + c_q
-    x36 = n_q + 2*n_q/g
-    x37 = d_head*x36
-    x38 = sigma_attn**(-1.0)
-    x39 = x10*x38
-    x40 = numpy.sqrt(x35)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = numpy.minimum(x39, numpy.maximum(1, x40*x41/x29))
-    x43 = numpy.sqrt(d_head)
-    x44 = numpy.minimum(x39, numpy.maximum(1, x29*x41/(numpy.sqrt(n_q)*x43)))
-    x45 = n_gpu*x38*x7/n_pp**2
-    x46 = p_act*x45
-    x47 = numpy.minimum(x39, numpy.maximum(1, numpy.sqrt(x36)*x41*x43/x40))
-    x48 = numpy.ceil(x13*x39)
-    x49 = x12*numpy.log(x48)
-    x50 = x39/x48
-    x51 = x5*numpy.maximum(x2*(x48 - 1), x18*x48*numpy.maximum(0, x50 - 1))
-    x52 = x23*x51
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x27)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x19*x21 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x22*x23*(2*n_attn + 2*n_unembed) + x22*(n_ff*x21*x24 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x33*(p*x35*x37 + x25*x34 + x25*x35 + x31*x34*x44 + x31*x35*x47 + x32*x42 + x35*x46/x42 + x37*x46/x47 + x4*x45/x44) + x33*(n_experts*n_layers*(1 - (1 - x24)**x28)*(n_ff_in + n_ff_out)*(d_ff*x24*x30*x31 + d_ff*x25 + x11*x24*x32/x30) + vocab*x25 + x27)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x39, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x49 + (7/125000)*x50 + x52 - 7/125000, (17/1000000)*x49 + (1/400000)*x50 + (20/19)*x52 + 23/2000000), sigma_attn*x21*x51 + (1/100000)*x49 + (3/2500000)*x50 + 7/1250000))
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = numpy.maximum(1, x1)
+    x3 = numpy.log(2)**(-1.0)
+    x4 = node_size**(-1.0)
+    x5 = numpy.ceil(x2*x4)
+    x6 = x3*numpy.log(x5)
+    x7 = x5**(-1.0)
+    x8 = x2*x7
+    x9 = bw_ar_inter**(-1.0)
+    x10 = bw_ar_intra**(-1.0)
+    x11 = numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
+    x12 = b*q_len
+    x13 = n_active*x12
+    x14 = n_gpu**(-1.0)
+    x15 = d_model*p_act
+    x16 = x14*x15
+    x17 = n_ff_out*x16
+    x18 = x13*x17
+    x19 = x11*x18
+    x20 = 2*x12
+    x21 = n_active*x20
+    x22 = x17*x21
+    x23 = (1/2)*q_len
+    x24 = x16*x9
+    x25 = x12*x24
+    x26 = 4*n_layers
+    x27 = x14/flops
+    x28 = sigma_attn*x12
+    x29 = s**(-1.0)
+    x30 = d_model*p
+    x31 = b*x0
+    x32 = kv_bytes*ctx*x31
+    x33 = q_len*x31
+    x34 = numpy.sqrt(d_model)
+    x35 = numpy.sqrt(x2)
+    x36 = numpy.maximum(1, numpy.minimum(x1, x34*x35/numpy.sqrt(d_ff)))
+    x37 = p_act*x33
+    x38 = d_model*x37
+    x39 = n_pp*x14/hbm_bw
+    x40 = d_head*n_q
+    x41 = c_kv + c_q
+    x42 = n_q + 2*n_q/g
+    x43 = d_head*x42
+    x44 = sigma_attn**(-1.0)
+    x45 = x1*x44
+    x46 = numpy.sqrt(x41)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = numpy.minimum(x45, numpy.maximum(1, x46*x47/x34))
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x45, numpy.maximum(1, x34*x47/(numpy.sqrt(n_q)*x49)))
+    x51 = n_gpu*x12*x44/n_pp**2
+    x52 = p_act*x51
+    x53 = numpy.minimum(x45, numpy.maximum(1, numpy.sqrt(x42)*x47*x49/x46))
+    x54 = t_kernel*x26 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x25 + 7/250000, (5/19)*x25 + 9/400000), b*x23*x24 + 59/5000000) + numpy.maximum(x27*x28*(2*n_attn + 2*n_unembed) + x27*(n_ff*x20*x29 + c_kv*n_q*x12*x26*(ctx + x23 - 1/2)), sigma_attn*n_layers*x39*(p*x41*x43 + x15*x51/x50 + x30*x40 + x30*x41 + x37*x40*x50 + x37*x41*x53 + x38*x48 + x41*x52/x48 + x43*x52/x53) + x39*(n_experts*n_layers*(1 - (1 - x29)**x33)*(n_ff_in + n_ff_out)*(d_ff*x29*x36*x37 + d_ff*x30 + x2*x29*x38/x36) + vocab*x30 + x32))
+    x55 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32))
+    x56 = numpy.ceil(x4*x45)
+    x57 = x3*numpy.log(x56)
+    x58 = x45/x56
+    x59 = numpy.maximum(x9*(x56 - 1), x10*x56*numpy.maximum(0, x58 - 1))
+    x60 = x16*x28
+    x61 = x59*x60
+    x62 = sigma_attn*x20
+    x63 = x16*x62
+    x64 = numpy.less_equal(x35, 1)
+    x65 = numpy.sqrt(x5)
+    x66 = x65**(-1.0)
+    x67 = numpy.maximum(x9*(x65 - 1), x10*x65*numpy.maximum(0, x35*x66 - 1))
+    x68 = p_act*x14
+    x69 = d_ff*n_ff_in*x67*x68
+    x70 = x13*x69
+    x71 = x35*x66
+    x72 = x3*numpy.log(x65)
+    x73 = (7/125000)*x71 + (7/125000)*x72 - 7/125000
+    x74 = (3/2500000)*x71 + (1/100000)*x72 + 7/1250000
+    x75 = (1/400000)*x71 + (17/1000000)*x72 + 23/2000000
+    x76 = x18*x67
+    x77 = numpy.less_equal(x47, 1)
+    x78 = numpy.sqrt(x56)
+    x79 = x47/x78
+    x80 = numpy.maximum(x9*(x78 - 1), x10*x78*numpy.maximum(0, x79 - 1))
+    x81 = x60*x80
+    x82 = x3*numpy.log(x78)
+    x83 = (7/125000)*x79 + (7/125000)*x82 - 7/125000
+    x84 = (3/2500000)*x79 + (1/100000)*x82 + 7/1250000
+    x85 = (1/400000)*x79 + (17/1000000)*x82 + 23/2000000
+    x86 = x43*x68*x80
+    x87 = x28*x86
+    return numpy.where(x55, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x19 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x19 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), x11*x22 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x54, numpy.inf), n_layers*numpy.where(numpy.less_equal(x45, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x58 + x61 - 7/125000, (1/100000)*x57 + (3/2500000)*x58 + x59*x63 + 7/1250000), (17/1000000)*x57 + (1/400000)*x58 + (20/19)*x61 + 23/2000000)), numpy.where(x55, n_layers*(numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x73, (20/19)*x70 + x75), x21*x69 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x73 + x76, x75 + (20/19)*x76), x22*x67 + x74))) + x54, numpy.inf), n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x83, (20/19)*x81 + x85), x63*x80 + x84)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x87, x85 + (20/19)*x87), x62*x86 + x84)))
 
 
 def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -1655,80 +1653,6 @@ def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x51 = n_ff_out*x5
     x52 = x42*x51
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x15)), n_layers*(numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x47, (20/19)*x44 + x50), x43*x48 + x49)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x47 + x52, x50 + (20/19)*x52), x48*x51 + x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x24*(d_model*x36/x35 + p*x26*x28 + x12*x25 + x12*x26 + x22*x25*x35 + x22*x26*x37 + x23*x33 + x26*x36/x33 + x28*x36/x37) + x24*(n_experts*n_layers*(1 - (1 - x10)**x16)*(n_ff_in + n_ff_out)*(d_ff*x10*x21*x22 + d_ff*x12 + x10*x19*x23/x21) + vocab*x12 + x15)), numpy.inf)
-
-
-def nccl_2d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x3/flops
-    x10 = sigma_attn*x7
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.maximum(1, x18)
-    x21 = numpy.sqrt(x20)
-    x22 = numpy.maximum(1, numpy.minimum(x18, x19*x21/numpy.sqrt(d_ff)))
-    x23 = p_act*x17
-    x24 = d_model*x23
-    x25 = n_pp*x3/hbm_bw
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = n_q + 2*n_q/g
-    x29 = d_head*x28
-    x30 = sigma_attn**(-1.0)
-    x31 = x18*x30
-    x32 = numpy.sqrt(x27)
-    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x34 = numpy.minimum(x31, numpy.maximum(1, x32*x33/x19))
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x31, numpy.maximum(1, x19*x33/(numpy.sqrt(n_q)*x35)))
-    x37 = n_gpu*p_act*x30*x7/n_pp**2
-    x38 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x28)*x33*x35/x32))
-    x39 = numpy.less_equal(x21, 1)
-    x40 = node_size**(-1.0)
-    x41 = numpy.sqrt(numpy.ceil(x20*x40))
-    x42 = bw_ar_intra**(-1.0)
-    x43 = x41**(-1.0)
-    x44 = n_active*numpy.maximum(x2*(x41 - 1), x41*x42*numpy.maximum(0, x21*x43 - 1))
-    x45 = x44*x7
-    x46 = d_ff*n_ff_in*x4
-    x47 = x45*x46
-    x48 = x21*x43
-    x49 = numpy.log(2)**(-1.0)
-    x50 = x49*numpy.log(x41)
-    x51 = (7/125000)*x48 + (7/125000)*x50 - 7/125000
-    x52 = x12*x44
-    x53 = (3/2500000)*x48 + (1/100000)*x50 + 7/1250000
-    x54 = (1/400000)*x48 + (17/1000000)*x50 + 23/2000000
-    x55 = n_ff_out*x5
-    x56 = x45*x55
-    x57 = numpy.less_equal(x33, 1)
-    x58 = numpy.sqrt(numpy.ceil(x31*x40))
-    x59 = x33/x58
-    x60 = numpy.maximum(x2*(x58 - 1), x42*x58*numpy.maximum(0, x59 - 1))
-    x61 = x5*x60
-    x62 = x10*x61
-    x63 = x49*numpy.log(x58)
-    x64 = (7/125000)*x59 + (7/125000)*x63 - 7/125000
-    x65 = sigma_attn*x12
-    x66 = (3/2500000)*x59 + (1/100000)*x63 + 7/1250000
-    x67 = (1/400000)*x59 + (17/1000000)*x63 + 23/2000000
-    x68 = x29*x4*x60
-    x69 = x10*x68
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, (20/19)*x47 + x54), x46*x52 + x53)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x51 + x56, x54 + (20/19)*x56), x52*x55 + x53))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x25*(d_model*x37/x36 + p*x27*x29 + x13*x26 + x13*x27 + x23*x26*x36 + x23*x27*x38 + x24*x34 + x27*x37/x34 + x29*x37/x38) + x25*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x22*x23 + d_ff*x13 + x11*x20*x24/x22) + vocab*x13 + x16)), numpy.inf), n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x62 + x64, (20/19)*x62 + x67), x61*x65 + x66)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x64 + x69, x67 + (20/19)*x69), x65*x68 + x66)))
 
 
 def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -2208,68 +2132,104 @@ def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 
 def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = d_head*x14
-    x16 = n_q + 2*n_q/g
-    x17 = sigma_attn**(-1.0)
-    x18 = n_pp**(-1.0)
-    x19 = n_gpu*x18
-    x20 = x17*x19
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = numpy.minimum(x20, numpy.maximum(1, x21*x23/(numpy.sqrt(n_q)*x22)))
-    x25 = b*x18
-    x26 = q_len*x25
-    x27 = p_act*x26
-    x28 = n_gpu*x17*x7/n_pp**2
-    x29 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x16)*x22*x23/x21))
-    x30 = x26*x4
-    x31 = n_pp*x3/hbm_bw
-    x32 = kv_bytes*ctx*x25
-    x33 = numpy.minimum(n_experts, x19)
-    x34 = numpy.less_equal(s, (1/2)*x25)
-    x35 = numpy.where(x34, x33, 1)
-    x36 = x19/numpy.maximum(1, x35)
-    x37 = numpy.maximum(1, x36)
-    x38 = numpy.maximum(1, numpy.minimum(x36, x21*numpy.sqrt(x37)/numpy.sqrt(d_ff)))
-    x39 = numpy.log(2)**(-1.0)
-    x40 = node_size**(-1.0)
-    x41 = numpy.minimum(n_active, x35)
-    x42 = numpy.ceil(x40*x41)
-    x43 = x39*numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x41*x44
-    x46 = bw_ar_intra**(-1.0)
-    x47 = numpy.maximum(x1*(x42 - 1), x42*x46*numpy.maximum(0, x41*x44 - 1))
-    x48 = x47*x8
-    x49 = numpy.ceil(x37*x40)
-    x50 = x39*numpy.log(x49)
-    x51 = x49**(-1.0)
-    x52 = x37*x51
-    x53 = n_ff_out*n_active*numpy.maximum(x1*(x49 - 1), x46*x49*numpy.maximum(0, x37*x51 - 1))
-    x54 = x53*x8
-    x55 = x12*x5
-    x56 = numpy.ceil(x20*x40)
-    x57 = x39*numpy.log(x56)
-    x58 = x20/x56
-    x59 = sigma_attn*numpy.maximum(x1*(x56 - 1), x46*x56*numpy.maximum(0, x58 - 1))
-    x60 = x59*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32)), n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x33, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x33, 1)), 1, x19*numpy.where(numpy.less_equal(x33, 1), 1, x33**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, x19), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x50 + (7/125000)*x52 + x54 - 7/125000, (1/100000)*x50 + (3/2500000)*x52 + x53*x55 + 7/1250000), (17/1000000)*x50 + (1/400000)*x52 + (20/19)*x54 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x43 + (3/5000000)*x45 + x48 + 31/5000000, (17/2000000)*x43 + (1/800000)*x45 + (10/19)*x48 + 51/4000000), (7/250000)*x43 + (7/250000)*x45 + x47*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x31*(d_head*p_act*x16*x28/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4/x24) + x31*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x38 + d_ff*x14 + x11*x30*x37/x38) + vocab*x14 + x32)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x20, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x58 + x60 - 7/125000, (17/1000000)*x57 + (1/400000)*x58 + (20/19)*x60 + 23/2000000), x55*x59 + (1/100000)*x57 + (3/2500000)*x58 + 7/1250000))
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.log(2)**(-1.0)
+    x8 = node_size**(-1.0)
+    x9 = numpy.where(x2, x4, 1)
+    x10 = x3/numpy.maximum(1, x9)
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11*x8)
+    x13 = x7*numpy.log(x12)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = bw_ar_inter**(-1.0)
+    x17 = bw_ar_intra**(-1.0)
+    x18 = numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
+    x19 = b*q_len
+    x20 = n_gpu**(-1.0)
+    x21 = d_model*p_act
+    x22 = x20*x21
+    x23 = x19*x22
+    x24 = n_ff_out*n_active
+    x25 = x23*x24
+    x26 = x18*x25
+    x27 = 2*x19
+    x28 = x22*x27
+    x29 = x24*x28
+    x30 = (1/2)*q_len
+    x31 = b*x22*x30
+    x32 = x16*x23
+    x33 = numpy.minimum(n_active, x9)
+    x34 = numpy.ceil(x33*x8)
+    x35 = x7*numpy.log(x34)
+    x36 = x34**(-1.0)
+    x37 = x33*x36
+    x38 = numpy.maximum(x16*(x34 - 1), x17*x34*numpy.maximum(0, x33*x36 - 1))
+    x39 = x23*x38
+    x40 = 4*n_layers
+    x41 = x20/flops
+    x42 = sigma_attn*x19
+    x43 = s**(-1.0)
+    x44 = d_head*n_q
+    x45 = d_model*p
+    x46 = d_head*x45
+    x47 = n_q + 2*n_q/g
+    x48 = sigma_attn**(-1.0)
+    x49 = x3*x48
+    x50 = numpy.sqrt(d_model)
+    x51 = numpy.sqrt(d_head)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = numpy.minimum(x49, numpy.maximum(1, x50*x52/(numpy.sqrt(n_q)*x51)))
+    x54 = q_len*x1
+    x55 = p_act*x54
+    x56 = n_gpu*x19*x48/n_pp**2
+    x57 = numpy.minimum(x49, numpy.maximum(1, numpy.sqrt(x47)*x51*x52/x50))
+    x58 = x21*x54
+    x59 = d_head*x47
+    x60 = n_pp*x20/hbm_bw
+    x61 = kv_bytes*ctx*x1
+    x62 = numpy.sqrt(x11)
+    x63 = numpy.maximum(1, numpy.minimum(x10, x50*x62/numpy.sqrt(d_ff)))
+    x64 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x35 + (3/5000000)*x37 + x39 + 31/5000000, (17/2000000)*x35 + (1/800000)*x37 + (10/19)*x39 + 51/4000000), x31*x38 + (7/250000)*x35 + (7/250000)*x37 - 7/250000)) + t_kernel*x40 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x32 + 7/250000, (5/19)*x32 + 9/400000), x16*x31 + 59/5000000) + numpy.maximum(x41*x42*(2*n_attn + 2*n_unembed) + x41*(n_ff*x27*x43 + x19*x40*x44*(ctx + x30 - 1/2)), sigma_attn*n_layers*x60*(n_q*x46 + p_act*x56*x59/x57 + x21*x56/x53 + x44*x53*x55 + x46*x47 + x57*x58) + x60*(n_experts*n_layers*(1 - (1 - x43)**x54)*(n_ff_in + n_ff_out)*(d_ff*x43*x55*x63 + d_ff*x45 + x11*x43*x58/x63) + vocab*x45 + x61))
+    x65 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x61))
+    x66 = numpy.ceil(x49*x8)
+    x67 = x7*numpy.log(x66)
+    x68 = x49/x66
+    x69 = numpy.maximum(x16*(x66 - 1), x17*x66*numpy.maximum(0, x68 - 1))
+    x70 = sigma_attn*x23
+    x71 = x69*x70
+    x72 = sigma_attn*x28
+    x73 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x74 = numpy.sqrt(x12)
+    x75 = x74**(-1.0)
+    x76 = numpy.maximum(x16*(x74 - 1), x17*x74*numpy.maximum(0, x62*x75 - 1))
+    x77 = p_act*x20
+    x78 = d_ff*n_ff_in*n_active*x76*x77
+    x79 = x19*x78
+    x80 = x62*x75
+    x81 = x7*numpy.log(x74)
+    x82 = (7/125000)*x80 + (7/125000)*x81 - 7/125000
+    x83 = (3/2500000)*x80 + (1/100000)*x81 + 7/1250000
+    x84 = (1/400000)*x80 + (17/1000000)*x81 + 23/2000000
+    x85 = x25*x76
+    x86 = numpy.less_equal(x52, 1)
+    x87 = numpy.sqrt(x66)
+    x88 = x52/x87
+    x89 = numpy.maximum(x16*(x87 - 1), x17*x87*numpy.maximum(0, x88 - 1))
+    x90 = x70*x89
+    x91 = x7*numpy.log(x87)
+    x92 = (7/125000)*x88 + (7/125000)*x91 - 7/125000
+    x93 = (3/2500000)*x88 + (1/100000)*x91 + 7/1250000
+    x94 = (1/400000)*x88 + (17/1000000)*x91 + 23/2000000
+    x95 = x59*x77*x89
+    x96 = x42*x95
+    return numpy.where(x65, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x26 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x18*x29 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x26 + 23/2000000)) + x64, numpy.inf), n_layers*numpy.where(numpy.less_equal(x49, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x67 + (7/125000)*x68 + x71 - 7/125000, (1/100000)*x67 + (3/2500000)*x68 + x69*x72 + 7/1250000), (17/1000000)*x67 + (1/400000)*x68 + (20/19)*x71 + 23/2000000)), numpy.where(x65, n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x79 + x82, (20/19)*x79 + x84), x27*x78 + x83)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x82 + x85, x84 + (20/19)*x85), x29*x76 + x83))) + x64, numpy.inf), n_layers*(numpy.where(x86, 0, numpy.minimum(numpy.minimum(x90 + x92, (20/19)*x90 + x94), x72*x89 + x93)) + numpy.where(x86, 0, numpy.minimum(numpy.minimum(x92 + x96, x94 + (20/19)*x96), sigma_attn*x27*x95 + x93)))
 
 
 def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -2883,89 +2843,6 @@ def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x33)), n_layers*(numpy.where(x51, 0, numpy.minimum(numpy.minimum(x56 + x59, (20/19)*x56 + x61), p_act*x12*x55 + x60)) + numpy.where(x51, 0, numpy.minimum(numpy.minimum(x59 + x63, x61 + (20/19)*x63), x12*x5*x62 + x60))) + 2*n_layers*numpy.where(numpy.where(x35, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x45 + (3/5000000)*x47 + x50 + 31/5000000, (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x50 + 51/4000000), (7/250000)*x45 + (7/250000)*x47 + x49*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x32*(d_head*x16*x28*x31/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4*x7/x24) + x32*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x40 + d_ff*x14 + x11*x30*x38/x40) + vocab*x14 + x33)), numpy.inf)
 
 
-def nccl_2d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = sigma_attn*x7
-    x12 = s**(-1.0)
-    x13 = 2*x7
-    x14 = d_head*n_q
-    x15 = d_model*p
-    x16 = d_head*x15
-    x17 = n_q + 2*n_q/g
-    x18 = sigma_attn**(-1.0)
-    x19 = n_pp**(-1.0)
-    x20 = n_gpu*x19
-    x21 = x18*x20
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.sqrt(d_head)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = numpy.minimum(x21, numpy.maximum(1, x22*x24/(numpy.sqrt(n_q)*x23)))
-    x26 = b*x19
-    x27 = q_len*x26
-    x28 = p_act*x27
-    x29 = n_gpu*x18*x7/n_pp**2
-    x30 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x17)*x23*x24/x22))
-    x31 = x27*x4
-    x32 = d_head*x17
-    x33 = n_pp*x3/hbm_bw
-    x34 = kv_bytes*ctx*x26
-    x35 = numpy.minimum(n_experts, x20)
-    x36 = numpy.less_equal(s, (1/2)*x26)
-    x37 = numpy.where(x36, x35, 1)
-    x38 = x20/numpy.maximum(1, x37)
-    x39 = numpy.maximum(1, x38)
-    x40 = numpy.sqrt(x39)
-    x41 = numpy.maximum(1, numpy.minimum(x38, x22*x40/numpy.sqrt(d_ff)))
-    x42 = numpy.log(2)**(-1.0)
-    x43 = node_size**(-1.0)
-    x44 = numpy.minimum(n_active, x37)
-    x45 = numpy.ceil(x43*x44)
-    x46 = x42*numpy.log(x45)
-    x47 = x45**(-1.0)
-    x48 = x44*x47
-    x49 = bw_ar_intra**(-1.0)
-    x50 = numpy.maximum(x1*(x45 - 1), x45*x49*numpy.maximum(0, x44*x47 - 1))
-    x51 = x50*x8
-    x52 = numpy.where(x36, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x35, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x35, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x35, 1), 1, x35**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
-    x53 = numpy.sqrt(numpy.ceil(x39*x43))
-    x54 = x53**(-1.0)
-    x55 = n_active*numpy.maximum(x1*(x53 - 1), x49*x53*numpy.maximum(0, x40*x54 - 1))
-    x56 = p_act*x3
-    x57 = d_ff*n_ff_in*x55*x56
-    x58 = x57*x7
-    x59 = x40*x54
-    x60 = x42*numpy.log(x53)
-    x61 = (7/125000)*x59 + (7/125000)*x60 - 7/125000
-    x62 = (3/2500000)*x59 + (1/100000)*x60 + 7/1250000
-    x63 = (1/400000)*x59 + (17/1000000)*x60 + 23/2000000
-    x64 = n_ff_out*x55
-    x65 = x64*x8
-    x66 = x13*x5
-    x67 = numpy.less_equal(x24, 1)
-    x68 = numpy.sqrt(numpy.ceil(x21*x43))
-    x69 = x24/x68
-    x70 = numpy.maximum(x1*(x68 - 1), x49*x68*numpy.maximum(0, x69 - 1))
-    x71 = sigma_attn*x70
-    x72 = x71*x8
-    x73 = x42*numpy.log(x68)
-    x74 = (7/125000)*x69 + (7/125000)*x73 - 7/125000
-    x75 = (3/2500000)*x69 + (1/100000)*x73 + 7/1250000
-    x76 = (1/400000)*x69 + (17/1000000)*x73 + 23/2000000
-    x77 = x32*x56
-    x78 = x11*x70*x77
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x34)), n_layers*(numpy.where(x52, 0, numpy.minimum(numpy.minimum(x58 + x61, (20/19)*x58 + x63), x13*x57 + x62)) + numpy.where(x52, 0, numpy.minimum(numpy.minimum(x61 + x65, x62 + x64*x66), x63 + (20/19)*x65))) + 2*n_layers*numpy.where(numpy.where(x36, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x46 + (3/5000000)*x48 + x51 + 31/5000000, (17/2000000)*x46 + (1/800000)*x48 + (10/19)*x51 + 51/4000000), (7/250000)*x46 + (7/250000)*x48 + x50*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(n_ff*x12*x13 + x0*x14*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x33*(n_q*x16 + p_act*x29*x32/x30 + x14*x25*x28 + x16*x17 + x30*x31 + x29*x4/x25) + x33*(n_experts*n_layers*(1 - (1 - x12)**x27)*(n_ff_in + n_ff_out)*(d_ff*x12*x28*x41 + d_ff*x15 + x12*x31*x39/x41) + vocab*x15 + x34)), numpy.inf), n_layers*(numpy.where(x67, 0, numpy.minimum(numpy.minimum(x72 + x74, (20/19)*x72 + x76), x66*x71 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x74 + x78, x76 + (20/19)*x78), x13*x71*x77 + x75)))
-
-
 def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -3458,72 +3335,107 @@ def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 
 def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.minimum(n_experts, x18)
-    x20 = numpy.less_equal(s, (1/2)*x15)
-    x21 = numpy.where(x20, x19, 1)
-    x22 = x18/numpy.maximum(1, x21)
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, x22)
-    x25 = numpy.maximum(1, numpy.minimum(x22, x23*numpy.sqrt(x24)/numpy.sqrt(d_ff)))
-    x26 = p_act*x17
-    x27 = x17*x4
-    x28 = n_pp*x3/hbm_bw
-    x29 = d_head*n_q
-    x30 = c_kv + c_q
-    x31 = n_q + 2*n_q/g
-    x32 = d_head*x31
-    x33 = sigma_attn**(-1.0)
-    x34 = x18*x33
-    x35 = numpy.sqrt(x30)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x23))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x34, numpy.maximum(1, x23*x36/(numpy.sqrt(n_q)*x38)))
-    x40 = n_gpu*x33*x7/n_pp**2
-    x41 = p_act*x40
-    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
-    x43 = numpy.log(2)**(-1.0)
-    x44 = node_size**(-1.0)
-    x45 = numpy.minimum(n_active, x21)
-    x46 = numpy.ceil(x44*x45)
-    x47 = x43*numpy.log(x46)
-    x48 = x46**(-1.0)
-    x49 = x45*x48
-    x50 = bw_ar_intra**(-1.0)
-    x51 = numpy.maximum(x1*(x46 - 1), x46*x50*numpy.maximum(0, x45*x48 - 1))
-    x52 = x51*x8
-    x53 = numpy.ceil(x24*x44)
-    x54 = x43*numpy.log(x53)
-    x55 = x53**(-1.0)
-    x56 = x24*x55
-    x57 = n_ff_out*n_active*numpy.maximum(x1*(x53 - 1), x50*x53*numpy.maximum(0, x24*x55 - 1))
-    x58 = x57*x8
-    x59 = x12*x5
-    x60 = numpy.ceil(x34*x44)
-    x61 = x43*numpy.log(x60)
-    x62 = x34/x60
-    x63 = sigma_attn*numpy.maximum(x1*(x60 - 1), x50*x60*numpy.maximum(0, x62 - 1))
-    x64 = x63*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x19, 1)), 1, x18*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, x18), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x54 + (7/125000)*x56 + x58 - 7/125000, (1/100000)*x54 + (3/2500000)*x56 + x57*x59 + 7/1250000), (17/1000000)*x54 + (1/400000)*x56 + (20/19)*x58 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x47 + (3/5000000)*x49 + x52 + 31/5000000, (17/2000000)*x47 + (1/800000)*x49 + (10/19)*x52 + 51/4000000), (7/250000)*x47 + (7/250000)*x49 + x51*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x28*(p*x30*x32 + x13*x29 + x13*x30 + x26*x29*x39 + x26*x30*x42 + x27*x37 + x30*x41/x37 + x32*x41/x42 + x4*x40/x39) + x28*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x25*x26 + d_ff*x13 + x11*x24*x27/x25) + vocab*x13 + x16)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x61 + (7/125000)*x62 + x64 - 7/125000, (17/1000000)*x61 + (1/400000)*x62 + (20/19)*x64 + 23/2000000), x59*x63 + (1/100000)*x61 + (3/2500000)*x62 + 7/1250000))
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.log(2)**(-1.0)
+    x8 = node_size**(-1.0)
+    x9 = numpy.where(x2, x4, 1)
+    x10 = x3/numpy.maximum(1, x9)
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11*x8)
+    x13 = x7*numpy.log(x12)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = bw_ar_inter**(-1.0)
+    x17 = bw_ar_intra**(-1.0)
+    x18 = numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
+    x19 = b*q_len
+    x20 = n_gpu**(-1.0)
+    x21 = d_model*p_act
+    x22 = x20*x21
+    x23 = x19*x22
+    x24 = n_ff_out*n_active
+    x25 = x23*x24
+    x26 = x18*x25
+    x27 = 2*x19
+    x28 = x22*x27
+    x29 = x24*x28
+    x30 = (1/2)*q_len
+    x31 = b*x22*x30
+    x32 = x16*x23
+    x33 = numpy.minimum(n_active, x9)
+    x34 = numpy.ceil(x33*x8)
+    x35 = x7*numpy.log(x34)
+    x36 = x34**(-1.0)
+    x37 = x33*x36
+    x38 = numpy.maximum(x16*(x34 - 1), x17*x34*numpy.maximum(0, x33*x36 - 1))
+    x39 = x23*x38
+    x40 = 4*n_layers
+    x41 = x20/flops
+    x42 = sigma_attn*x19
+    x43 = s**(-1.0)
+    x44 = d_model*p
+    x45 = kv_bytes*ctx*x1
+    x46 = q_len*x1
+    x47 = numpy.sqrt(d_model)
+    x48 = numpy.sqrt(x11)
+    x49 = numpy.maximum(1, numpy.minimum(x10, x47*x48/numpy.sqrt(d_ff)))
+    x50 = p_act*x46
+    x51 = x21*x46
+    x52 = n_pp*x20/hbm_bw
+    x53 = d_head*n_q
+    x54 = c_kv + c_q
+    x55 = n_q + 2*n_q/g
+    x56 = d_head*x55
+    x57 = sigma_attn**(-1.0)
+    x58 = x3*x57
+    x59 = numpy.sqrt(x54)
+    x60 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x61 = numpy.minimum(x58, numpy.maximum(1, x59*x60/x47))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x58, numpy.maximum(1, x47*x60/(numpy.sqrt(n_q)*x62)))
+    x64 = n_gpu*x19*x57/n_pp**2
+    x65 = p_act*x64
+    x66 = numpy.minimum(x58, numpy.maximum(1, numpy.sqrt(x55)*x60*x62/x59))
+    x67 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x35 + (3/5000000)*x37 + x39 + 31/5000000, (17/2000000)*x35 + (1/800000)*x37 + (10/19)*x39 + 51/4000000), x31*x38 + (7/250000)*x35 + (7/250000)*x37 - 7/250000)) + t_kernel*x40 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x32 + 7/250000, (5/19)*x32 + 9/400000), x16*x31 + 59/5000000) + numpy.maximum(x41*x42*(2*n_attn + 2*n_unembed) + x41*(n_ff*x27*x43 + c_kv*n_q*x19*x40*(ctx + x30 - 1/2)), sigma_attn*n_layers*x52*(p*x54*x56 + x21*x64/x63 + x44*x53 + x44*x54 + x50*x53*x63 + x50*x54*x66 + x51*x61 + x54*x65/x61 + x56*x65/x66) + x52*(n_experts*n_layers*(1 - (1 - x43)**x46)*(n_ff_in + n_ff_out)*(d_ff*x43*x49*x50 + d_ff*x44 + x11*x43*x51/x49) + vocab*x44 + x45))
+    x68 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x45))
+    x69 = numpy.ceil(x58*x8)
+    x70 = x7*numpy.log(x69)
+    x71 = x58/x69
+    x72 = numpy.maximum(x16*(x69 - 1), x17*x69*numpy.maximum(0, x71 - 1))
+    x73 = sigma_attn*x23
+    x74 = x72*x73
+    x75 = sigma_attn*x28
+    x76 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x77 = numpy.sqrt(x12)
+    x78 = x77**(-1.0)
+    x79 = numpy.maximum(x16*(x77 - 1), x17*x77*numpy.maximum(0, x48*x78 - 1))
+    x80 = p_act*x20
+    x81 = d_ff*n_ff_in*n_active*x79*x80
+    x82 = x19*x81
+    x83 = x48*x78
+    x84 = x7*numpy.log(x77)
+    x85 = (7/125000)*x83 + (7/125000)*x84 - 7/125000
+    x86 = (3/2500000)*x83 + (1/100000)*x84 + 7/1250000
+    x87 = (1/400000)*x83 + (17/1000000)*x84 + 23/2000000
+    x88 = x25*x79
+    x89 = numpy.less_equal(x60, 1)
+    x90 = numpy.sqrt(x69)
+    x91 = x60/x90
+    x92 = numpy.maximum(x16*(x90 - 1), x17*x90*numpy.maximum(0, x91 - 1))
+    x93 = x73*x92
+    x94 = x7*numpy.log(x90)
+    x95 = (7/125000)*x91 + (7/125000)*x94 - 7/125000
+    x96 = (3/2500000)*x91 + (1/100000)*x94 + 7/1250000
+    x97 = (1/400000)*x91 + (17/1000000)*x94 + 23/2000000
+    x98 = x56*x80*x92
+    x99 = x42*x98
+    return numpy.where(x68, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x26 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x18*x29 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x26 + 23/2000000)) + x67, numpy.inf), n_layers*numpy.where(numpy.less_equal(x58, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x70 + (7/125000)*x71 + x74 - 7/125000, (1/100000)*x70 + (3/2500000)*x71 + x72*x75 + 7/1250000), (17/1000000)*x70 + (1/400000)*x71 + (20/19)*x74 + 23/2000000)), numpy.where(x68, n_layers*(numpy.where(x76, 0, numpy.minimum(numpy.minimum(x82 + x85, (20/19)*x82 + x87), x27*x81 + x86)) + numpy.where(x76, 0, numpy.minimum(numpy.minimum(x85 + x88, x87 + (20/19)*x88), x29*x79 + x86))) + x67, numpy.inf), n_layers*(numpy.where(x89, 0, numpy.minimum(numpy.minimum(x93 + x95, (20/19)*x93 + x97), x75*x92 + x96)) + numpy.where(x89, 0, numpy.minimum(numpy.minimum(x95 + x99, x97 + (20/19)*x99), sigma_attn*x27*x98 + x96)))
 
 
 def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -4151,92 +4063,6 @@ def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x55, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), p_act*x12*x59 + x64)) + numpy.where(x55, 0, numpy.minimum(numpy.minimum(x63 + x67, x65 + (20/19)*x67), x12*x5*x66 + x64))) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x49 + (3/5000000)*x51 + x54 + 31/5000000, (17/2000000)*x49 + (1/800000)*x51 + (10/19)*x54 + 51/4000000), (7/250000)*x49 + (7/250000)*x51 + x53*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x29*(p*x31*x33 + x13*x30 + x13*x31 + x27*x30*x40 + x27*x31*x44 + x28*x38 + x31*x43/x38 + x33*x43/x44 + x4*x41*x7/x40) + x29*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x26*x27 + d_ff*x13 + x11*x24*x28/x26) + vocab*x13 + x16)), numpy.inf)
 
 
-def nccl_2d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = sigma_attn*x7
-    x12 = s**(-1.0)
-    x13 = 2*x7
-    x14 = d_model*p
-    x15 = n_pp**(-1.0)
-    x16 = b*x15
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = n_gpu*x15
-    x20 = numpy.minimum(n_experts, x19)
-    x21 = numpy.less_equal(s, (1/2)*x16)
-    x22 = numpy.where(x21, x20, 1)
-    x23 = x19/numpy.maximum(1, x22)
-    x24 = numpy.sqrt(d_model)
-    x25 = numpy.maximum(1, x23)
-    x26 = numpy.sqrt(x25)
-    x27 = numpy.maximum(1, numpy.minimum(x23, x24*x26/numpy.sqrt(d_ff)))
-    x28 = p_act*x18
-    x29 = x18*x4
-    x30 = n_pp*x3/hbm_bw
-    x31 = d_head*n_q
-    x32 = c_kv + c_q
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = sigma_attn**(-1.0)
-    x36 = x19*x35
-    x37 = numpy.sqrt(x32)
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = numpy.minimum(x36, numpy.maximum(1, x37*x38/x24))
-    x40 = numpy.sqrt(d_head)
-    x41 = numpy.minimum(x36, numpy.maximum(1, x24*x38/(numpy.sqrt(n_q)*x40)))
-    x42 = n_gpu*x35/n_pp**2
-    x43 = p_act*x7
-    x44 = x42*x43
-    x45 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x33)*x38*x40/x37))
-    x46 = numpy.log(2)**(-1.0)
-    x47 = node_size**(-1.0)
-    x48 = numpy.minimum(n_active, x22)
-    x49 = numpy.ceil(x47*x48)
-    x50 = x46*numpy.log(x49)
-    x51 = x49**(-1.0)
-    x52 = x48*x51
-    x53 = bw_ar_intra**(-1.0)
-    x54 = numpy.maximum(x1*(x49 - 1), x49*x53*numpy.maximum(0, x48*x51 - 1))
-    x55 = x54*x8
-    x56 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
-    x57 = numpy.sqrt(numpy.ceil(x25*x47))
-    x58 = x57**(-1.0)
-    x59 = n_active*numpy.maximum(x1*(x57 - 1), x53*x57*numpy.maximum(0, x26*x58 - 1))
-    x60 = d_ff*n_ff_in*x3*x59
-    x61 = x43*x60
-    x62 = x26*x58
-    x63 = x46*numpy.log(x57)
-    x64 = (7/125000)*x62 + (7/125000)*x63 - 7/125000
-    x65 = (3/2500000)*x62 + (1/100000)*x63 + 7/1250000
-    x66 = (1/400000)*x62 + (17/1000000)*x63 + 23/2000000
-    x67 = n_ff_out*x59
-    x68 = x67*x8
-    x69 = x13*x5
-    x70 = numpy.less_equal(x38, 1)
-    x71 = numpy.sqrt(numpy.ceil(x36*x47))
-    x72 = x38/x71
-    x73 = numpy.maximum(x1*(x71 - 1), x53*x71*numpy.maximum(0, x72 - 1))
-    x74 = sigma_attn*x73
-    x75 = x74*x8
-    x76 = x46*numpy.log(x71)
-    x77 = (7/125000)*x72 + (7/125000)*x76 - 7/125000
-    x78 = (3/2500000)*x72 + (1/100000)*x76 + 7/1250000
-    x79 = (1/400000)*x72 + (17/1000000)*x76 + 23/2000000
-    x80 = p_act*x3*x34
-    x81 = x11*x73*x80
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17)), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x61 + x64, (20/19)*x61 + x66), p_act*x13*x60 + x65)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x64 + x68, x65 + x67*x69), x66 + (20/19)*x68))) + 2*n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x50 + (3/5000000)*x52 + x55 + 31/5000000, (17/2000000)*x50 + (1/800000)*x52 + (10/19)*x55 + 51/4000000), (7/250000)*x50 + (7/250000)*x52 + x54*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(n_ff*x12*x13 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x14*x31 + x14*x32 + x28*x31*x41 + x28*x32*x45 + x29*x39 + x32*x44/x39 + x34*x44/x45 + x4*x42*x7/x41) + x30*(n_experts*n_layers*(1 - (1 - x12)**x18)*(n_ff_in + n_ff_out)*(d_ff*x12*x27*x28 + d_ff*x14 + x12*x25*x29/x27) + vocab*x14 + x17)), numpy.inf), n_layers*(numpy.where(x70, 0, numpy.minimum(numpy.minimum(x75 + x77, (20/19)*x75 + x79), x69*x74 + x78)) + numpy.where(x70, 0, numpy.minimum(numpy.minimum(x77 + x81, x79 + (20/19)*x81), x13*x74*x80 + x78)))
-
-
 def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -4432,39 +4258,53 @@ def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
 
 
 def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = x4/flops
-    x11 = sigma_attn*x1
-    x12 = s**(-1.0)
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = b*x7
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.maximum(1, numpy.minimum(x8, x18*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x20 = p_act*x17
-    x21 = x17*x2
-    x22 = n_pp*x4/hbm_bw
-    x23 = d_head*x14
-    x24 = n_q + 2*n_q/g
-    x25 = sigma_attn**(-1.0)
-    x26 = x25*x8
-    x27 = numpy.sqrt(d_head)
-    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x29 = numpy.minimum(x26, numpy.maximum(1, x18*x28/(numpy.sqrt(n_q)*x27)))
-    x30 = n_gpu*x25/n_pp**2
-    x31 = numpy.minimum(x26, numpy.maximum(1, numpy.sqrt(x24)*x27*x28/x18))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*numpy.where(numpy.less_equal(x9, 1), 0, n_ff_out*n_active*x6*(x9 - 1) + (1/500000)*x9 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(2*n_ff*x1*x12 + x0*x1*x13*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x22*(d_head*p_act*x1*x24*x30/x31 + n_q*x23 + x13*x20*x29 + x21*x31 + x23*x24 + x3*x30/x29) + x22*(n_experts*n_layers*(1 - (1 - x12)**x17)*(n_ff_in + n_ff_out)*(d_ff*x12*x19*x20 + d_ff*x14 + x12*x21*x9/x19) + vocab*x14 + x16)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x26, 1), 0, x11*x2*x5*(x26 - 1) + (1/500000)*x26 - 1/500000)
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = numpy.maximum(1, x1)
+    x3 = b*q_len
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = n_gpu**(-1.0)
+    x7 = x6/bw_ar_inter
+    x8 = x5*x7
+    x9 = n_ff_out*n_active*x8
+    x10 = 4*n_layers
+    x11 = x6/flops
+    x12 = sigma_attn*x3
+    x13 = s**(-1.0)
+    x14 = d_head*n_q
+    x15 = d_model*p
+    x16 = b*x0
+    x17 = kv_bytes*ctx*x16
+    x18 = q_len*x16
+    x19 = numpy.sqrt(d_model)
+    x20 = numpy.sqrt(x2)
+    x21 = numpy.maximum(1, numpy.minimum(x1, x19*x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x18
+    x23 = x18*x4
+    x24 = n_pp*x6/hbm_bw
+    x25 = d_head*x15
+    x26 = n_q + 2*n_q/g
+    x27 = sigma_attn**(-1.0)
+    x28 = x1*x27
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = numpy.minimum(x28, numpy.maximum(1, x19*x30/(numpy.sqrt(n_q)*x29)))
+    x32 = n_gpu*x27/n_pp**2
+    x33 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x26)*x29*x30/x19))
+    x34 = p_act*x3
+    x35 = d_head*x26
+    x36 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(2*n_ff*x13*x3 + x10*x14*x3*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(n_q*x25 + x14*x22*x31 + x23*x33 + x25*x26 + x32*x34*x35/x33 + x32*x5/x31) + x24*(n_experts*n_layers*(1 - (1 - x13)**x18)*(n_ff_in + n_ff_out)*(d_ff*x13*x21*x22 + d_ff*x15 + x13*x2*x23/x21) + vocab*x15 + x17))
+    x37 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17))
+    x38 = x12*x7
+    x39 = x38*x4
+    x40 = numpy.less_equal(x20, 1)
+    x41 = x20 - 1
+    x42 = (1/500000)*x20 - 1/500000
+    x43 = numpy.less_equal(x30, 1)
+    x44 = x30 - 1
+    x45 = (1/500000)*x30 - 1/500000
+    return numpy.where(x37, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x36, numpy.inf), n_layers*numpy.where(numpy.less_equal(x28, 1), 0, (1/500000)*x28 + x39*(x28 - 1) - 1/500000), numpy.where(x37, n_layers*(numpy.where(x40, 0, x41*x9 + x42) + numpy.where(x40, 0, d_ff*n_ff_in*n_active*x34*x41*x7 + x42)) + x36, numpy.inf), n_layers*(numpy.where(x43, 0, x39*x44 + x45) + numpy.where(x43, 0, p_act*x35*x38*x44 + x45))
 
 
 def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -4697,51 +4537,6 @@ def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x14) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x13*x5 + x14)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(2*n_ff*x1*x16 + x0*x1*x17*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x26*(d_head*x13*x28*x34/x35 + n_q*x27 + x17*x24*x33 + x25*x35 + x27*x28 + x3*x34/x33) + x26*(n_experts*n_layers*(1 - (1 - x16)**x21)*(n_ff_in + n_ff_out)*(d_ff*x16*x23*x24 + d_ff*x18 + x16*x25*x9/x23) + vocab*x18 + x20)), numpy.inf)
 
 
-def torus_2d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
-    x13 = p_act*x1
-    x14 = (1/500000)*x10 - 1/500000
-    x15 = x4/flops
-    x16 = sigma_attn*x1
-    x17 = s**(-1.0)
-    x18 = d_head*n_q
-    x19 = d_model*p
-    x20 = b*x7
-    x21 = kv_bytes*ctx*x20
-    x22 = q_len*x20
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, numpy.minimum(x8, x10*x23/numpy.sqrt(d_ff)))
-    x25 = p_act*x22
-    x26 = x2*x22
-    x27 = n_pp*x4/hbm_bw
-    x28 = d_head*x19
-    x29 = n_q + 2*n_q/g
-    x30 = sigma_attn**(-1.0)
-    x31 = x30*x8
-    x32 = numpy.sqrt(d_head)
-    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x34 = numpy.minimum(x31, numpy.maximum(1, x23*x33/(numpy.sqrt(n_q)*x32)))
-    x35 = n_gpu*x30/n_pp**2
-    x36 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x29)*x32*x33/x23))
-    x37 = d_head*x29
-    x38 = numpy.less_equal(x33, 1)
-    x39 = x16*x5*(x33 - 1)
-    x40 = (1/500000)*x33 - 1/500000
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x21)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x14) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x13*x5 + x14)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x15*x16*(2*n_attn + 2*n_unembed) + x15*(2*n_ff*x1*x17 + x0*x1*x18*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x27*(n_q*x28 + x13*x35*x37/x36 + x18*x25*x34 + x26*x36 + x28*x29 + x3*x35/x34) + x27*(n_experts*n_layers*(1 - (1 - x17)**x22)*(n_ff_in + n_ff_out)*(d_ff*x17*x24*x25 + d_ff*x19 + x17*x26*x9/x24) + vocab*x19 + x21)), numpy.inf), n_layers*(numpy.where(x38, 0, x2*x39 + x40) + numpy.where(x38, 0, p_act*x37*x39 + x40))
-
-
 def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -4952,43 +4747,55 @@ def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 
 
 def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = x4/flops
-    x11 = sigma_attn*x1
-    x12 = s**(-1.0)
-    x13 = d_model*p
-    x14 = b*x7
-    x15 = kv_bytes*ctx*x14
-    x16 = q_len*x14
-    x17 = numpy.sqrt(d_model)
-    x18 = numpy.maximum(1, numpy.minimum(x8, x17*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x19 = p_act*x16
-    x20 = d_model*x19
-    x21 = n_pp*x4/hbm_bw
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = sigma_attn**(-1.0)
-    x27 = x26*x8
-    x28 = numpy.sqrt(x23)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = numpy.minimum(x27, numpy.maximum(1, x28*x29/x17))
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.minimum(x27, numpy.maximum(1, x17*x29/(numpy.sqrt(n_q)*x31)))
-    x33 = n_gpu*x26/n_pp**2
-    x34 = x2*x33
-    x35 = numpy.minimum(x27, numpy.maximum(1, numpy.sqrt(x24)*x29*x31/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x15)), n_layers*numpy.where(numpy.less_equal(x9, 1), 0, n_ff_out*n_active*x6*(x9 - 1) + (1/500000)*x9 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(2*n_ff*x1*x12 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x21*(p*x23*x25 + x13*x22 + x13*x23 + x19*x22*x32 + x19*x23*x35 + x20*x30 + x23*x34/x30 + x25*x34/x35 + x3*x33/x32) + x21*(n_experts*n_layers*(1 - (1 - x12)**x16)*(n_ff_in + n_ff_out)*(d_ff*x12*x18*x19 + d_ff*x13 + x12*x20*x9/x18) + vocab*x13 + x15)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x27, 1), 0, d_model*p_act*x11*x5*(x27 - 1) + (1/500000)*x27 - 1/500000)
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = numpy.maximum(1, x1)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = x6/bw_ar_inter
+    x8 = x5*x7
+    x9 = n_ff_out*n_active*x8
+    x10 = 4*n_layers
+    x11 = x6/flops
+    x12 = sigma_attn*x3
+    x13 = s**(-1.0)
+    x14 = d_model*p
+    x15 = b*x0
+    x16 = kv_bytes*ctx*x15
+    x17 = q_len*x15
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.sqrt(x2)
+    x20 = numpy.maximum(1, numpy.minimum(x1, x18*x19/numpy.sqrt(d_ff)))
+    x21 = p_act*x17
+    x22 = d_model*x21
+    x23 = n_pp*x6/hbm_bw
+    x24 = d_head*n_q
+    x25 = c_kv + c_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x1*x28
+    x30 = numpy.sqrt(x25)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x29, numpy.maximum(1, x30*x31/x18))
+    x33 = numpy.sqrt(d_head)
+    x34 = numpy.minimum(x29, numpy.maximum(1, x18*x31/(numpy.sqrt(n_q)*x33)))
+    x35 = n_gpu*x28/n_pp**2
+    x36 = x35*x4
+    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x26)*x31*x33/x30))
+    x38 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(2*n_ff*x13*x3 + c_kv*n_q*x10*x3*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x23*(p*x25*x27 + x14*x24 + x14*x25 + x21*x24*x34 + x21*x25*x37 + x22*x32 + x25*x36/x32 + x27*x36/x37 + x35*x5/x34) + x23*(n_experts*n_layers*(1 - (1 - x13)**x17)*(n_ff_in + n_ff_out)*(d_ff*x13*x20*x21 + d_ff*x14 + x13*x2*x22/x20) + vocab*x14 + x16))
+    x39 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16))
+    x40 = p_act*x12*x7
+    x41 = d_model*x40
+    x42 = numpy.less_equal(x19, 1)
+    x43 = x19 - 1
+    x44 = (1/500000)*x19 - 1/500000
+    x45 = numpy.less_equal(x31, 1)
+    x46 = x31 - 1
+    x47 = (1/500000)*x31 - 1/500000
+    return numpy.where(x39, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x38, numpy.inf), n_layers*numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x41*(x29 - 1) - 1/500000), numpy.where(x39, n_layers*(numpy.where(x42, 0, x43*x9 + x44) + numpy.where(x42, 0, d_ff*n_ff_in*n_active*x4*x43*x7 + x44)) + x38, numpy.inf), n_layers*(numpy.where(x45, 0, x41*x46 + x47) + numpy.where(x45, 0, x27*x40*x46 + x47))
 
 
 def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -5233,53 +5040,6 @@ def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x18)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x2*x5 + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x14*(2*n_attn + 2*n_unembed) + x14*(2*n_ff*x1*x15 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(p*x26*x28 + x16*x25 + x16*x26 + x22*x25*x35 + x22*x26*x38 + x23*x33 + x26*x37/x33 + x28*x37/x38 + x3*x36/x35) + x24*(n_experts*n_layers*(1 - (1 - x15)**x19)*(n_ff_in + n_ff_out)*(d_ff*x15*x21*x22 + d_ff*x16 + x15*x23*x9/x21) + vocab*x16 + x18)), numpy.inf)
 
 
-def torus_2d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
-    x13 = (1/500000)*x10 - 1/500000
-    x14 = x4/flops
-    x15 = sigma_attn*x1
-    x16 = s**(-1.0)
-    x17 = d_model*p
-    x18 = b*x7
-    x19 = kv_bytes*ctx*x18
-    x20 = q_len*x18
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.maximum(1, numpy.minimum(x8, x10*x21/numpy.sqrt(d_ff)))
-    x23 = p_act*x20
-    x24 = d_model*x23
-    x25 = n_pp*x4/hbm_bw
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = n_q + 2*n_q/g
-    x29 = d_head*x28
-    x30 = sigma_attn**(-1.0)
-    x31 = x30*x8
-    x32 = numpy.sqrt(x27)
-    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x34 = numpy.minimum(x31, numpy.maximum(1, x32*x33/x21))
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x31, numpy.maximum(1, x21*x33/(numpy.sqrt(n_q)*x35)))
-    x37 = n_gpu*x30/n_pp**2
-    x38 = x2*x37
-    x39 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x28)*x33*x35/x32))
-    x40 = numpy.less_equal(x33, 1)
-    x41 = p_act*x15*x5*(x33 - 1)
-    x42 = (1/500000)*x33 - 1/500000
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x19)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x2*x5 + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x14*x15*(2*n_attn + 2*n_unembed) + x14*(2*n_ff*x1*x16 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x25*(p*x27*x29 + x17*x26 + x17*x27 + x23*x26*x36 + x23*x27*x39 + x24*x34 + x27*x38/x34 + x29*x38/x39 + x3*x37/x36) + x25*(n_experts*n_layers*(1 - (1 - x16)**x20)*(n_ff_in + n_ff_out)*(d_ff*x16*x22*x23 + d_ff*x17 + x16*x24*x9/x22) + vocab*x17 + x19)), numpy.inf), n_layers*(numpy.where(x40, 0, d_model*x41 + x42) + numpy.where(x40, 0, x29*x41 + x42))
-
-
 def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -5522,46 +5282,61 @@ def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 
 
 def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = x2*x5
-    x16 = x10/numpy.maximum(1, x12)
-    x17 = numpy.maximum(1, x16)
-    x18 = x4/flops
-    x19 = sigma_attn*x1
-    x20 = s**(-1.0)
-    x21 = d_head*n_q
-    x22 = d_model*p
-    x23 = d_head*x22
-    x24 = n_q + 2*n_q/g
-    x25 = sigma_attn**(-1.0)
-    x26 = x10*x25
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = numpy.minimum(x26, numpy.maximum(1, x27*x29/(numpy.sqrt(n_q)*x28)))
-    x31 = q_len*x8
-    x32 = p_act*x31
-    x33 = n_gpu*x25/n_pp**2
-    x34 = numpy.minimum(x26, numpy.maximum(1, numpy.sqrt(x24)*x28*x29/x27))
-    x35 = x2*x31
-    x36 = n_pp*x4/hbm_bw
-    x37 = kv_bytes*ctx*x8
-    x38 = numpy.maximum(1, numpy.minimum(x16, numpy.sqrt(x17)*x27/numpy.sqrt(d_ff)))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x37)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x17 - 1) + (1/500000)*x17 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x18*x19*(2*n_attn + 2*n_unembed) + x18*(2*n_ff*x1*x20 + x0*x1*x21*(ctx + x14 - 1/2)), sigma_attn*n_layers*x36*(d_head*p_act*x1*x24*x33/x34 + n_q*x23 + x21*x30*x32 + x23*x24 + x3*x33/x30 + x34*x35) + x36*(n_experts*n_layers*(1 - (1 - x20)**x31)*(n_ff_in + n_ff_out)*(d_ff*x20*x32*x38 + d_ff*x22 + x17*x20*x35/x38) + vocab*x22 + x37)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x26, 1), 0, x15*x19*(x26 - 1) + (1/500000)*x26 - 1/500000)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.where(x2, x4, 1)
+    x8 = x3/numpy.maximum(1, x7)
+    x9 = numpy.maximum(1, x8)
+    x10 = b*q_len
+    x11 = d_model*p_act
+    x12 = x10*x11
+    x13 = n_gpu**(-1.0)
+    x14 = x13/bw_ar_inter
+    x15 = x12*x14
+    x16 = n_ff_out*n_active*x15
+    x17 = numpy.minimum(n_active, x7)
+    x18 = (1/2)*q_len
+    x19 = x11*x14
+    x20 = 4*n_layers
+    x21 = x13/flops
+    x22 = sigma_attn*x10
+    x23 = s**(-1.0)
+    x24 = d_head*n_q
+    x25 = d_model*p
+    x26 = d_head*x25
+    x27 = n_q + 2*n_q/g
+    x28 = sigma_attn**(-1.0)
+    x29 = x28*x3
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x29, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x31)))
+    x34 = q_len*x1
+    x35 = p_act*x34
+    x36 = n_gpu*x28/n_pp**2
+    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x31*x32/x30))
+    x38 = x11*x34
+    x39 = p_act*x10
+    x40 = d_head*x27
+    x41 = n_pp*x13/hbm_bw
+    x42 = kv_bytes*ctx*x1
+    x43 = numpy.sqrt(x9)
+    x44 = numpy.maximum(1, numpy.minimum(x8, x30*x43/numpy.sqrt(d_ff)))
+    x45 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x19*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + t_kernel*x20 + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x21*x22*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x10*x23 + x10*x20*x24*(ctx + x18 - 1/2)), sigma_attn*n_layers*x41*(n_q*x26 + x12*x36/x33 + x24*x33*x35 + x26*x27 + x36*x39*x40/x37 + x37*x38) + x41*(n_experts*n_layers*(1 - (1 - x23)**x34)*(n_ff_in + n_ff_out)*(d_ff*x23*x35*x44 + d_ff*x25 + x23*x38*x9/x44) + vocab*x25 + x42))
+    x46 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x42))
+    x47 = x19*x22
+    x48 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x49 = x43 - 1
+    x50 = (1/500000)*x43 - 1/500000
+    x51 = numpy.less_equal(x32, 1)
+    x52 = x32 - 1
+    x53 = (1/500000)*x32 - 1/500000
+    return numpy.where(x46, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x45, numpy.inf), n_layers*numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x47*(x29 - 1) - 1/500000), numpy.where(x46, n_layers*(numpy.where(x48, 0, x16*x49 + x50) + numpy.where(x48, 0, d_ff*n_ff_in*n_active*x14*x39*x49 + x50)) + x45, numpy.inf), n_layers*(numpy.where(x51, 0, x47*x52 + x53) + numpy.where(x51, 0, p_act*x14*x22*x40*x52 + x53))
 
 
 def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -5849,58 +5624,6 @@ def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x40)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x21) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x20*x5 + x21)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x2*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x22*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x1*x23 + x0*x1*x24*(ctx + x14 - 1/2)), sigma_attn*n_layers*x39*(d_head*x20*x27*x36/x37 + n_q*x26 + x24*x33*x35 + x26*x27 + x3*x36/x33 + x37*x38) + x39*(n_experts*n_layers*(1 - (1 - x23)**x34)*(n_ff_in + n_ff_out)*(d_ff*x23*x35*x41 + d_ff*x25 + x17*x23*x38/x41) + vocab*x25 + x40)), numpy.inf)
 
 
-def torus_2d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = x2*x5
-    x16 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x17 = x10/numpy.maximum(1, x12)
-    x18 = numpy.maximum(1, x17)
-    x19 = numpy.sqrt(x18)
-    x20 = n_active*(x19 - 1)
-    x21 = p_act*x1
-    x22 = (1/500000)*x19 - 1/500000
-    x23 = x4/flops
-    x24 = sigma_attn*x1
-    x25 = s**(-1.0)
-    x26 = d_head*n_q
-    x27 = d_model*p
-    x28 = d_head*x27
-    x29 = n_q + 2*n_q/g
-    x30 = sigma_attn**(-1.0)
-    x31 = x10*x30
-    x32 = numpy.sqrt(d_model)
-    x33 = numpy.sqrt(d_head)
-    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x35 = numpy.minimum(x31, numpy.maximum(1, x32*x34/(numpy.sqrt(n_q)*x33)))
-    x36 = q_len*x8
-    x37 = p_act*x36
-    x38 = n_gpu*x30/n_pp**2
-    x39 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x29)*x33*x34/x32))
-    x40 = x2*x36
-    x41 = d_head*x29
-    x42 = n_pp*x4/hbm_bw
-    x43 = kv_bytes*ctx*x8
-    x44 = numpy.maximum(1, numpy.minimum(x17, x19*x32/numpy.sqrt(d_ff)))
-    x45 = numpy.less_equal(x34, 1)
-    x46 = x24*(x34 - 1)
-    x47 = (1/500000)*x34 - 1/500000
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x43)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6 + x22) + numpy.where(x16, 0, d_ff*n_ff_in*x20*x21*x5 + x22)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x23*x24*(2*n_attn + 2*n_unembed) + x23*(2*n_ff*x1*x25 + x0*x1*x26*(ctx + x14 - 1/2)), sigma_attn*n_layers*x42*(n_q*x28 + x21*x38*x41/x39 + x26*x35*x37 + x28*x29 + x3*x38/x35 + x39*x40) + x42*(n_experts*n_layers*(1 - (1 - x25)**x36)*(n_ff_in + n_ff_out)*(d_ff*x25*x37*x44 + d_ff*x27 + x18*x25*x40/x44) + vocab*x27 + x43)), numpy.inf), n_layers*(numpy.where(x45, 0, x15*x46 + x47) + numpy.where(x45, 0, p_act*x41*x46*x5 + x47))
-
-
 def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
     return 4*n_layers*t_kernel
 
@@ -6158,50 +5881,64 @@ def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 
 def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = d_model*p_act*x5
-    x16 = x10/numpy.maximum(1, x12)
-    x17 = numpy.maximum(1, x16)
-    x18 = x4/flops
-    x19 = sigma_attn*x1
-    x20 = s**(-1.0)
-    x21 = d_model*p
-    x22 = kv_bytes*ctx*x8
-    x23 = q_len*x8
-    x24 = numpy.sqrt(d_model)
-    x25 = numpy.maximum(1, numpy.minimum(x16, numpy.sqrt(x17)*x24/numpy.sqrt(d_ff)))
-    x26 = p_act*x23
-    x27 = d_model*x26
-    x28 = n_pp*x4/hbm_bw
-    x29 = d_head*n_q
-    x30 = c_kv + c_q
-    x31 = n_q + 2*n_q/g
-    x32 = d_head*x31
-    x33 = sigma_attn**(-1.0)
-    x34 = x10*x33
-    x35 = numpy.sqrt(x30)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x24))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x34, numpy.maximum(1, x24*x36/(numpy.sqrt(n_q)*x38)))
-    x40 = n_gpu*x33/n_pp**2
-    x41 = x2*x40
-    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x22)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x17 - 1) + (1/500000)*x17 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x18*x19*(2*n_attn + 2*n_unembed) + x18*(2*n_ff*x1*x20 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x28*(p*x30*x32 + x21*x29 + x21*x30 + x26*x29*x39 + x26*x30*x42 + x27*x37 + x3*x40/x39 + x30*x41/x37 + x32*x41/x42) + x28*(n_experts*n_layers*(1 - (1 - x20)**x23)*(n_ff_in + n_ff_out)*(d_ff*x20*x25*x26 + d_ff*x21 + x17*x20*x27/x25) + vocab*x21 + x22)), numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, x15*x19*(x34 - 1) + (1/500000)*x34 - 1/500000)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.where(x2, x4, 1)
+    x8 = x3/numpy.maximum(1, x7)
+    x9 = numpy.maximum(1, x8)
+    x10 = b*q_len
+    x11 = p_act*x10
+    x12 = d_model*x11
+    x13 = n_gpu**(-1.0)
+    x14 = x13/bw_ar_inter
+    x15 = x12*x14
+    x16 = n_ff_out*n_active*x15
+    x17 = numpy.minimum(n_active, x7)
+    x18 = (1/2)*q_len
+    x19 = p_act*x14
+    x20 = d_model*x19
+    x21 = 4*n_layers
+    x22 = x13/flops
+    x23 = sigma_attn*x10
+    x24 = s**(-1.0)
+    x25 = d_model*p
+    x26 = kv_bytes*ctx*x1
+    x27 = q_len*x1
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(x9)
+    x30 = numpy.maximum(1, numpy.minimum(x8, x28*x29/numpy.sqrt(d_ff)))
+    x31 = p_act*x27
+    x32 = d_model*x31
+    x33 = n_pp*x13/hbm_bw
+    x34 = d_head*n_q
+    x35 = c_kv + c_q
+    x36 = n_q + 2*n_q/g
+    x37 = d_head*x36
+    x38 = sigma_attn**(-1.0)
+    x39 = x3*x38
+    x40 = numpy.sqrt(x35)
+    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x42 = numpy.minimum(x39, numpy.maximum(1, x40*x41/x28))
+    x43 = numpy.sqrt(d_head)
+    x44 = numpy.minimum(x39, numpy.maximum(1, x28*x41/(numpy.sqrt(n_q)*x43)))
+    x45 = n_gpu*x38/n_pp**2
+    x46 = x11*x45
+    x47 = numpy.minimum(x39, numpy.maximum(1, numpy.sqrt(x36)*x41*x43/x40))
+    x48 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x20*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + t_kernel*x21 + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x22*x23*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x10*x24 + c_kv*n_q*x10*x21*(ctx + x18 - 1/2)), sigma_attn*n_layers*x33*(p*x35*x37 + x12*x45/x44 + x25*x34 + x25*x35 + x31*x34*x44 + x31*x35*x47 + x32*x42 + x35*x46/x42 + x37*x46/x47) + x33*(n_experts*n_layers*(1 - (1 - x24)**x27)*(n_ff_in + n_ff_out)*(d_ff*x24*x30*x31 + d_ff*x25 + x24*x32*x9/x30) + vocab*x25 + x26))
+    x49 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x26))
+    x50 = x20*x23
+    x51 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x52 = x29 - 1
+    x53 = (1/500000)*x29 - 1/500000
+    x54 = numpy.less_equal(x41, 1)
+    x55 = x41 - 1
+    x56 = (1/500000)*x41 - 1/500000
+    return numpy.where(x49, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x48, numpy.inf), n_layers*numpy.where(numpy.less_equal(x39, 1), 0, (1/500000)*x39 + x50*(x39 - 1) - 1/500000), numpy.where(x49, n_layers*(numpy.where(x51, 0, x16*x52 + x53) + numpy.where(x51, 0, d_ff*n_ff_in*n_active*x11*x14*x52 + x53)) + x48, numpy.inf), n_layers*(numpy.where(x54, 0, x50*x55 + x56) + numpy.where(x54, 0, x19*x23*x37*x55 + x56))
 
 
 def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
@@ -6501,61 +6238,6 @@ def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x20) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x2*x5 + x20)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x23*x31 + x23*x32 + x28*x31*x41 + x28*x32*x44 + x29*x39 + x3*x42/x41 + x32*x43/x39 + x34*x43/x44) + x30*(n_experts*n_layers*(1 - (1 - x22)**x25)*(n_ff_in + n_ff_out)*(d_ff*x22*x27*x28 + d_ff*x23 + x17*x22*x29/x27) + vocab*x23 + x24)), numpy.inf)
 
 
-def torus_2d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = p_act*x5
-    x16 = d_model*x15
-    x17 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x18 = x10/numpy.maximum(1, x12)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.sqrt(x19)
-    x21 = n_active*(x20 - 1)
-    x22 = (1/500000)*x20 - 1/500000
-    x23 = x4/flops
-    x24 = sigma_attn*x1
-    x25 = s**(-1.0)
-    x26 = d_model*p
-    x27 = kv_bytes*ctx*x8
-    x28 = q_len*x8
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.maximum(1, numpy.minimum(x18, x20*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x28
-    x32 = d_model*x31
-    x33 = n_pp*x4/hbm_bw
-    x34 = d_head*n_q
-    x35 = c_kv + c_q
-    x36 = n_q + 2*n_q/g
-    x37 = d_head*x36
-    x38 = sigma_attn**(-1.0)
-    x39 = x10*x38
-    x40 = numpy.sqrt(x35)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = numpy.minimum(x39, numpy.maximum(1, x40*x41/x29))
-    x43 = numpy.sqrt(d_head)
-    x44 = numpy.minimum(x39, numpy.maximum(1, x29*x41/(numpy.sqrt(n_q)*x43)))
-    x45 = n_gpu*x38/n_pp**2
-    x46 = x2*x45
-    x47 = numpy.minimum(x39, numpy.maximum(1, numpy.sqrt(x36)*x41*x43/x40))
-    x48 = numpy.less_equal(x41, 1)
-    x49 = x24*(x41 - 1)
-    x50 = (1/500000)*x41 - 1/500000
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x27)), n_layers*(numpy.where(x17, 0, n_ff_out*x21*x6 + x22) + numpy.where(x17, 0, d_ff*n_ff_in*x2*x21*x5 + x22)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x16*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x23*x24*(2*n_attn + 2*n_unembed) + x23*(2*n_ff*x1*x25 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x33*(p*x35*x37 + x26*x34 + x26*x35 + x3*x45/x44 + x31*x34*x44 + x31*x35*x47 + x32*x42 + x35*x46/x42 + x37*x46/x47) + x33*(n_experts*n_layers*(1 - (1 - x25)**x28)*(n_ff_in + n_ff_out)*(d_ff*x25*x30*x31 + d_ff*x26 + x19*x25*x32/x30) + vocab*x26 + x27)), numpy.inf), n_layers*(numpy.where(x48, 0, x16*x49 + x50) + numpy.where(x48, 0, x15*x37*x49 + x50))
-
-
 TERMS = {
     (False, False, False, 'nccl', 'kernel'): nccl_1d__kernel,
     (False, False, False, 'nccl', 'network_attention'): nccl_1d__network_attention,
@@ -6592,7 +6274,6 @@ TERMS = {
     (True, False, False, 'nccl', 'network_latency'): nccl_2d__network_latency,
     (True, False, False, 'nccl', 'network_bandwidth'): nccl_2d__network_bandwidth,
     (True, False, False, 'nccl', 'latency_lower'): nccl_2d__latency_lower,
-    (True, False, False, 'nccl', 'search'): nccl_2d__search,
     (False, False, True, 'nccl', 'kernel'): nccl_1d_mla__kernel,
     (False, False, True, 'nccl', 'network_attention'): nccl_1d_mla__network_attention,
     (False, False, True, 'nccl', 'network_rest'): nccl_1d_mla__network_rest,
@@ -6628,7 +6309,6 @@ TERMS = {
     (True, False, True, 'nccl', 'network_latency'): nccl_2d_mla__network_latency,
     (True, False, True, 'nccl', 'network_bandwidth'): nccl_2d_mla__network_bandwidth,
     (True, False, True, 'nccl', 'latency_lower'): nccl_2d_mla__latency_lower,
-    (True, False, True, 'nccl', 'search'): nccl_2d_mla__search,
     (False, True, False, 'nccl', 'kernel'): nccl_1d_moe__kernel,
     (False, True, False, 'nccl', 'network_attention'): nccl_1d_moe__network_attention,
     (False, True, False, 'nccl', 'network_rest'): nccl_1d_moe__network_rest,
@@ -6664,7 +6344,6 @@ TERMS = {
     (True, True, False, 'nccl', 'network_latency'): nccl_2d_moe__network_latency,
     (True, True, False, 'nccl', 'network_bandwidth'): nccl_2d_moe__network_bandwidth,
     (True, True, False, 'nccl', 'latency_lower'): nccl_2d_moe__latency_lower,
-    (True, True, False, 'nccl', 'search'): nccl_2d_moe__search,
     (False, True, True, 'nccl', 'kernel'): nccl_1d_moe_mla__kernel,
     (False, True, True, 'nccl', 'network_attention'): nccl_1d_moe_mla__network_attention,
     (False, True, True, 'nccl', 'network_rest'): nccl_1d_moe_mla__network_rest,
@@ -6700,7 +6379,6 @@ TERMS = {
     (True, True, True, 'nccl', 'network_latency'): nccl_2d_moe_mla__network_latency,
     (True, True, True, 'nccl', 'network_bandwidth'): nccl_2d_moe_mla__network_bandwidth,
     (True, True, True, 'nccl', 'latency_lower'): nccl_2d_moe_mla__latency_lower,
-    (True, True, True, 'nccl', 'search'): nccl_2d_moe_mla__search,
     (False, False, False, 'torus', 'kernel'): torus_1d__kernel,
     (False, False, False, 'torus', 'network_attention'): torus_1d__network_attention,
     (False, False, False, 'torus', 'network_rest'): torus_1d__network_rest,
@@ -6736,7 +6414,6 @@ TERMS = {
     (True, False, False, 'torus', 'network_latency'): torus_2d__network_latency,
     (True, False, False, 'torus', 'network_bandwidth'): torus_2d__network_bandwidth,
     (True, False, False, 'torus', 'latency_lower'): torus_2d__latency_lower,
-    (True, False, False, 'torus', 'search'): torus_2d__search,
     (False, False, True, 'torus', 'kernel'): torus_1d_mla__kernel,
     (False, False, True, 'torus', 'network_attention'): torus_1d_mla__network_attention,
     (False, False, True, 'torus', 'network_rest'): torus_1d_mla__network_rest,
@@ -6772,7 +6449,6 @@ TERMS = {
     (True, False, True, 'torus', 'network_latency'): torus_2d_mla__network_latency,
     (True, False, True, 'torus', 'network_bandwidth'): torus_2d_mla__network_bandwidth,
     (True, False, True, 'torus', 'latency_lower'): torus_2d_mla__latency_lower,
-    (True, False, True, 'torus', 'search'): torus_2d_mla__search,
     (False, True, False, 'torus', 'kernel'): torus_1d_moe__kernel,
     (False, True, False, 'torus', 'network_attention'): torus_1d_moe__network_attention,
     (False, True, False, 'torus', 'network_rest'): torus_1d_moe__network_rest,
@@ -6808,7 +6484,6 @@ TERMS = {
     (True, True, False, 'torus', 'network_latency'): torus_2d_moe__network_latency,
     (True, True, False, 'torus', 'network_bandwidth'): torus_2d_moe__network_bandwidth,
     (True, True, False, 'torus', 'latency_lower'): torus_2d_moe__latency_lower,
-    (True, True, False, 'torus', 'search'): torus_2d_moe__search,
     (False, True, True, 'torus', 'kernel'): torus_1d_moe_mla__kernel,
     (False, True, True, 'torus', 'network_attention'): torus_1d_moe_mla__network_attention,
     (False, True, True, 'torus', 'network_rest'): torus_1d_moe_mla__network_rest,
@@ -6844,5 +6519,4 @@ TERMS = {
     (True, True, True, 'torus', 'network_latency'): torus_2d_moe_mla__network_latency,
     (True, True, True, 'torus', 'network_bandwidth'): torus_2d_moe_mla__network_bandwidth,
     (True, True, True, 'torus', 'latency_lower'): torus_2d_moe_mla__latency_lower,
-    (True, True, True, 'torus', 'search'): torus_2d_moe_mla__search,
 }

@@ -166,9 +166,10 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     for start in range(0, n.size, rows):
         block = slice(start, start + rows)
         at_one = np.empty(lowers[:, block].shape)
-        for number, branch in enumerate(together):
-            lower, network_attention = branch["search"](n[block, None, None], batch[None, :, None],
-                                                        pp[None, :, distinct], 1.0)
+        terms = together[0]["search"](n[block, None, None], batch[None, :, None],
+                                      pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
+        for number in range(len(together)):
+            lower, network_attention = terms[2 * number:2 * number + 2]
             lowers[:, block, :, number, distinct] = lower
             at_one[:, :, :, number, distinct] = lower + network_attention
         for k in np.flatnonzero(~distinct):  # a repeated degree has its predecessor's values
