@@ -300,12 +300,14 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
             draft = [len(gammas)]
             stages = [(draft, "hopeful"), (targets, "hopeful"), (draft, "rest"), (targets, "rest")]
         points = np.arange(n.size * batch.size)
+        per_token = (n[:, None] / batch[None, :]).ravel()
         for which, passes in stages:
-            lower = _token_latency(setting, [first.lower for first in firsts])[0]
-            upper = _token_latency(setting, [first.grid.latency for first in firsts])[0]
-            dominated = _dominance(n, batch, upper)
-            points = points[~dominated(lower.ravel()[points], points)]
-            keeps = _branches_kept(setting, firsts, points, dominated)
+            # a point once dominated stays so (bounds only tighten), and never dominates another
+            lower, upper = (_token_latency(setting, [bound.ravel()[points] for bound in bounds])[0]
+                            for bounds in ([f.lower for f in firsts], [f.grid.latency for f in firsts]))
+            dominated = _dominance(per_token[points], upper)
+            points = points[~dominated(lower, per_token[points])]
+            keeps = _branches_kept(setting, firsts, points, dominated, per_token[points])
             for k in which:
                 _refine(firsts[k], n, batch, points, keeps[k], (passes,))
         grids = [first.grid for first in firsts]
@@ -317,43 +319,41 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
 
 
-def _dominance(n: np.ndarray, batch: np.ndarray, upper: np.ndarray):
-    """``dominated(latency, points)``: whether some grid point reaches (``upper``) both a latency
-    and a cost (eq-search-cost) strictly below ``latency`` at the flat grid ``points`` and that
-    latency's cost there. A dominated latency and cost is never on the frontier."""
-    per_token = (n[:, None] / batch[None, :]).ravel()  # GPU-s per token = N·t/b: increasing in t
+def _dominance(per_token: np.ndarray, upper: np.ndarray):
+    """``dominated(latency, per_token)``: whether one of the points reaching latencies ``upper``
+    at GPU-seconds per token per second of latency ``per_token`` (eq-search-cost: N·t/b, N/b
+    given) reaches both a latency and a cost strictly below ``latency`` and its cost. A dominated
+    latency and cost is never on the frontier."""
     # the cheapest of the points faster than a latency is the last such point of their frontier
-    front = pareto_front(upper, per_token * upper.ravel())
-    fast, cheapest = upper.ravel()[front], per_token[front] * upper.ravel()[front]
+    front = pareto_front(upper, per_token * upper)
+    fast, cheapest = upper[front], per_token[front] * upper[front]
 
-    def dominated(latency: np.ndarray, points: np.ndarray) -> np.ndarray:
+    def dominated(latency: np.ndarray, per_token: np.ndarray) -> np.ndarray:
         faster = np.searchsorted(fast, latency, side="left")  # frontier points strictly faster
         best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
-        return best_cost < per_token[points] * latency
+        return best_cost < per_token * latency
     return dominated
 
 
-def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated) -> list:
+def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated,
+                   per_token: np.ndarray) -> list:
     """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting
-    branches, from their lower bounds at ``points[rows]``, whose lower bound of the latency per
-    token (eq-spec-latency, increasing in both latencies, with the other pass at its lower bound)
-    is not dominated."""
+    branches, from their lower bounds at ``points[rows]`` (of GPU-seconds per token per second
+    ``per_token[rows]``), whose lower bound of the latency per token (eq-spec-latency, increasing
+    in both latencies, with the other pass at its lower bound) is not dominated."""
     if not setting.speculative:
-        return [lambda lowers, rows: ~dominated(lowers, points[rows])]
-    where = np.unravel_index(points, firsts[0].grid.latency.shape)
-    *target, draft = [first.lower[where] for first in firsts]
+        return [lambda lowers, rows: ~dominated(lowers, per_token[rows])]
+    *target, draft = [first.lower.ravel()[points] for first in firsts]
 
     def spec(k, t_p, t_q):
-        return spec_latency_fn(t_p, t_q, k + 1, setting.acceptance)
+        return spec_latency_fn(t_p, t_q, k + 1, setting.acceptance) if k else t_p
 
     def keep_target(k):
-        if k == 0:
-            return lambda lowers, rows: ~dominated(lowers, points[rows])
-        return lambda lowers, rows: ~dominated(spec(k, lowers, draft[rows]), points[rows])
+        return lambda lowers, rows: ~dominated(spec(k, lowers, draft[rows]), per_token[rows])
 
     def keep_draft(lowers, rows):
         via = np.min([spec(k, target[k][rows], lowers) for k in range(1, len(target))], axis=0)
-        return ~dominated(via, points[rows])
+        return ~dominated(via, per_token[rows])
     return [keep_target(k) for k in range(len(target))] + [keep_draft]
 
 
