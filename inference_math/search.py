@@ -126,7 +126,7 @@ class BranchGrid:
 @dataclass
 class _UnitScaledown:
     """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
-    lower bound over σ (shape (nN, nb, layouts × N_PP degrees))."""
+    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down)."""
 
     grid: BranchGrid
     lowers: np.ndarray
@@ -138,13 +138,19 @@ class _UnitScaledown:
     def lower(self) -> np.ndarray:
         """A lower bound of the point's latency over every branch and σ (tightened by
         :func:`_refine`: the best latency found, or a branch not refined yet)."""
-        return self.lowers.min(axis=2)
+        return self.lowers.min(axis=2).astype(float)
 
     @property
     def repeated(self) -> np.ndarray:
         """The branches that repeat the one before (N_PP degree 1 twice): never evaluated."""
         same = np.concatenate([[False], np.all(self.pp[:, 1:] == self.pp[:, :-1], axis=0)])
         return np.tile(same, len(self.fns))
+
+
+def _rounded_down(bound: np.ndarray) -> np.ndarray:
+    """A lower bound as float32 no larger than it: still a lower bound, in half the memory."""
+    low = np.asarray(bound, dtype=np.float32)
+    return np.where(low > bound, np.nextafter(low, np.float32(-np.inf)), low)
 
 
 def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
@@ -158,7 +164,7 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     every_q = np.array(qs, dtype=float).reshape(-1, 1, 1, 1)
     together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes)
                 for layout in (False, True)]
-    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp))
+    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp), dtype=np.float32)
     best = np.empty((len(qs), n.size, batch.size))
     choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
     distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
@@ -170,7 +176,7 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
                                       pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
         for number in range(len(together)):
             lower, network_attention = terms[2 * number:2 * number + 2]
-            lowers[:, block, :, number, distinct] = lower
+            lowers[:, block, :, number, distinct] = _rounded_down(lower)
             at_one[:, :, :, number, distinct] = lower + network_attention
         for k in np.flatnonzero(~distinct):  # a repeated degree has its predecessor's values
             lowers[:, block, :, :, k] = lowers[:, block, :, :, k - 1]
