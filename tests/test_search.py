@@ -114,3 +114,17 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("inference-math: error:")
+
+
+@pytest.mark.parametrize(("comparison", "label"), [
+    ("quantization_comparison", "Llama 3 70B 8-bit"),
+    ("spec_dec_comparison", "Llama 3 70B (8B acceptance=0.8)")])
+def test_frontier_only_grid_has_the_exact_grids_frontier(comparison, label):
+    setting = C.settings(comparison)[label]
+    full, pruned = S.evaluate_grid(setting), S.evaluate_grid(setting, frontier_only=True)
+    front = S.pareto_front(full.latency, full.gpu_seconds)
+    assert np.array_equal(S.pareto_front(pruned.latency, pruned.gpu_seconds), front)
+    assert np.array_equal(pruned.latency.ravel()[front], full.latency.ravel()[front])
+    assert np.array_equal(pruned.gamma.ravel()[front], full.gamma.ravel()[front])
+    # elsewhere the pruned grid holds upper bounds
+    assert np.all(pruned.latency >= full.latency)

@@ -9,9 +9,11 @@ for one choice of parallel layout (a *branch*): 1-D or 2-D tensor parallelism, a
 N_PP, an attention scale-down σ, and the expert-parallel degree that the rule of
 eq-full-expert-parallel sets. The search takes the fastest branch at every (N, b).
 
-Every term is a SymPy expression in the registry's symbols. :func:`branch_latency` composes them
-into one expression of (N, b, N_PP, σ) for a model, a GPU and a layout, and
-:func:`compile_branch` lambdifies it once into a vectorized NumPy function.
+Every term is a SymPy expression in the registry's symbols. :func:`branch_terms` composes them
+into expressions of (N, b, N_PP, σ) for each structure of a layout (:func:`term_expression`);
+:mod:`inference_math.full_model_codegen` writes those as plain NumPy functions into the committed
+module :mod:`inference_math.full_model_numpy` (a test checks it is current), and
+:func:`compile_branch` binds a model's and a GPU's numbers to them, with no SymPy work at run time.
 """
 
 from __future__ import annotations
@@ -386,43 +388,68 @@ def structure_of(model, gpu, two_d: bool) -> Structure:
                      collective_model=gpu.collective_model)
 
 
-@lru_cache(maxsize=256)
-def compile_term(structure: Structure, name: str) -> callable:
-    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term of a structure (compiled once).
+TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
+              "arithmetic_attention", "arithmetic_rest", "need", "network", "memory", "arithmetic",
+              "latency", "feasible", "fixed", "network_latency", "network_bandwidth", "latency_lower")
+# What the search evaluates over the whole grid at σ = 1, as one function sharing subexpressions:
+# the lower bound over σ and the attention all-reduces (lower bound + them = latency at σ = 1).
+SEARCH_TERMS = ("latency_lower", "network_attention")
+STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
+                   for moe in (False, True) for mla in (False, True) for two_d in (False, True))
+
+
+def term_expression(structure: Structure, name: str) -> sp.Expr:
+    """One term of a structure as a SymPy expression of (N, b, N_PP, σ, *CONSTANTS).
 
     Names: those of :func:`branch_terms`, plus 'latency' (eq-full-forward-latency, infinite where
     the branch is infeasible: the weights and the micro-batch's KV cache do not fit
-    (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0) and 'fixed' (kernel
-    launches plus the σ-free network time).
+    (eq-full-memory-need), or N_PP exceeds N or b), 'feasible' (1 or 0), 'fixed' (kernel
+    launches plus the σ-free network time), 'network_latency' and 'network_bandwidth' (the
+    two parts of eq-full-network-time at the protocol each collective uses) and
+    'latency_lower': eq-full-forward-latency without the attention all-reduces, evaluated at
+    σ = 1 a lower bound for every σ (attention's memory and arithmetic are smallest at σ = 1,
+    when all the stage's GPUs share them, and its all-reduces only add time).
     """
     if name in ("network_latency", "network_bandwidth"):
         whole = network_time(structure.two_d, structure.moe, structure.mla).rhs
-        expr = _compose(whole, structure, name.removeprefix("network_"))
-        return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"],
-                           cse=True)
+        return _compose(whole, structure, name.removeprefix("network_"))
     terms = branch_terms(structure)
     fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
-    if name == "latency":
-        latency = terms["kernel"] + terms["network"] + sp.Max(terms["memory"], terms["arithmetic"])
-        expr = sp.Piecewise((latency, fits), (sp.oo, True))
-    elif name == "feasible":
-        expr = sp.Piecewise((1, fits), (0, True))
-    elif name == "fixed":
-        expr = terms["kernel"] + terms["network_rest"]
-    else:
-        expr = terms[name]
-    return sp.lambdify(BRANCH_ARGS + CONSTANTS, expr, modules=[_NUMPY_MIN_MAX, "numpy"], cse=True)
+    if name in ("latency", "latency_lower"):
+        network = terms["network" if name == "latency" else "network_rest"]
+        latency = terms["kernel"] + network + sp.Max(terms["memory"], terms["arithmetic"])
+        return sp.Piecewise((latency, fits), (sp.oo, True))
+    if name == "feasible":
+        return sp.Piecewise((1, fits), (0, True))
+    if name == "fixed":
+        return terms["kernel"] + terms["network_rest"]
+    return terms[name]
+
+
+def compile_term(structure: Structure, name: str) -> callable:
+    """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
+    or for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
+    the 2-D layout.
+
+    The function is generated from :func:`term_expression` ahead of time by
+    :mod:`inference_math.full_model_codegen` into :mod:`inference_math.full_model_numpy`, so
+    evaluating the model needs no SymPy work.
+    """
+    from .full_model_numpy import TERMS
+    return TERMS[(structure.two_d, structure.moe, structure.mla, structure.collective_model, name)]
 
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
                    weight_bytes: float | None = None) -> Branch:
     """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
 
-    ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`.
+    ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`. ``q``
+    may be an array, whose shape is then broadcast in front of the arguments'.
     """
     values = model_values(model, gpu, weight_bytes)
-    values.update({q_len: float(q), ctx: float(context)})
-    constants = tuple(float(values[sym]) for sym in CONSTANTS)
+    values.update({q_len: q, ctx: float(context)})
+    constants = tuple(q if sym is q_len and isinstance(q, np.ndarray) else float(values[sym])
+                      for sym in CONSTANTS)
     return Branch(structure_of(model, gpu, two_d), constants)
 
 
@@ -441,41 +468,6 @@ class Branch:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 return fn(n, batch, pp, sigma, *constants)
         return call
-
-
-def _reduce(op):
-    def apply(*args):
-        out = args[0]
-        for arg in args[1:]:
-            out = op(out, arg)
-        return out
-    return apply
-
-
-def _select(conditions, choices, default=np.nan):
-    """np.select after broadcasting (SymPy prints Piecewise with scalar 'True' branches)."""
-    arrays = np.broadcast_arrays(*conditions, *choices)
-    k = len(conditions)
-    return np.select([c.astype(bool) for c in arrays[:k]], arrays[k:], default)
-
-
-class _BroadcastingLogic:
-    """Stands in for np.logical_and/or, whose .reduce does not broadcast a tuple of arrays."""
-
-    def __init__(self, op):
-        self.op = op
-
-    def __call__(self, *args):
-        return self.op(*args)
-
-    def reduce(self, args):
-        return _reduce(self.op)(*args)
-
-
-_NUMPY_MIN_MAX = {"logical_and": _BroadcastingLogic(np.logical_and),
-                  "logical_or": _BroadcastingLogic(np.logical_or),
-                  "Min": _reduce(np.minimum), "Max": _reduce(np.maximum),
-                  "amin": _reduce(np.minimum), "amax": _reduce(np.maximum), "select": _select}
 
 
 # --- reading one point --------------------------------------------------------------------

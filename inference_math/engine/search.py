@@ -8,11 +8,17 @@ batch sizes b (1 to 2^(18 + log2 s)), for every branch at once: 1-D and 2-D tens
 target is evaluated at q = 1..γ_max tokens and the drafter at q = 1 on the same instance, and
 eq-spec-latency picks the best γ. The Pareto frontier of speed against cost is then extracted
 exactly, or with the reference code's 1,000 latency thresholds.
+
+The search is exact but skips work that cannot change the frontier: every branch is evaluated at
+σ = 1, which gives both a latency each point reaches and a lower bound of each branch over σ;
+only branches whose lower bounds of latency and cost are not beaten by reached points are then
+evaluated at the other σ (:func:`evaluate_grid` with ``frontier_only=True``).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
@@ -34,6 +40,7 @@ MAX_LOG2_GPUS = 18
 PP_VALUES = 10
 SCALEDOWN_VALUES = 6
 GAMMA_MAX = 5
+BLOCK = 2**16  # grid points × branches evaluated at once (bounds the memory of a search)
 
 
 @derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
@@ -122,6 +129,130 @@ class BranchGrid:
     sigma_index: np.ndarray
 
 
+@dataclass
+class _UnitScaledown:
+    """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
+    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down)."""
+
+    grid: BranchGrid
+    lowers: np.ndarray
+    fns: list
+    pp: np.ndarray
+    refined: np.ndarray | None = None  # the branches refined over σ so far
+
+    @cached_property
+    def lower(self) -> np.ndarray:
+        """A lower bound of the point's latency over every branch and σ (tightened by
+        :func:`_refine`: the best latency found, or a branch not refined yet)."""
+        return self.lowers.min(axis=2).astype(float)
+
+    @property
+    def repeated(self) -> np.ndarray:
+        """The branches that repeat the one before (N_PP degree 1 twice): never evaluated."""
+        same = np.concatenate([[False], np.all(self.pp[:, 1:] == self.pp[:, :-1], axis=0)])
+        return np.tile(same, len(self.fns))
+
+
+def _rounded_down(bound: np.ndarray) -> np.ndarray:
+    """A lower bound as float32 no larger than it: still a lower bound, in half the memory."""
+    low = np.asarray(bound, dtype=np.float32)
+    return np.where(low > bound, np.nextafter(low, np.float32(-np.inf)), low)
+
+
+def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
+                    context: float, weight_bytes: float, use_pp: bool) -> list[_UnitScaledown]:
+    """The σ = 1 pass for each number of tokens per pass in ``qs``, evaluated together: what
+    does not depend on q (the layout's degrees, collective latencies, weight reads) once."""
+    pp = pipeline_degrees(model, batch, use_pp)
+    npp = pp.shape[1]
+    fns = [[fm.compile_branch(model, gpu, layout, q, context, weight_bytes) for layout in (False, True)]
+           for q in qs]
+    every_q = np.array(qs, dtype=float).reshape(-1, 1, 1, 1)
+    together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes)
+                for layout in (False, True)]
+    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp), dtype=np.float32)
+    best = np.empty((len(qs), n.size, batch.size))
+    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
+    distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
+    rows = max(1, BLOCK // (batch.size * npp * len(qs)))
+    for start in range(0, n.size, rows):
+        block = slice(start, start + rows)
+        at_one = np.empty(lowers[:, block].shape)
+        terms = together[0]["search"](n[block, None, None], batch[None, :, None],
+                                      pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
+        for number in range(len(together)):
+            lower, network_attention = terms[2 * number:2 * number + 2]
+            lowers[:, block, :, number, distinct] = _rounded_down(lower)
+            at_one[:, :, :, number, distinct] = lower + network_attention
+        for k in np.flatnonzero(~distinct):  # a repeated degree has its predecessor's values
+            lowers[:, block, :, :, k] = lowers[:, block, :, :, k - 1]
+            at_one[..., k] = at_one[..., k - 1]
+        flat = at_one.reshape(len(qs), at_one.shape[1], batch.size, -1)
+        choice[:, block] = np.argmin(flat, axis=3)
+        best[:, block] = np.take_along_axis(flat, choice[:, block, :, None], axis=3)[..., 0]
+    return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
+                                      (choice[k] % npp).astype(np.int8),
+                                      np.zeros(best[k].shape, dtype=np.int8)),
+                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp)
+            for k in range(len(qs))]
+
+
+def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
+            points: np.ndarray | None = None, keep=None, passes=("hopeful", "rest")) -> BranchGrid:
+    """Complete the σ = 1 pass at the flat grid ``points`` (all if None) with the other σ.
+
+    Two passes: first the most promising branch of each point ('hopeful'), then whatever can
+    still beat the best latency found ('rest'). ``keep(lowers, rows)``, given branches' lower
+    bounds at ``points[rows]``, selects those worth refining (all if None).
+    """
+    found, pp, npp = first.grid, first.pp, first.pp.shape[1]
+    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
+    if points is None:
+        points = np.arange(found.latency.size)
+    where_n, where_b = np.unravel_index(points, found.latency.shape)
+    lowers = first.lowers[where_n, where_b]
+    best = found.latency  # updated in place
+    hopeful = np.zeros(lowers.shape, dtype=bool)
+    hopeful[np.arange(points.size), np.argmin(lowers, axis=1)] = True
+    if first.refined is None:
+        first.refined = np.zeros(first.lowers.shape, dtype=bool)
+    refined = first.refined[where_n, where_b]
+    for which in passes:
+        todo = (hopeful if which == "hopeful" else ~hopeful) & (lowers < best[where_n, where_b, None])
+        todo[:, first.repeated] = False
+        if keep is not None:
+            rows, columns = np.nonzero(todo)
+            todo[rows, columns] = keep(lowers[rows, columns], rows)
+        refined |= todo
+        for number, branch in enumerate(first.fns):
+            row, k = np.nonzero(todo[:, number * npp:(number + 1) * npp])
+            size = BLOCK // steps.size
+            for start in range(0, row.size, size):
+                i, j = where_n[row[start:start + size]], where_b[row[start:start + size]]
+                kk = k[start:start + size]
+                cn, cb, cp = n[i, None], batch[j, None], pp[j, kk][:, None]
+                latency = branch["latency"](cn, cb, cp, (cn / cp) ** steps)
+                step = np.argmin(latency, axis=1)
+                value = latency[np.arange(step.size), step]
+                # several branches of one point may improve it: keep the fastest of each point
+                # (its pairs are consecutive, by N_PP degree; of equal values the first)
+                row_here = row[start:start + size]
+                starts = np.flatnonzero(np.concatenate([[True], row_here[1:] != row_here[:-1]]))
+                segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, row_here.size)))
+                fastest = np.fmin.reduceat(value, starts)
+                at_min = np.flatnonzero(value == fastest[segment])
+                win = at_min[np.unique(segment[at_min], return_index=True)[1]]
+                win = win[value[win] < best[i[win], j[win]]]
+                best[i[win], j[win]] = value[win]
+                found.two_d[i[win], j[win]] = number
+                found.pp_index[i[win], j[win]] = kk[win]
+                found.sigma_index[i[win], j[win]] = step[win] + 1
+    first.refined[where_n, where_b] = refined
+    waiting = np.where(refined | first.repeated, np.inf, lowers).min(axis=1)
+    first.lower[where_n, where_b] = np.minimum(best[where_n, where_b], waiting)
+    return found
+
+
 def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
                    context: float, weight_bytes: float, use_pp: bool) -> BranchGrid:
     """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid.
@@ -130,64 +261,12 @@ def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: 
     its memory and arithmetic terms are smallest at σ = 1 (every GPU of the stage shares them),
     while its all-reduces only add time. So a branch evaluated at σ = 1 gives both an exact
     latency (an upper bound for the point) and, without its attention all-reduces, a lower bound
-    for every σ. The other five σ are evaluated only for the (layout, N_PP) branches whose lower
-    bound beats the best latency found at σ = 1.
+    for every σ ('latency_lower' of :func:`~inference_math.full_model.term_expression`). The
+    other five σ are evaluated only for the (layout, N_PP) branches whose lower bound beats the
+    best latency found at σ = 1. The grid is evaluated in blocks, so memory stays bounded.
     """
-    pp = pipeline_degrees(model, batch, use_pp)
-    steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
-    nn, bb, pq = n[:, None, None], batch[None, :, None], pp[None, :, :]
-    shape = (n.size, batch.size, pp.shape[1])
-    layouts = (False, True)
-    parts = []
-    for layout in layouts:
-        fns = fm.compile_branch(model, gpu, layout, q, context, weight_bytes)
-
-        def full(name, fns=fns):
-            return np.broadcast_to(fns[name](nn, bb, pq, 1.0), shape)
-
-        fixed, mem_rest, flop_rest = full("fixed"), full("memory_rest"), full("arithmetic_rest")
-        lower = np.where(full("feasible") > 0,
-                         fixed + np.maximum(mem_rest + full("memory_attention"),
-                                            flop_rest + full("arithmetic_attention")),
-                         np.inf)
-        at_one = lower + full("network_attention")
-        parts.append((fns, fixed, mem_rest, flop_rest, lower, at_one))
-    stacked = np.stack([part[5] for part in parts])  # (layout, nN, nb, npp) at σ = 1
-    flat = stacked.transpose(1, 2, 0, 3).reshape(n.size, batch.size, -1)
-    choice = np.argmin(flat, axis=2)
-    best = np.take_along_axis(flat, choice[..., None], axis=2)[..., 0]
-    two_d = (choice // pp.shape[1]).astype(np.int8)
-    pp_index = (choice % pp.shape[1]).astype(np.int8)
-    sigma_index = np.zeros(best.shape, dtype=np.int8)
-    lowers = np.stack([part[4] for part in parts]).transpose(1, 2, 0, 3).reshape(flat.shape)
-    # two passes: first the most promising branch of each point, then whatever can still win
-    hopeful = np.argmin(lowers, axis=2)
-    first_pass = np.zeros(flat.shape, dtype=bool)
-    np.put_along_axis(first_pass, hopeful[..., None], True, axis=2)
-    for only in (first_pass, ~first_pass):
-        todo = only & (lowers < best[..., None])
-        for number, (fns, fixed, mem_rest, flop_rest, _, _) in enumerate(parts):
-            i, j, k = np.nonzero(todo[:, :, number * pp.shape[1]:(number + 1) * pp.shape[1]])
-            if i.size == 0:
-                continue
-            cn, cb, cp = n[i, None], batch[j, None], pp[j, k][:, None]
-            sigma = (cn / cp) ** steps
-            memory = mem_rest[i, j, k][:, None] + fns["memory_attention"](cn, cb, cp, sigma)
-            arithmetic = flop_rest[i, j, k][:, None] + fns["arithmetic_attention"](cn, cb, cp, sigma)
-            latency = (fixed[i, j, k][:, None] + fns["network_attention"](cn, cb, cp, sigma)
-                       + np.maximum(memory, arithmetic))
-            step = np.argmin(latency, axis=1)
-            value = latency[np.arange(step.size), step]
-            # several branches of one point may improve it: keep the fastest of each point
-            order = np.lexsort((value, j, i))
-            point = i[order] * batch.size + j[order]
-            win = order[np.concatenate([[True], point[1:] != point[:-1]])]
-            win = win[value[win] < best[i[win], j[win]]]
-            best[i[win], j[win]] = value[win]
-            two_d[i[win], j[win]] = number
-            pp_index[i[win], j[win]] = k[win]
-            sigma_index[i[win], j[win]] = step[win] + 1
-    return BranchGrid(best, two_d, pp_index, sigma_index)
+    first, = _unit_scaledown(model, gpu, n, batch, (q,), context, weight_bytes, use_pp)
+    return _refine(first, n, batch)
 
 
 @dataclass
@@ -208,27 +287,101 @@ class GridResult:
         return usd_per_million_tokens(self.gpu_seconds, self.setting.usd_per_hour)
 
 
-def evaluate_grid(setting: Setting) -> GridResult:
-    """Latency and cost at every (N, b) with the fastest branch (and γ) at each."""
+def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
+    """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
+
+    ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
+    against cost, and skips the rest. After the σ = 1 pass every point has a latency it reaches
+    (an upper bound) and, for each branch, a lower bound; a branch whose lower bounds of the
+    latency per token and of the cost are both beaten by what another point reaches cannot put
+    its point on the frontier, and is not refined over σ (nor a point with no such branch left).
+    Off the frontier the grid then holds upper bounds.
+    """
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
-    target = [fastest_branch(model, gpu, n, batch, q, setting.context, w, setting.use_pp)
-              for q in gammas]
-    drafter = None
-    gamma = np.ones((n.size, batch.size), dtype=np.int8)
-    latency = target[0].latency
+    firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp)
     if setting.speculative:
-        drafter = fastest_branch(setting.drafter, gpu, n, batch, 1.0, setting.context,
-                                 setting.drafter.weight_bytes, setting.use_pp)
-        per_gamma = np.stack([latency] + [
-            spec_latency_fn(target[k].latency, drafter.latency, k + 1, setting.acceptance)
-            for k in range(1, len(target))])
-        choice = np.argmin(per_gamma, axis=0)
-        latency = np.take_along_axis(per_gamma, choice[None], axis=0)[0]
-        gamma = (choice + 1).astype(np.int8)
+        firsts += _unit_scaledown(setting.drafter, gpu, n, batch, (1,), setting.context,
+                                  setting.drafter.weight_bytes, setting.use_pp)
+    if frontier_only:
+        # the bounds tighten after each stage: the drafter first, as it enters every γ > 1
+        targets = list(range(len(gammas)))
+        stages = [(targets, "hopeful"), (targets, "rest")]
+        if setting.speculative:
+            draft = [len(gammas)]
+            stages = [(draft, "hopeful"), (targets, "hopeful"), (draft, "rest"), (targets, "rest")]
+        points = np.arange(n.size * batch.size)
+        per_token = (n[:, None] / batch[None, :]).ravel()
+        for which, passes in stages:
+            # a point once dominated stays so (bounds only tighten), and never dominates another
+            lower, upper = (_token_latency(setting, [bound.ravel()[points] for bound in bounds])[0]
+                            for bounds in ([f.lower for f in firsts], [f.grid.latency for f in firsts]))
+            dominated = _dominance(per_token[points], upper)
+            points = points[~dominated(lower, per_token[points])]
+            keeps = _branches_kept(setting, firsts, points, dominated, per_token[points])
+            for k in which:
+                _refine(firsts[k], n, batch, points, keeps[k], (passes,))
+        grids = [first.grid for first in firsts]
+    else:
+        grids = [_refine(first, n, batch) for first in firsts]
+    target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
+    latency, gamma = _token_latency(setting, [found.latency for found in grids])
     gpu_seconds = n[:, None] * latency / batch[None, :]
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
+
+
+def _dominance(per_token: np.ndarray, upper: np.ndarray):
+    """``dominated(latency, per_token)``: whether one of the points reaching latencies ``upper``
+    at GPU-seconds per token per second of latency ``per_token`` (eq-search-cost: N·t/b, N/b
+    given) reaches both a latency and a cost strictly below ``latency`` and its cost. A dominated
+    latency and cost is never on the frontier."""
+    # the cheapest of the points faster than a latency is the last such point of their frontier
+    front = pareto_front(upper, per_token * upper)
+    fast, cheapest = upper[front], per_token[front] * upper[front]
+
+    def dominated(latency: np.ndarray, per_token: np.ndarray) -> np.ndarray:
+        faster = np.searchsorted(fast, latency, side="left")  # frontier points strictly faster
+        best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
+        return best_cost < per_token * latency
+    return dominated
+
+
+def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated,
+                   per_token: np.ndarray) -> list:
+    """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting
+    branches, from their lower bounds at ``points[rows]`` (of GPU-seconds per token per second
+    ``per_token[rows]``), whose lower bound of the latency per token (eq-spec-latency, increasing
+    in both latencies, with the other pass at its lower bound) is not dominated."""
+    if not setting.speculative:
+        return [lambda lowers, rows: ~dominated(lowers, per_token[rows])]
+    *target, draft = [first.lower.ravel()[points] for first in firsts]
+
+    def spec(k, t_p, t_q):
+        return spec_latency_fn(t_p, t_q, k + 1, setting.acceptance) if k else t_p
+
+    def keep_target(k):
+        return lambda lowers, rows: ~dominated(spec(k, lowers, draft[rows]), per_token[rows])
+
+    def keep_draft(lowers, rows):
+        via = np.min([spec(k, target[k][rows], lowers) for k in range(1, len(target))], axis=0)
+        return ~dominated(via, per_token[rows])
+    return [keep_target(k) for k in range(len(target))] + [keep_draft]
+
+
+def _token_latency(setting: Setting, latencies: list) -> tuple[np.ndarray, np.ndarray]:
+    """Latency per token and the γ chosen, from the target's forward latencies at q = 1..γ_max
+    and (last) the drafter's, by eq-spec-latency; without speculation the one forward pass.
+
+    eq-spec-latency increases with both latencies, so lower (upper) bounds give a lower (upper)
+    bound."""
+    if not setting.speculative:
+        return latencies[0], np.ones(latencies[0].shape, dtype=np.int8)
+    *target, draft = latencies
+    per_gamma = np.stack([target[0]] + [
+        spec_latency_fn(target[k], draft, k + 1, setting.acceptance) for k in range(1, len(target))])
+    choice = np.argmin(per_gamma, axis=0)
+    return np.take_along_axis(per_gamma, choice[None], axis=0)[0], (choice + 1).astype(np.int8)
 
 
 @dataclass(frozen=True)
@@ -299,7 +452,7 @@ def frontier(setting: Setting, exact: bool = False) -> Frontier:
 
 
 def _frontier(setting: Setting, exact: bool) -> Frontier:
-    result = evaluate_grid(setting)
+    result = evaluate_grid(setting, frontier_only=True)
     pick = (pareto_front(result.latency, result.gpu_seconds) if exact
             else pareto_front_thresholds(result.latency, result.gpu_seconds))
     if pick.size == 0:
