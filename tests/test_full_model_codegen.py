@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from inference_math import full_model as fm
-from inference_math import full_model_codegen as codegen
 from inference_math import get_gpu, get_model
+from inference_math.engine import full_model as fm
+from inference_math.engine import full_model_codegen as codegen
 
 
 def test_generated_module_is_current():

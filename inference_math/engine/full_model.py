@@ -11,8 +11,8 @@ eq-full-expert-parallel sets. The search takes the fastest branch at every (N, b
 
 Every term is a SymPy expression in the registry's symbols. :func:`branch_terms` composes them
 into expressions of (N, b, N_PP, σ) for each structure of a layout (:func:`term_expression`);
-:mod:`inference_math.full_model_codegen` writes those as plain NumPy functions into the committed
-module :mod:`inference_math.full_model_numpy` (a test checks it is current), and
+:mod:`inference_math.engine.full_model_codegen` writes those as plain NumPy functions into the committed
+module :mod:`inference_math.engine.full_model_numpy` (a test checks it is current), and
 :func:`compile_branch` binds a model's and a GPU's numbers to them, with no SymPy work at run time.
 """
 
@@ -432,7 +432,7 @@ def compile_term(structure: Structure, name: str) -> callable:
     the 2-D layout.
 
     The function is generated from :func:`term_expression` ahead of time by
-    :mod:`inference_math.full_model_codegen` into :mod:`inference_math.full_model_numpy`, so
+    :mod:`inference_math.engine.full_model_codegen` into :mod:`inference_math.engine.full_model_numpy`, so
     evaluating the model needs no SymPy work.
     """
     from .full_model_numpy import TERMS
