@@ -47,7 +47,7 @@ from contextlib import contextmanager
 
 from .core.validation import InputError, Interval, parse_within
 from .engine import full_model as fm
-from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier
+from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier, search_steps
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
 from .presets.models import MODELS, describe, get_model
@@ -291,9 +291,28 @@ def _points_output(points, args) -> str:
     return _table(rows, list(FRONTIER_COLUMNS))
 
 
+@contextmanager
+def _progress(setting: Setting, quiet: bool):
+    """A progress bar on standard error for a search that takes more than a second.
+
+    tqdm draws nothing before its delay, nothing when standard error is not a terminal, and
+    nothing with ``--quiet``; standard output stays the answer alone.
+    """
+    from tqdm import tqdm
+
+    with tqdm(total=search_steps(setting), desc="searching", unit="step", file=sys.stderr,
+              delay=1.0, disable=True if quiet else None, leave=False) as bar:
+        def advance(step: str) -> None:
+            bar.set_postfix_str(step, refresh=False)
+            bar.update()
+
+        yield advance
+
+
 def _cmd_frontier(args) -> str:
     setting = _setting(args)
-    front = frontier(setting, exact=args.exact)
+    with _progress(setting, args.quiet) as advance:
+        front = frontier(setting, exact=args.exact, progress=advance)
     if args.command == "max-speed":
         points = [front.max_speed()]
     elif args.command == "preferred":
@@ -377,6 +396,8 @@ def _add_full_model_options(cmd) -> None:
                      help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
     cmd.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
+    cmd.add_argument("--quiet", action="store_true",
+                     help="no progress bar (it shows on a terminal when a search takes over 1 s)")
     out = cmd.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", action="store_true", help="print CSV")

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 from inference_math import cli
 from inference_math.cli import build_parser, main
 from inference_math.engine.cache import ENV as CACHE_ENV
-from inference_math.presets.hardware import GPUS
+from inference_math.engine.search import Setting
+from inference_math.presets.hardware import GPUS, get_gpu
 from inference_math.presets.models import MODELS, get_model
 
 FULL = ["max-speed", "--model", "llama-3-8b", "--gpu", "h100"]
@@ -333,3 +335,30 @@ def test_any_command_line_is_valid_output_or_one_error_line(argv):
         assert out == ""
         assert err.startswith("inference-math: error: ") and err.count("\n") == 1
         assert len(err.splitlines()) == 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_slow_search_shows_progress_on_a_terminal_only_if_not_quiet(quiet, monkeypatch):
+    """tqdm draws after its one-second delay, on standard error, never on standard output."""
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    setting = Setting(get_model("llama-3-8b"), get_gpu("h100"))
+    with cli._progress(setting, quiet) as advance:
+        advance("first")
+        time.sleep(1.2)
+        advance("second")
+    assert ("searching" in terminal.getvalue()) is not quiet
+
+
+def test_no_progress_when_standard_error_is_not_a_terminal(monkeypatch):
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", captured)
+    with cli._progress(Setting(get_model("llama-3-8b"), get_gpu("h100")), False) as advance:
+        time.sleep(1.2)
+        advance("step")
+    assert captured.getvalue() == ""

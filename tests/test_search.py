@@ -12,6 +12,7 @@ from inference_math.core.validation import InputError
 from inference_math.engine import comparisons as C
 from inference_math.engine import full_model as fm
 from inference_math.engine import search as S
+from inference_math.engine.search import FRONTIER_COLUMNS, Setting, frontier, search_steps
 
 
 @pytest.mark.parametrize("key", ["llama-3-70b", "mixtral-8x22b"])
@@ -128,3 +129,26 @@ def test_frontier_only_grid_has_the_exact_grids_frontier(comparison, label):
     assert np.array_equal(pruned.gamma.ravel()[front], full.gamma.ravel()[front])
     # elsewhere the pruned grid holds upper bounds
     assert np.all(pruned.latency >= full.latency)
+
+
+@pytest.mark.parametrize("drafter", [None, "llama-3-8b"])
+def test_progress_is_reported_once_per_step(drafter, monkeypatch):
+    monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)
+    setting = Setting(get_model("llama-3-70b"), get_gpu("h100"),
+                      drafter=get_model(drafter) if drafter else None)
+    steps = []
+    frontier(setting, progress=steps.append)
+    assert len(steps) == search_steps(setting) == (7 if drafter else 4)
+    assert steps[-1] == "describing the frontier"
+
+
+def test_the_frontier_table_has_the_csv_columns_fastest_first():
+    front = frontier(Setting(get_model("llama-3-8b"), get_gpu("h100")))
+    table = front.table()
+    assert table.dtype.names == tuple(key for key, _, _ in FRONTIER_COLUMNS)
+    assert len(table) == len(front.points)
+    assert table["tokens_per_s"][0] == front.max_speed().tokens_per_s
+    assert np.all(np.diff(table["tokens_per_s"]) <= 0)
+    preferred = front.preferred(3)
+    row = table[table["usd_per_mtok"] == preferred.usd_per_mtok][0]
+    assert row["binding"] == preferred.binding and row["gamma"] == preferred.gamma

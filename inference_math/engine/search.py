@@ -17,6 +17,7 @@ evaluated at the other σ (:func:`evaluate_grid` with ``frontier_only=True``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
@@ -287,7 +288,18 @@ class GridResult:
         return usd_per_million_tokens(self.gpu_seconds, self.setting.usd_per_hour)
 
 
-def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
+def search_steps(setting: Setting) -> int:
+    """How many times :func:`frontier` reports progress for ``setting`` (see ``progress``)."""
+    passes = 2 if setting.speculative else 1
+    return passes + 2 * passes + 1
+
+
+def _noop(step: str) -> None:
+    return None
+
+
+def evaluate_grid(setting: Setting, frontier_only: bool = False,
+                  progress: Callable[[str], None] = _noop) -> GridResult:
     """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
 
     ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
@@ -301,9 +313,11 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
     n, batch = grid(model, gpu, w)
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
     firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp)
+    progress("target at σ = 1")
     if setting.speculative:
         firsts += _unit_scaledown(setting.drafter, gpu, n, batch, (1,), setting.context,
                                   setting.drafter.weight_bytes, setting.use_pp)
+        progress("drafter at σ = 1")
     if frontier_only:
         # the bounds tighten after each stage: the drafter first, as it enters every γ > 1
         targets = list(range(len(gammas)))
@@ -322,9 +336,11 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False) -> GridResult:
             keeps = _branches_kept(setting, firsts, points, dominated, per_token[points])
             for k in which:
                 _refine(firsts[k], n, batch, points, keeps[k], (passes,))
+            progress(f"refining over σ ({passes})")
         grids = [first.grid for first in firsts]
     else:
         grids = [_refine(first, n, batch) for first in firsts]
+        progress("refining over σ")
     target, drafter = (grids[:-1], grids[-1]) if setting.speculative else (grids, None)
     latency, gamma = _token_latency(setting, [found.latency for found in grids])
     gpu_seconds = n[:, None] * latency / batch[None, :]
@@ -428,6 +444,14 @@ class Frontier:
         value = compile_fn(user_preference(), (speed, usd_mtok_full, pref_exp))(speed_, cost, alpha)
         return self.points[int(np.argmax(value))]
 
+    def table(self) -> np.ndarray:
+        """The frontier as a structured NumPy array, fastest point first, with the columns of the
+        command line's ``--csv`` (:data:`FRONTIER_COLUMNS`); ``pandas.DataFrame(front.table())``
+        turns it into a data frame."""
+        rows = sorted((pt.as_dict() for pt in self.points), key=lambda row: -row["tokens_per_s"])
+        dtype = [(key, _COLUMN_DTYPES[spec[-1]]) for key, _, spec in FRONTIER_COLUMNS]
+        return np.array([tuple(row[key] for key, _ in dtype) for row in rows], dtype=dtype)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         speed = np.array([pt.tokens_per_s for pt in self.points])
         cost = np.array([pt.usd_per_mtok for pt in self.points])
@@ -442,22 +466,27 @@ class Frontier:
         return out
 
 
-def frontier(setting: Setting, exact: bool = False) -> Frontier:
+def frontier(setting: Setting, exact: bool = False,
+             progress: Callable[[str], None] = _noop) -> Frontier:
     """The Pareto frontier of tokens/s per request against $/Mtok for one setting.
 
     ``exact=False`` reads it at the reference code's 1,000 latency thresholds (its maxima and
     preferred points are those of the paper); ``exact=True`` keeps every frontier point.
+    ``progress(step)`` is called after each of the :func:`search_steps` steps of the search
+    (not at all when the frontier comes from the cache).
     """
-    return cached("frontier", (setting, exact), lambda: _frontier(setting, exact))
+    return cached("frontier", (setting, exact), lambda: _frontier(setting, exact, progress))
 
 
-def _frontier(setting: Setting, exact: bool) -> Frontier:
-    result = evaluate_grid(setting, frontier_only=True)
+def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _noop) -> Frontier:
+    result = evaluate_grid(setting, frontier_only=True, progress=progress)
     pick = (pareto_front(result.latency, result.gpu_seconds) if exact
             else pareto_front_thresholds(result.latency, result.gpu_seconds))
     if pick.size == 0:
         raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
-    return Frontier(setting, describe_points(result, pick))
+    points = describe_points(result, pick)
+    progress("describing the frontier")
+    return Frontier(setting, points)
 
 
 # Columns of a frontier in the CLI's table and CSV: (key of FrontierPoint.as_dict, heading, format)
@@ -467,6 +496,8 @@ FRONTIER_COLUMNS = (
     ("n_ep", "EP", ".1f"), ("n_tp_attn", "TP attn", ".2f"), ("gamma", "gamma", "d"),
     ("mfu", "MFU", ".3f"), ("binding", "binding", "s"),
 )
+
+_COLUMN_DTYPES = {"f": np.float64, "d": np.int64, "s": "U32"}
 
 BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory", "arithmetic")
 
