@@ -95,3 +95,12 @@ def test_every_chapter_with_prose_cites_a_source():
     uncited = [c.stem for c in CHAPTERS
                if c.stem not in generated and not re.search(r"\{cite(:[pt])?\}`", c.read_text())]
     assert uncited == []
+
+
+def test_the_readmes_python_examples_run():
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["table"]["tokens_per_s"][0] == namespace["front"].max_speed().tokens_per_s
