@@ -127,6 +127,21 @@ def test_optimal_gamma_is_a_root_of_the_stationarity_condition():
             assert dt_dgamma(ratio, 0.9 * g, a) < 0 < dt_dgamma(ratio, 1.1 * g, a)
 
 
+def test_the_principal_branch_solves_the_condition_but_is_negative():
+    """SymPy's own root (on W₀) also satisfies the condition, but γ < 0 there: the derivation's
+    switch to W₋₁ picks the only positive stationary point."""
+    principal = speculative.optimal_gamma().rhs.replace(
+        sp.LambertW, lambda z, k: sp.LambertW(z, 0))
+    for a in (0.6, 0.8, 0.95):
+        for ratio in (2.0, 10.0, 100.0):
+            # at 60 digits: at this root 1 − (r + γ) ln α is tiny and α^γ huge
+            point = {r_draft: sp.Float(ratio, 60), accept: sp.Float(a, 60)}
+            g = sp.re(sp.N(principal.subs(point), 60))
+            condition = point[accept]**g * (1 - (point[r_draft] + g) * sp.log(point[accept]))
+            assert float(sp.N(condition, 60)) == pytest.approx(1, rel=1e-9)
+            assert g < 0 < gamma_star(ratio, a)
+
+
 def test_packaged_stationarity_condition_vanishes_at_optimal_gamma():
     """speculative.stationarity_condition() is zero at eq-spec-optimal-gamma (r = 7, α = 0.8)."""
     g = gamma_star(7.0, 0.8)

@@ -37,12 +37,18 @@ def relative_latency() -> sp.Expr:
 def optimal_gamma() -> sp.Eq:
     """The continuous γ minimizing eq. 46 when t_P does not depend on γ (eq-spec-optimal-gamma).
 
-    Setting d t_spec/dγ = 0 gives α^γ (1 − (r + γ) ln α) = 1, whose root is a Lambert-W
-    expression: γ* = W_{-1}(−α^r / e)/ln α − r + 1/ln α with r = t_P/t_Q. The integer optimum
-    is the better of the two integers around it.
+    d t_spec/dγ = 0 (:func:`stationarity_condition`) is α^γ (1 − (r + γ) ln α) = 1 with
+    r = t_P/t_Q. ``sympy.solve`` returns its root through Lambert's W on the principal branch W₀.
+    For 0 < α < 1 the argument −α^r/e lies in (−1/e, 0), where w·e^w = z has a second real
+    solution, on the branch W₋₁; the same root on that branch is the positive γ that minimizes
+    (the W₀ root is negative; the tests check both). The integer optimum is the better of the two
+    integers around it.
     """
-    ln_a = sp.log(accept)
-    root = sp.LambertW(-accept**r_draft / sp.E, -1) / ln_a - r_draft + 1 / ln_a
+    numerator = sp.numer(sp.together(stationarity_condition()))
+    (principal,) = sp.solve(numerator, gamma)
+    if not principal.has(sp.LambertW):
+        raise ArithmeticError("the stationary γ is no longer a Lambert-W expression")
+    root = principal.replace(sp.LambertW, lambda z: sp.LambertW(z, -1))
     return sp.Eq(gamma, root, evaluate=False)
 
 
