@@ -152,3 +152,22 @@ def test_the_frontier_table_has_the_csv_columns_fastest_first():
     preferred = front.preferred(3)
     row = table[table["usd_per_mtok"] == preferred.usd_per_mtok][0]
     assert row["binding"] == preferred.binding and row["gamma"] == preferred.gamma
+
+
+def test_the_binding_term_counts_the_drafters_passes():
+    """A speculative step is γ drafter passes and one target pass: the binding term is the largest
+    share of the step, recomputed here from each point's terms and latencies."""
+    setting = Setting(get_model("llama-3-70b"), get_gpu("h100"), weight_bytes=1,
+                      drafter=get_model("llama-3-8b"))
+    points = frontier(setting).points
+    assert {pt.binding for pt in points} >= {"drafter passes"}
+    for pt in points:
+        drafting = pt.gamma * pt.draft_latency_s if pt.gamma > 1 else 0.0
+        shares = {"kernel launches": pt.terms["kernel"],
+                  "collective latency": pt.terms["network_latency"],
+                  "network bandwidth": pt.terms["network_bandwidth"],
+                  max(("memory", "arithmetic"), key=lambda k: pt.terms[k]):
+                      max(pt.terms["memory"], pt.terms["arithmetic"]),
+                  "drafter passes": drafting}
+        assert pt.binding == max(shares, key=shares.get)
+        assert pt.draft_share == pytest.approx(drafting / (drafting + pt.target_latency_s))

@@ -418,9 +418,10 @@ class FrontierPoint:
     gamma: int
     target_latency_s: float
     draft_latency_s: float
+    draft_share: float  # of a speculative step's time, the drafter's γ passes (0 without)
     mfu: float
-    binding: str  # the largest term: kernel launches, collective latency, network bandwidth,
-    #               memory or arithmetic
+    binding: str  # the largest share of a step: kernel launches, collective latency, network
+    #               bandwidth, memory or arithmetic of the target pass, or the drafter's passes
     terms: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -499,7 +500,8 @@ FRONTIER_COLUMNS = (
 
 _COLUMN_DTYPES = {"f": np.float64, "d": np.int64, "s": "U32"}
 
-BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory", "arithmetic")
+BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory", "arithmetic",
+           "drafter passes")
 
 
 def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[FrontierPoint]:
@@ -538,10 +540,15 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
     draft = np.where(gamma > 1, draft, np.nan)
     flops = fm.forward_flops_fn(setting.model)(batch, 1.0, setting.context)
     mfu = flops / (n * setting.gpu.flops(round(8 * setting.w)) * latency)
+    # A speculative step is γ drafter passes and one target pass (eq-spec-latency): the binding
+    # term is the largest share of that step, the drafter's passes counted as one share.
+    drafting = np.where(gamma > 1, gamma * np.nan_to_num(draft), 0.0)
     contributions = np.stack([terms["kernel"], terms["network_latency"], terms["network_bandwidth"],
                               np.where(terms["memory"] >= terms["arithmetic"], terms["memory"], -1.0),
-                              np.where(terms["memory"] < terms["arithmetic"], terms["arithmetic"], -1.0)])
+                              np.where(terms["memory"] < terms["arithmetic"], terms["arithmetic"], -1.0),
+                              drafting])
     binding = np.argmax(contributions, axis=0)
+    draft_share = drafting / (drafting + target)
     points = []
     for x in range(size):
         ep = fm.expert_parallel_value(setting.model, tp[x], batch[x] / pp[x])
@@ -551,6 +558,7 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
             n_ep=ep, n_tp_ff=max(1.0, float(tp[x]) / max(1.0, ep)),
             n_tp_attn=float(tp[x] / sigma[x]), attn_scaledown=float(sigma[x]),
             gamma=int(gamma[x]), target_latency_s=float(target[x]),
-            draft_latency_s=float(draft[x]), mfu=float(mfu[x]), binding=BINDING[binding[x]],
+            draft_latency_s=float(draft[x]), draft_share=float(draft_share[x]), mfu=float(mfu[x]),
+            binding=BINDING[binding[x]],
             terms={name: float(terms[name][x]) for name in names}))
     return points
