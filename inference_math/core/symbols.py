@@ -286,6 +286,36 @@ buf_lat = _define("buf_lat", r"M_{\mathrm{lat}}", "bytes",
 y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
                 "ways of model parallelism beyond which the activation collectives are latency "
                 "bound", "sharding", **_POS)
+n_wg = _define("n_wg", r"N_{\mathrm{WG}}", "chips",
+               "weight-gathered layout: chips over which each weight shard is all-gathered "
+               "(X, XY or XYZ of the torus)", "sharding", **_POS)
+n_wg_next = _define("n_wg_next", r"N_{\mathrm{WG}}'", "chips",
+                    "gather group of a second weight-gathered layout, compared with N_WG",
+                    "sharding", **_POS)
+t_wg_el = _define("t_wg_el", r"T_{\mathrm{WG}}^{\mathrm{el}}", "s",
+                  "MLP communication time per layer, weights all-gathered over N_WG of the chips "
+                  "(element accounting)", "sharding", **_POS)
+t_xyz_el = _define("t_xyz_el", r"T_{\mathrm{XYZ}}^{\mathrm{el}}", "s",
+                   "MLP communication time per layer, weights all-gathered over every chip "
+                   "(XYZ-weight-gathered, element accounting)", "sharding", **_POS)
+n_wg_star = _define("n_wg_star", r"N_{\mathrm{WG}}^{*}", "chips",
+                    "gather group of least weight-gathered communication time", "sharding",
+                    **_POS)
+t_wg_el_star = _define("t_wg_el_star", r"T_{\mathrm{WG}}^{\mathrm{el}*}", "s",
+                       "least weight-gathered communication time over the gather group",
+                       "sharding", **_POS)
+tok_2d_wg = _define("tok_2d_wg", r"(bT)_{\mathrm{2D}\to\mathrm{WG}}", "tokens",
+                    "tokens per step above which weight-gathered over N_WG chips communicates "
+                    "less than the best 2-D weight-stationary split", "sharding", **_POS)
+tok_wg_wg = _define("tok_wg_wg", r"(bT)_{N\to N'}", "tokens",
+                    "tokens per step above which gathering over N_WG' chips communicates less "
+                    "than over N_WG < N_WG'", "sharding", **_POS)
+tok_wg_xyz = _define("tok_wg_xyz", r"(bT)_{N\to\mathrm{XYZ}}", "tokens",
+                     "tokens per step above which XYZ-weight-gathered communicates less than "
+                     "gathering over N_WG chips", "sharding", **_POS)
+tok_2d_wg_star = _define("tok_2d_wg_star", r"(bT)_{\mathrm{2D}\to\mathrm{WG}^{*}}", "tokens",
+                         "tokens per step at which the best weight-gathered group and the best "
+                         "2-D weight-stationary split communicate equally", "sharding", **_POS)
 
 # --- dense-model economics (Tensor Economics) ---------------------------------------------
 # (section owned by inference_math/dense_economics.py)
