@@ -153,6 +153,25 @@ accept = _define("accept", r"\alpha", "1",
 gamma = _define("gamma", r"\gamma", "tokens", "tokens drafted per speculative step", "serving", **_POS)
 tokens_per_step = _define("tokens_per_step", r"E[n_{\mathrm{tok}}]", "tokens",
                           "expected tokens produced per target forward pass", "serving", **_POS)
+lp_target = _define("lp_target", r"\ell_{P}", "nats",
+                    "log-probability of a drafted token under the target model P", "serving",
+                    real=True)
+lp_draft = _define("lp_draft", r"\ell_{Q}", "nats",
+                   "log-probability of a drafted token under the draft model Q", "serving",
+                   real=True)
+accept_token = _define("accept_token", r"a", "1",
+                       "probability that the target accepts one particular drafted token",
+                       "serving", **_POS)
+n_alpha = _define("n_alpha", r"n_{\alpha}", "samples",
+                  "drafted tokens whose log-probabilities are averaged to estimate alpha",
+                  "serving", **_POS)
+alpha_se = _define("alpha_se", r"\sigma_{\hat{\alpha}}", "1",
+                   "largest standard error of the estimated acceptance rate", "serving", **_POS)
+z_conf = _define("z_conf", "z", "1", "standard-normal quantile of a confidence interval",
+                 "serving", **_POS)
+alpha_eps = _define("alpha_eps", r"\epsilon_{\alpha}", "1",
+                    "half-width of a confidence interval for the acceptance rate", "serving",
+                    **_POS)
 elasticity = _define("elasticity", r"\varepsilon", "1",
                      "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
 
@@ -600,6 +619,14 @@ usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "
                          **_POS)
 intensity_attn = _define("intensity_attn", r"I_{\mathrm{attn}}", "FLOP/byte",
                          "arithmetic intensity of attention over the KV cache", "full", **_POS)
+t_sweep = _define("t_sweep", r"t_{\mathrm{sweep}}", "s",
+                  "time to read a GPU's whole HBM once at the bandwidth it sustains", "full",
+                  **_POS)
+v_cap = _define("v_cap", r"v_{\mathrm{cap}}", "tokens/s",
+                "speed above which a GPU's HBM capacity cannot bind (Erdil 2025, sec. 3.5)",
+                "full", **_POS)
+eta_bw = _define("eta_bw", r"\eta_{B}", "1", "fraction of peak HBM bandwidth sustained",
+                 "full", **_POS)
 
 
 def info(sym: sp.Symbol) -> SymbolInfo:
