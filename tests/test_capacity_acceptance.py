@@ -19,9 +19,10 @@ from inference_math.core.symbols import (
     eta_bw,
     hbm_bw,
     hbm_cap,
-    lp_draft,
-    lp_target,
     n_alpha,
+    surp_draft,
+    surp_target,
+    tv_dist,
     z_conf,
 )
 from inference_math.derivations import acceptance, capacity
@@ -51,17 +52,17 @@ def test_speed_limit_falls_with_capacity_and_rises_with_bandwidth(cap, bw, eta):
 
 def test_token_acceptance_is_min_one_ratio(assert_same):
     eq = acceptance.token_acceptance()
-    fn = sp.lambdify((lp_target, lp_draft), eq.rhs)
+    fn = sp.lambdify((surp_target, surp_draft), eq.rhs)
     for p, q in [(0.2, 0.5), (0.5, 0.2), (0.3, 0.3), (1e-6, 0.9)]:
-        assert fn(math.log(p), math.log(q)) == pytest.approx(min(1, p / q), rel=1e-12)
+        assert fn(-math.log(p), -math.log(q)) == pytest.approx(min(1, p / q), rel=1e-12)
 
 
 def test_overlap_form_on_a_small_vocabulary():
     """alpha = E_{z~Q} min(1, P/Q) = sum min(P, Q), checked on random 5-token pairs."""
-    eq = acceptance.acceptance_overlap()
-    (total,) = [a for a in sp.preorder_traversal(eq.rhs) if isinstance(a, sp.Sum)]
+    expr = acceptance.acceptance_overlap_sum()
+    (total,) = [a for a in sp.preorder_traversal(expr) if isinstance(a, sp.Sum)]
     base_p, base_q = sorted({a.base for a in total.atoms(sp.Indexed)}, key=str)
-    at_five = eq.rhs.subs(total.limits[0][2], 5).doit()
+    at_five = expr.subs(total.limits[0][2], 5).doit()
     rng = np.random.default_rng(0)
     for _ in range(20):
         p = rng.dirichlet(np.ones(5))
@@ -73,10 +74,17 @@ def test_overlap_form_on_a_small_vocabulary():
 
 
 def test_identical_models_accept_everything():
-    eq = acceptance.acceptance_overlap()
-    (total,) = [a for a in sp.preorder_traversal(eq.rhs) if isinstance(a, sp.Sum)]
+    expr = acceptance.acceptance_overlap_sum()
+    (total,) = [a for a in sp.preorder_traversal(expr) if isinstance(a, sp.Sum)]
     base_p, base_q = sorted({a.base for a in total.atoms(sp.Indexed)}, key=str)
-    assert eq.rhs.subs(base_q, base_p).doit() == 1
+    assert expr.subs(base_q, base_p).doit() == 1
+
+
+def test_overlap_is_one_minus_total_variation(assert_same):
+    assert_same(acceptance.acceptance_overlap(), 1 - tv_dist, (tv_dist,),
+                overrides={tv_dist: lambda rng: rng.uniform(0, 1, 20)})
+    assert sp.simplify(acceptance.acceptance_overlap_sum()
+                       - (1 - acceptance.TV_SUM)) == 0
 
 
 def test_standard_error_and_samples(assert_same):

@@ -153,12 +153,15 @@ accept = _define("accept", r"\alpha", "1",
 gamma = _define("gamma", r"\gamma", "tokens", "tokens drafted per speculative step", "serving", **_POS)
 tokens_per_step = _define("tokens_per_step", r"E[n_{\mathrm{tok}}]", "tokens",
                           "expected tokens produced per target forward pass", "serving", **_POS)
-lp_target = _define("lp_target", r"\ell_{P}", "nats",
-                    "log-probability of a drafted token under the target model P", "serving",
-                    real=True)
-lp_draft = _define("lp_draft", r"\ell_{Q}", "nats",
-                   "log-probability of a drafted token under the draft model Q", "serving",
-                   real=True)
+surp_target = _define("surp_target", r"s_{P}", "nats",
+                      "surprisal -log P(z) of a drafted token under the target model (minus the "
+                      "log-probability an API reports)", "serving", **_POS)
+surp_draft = _define("surp_draft", r"s_{Q}", "nats",
+                     "surprisal -log Q(z) of a drafted token under the draft model", "serving",
+                     **_POS)
+tv_dist = _define("tv_dist", r"d_{\mathrm{TV}}", "1",
+                  "total-variation distance between the target's and the drafter's next-token "
+                  "distributions, half the sum of |P(z) - Q(z)|", "serving", **_POS)
 accept_token = _define("accept_token", r"a", "1",
                        "probability that the target accepts one particular drafted token",
                        "serving", **_POS)
@@ -172,6 +175,12 @@ z_conf = _define("z_conf", "z", "1", "standard-normal quantile of a confidence i
 alpha_eps = _define("alpha_eps", r"\epsilon_{\alpha}", "1",
                     "half-width of a confidence interval for the acceptance rate", "serving",
                     **_POS)
+w_xfer = _define("w_xfer", r"W_{\mathrm{xfer}}", "bytes/s",
+                 "bandwidth over which one prefill chip sends its share of a KV cache to decode",
+                 "serving", **_POS)
+r_xfer = _define("r_xfer", r"r_{\mathrm{xfer}}", "1",
+                 "KV-cache transfer time over prefill time for one prompt (disaggregation)",
+                 "serving", **_POS)
 elasticity = _define("elasticity", r"\varepsilon", "1",
                      "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
 
@@ -335,6 +344,11 @@ tok_wg_xyz = _define("tok_wg_xyz", r"(bT)_{N\to\mathrm{XYZ}}", "tokens",
 tok_2d_wg_star = _define("tok_2d_wg_star", r"(bT)_{\mathrm{2D}\to\mathrm{WG}^{*}}", "tokens",
                          "tokens per step at which the best weight-gathered group and the best "
                          "2-D weight-stationary split communicate equally", "sharding", **_POS)
+y_pre = _define("y_pre", r"Y_{\mathrm{pre}}", "chips",
+                "most ways of model parallelism before a compute-bound prefill becomes ICI bound",
+                "sharding", **_POS)
+alpha_ici = _define("alpha_ici", r"\alpha_{\mathrm{ICI}}", "FLOP/byte",
+                    "arithmetic rate over ICI bandwidth, C/W_ICI", "sharding", **_POS)
 
 # --- dense-model economics (Tensor Economics) ---------------------------------------------
 # (section owned by inference_math/dense_economics.py)

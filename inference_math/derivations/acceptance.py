@@ -4,7 +4,8 @@ Speculative sampling (Leviathan et al. 2023) keeps a token z drafted by Q with p
 min(1, P(z)/Q(z)). Averaged over z ~ Q this is the acceptance rate alpha, which equals the overlap
 of the two next-token distributions. Erdil's procedure samples z from the draft, reads both
 models' log-probabilities of it, and averages min(1, exp(l_P - l_Q)); an API that returns
-log-probabilities is enough. Each term lies in [0, 1], which bounds the estimator's variance.
+log-probabilities is enough (the derivations use surprisals s = -l, which are positive).
+Each term lies in [0, 1], which bounds the estimator's variance.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from ..core.symbols import (
     accept_token,
     alpha_eps,
     alpha_se,
-    lp_draft,
-    lp_target,
     n_alpha,
+    surp_draft,
+    surp_target,
+    tv_dist,
     z_conf,
 )
 
@@ -33,16 +35,17 @@ _K = sp.Symbol("K", integer=True, positive=True)
 
 @derivation("eq-accept-token", "Erdil (2025), sec. 4.1, step 3; Leviathan et al. (2023)")
 def token_acceptance() -> sp.Eq:
-    """min(1, p/q) in log-probabilities: min(1, exp(l_P - l_Q)) (eq-accept-token)."""
-    p_val, q_val = sp.exp(lp_target), sp.exp(lp_draft)
+    """min(1, p/q) from surprisals s = -log p: min(1, exp(s_Q - s_P)) (eq-accept-token)."""
+    p_val, q_val = sp.exp(-surp_target), sp.exp(-surp_draft)
     return sp.Eq(accept_token, sp.Min(1, sp.powsimp(p_val / q_val)))
 
 
-@derivation("eq-accept-overlap", "Leviathan et al. (2023), sec. 3.1 (derived)")
-def acceptance_overlap() -> sp.Eq:
-    """alpha = E_{z~Q}[min(1, P/Q)] = 1 - (1/2) sum |P - Q| (eq-accept-overlap).
+def acceptance_overlap_sum() -> sp.Expr:
+    """E_{z~Q}[min(1, P/Q)] over a vocabulary of K tokens, reduced to 1 - (1/2)·sum |P - Q|.
 
     Q(z)·min(1, P(z)/Q(z)) = min(P(z), Q(z)) = (P + Q - |P - Q|)/2, and P and Q each sum to one.
+    The distributions are summation placeholders, so this is an expression, not a registered
+    derivation; eq-accept-overlap names the sum.
     """
     per_token = sp.Min(_Q[_z], _Q[_z] * _P[_z] / _Q[_z]).rewrite(sp.Abs)
     total = 0
@@ -50,7 +53,23 @@ def acceptance_overlap() -> sp.Eq:
         coefficient, term = part.as_coeff_Mul()
         total += coefficient * sp.Sum(term, (_z, 1, _K))
     normalised = {sp.Sum(_P[_z], (_z, 1, _K)): 1, sp.Sum(_Q[_z], (_z, 1, _K)): 1}
-    return sp.Eq(accept, sp.simplify(total.subs(normalised)))
+    return sp.simplify(total.subs(normalised))
+
+
+#: Total-variation distance of the placeholders: half the sum of |P(z) - Q(z)|.
+TV_SUM = sp.Sum(sp.Abs(_P[_z] - _Q[_z]), (_z, 1, _K)) / 2
+
+
+@derivation("eq-accept-overlap", "Leviathan et al. (2023), sec. 3.1 (derived)")
+def acceptance_overlap() -> sp.Eq:
+    """alpha = 1 - d_TV(P, Q) (eq-accept-overlap): the acceptance rate is the distributions' overlap.
+
+    From acceptance_overlap_sum with the total-variation distance named.
+    """
+    named = acceptance_overlap_sum().subs(TV_SUM, tv_dist)
+    if named.has(_P) or named.has(_Q):
+        raise ArithmeticError(f"the sum did not reduce to the total-variation distance: {named}")
+    return sp.Eq(accept, named)
 
 
 @derivation("eq-accept-se", "Erdil (2025), sec. 4.1, step 4 (bound derived)")

@@ -25,11 +25,13 @@ import sympy as sp
 from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import (
+    alpha_ici,
     b,
     beta_bw,
     buf_lat,
     d_ff,
     d_model,
+    flops,
     hbm_bw,
     hbm_cap,
     ici_bw,
@@ -72,10 +74,12 @@ from ..core.symbols import (
     y_lat,
     y_max,
     y_model,
+    y_pre,
     yz_2d,
     yz_star,
 )
 from ..core.validation import InputError, positive
+from .roofline import arithmetic_time
 
 if TYPE_CHECKING:  # a type only: derivations never import the presets
     from ..presets.hardware import GPU
@@ -608,3 +612,24 @@ def mlp_comm_times_elements(tokens, n_chips, d_model_value, d_ff_value, net_band
     xyz = float(comm_time_xyz_weight_gathered().rhs.subs(common))
     out["XYZ"] = np.full_like(tokens, xyz)
     return {key: _scalar(value) for key, value in out.items()}
+
+
+# --- prefill: model parallelism up to the ICI bound (scaling book, sec. 'Prefill') -------------
+
+
+@derivation("eq-sharding-prefill-y-max", "Austin et al. (2025), sec. 'Prefill' (derived)")
+def prefill_model_parallelism() -> sp.Eq:
+    """Most ways of model parallelism for a compute-bound prefill (eq-sharding-prefill-y-max).
+
+    The arithmetic of a Y-way split d_model x d_ff matrix for b tokens, 2·b·d_model·d_ff/(Y·C),
+    against moving their activations over ICI, eq-sharding-ici-time; the tokens cancel.
+    """
+    arithmetic = arithmetic_time().subs(n_param, d_model * d_ff / y_model)
+    (root,) = sp.solve(sp.Eq(arithmetic, ici_time().rhs), y_model)
+    return sp.Eq(y_pre, sp.simplify(root))
+
+
+@derivation("eq-sharding-alpha-ici", "Austin et al. (2025), sec. 'Prefill' ('F / 2550')")
+def ici_intensity_definition() -> sp.Eq:
+    """alpha_ICI = C/W_ICI (eq-sharding-alpha-ici): with 2-byte activations Y_pre = d_ff/alpha."""
+    return sp.Eq(alpha_ici, flops / ici_bw)
