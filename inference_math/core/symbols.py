@@ -385,6 +385,12 @@ gamma_in = _define("gamma_in", r"\gamma_{\mathrm{in}}", "1",
 beta_out = _define("beta_out", r"\beta_{\mathrm{out}}", "$/token",
                    "price of an output token at which the tokens of a batch pay for its GPU time",
                    "dense", **_POS)
+tok_rate_be = _define("tok_rate_be", r"R_{\mathrm{tok}}^{\mathrm{be}}", "tokens/s",
+                      "output tokens per second an instance must deliver for a price to cover its "
+                      "rent", "dense", **_POS)
+price_be = _define("price_be", r"P_{\mathrm{GPU}}^{\mathrm{be}}", "$/hour",
+                   "highest GPU rental price a token price covers at a given throughput", "dense",
+                   **_POS)
 beta_floor = _define("beta_floor", r"\beta_{\mathrm{out}}^{\infty}", "$/token",
                      "large-batch limit of the output-token price", "dense", **_POS)
 
