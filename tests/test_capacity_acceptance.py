@@ -104,3 +104,17 @@ def test_bound_holds_for_bernoulli_terms_and_is_largest_at_half(alpha, n):
     assert se(alpha, n) == pytest.approx(math.sqrt(alpha * (1 - alpha) / n), rel=1e-12)
     assert se(alpha, n) <= se(0.5, n) + 1e-15
     assert se(alpha, 4 * n) == pytest.approx(se(alpha, n) / 2, rel=1e-12)
+
+
+def test_token_acceptance_symbolic(assert_same):
+    assert_same(acceptance.token_acceptance(), sp.Min(1, sp.exp(surp_draft - surp_target)),
+                (surp_target, surp_draft))
+
+
+@given(st.floats(0, 20), st.floats(0, 20), st.floats(0.01, 5))
+def test_token_acceptance_is_a_probability_falling_with_the_target_surprisal(s_p, s_q, step):
+    fn = sp.lambdify((surp_target, surp_draft), acceptance.token_acceptance().rhs)
+    a = fn(s_p, s_q)
+    assert 0 < a <= 1
+    assert fn(s_p + step, s_q) <= a  # a token the target finds less likely is kept less often
+    assert fn(s_p, s_p) == 1  # equal log-probabilities: always kept

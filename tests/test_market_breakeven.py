@@ -69,3 +69,22 @@ def test_cheaper_tokens_need_more_throughput(beta, gpu_price, g):
     assert fn(4, gpu_price, 300, beta / 2, 2035, g) == pytest.approx(2 * base, rel=1e-9)
     assert fn(4, 2 * gpu_price, 300, beta, 2035, g) > base
     assert fn(4, gpu_price, 300, beta, 2035, 2 * g) < base  # pricier inputs pay more of the rent
+
+
+def test_breakeven_gpu_price_by_hand():
+    """Lambda's offer at the sweep's best, 1,185.1 output tok/s on 4 GPUs:
+    3600·1185.1·0.3e-6·(0.4·2035 + 300)/(4·300) = $1.19 per GPU-hour."""
+    value = float(de.breakeven_gpu_price().rhs.subs(
+        {tok_rate: 1185.1, beta_out: 0.3e-6, gamma_in: 0.4, t_prompt: 2035, t_output: 300,
+         n_gpu: 4}))
+    assert value == pytest.approx(3600 * 1185.1 * 0.3e-6 * (0.4 * 2035 + 300) / 1200, rel=1e-12)
+    assert round(value, 2) == 1.19
+
+
+@given(st.floats(1, 1e5), st.floats(1e-8, 1e-5))
+def test_breakeven_gpu_price_rises_with_throughput_and_price(rate, beta):
+    fn = sp.lambdify((tok_rate, beta_out, gamma_in, t_prompt, t_output, n_gpu),
+                     de.breakeven_gpu_price().rhs)
+    base = fn(rate, beta, 0.3, 2035, 300, 4)
+    assert fn(2 * rate, beta, 0.3, 2035, 300, 4) == pytest.approx(2 * base, rel=1e-9)
+    assert fn(rate, 2 * beta, 0.3, 2035, 300, 4) == pytest.approx(2 * base, rel=1e-9)

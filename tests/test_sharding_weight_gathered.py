@@ -126,3 +126,12 @@ def test_larger_group_wins_above_the_switch(exp_small, exp_ratio):
         c_large = float(cost.subs(at).subs(n_wg, large))
         assert (c_large < c_small) == larger_wins
     assert math.isfinite(switch)
+
+
+def test_optimal_group_and_time_at_palm_switch():
+    """At b·T = E = 18,432 on 64 chips: N* = sqrt(18432·64/73728) = 4, and the least time is
+    4·E·sqrt(E·F/n)/W = 4·18432·sqrt(18432·73728/64)/W = E²/W (= the 2-D optimum there)."""
+    sub = {E: PALM_E, F: PALM_F, N: CHIPS, T: 1, b: PALM_E}
+    assert float(sharding.optimal_gather_group().rhs.subs(sub)) == pytest.approx(4, rel=1e-12)
+    t = float(sharding.optimal_comm_time_weight_gathered().rhs.subs(sub).subs(W, NET))
+    assert t == pytest.approx(PALM_E**2 / NET, rel=1e-12)
