@@ -153,6 +153,34 @@ accept = _define("accept", r"\alpha", "1",
 gamma = _define("gamma", r"\gamma", "tokens", "tokens drafted per speculative step", "serving", **_POS)
 tokens_per_step = _define("tokens_per_step", r"E[n_{\mathrm{tok}}]", "tokens",
                           "expected tokens produced per target forward pass", "serving", **_POS)
+surp_target = _define("surp_target", r"s_{P}", "nats",
+                      "surprisal -log P(z) of a drafted token under the target model (minus the "
+                      "log-probability an API reports)", "serving", **_POS)
+surp_draft = _define("surp_draft", r"s_{Q}", "nats",
+                     "surprisal -log Q(z) of a drafted token under the draft model", "serving",
+                     **_POS)
+tv_dist = _define("tv_dist", r"d_{\mathrm{TV}}", "1",
+                  "total-variation distance between the target's and the drafter's next-token "
+                  "distributions, half the sum of |P(z) - Q(z)|", "serving", **_POS)
+accept_token = _define("accept_token", r"a", "1",
+                       "probability that the target accepts one particular drafted token",
+                       "serving", **_POS)
+n_alpha = _define("n_alpha", r"n_{\alpha}", "samples",
+                  "drafted tokens whose log-probabilities are averaged to estimate alpha",
+                  "serving", **_POS)
+alpha_se = _define("alpha_se", r"\sigma_{\hat{\alpha}}", "1",
+                   "largest standard error of the estimated acceptance rate", "serving", **_POS)
+z_conf = _define("z_conf", "z", "1", "standard-normal quantile of a confidence interval",
+                 "serving", **_POS)
+alpha_eps = _define("alpha_eps", r"\epsilon_{\alpha}", "1",
+                    "half-width of a confidence interval for the acceptance rate", "serving",
+                    **_POS)
+w_xfer = _define("w_xfer", r"W_{\mathrm{xfer}}", "bytes/s",
+                 "bandwidth over which one prefill chip sends its share of a KV cache to decode",
+                 "serving", **_POS)
+r_xfer = _define("r_xfer", r"r_{\mathrm{xfer}}", "1",
+                 "KV-cache transfer time over prefill time for one prompt (disaggregation)",
+                 "serving", **_POS)
 elasticity = _define("elasticity", r"\varepsilon", "1",
                      "elasticity: d log(minimum latency) / d log(input)", "scaling", real=True)
 
@@ -286,6 +314,41 @@ buf_lat = _define("buf_lat", r"M_{\mathrm{lat}}", "bytes",
 y_lat = _define("y_lat", r"Y_{\mathrm{lat}}", "chips",
                 "ways of model parallelism beyond which the activation collectives are latency "
                 "bound", "sharding", **_POS)
+n_wg = _define("n_wg", r"N_{\mathrm{WG}}", "chips",
+               "weight-gathered layout: chips over which each weight shard is all-gathered "
+               "(X, XY or XYZ of the torus)", "sharding", **_POS)
+n_wg_next = _define("n_wg_next", r"N_{\mathrm{WG}}'", "chips",
+                    "gather group of a second weight-gathered layout, compared with N_WG",
+                    "sharding", **_POS)
+t_wg_el = _define("t_wg_el", r"T_{\mathrm{WG}}^{\mathrm{el}}", "s",
+                  "MLP communication time per layer, weights all-gathered over N_WG of the chips "
+                  "(element accounting)", "sharding", **_POS)
+t_xyz_el = _define("t_xyz_el", r"T_{\mathrm{XYZ}}^{\mathrm{el}}", "s",
+                   "MLP communication time per layer, weights all-gathered over every chip "
+                   "(XYZ-weight-gathered, element accounting)", "sharding", **_POS)
+n_wg_star = _define("n_wg_star", r"N_{\mathrm{WG}}^{*}", "chips",
+                    "gather group of least weight-gathered communication time", "sharding",
+                    **_POS)
+t_wg_el_star = _define("t_wg_el_star", r"T_{\mathrm{WG}}^{\mathrm{el}*}", "s",
+                       "least weight-gathered communication time over the gather group",
+                       "sharding", **_POS)
+tok_2d_wg = _define("tok_2d_wg", r"(bT)_{\mathrm{2D}\to\mathrm{WG}}", "tokens",
+                    "tokens per step above which weight-gathered over N_WG chips communicates "
+                    "less than the best 2-D weight-stationary split", "sharding", **_POS)
+tok_wg_wg = _define("tok_wg_wg", r"(bT)_{N\to N'}", "tokens",
+                    "tokens per step above which gathering over N_WG' chips communicates less "
+                    "than over N_WG < N_WG'", "sharding", **_POS)
+tok_wg_xyz = _define("tok_wg_xyz", r"(bT)_{N\to\mathrm{XYZ}}", "tokens",
+                     "tokens per step above which XYZ-weight-gathered communicates less than "
+                     "gathering over N_WG chips", "sharding", **_POS)
+tok_2d_wg_star = _define("tok_2d_wg_star", r"(bT)_{\mathrm{2D}\to\mathrm{WG}^{*}}", "tokens",
+                         "tokens per step at which the best weight-gathered group and the best "
+                         "2-D weight-stationary split communicate equally", "sharding", **_POS)
+y_pre = _define("y_pre", r"Y_{\mathrm{pre}}", "chips",
+                "most ways of model parallelism before a compute-bound prefill becomes ICI bound",
+                "sharding", **_POS)
+alpha_ici = _define("alpha_ici", r"\alpha_{\mathrm{ICI}}", "FLOP/byte",
+                    "arithmetic rate over ICI bandwidth, C/W_ICI", "sharding", **_POS)
 
 # --- dense-model economics (Tensor Economics) ---------------------------------------------
 # (section owned by inference_math/dense_economics.py)
@@ -322,6 +385,12 @@ gamma_in = _define("gamma_in", r"\gamma_{\mathrm{in}}", "1",
 beta_out = _define("beta_out", r"\beta_{\mathrm{out}}", "$/token",
                    "price of an output token at which the tokens of a batch pay for its GPU time",
                    "dense", **_POS)
+tok_rate_be = _define("tok_rate_be", r"R_{\mathrm{tok}}^{\mathrm{be}}", "tokens/s",
+                      "output tokens per second an instance must deliver for a price to cover its "
+                      "rent", "dense", **_POS)
+price_be = _define("price_be", r"P_{\mathrm{GPU}}^{\mathrm{be}}", "$/hour",
+                   "highest GPU rental price a token price covers at a given throughput", "dense",
+                   **_POS)
 beta_floor = _define("beta_floor", r"\beta_{\mathrm{out}}^{\infty}", "$/token",
                      "large-batch limit of the output-token price", "dense", **_POS)
 
@@ -570,6 +639,14 @@ usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "
                          **_POS)
 intensity_attn = _define("intensity_attn", r"I_{\mathrm{attn}}", "FLOP/byte",
                          "arithmetic intensity of attention over the KV cache", "full", **_POS)
+t_sweep = _define("t_sweep", r"t_{\mathrm{sweep}}", "s",
+                  "time to read a GPU's whole HBM once at the bandwidth it sustains", "full",
+                  **_POS)
+v_cap = _define("v_cap", r"v_{\mathrm{cap}}", "tokens/s",
+                "speed above which a GPU's HBM capacity cannot bind (Erdil 2025, sec. 3.5)",
+                "full", **_POS)
+eta_bw = _define("eta_bw", r"\eta_{B}", "1", "fraction of peak HBM bandwidth sustained",
+                 "full", **_POS)
 
 
 # --- layer mixes: models read from a Hugging Face config.json ------------------------------

@@ -10,4 +10,8 @@ From first principles to dollars, the Tensor Economics posts: ``dense_economics`
 ``deepseek_serving``, ``embeddings``, ``rollouts``.
 
 The full model of the fourth part derives its terms in :mod:`inference_math.engine`.
+
+Two of the paper's side arguments have their own modules: ``capacity`` (memory capacity against
+speed, section 3.5) and ``acceptance`` (the acceptance rate of speculative decoding estimated from
+log-probabilities, section 4.1).
 """

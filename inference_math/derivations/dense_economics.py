@@ -58,6 +58,7 @@ from ..core.symbols import (
     p,
     p_act,
     price,
+    price_be,
     seq_attn,
     seq_crit,
     seq_kv,
@@ -70,6 +71,7 @@ from ..core.symbols import (
     t_token,
     t_tp,
     tok_rate,
+    tok_rate_be,
     tok_rate_inf,
     vocab,
 )
@@ -642,3 +644,29 @@ def output_price_per_token(*, batch, prompt, output, seconds, n_gpu, gpu_price_p
               positive("seconds", seconds), positive("n_gpu", n_gpu),
               positive("gpu_price_per_hour", gpu_price_per_hour), positive("gamma", gamma))
     return float(compile_fn(output_price(), _PRICE_ARGS)(*values))
+
+
+# --- market prices against the cost model (the post's Fig. 24) ----------------------------------
+
+
+@derivation("eq-dense-breakeven-throughput",
+            "Mazurek and Gabriel (2025), Fig. 24 against eq-dense-output-price (derived)")
+def breakeven_throughput() -> sp.Eq:
+    """Output tokens/s at which a price beta_out (input at gamma_in·beta_out) pays the rent.
+
+    (eq-dense-breakeven-throughput.) eq-dense-output-price with t_batch = b·T_out/R_tok, solved
+    for R_tok.
+    """
+    (root,) = sp.solve(sp.Eq(beta_out, price_from_throughput()), tok_rate)
+    return sp.Eq(tok_rate_be, sp.simplify(root))
+
+
+@derivation("eq-dense-breakeven-gpu-price",
+            "Mazurek and Gabriel (2025), Fig. 24 against eq-dense-output-price (derived)")
+def breakeven_gpu_price() -> sp.Eq:
+    """Highest GPU-hour price a token price covers at output throughput R_tok.
+
+    (eq-dense-breakeven-gpu-price.) The same balance solved for P_GPU.
+    """
+    (root,) = sp.solve(sp.Eq(beta_out, price_from_throughput()), price)
+    return sp.Eq(price_be, sp.simplify(root))

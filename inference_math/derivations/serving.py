@@ -17,14 +17,19 @@ from ..core.symbols import (
     b_star,
     flops,
     gamma,
+    kv_bytes,
+    n_gpu,
+    n_param,
     n_prefix,
     prefill_fraction,
+    r_xfer,
     server_ratio,
     t_output,
     t_prompt,
     tokens_per_step,
+    w_xfer,
 )
-from .roofline import arithmetic_time, critical_batch, gpu_seconds_per_token
+from .roofline import FLOP_PER_PARAM, arithmetic_time, critical_batch, gpu_seconds_per_token
 
 
 @derivation("eq-serving-prefill-decode-ratio", "this book, from Austin et al. (2025) and Erdil (2025) eq. 2")
@@ -74,3 +79,16 @@ def speculative_tokens_per_step() -> sp.Eq:
     # SymPy returns Piecewise((gamma + 1, alpha == 1), (closed form, True)); alpha < 1 here.
     closed = series.args[1][0] if isinstance(series, sp.Piecewise) else series
     return sp.Eq(tokens_per_step, sp.powsimp(sp.factor(closed)))
+
+
+@derivation("eq-serving-kv-transfer", "Austin et al. (2025), sec. 'JetStream' (transfer thread; derived)")
+def kv_transfer_ratio() -> sp.Eq:
+    """KV-cache transfer time over prefill time for one prompt: M_KV·C/(2·N_param·W_xfer).
+
+    (eq-serving-kv-transfer.) A prompt of T_in tokens prefilled on N_GPU compute-bound chips takes
+    2·N_param·T_in/(N_GPU·C); each chip then sends its 1/N_GPU share of the cache, M_KV·T_in/N_GPU
+    bytes, over its own link. The prompt length and the chip count cancel.
+    """
+    prefill = FLOP_PER_PARAM * n_param * t_prompt / (n_gpu * flops)
+    transfer = kv_bytes * t_prompt / (n_gpu * w_xfer)
+    return sp.Eq(r_xfer, sp.simplify(transfer / prefill))

@@ -25,11 +25,13 @@ import sympy as sp
 from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import (
+    alpha_ici,
     b,
     beta_bw,
     buf_lat,
     d_ff,
     d_model,
+    flops,
     hbm_bw,
     hbm_cap,
     ici_bw,
@@ -42,6 +44,9 @@ from ..core.symbols import (
     n_gpu,
     n_min,
     n_param,
+    n_wg,
+    n_wg_next,
+    n_wg_star,
     net_bw,
     p,
     p_act,
@@ -56,16 +61,25 @@ from ..core.symbols import (
     t_hbm,
     t_hop,
     t_ici,
+    t_wg_el,
+    t_wg_el_star,
+    t_xyz_el,
     tau_hop,
+    tok_2d_wg,
+    tok_2d_wg_star,
+    tok_wg_wg,
+    tok_wg_xyz,
     x_2d,
     x_star,
     y_lat,
     y_max,
     y_model,
+    y_pre,
     yz_2d,
     yz_star,
 )
 from ..core.validation import InputError, positive
+from .roofline import arithmetic_time
 
 if TYPE_CHECKING:  # a type only: derivations never import the presets
     from ..presets.hardware import GPU
@@ -448,3 +462,174 @@ def _check_positive(field: str, value) -> None:
 def _scalar(out):
     out = np.asarray(out, dtype=float)
     return float(out) if out.ndim == 0 else out
+
+
+# --- weight-gathered layouts and the MLP communication frontier (notes on Pope et al.) ----------
+#
+# Element accounting as above: a collective costs the elements of its per-chip result, divided by
+# the network bandwidth in elements per second. The weights E_x F_yz (and F_yz E_x) are stored
+# split over all n chips; a weight-gathered layout all-gathers them over a group of N_WG chips
+# (X, XY or XYZ) before use, and splits the batch over the same group, so the activations move
+# only over the remaining n/N_WG chips, as in 2-D weight-stationary.
+
+#: Notes on Pope et al. (2022), sec. 'Weight Gathered': the two MLP weight matrices, E_x F_yz and
+#: F_yz E_x, are both all-gathered before use.
+WEIGHT_MATRICES_WG = 2
+#: The activation collectives of a weight-gathered layout: an all-gather of the input over the
+#: chips that split E, and a reduce-scatter of the partial sums of the output over the same chips
+#: (as in 1-D and 2-D weight-stationary).
+ACTIVATION_COLLECTIVES_WG = 2
+
+
+@derivation("eq-sharding-wg-comm",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (cost derived)")
+def comm_time_weight_gathered() -> sp.Eq:
+    """Weights all-gathered over N_WG < n chips (eq-sharding-wg-comm).
+
+    Each chip ends the weight all-gather with E·F·N_WG/n elements of each matrix; the batch is
+    split N_WG ways, so the activation all-gather and reduce-scatter each end with b·T·E/N_WG
+    elements. N_WG = X is X-weight-gathered, N_WG = XY is XY-weight-gathered.
+    """
+    weights = WEIGHT_MATRICES_WG * d_model * d_ff * n_wg / n_gpu
+    activations = ACTIVATION_COLLECTIVES_WG * b * seq_q * d_model / n_wg
+    return sp.Eq(t_wg_el, (weights + activations) / net_bw)
+
+
+@derivation("eq-sharding-wg-xyz",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' ('constant communication cost')")
+def comm_time_xyz_weight_gathered() -> sp.Eq:
+    """XYZ-weight-gathered: 2·E·F/W_net per layer (eq-sharding-wg-xyz).
+
+    The group is every chip (N_WG = n) and the activations B_xyz L E are split over the batch
+    only, so no activation collective is left: the weight term of eq-sharding-wg-comm at N_WG = n.
+    """
+    weights = comm_time_weight_gathered().rhs.subs(b, 0).subs(n_wg, n_gpu)
+    return sp.Eq(t_xyz_el, sp.simplify(weights))
+
+
+def _optimum_weight_gathered() -> tuple[sp.Expr, sp.Expr]:
+    cost = comm_time_weight_gathered().rhs
+    slope = sp.diff(cost, n_wg)
+    roots = [r for r in sp.solve(sp.Eq(slope, 0), n_wg) if r.is_positive is not False]
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one positive stationary point, got {roots}")
+    (n_opt,) = roots
+    if not sp.simplify(sp.diff(cost, n_wg, 2).subs(n_wg, n_opt)).is_positive:
+        raise ArithmeticError("the stationary point is not a minimum")
+    return sp.simplify(n_opt), sp.simplify(cost.subs(n_wg, n_opt))
+
+
+@derivation("eq-sharding-wg-group-opt",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def optimal_gather_group() -> sp.Eq:
+    """N*_WG = sqrt(b·T·n/F) (eq-sharding-wg-group-opt): it grows as the root of the tokens."""
+    return sp.Eq(n_wg_star, _optimum_weight_gathered()[0])
+
+
+@derivation("eq-sharding-wg-opt",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def optimal_comm_time_weight_gathered() -> sp.Eq:
+    """Least weight-gathered time over the group: 4·E·sqrt(b·T·F/n)/W_net (eq-sharding-wg-opt)."""
+    return sp.Eq(t_wg_el_star, _optimum_weight_gathered()[1])
+
+
+def _tokens_where(lhs: sp.Expr, rhs: sp.Expr) -> sp.Expr:
+    """The tokens per step b·T at which two costs linear in b are equal (one positive root)."""
+    roots = [r for r in sp.solve(sp.Eq(lhs, rhs), b) if r.is_positive is not False]
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one positive crossing, got {roots}")
+    return sp.simplify(roots[0] * seq_q)
+
+
+@derivation("eq-sharding-wg-switch-2d",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def switch_tokens_2d_to_weight_gathered() -> sp.Eq:
+    """Tokens per step where gathering over N_WG chips ties with the best 2-D split.
+
+    Above it (eq-sharding-wg-switch-2d) the weight-gathered layout communicates less, provided
+    its slope in the tokens is the smaller one (N_WG > sqrt(n·E/F)/2); the root is positive exactly then.
+    """
+    tokens = _tokens_where(optimal_comm_time_2d_elements().rhs, comm_time_weight_gathered().rhs)
+    return sp.Eq(tok_2d_wg, tokens)
+
+
+@derivation("eq-sharding-wg-switch-groups",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def switch_tokens_between_groups() -> sp.Eq:
+    """Tokens per step where groups N_WG < N_WG' tie: F·N·N'/n (eq-sharding-wg-switch-groups)."""
+    cost = comm_time_weight_gathered().rhs
+    return sp.Eq(tok_wg_wg, _tokens_where(cost, cost.subs(n_wg, n_wg_next)))
+
+
+@derivation("eq-sharding-wg-switch-xyz",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def switch_tokens_to_xyz() -> sp.Eq:
+    """Tokens where a group N_WG < n ties with XYZ: F·N·(n - N)/n (eq-sharding-wg-switch-xyz)."""
+    return sp.Eq(tok_wg_xyz, sp.factor(_tokens_where(comm_time_weight_gathered().rhs,
+                                                     comm_time_xyz_weight_gathered().rhs)))
+
+
+@derivation("eq-sharding-wg-switch-opt",
+            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+def switch_tokens_optimal_layouts() -> sp.Eq:
+    """Tokens per step where the best gather group ties with the best 2-D split: b·T = E.
+
+    Both optima (eq-sharding-wg-switch-opt) are found by calculus over a continuous X or N_WG;
+    the tie does not depend on n.
+    """
+    lhs = optimal_comm_time_2d_elements().rhs
+    rhs = optimal_comm_time_weight_gathered().rhs
+    tokens = sp.solve(sp.Eq(lhs ** 2, rhs ** 2), b)  # both sides are positive
+    roots = [r for r in tokens if r.is_positive is not False]
+    if len(roots) != 1:
+        raise ArithmeticError(f"expected one positive crossing, got {roots}")
+    return sp.Eq(tok_2d_wg_star, sp.simplify(roots[0] * seq_q))
+
+
+def mlp_comm_times_elements(tokens, n_chips, d_model_value, d_ff_value, net_bandwidth, groups):
+    """Per-layer MLP communication time (s) of each layout, element accounting, for token arrays.
+
+    Returns a dict: '1D' (eq-sharding-esti-1d), '2D' (eq-sharding-esti-2d-opt), one entry per
+    gather group N_WG < n_chips in ``groups`` (eq-sharding-wg-comm) and 'XYZ'
+    (eq-sharding-wg-xyz). ``tokens`` is b·T.
+    """
+    for field, value in (("tokens", tokens), ("n_chips", n_chips), ("d_model", d_model_value),
+                         ("d_ff", d_ff_value), ("net_bandwidth", net_bandwidth)):
+        _check_positive(field, value)
+    for group in groups:
+        positive("groups", group)
+        if group >= n_chips:
+            raise InputError(f"groups: a gather group must be below n_chips, got {group!r}")
+    tokens = np.asarray(tokens, dtype=float)
+    common = {seq_q: 1, n_gpu: n_chips, d_model: d_model_value, d_ff: d_ff_value,
+              net_bw: net_bandwidth}
+    out = {}
+    for key, eq in (("1D", comm_time_1d_elements()), ("2D", optimal_comm_time_2d_elements())):
+        out[key] = compile_fn(eq.rhs.subs(common), (b,))(tokens) * np.ones_like(tokens)
+    wg = compile_fn(comm_time_weight_gathered().rhs.subs(common), (b, n_wg))
+    for group in groups:
+        out[group] = wg(tokens, group) * np.ones_like(tokens)
+    xyz = float(comm_time_xyz_weight_gathered().rhs.subs(common))
+    out["XYZ"] = np.full_like(tokens, xyz)
+    return {key: _scalar(value) for key, value in out.items()}
+
+
+# --- prefill: model parallelism up to the ICI bound (scaling book, sec. 'Prefill') -------------
+
+
+@derivation("eq-sharding-prefill-y-max", "Austin et al. (2025), sec. 'Prefill' (derived)")
+def prefill_model_parallelism() -> sp.Eq:
+    """Most ways of model parallelism for a compute-bound prefill (eq-sharding-prefill-y-max).
+
+    The arithmetic of a Y-way split d_model x d_ff matrix for b tokens, 2·b·d_model·d_ff/(Y·C),
+    against moving their activations over ICI, eq-sharding-ici-time; the tokens cancel.
+    """
+    arithmetic = arithmetic_time().subs(n_param, d_model * d_ff / y_model)
+    (root,) = sp.solve(sp.Eq(arithmetic, ici_time().rhs), y_model)
+    return sp.Eq(y_pre, sp.simplify(root))
+
+
+@derivation("eq-sharding-alpha-ici", "Austin et al. (2025), sec. 'Prefill' ('F / 2550')")
+def ici_intensity_definition() -> sp.Eq:
+    """alpha_ICI = C/W_ICI (eq-sharding-alpha-ici): with 2-byte activations Y_pre = d_ff/alpha."""
+    return sp.Eq(alpha_ici, flops / ici_bw)
