@@ -2,9 +2,9 @@
 
 Built from :data:`inference_math.core.registry.DERIVATIONS` and the chapter sources, so a derivation
 added to the library appears in the index without anyone editing the page. Each entry gives the
-label (a permalink: ``derivations.html#<label>``), the equation as the tested expression renders
-it, the function that returns it, the source it reproduces, the chapter where it is numbered and
-the chapters that refer to it or evaluate it.
+label (a permalink: ``derivations.html#<label>``), the equation as the chapters display it (its
+display form, proven equal to the tested expression), the function that returns it, the source it
+reproduces, the chapter where it is numbered and the chapters that refer to it or evaluate it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import sympy as sp
 import yaml
 
 from .. import DERIVATIONS
+from .display import latex as display_latex
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
@@ -124,7 +124,7 @@ def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
             qualname=derivation.qualname,
             summary=_summary(derivation.function),
             source=derivation.source,
-            latex=sp.latex(derivation.function()),
+            latex=display_latex(derivation.function()),
             shown_in=home,
             used_in=tuple(sorted(used[label] - {home}, key=position.__getitem__)),
             cites=source_keys(derivation.source),
