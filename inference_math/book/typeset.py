@@ -305,8 +305,9 @@ _INDENT = r"\quad "
 _INDENT_EM = 1.0
 
 
-def _open(lines: list[str]) -> tuple[str, str]:
-    tall = any(r"\frac" in line or r"\sqrt" in line for line in lines)
+def _open(text: str) -> tuple[str, str]:
+    """Parentheses that span lines (``\\left...\\right`` cannot): tall around fractions."""
+    tall = r"\frac" in text or r"\sqrt" in text
     return (r"\biggl(", r"\biggr)") if tall else (r"\bigl(", r"\bigr)")
 
 
@@ -323,19 +324,11 @@ def _term_tex(term: sp.Basic) -> str:
     return text
 
 
-def _pack(pieces: list[str], width: float, first: str = "") -> list[str]:
-    """Pieces (each beginning with its operator but the first) greedily packed into lines."""
-    lines: list[str] = []
-    current = first
-    for piece in pieces:
-        candidate = (current + " " + piece).strip()
-        if current.strip() and tex_width(candidate) > width:
-            lines.append(current)
-            current = piece
-        else:
-            current = candidate
-    lines.append(current)
-    return lines
+# An expression too wide for a line is cut into tokens, the pieces between which a line may break:
+# the terms of a sum (each with its sign), the factors of a product (a line that begins with one
+# is continued with ×), the arguments of a maximum, minimum or function (each with its comma). A
+# piece is cut further only if it is too wide by itself; the tokens are then packed greedily.
+_Token = tuple[str, bool]  # (LaTeX, whether a line beginning with it continues a product)
 
 
 def _breakable(expr: sp.Basic) -> bool:
@@ -345,115 +338,120 @@ def _breakable(expr: sp.Basic) -> bool:
         isinstance(expr, sp.core.function.AppliedUndef) and len(expr.args) > 1)
 
 
-def _args_lines(head: str, args: list[str], width: float) -> list[str]:
-    """``head(arg, arg, ...)`` with a line break after a comma where the arguments do not fit."""
-    pieces = [a + "," for a in args[:-1]] + [args[-1]]
-    packed = _pack(pieces, width - tex_width(head) - 1.0)
-    left, right = _open(packed)
-    packed[0] = head + left + packed[0]
-    packed[-1] = packed[-1] + right
-    return packed
+def _prefixed(tokens: list[_Token], prefix: str) -> list[_Token]:
+    if prefix:
+        tokens[0] = (prefix + tokens[0][0], False)
+    return tokens
+
+
+def _tokens(expr: sp.Basic, width: float) -> list[_Token]:
+    one = tex(expr)
+    if tex_width(one) <= width:
+        return [(one, False)]
+    if isinstance(expr, sp.Add):
+        tokens: list[_Token] = []
+        for i, term in enumerate(ordered_terms(expr)):
+            sign, body = _signed(term)
+            prefix = ("" if sign == "+" else "- ") if i == 0 else sign + " "
+            body_tex = _term_tex(body)
+            if tex_width(prefix + body_tex) <= width:
+                tokens.append((prefix + body_tex, False))
+            else:
+                tokens += _prefixed(_tokens(body, width), prefix)
+        return tokens
+    if _breakable(expr):  # a maximum, a minimum or a function: break after a comma
+        if isinstance(expr, (sp.Max, sp.Min)):
+            head, args = (r"\max" if isinstance(expr, sp.Max) else r"\min"), variadic_args(expr)
+        elif isinstance(expr, WrittenMin):
+            head, args = r"\min", list(expr.args)
+        else:
+            head, args = tex(expr.func(sp.Symbol("x"))).split(r"{\left(")[0], list(expr.args)
+        left, right = _open(one)
+        tokens = []
+        for j, arg in enumerate(args):
+            sub = _tokens(arg, width - 1.0)
+            if j < len(args) - 1:
+                sub[-1] = (sub[-1][0] + ",", sub[-1][1])
+            tokens += sub
+        tokens[0] = (head + left + tokens[0][0], False)
+        tokens[-1] = (tokens[-1][0] + right, tokens[-1][1])
+        return tokens
+    if isinstance(expr, sp.Mul):
+        return _mul_tokens(expr, width) or [(one, False)]
+    return [(one, False)]
+
+
+def _factor_tokens(factor: sp.Basic, width: float) -> list[_Token]:
+    """One factor of a product, in parentheses if it is a sum, cut inside if it is too wide."""
+    if isinstance(factor, sp.Add):
+        single = _term_tex(factor)
+        if tex_width(single) <= width:
+            return [(single, False)]
+        left, right = _open(tex(factor))
+        inner = _tokens(factor, width - 1.0)
+        inner[0] = (left + inner[0][0], False)
+        inner[-1] = (inner[-1][0] + right, inner[-1][1])
+        return inner
+    return _tokens(factor, width)
+
+
+def _mul_tokens(expr: sp.Mul, width: float) -> list[_Token] | None:
+    """A product too wide for a line: its plain factors (over its denominator) first, then each
+    sum, maximum or function factor; a display form's product keeps its factors as written."""
+    if WRITTEN.get():
+        factors, head, sign = list(expr.args), None, ""
+    else:
+        sign = ""
+        if expr.could_extract_minus_sign():
+            sign, expr = "- ", -expr
+        num, den = sp.fraction(expr)
+        numerator = list(sp.Mul.make_args(num))
+        factors = [f for f in numerator if _breakable(f)]
+        plain = [f for f in numerator if not _breakable(f)]
+        if not factors:
+            if isinstance(den, sp.Add):  # a long denominator: set in lines under the numerator
+                lines = _pack(_tokens(den, width - 1.0), width - 1.0)
+                if len(lines) > 1:
+                    body = r" \\ &\quad ".join(lines)
+                    return [(sign + r"\frac{" + tex(num) + r"}{\begin{aligned} &" + body
+                             + r"\end{aligned}}", False)]
+            if den != 1 or len(plain) < 2:
+                return None
+            # a product of plain factors: the widest one on a line of its own if need be
+            widest = max(plain, key=lambda f: tex_width(tex(f)))
+            factors = [widest]
+            head = sp.Mul(*[f for f in plain if f is not widest])
+        else:
+            head = sp.Mul(*plain) / den
+    tokens: list[_Token] = []
+    if head is not None and head != 1:
+        tokens.append((sign + _term_tex(head), False))
+        sign = ""
+    for factor in factors:
+        sub = _factor_tokens(factor, width)
+        sub[0] = (sub[0][0], bool(tokens))
+        tokens += sub
+    return _prefixed(tokens, sign) if sign else tokens
+
+
+def _pack(tokens: list[_Token], width: float) -> list[str]:
+    """Tokens greedily packed into lines no wider than ``width`` em (where they can be)."""
+    lines: list[str] = []
+    current = ""
+    for text, product in tokens:
+        if current and tex_width(current + " " + text) > width:
+            lines.append(current)
+            current = (r"\times " if product else "") + text
+        else:
+            current = f"{current} {text}" if current else text
+    lines.append(current)
+    return lines
 
 
 def expr_lines(expr: sp.Basic, width: float) -> list[str]:
     """``expr`` in lines no wider than ``width`` em where it can break; continuation lines begin
-    with their operator and are set one indent further by the caller."""
-    one = tex(expr)
-    if tex_width(one) <= width:
-        return [one]
-    if isinstance(expr, sp.Add):
-        pieces: list[str] = []
-        for i, term in enumerate(ordered_terms(expr)):
-            sign, body = _signed(term)
-            prefix = ("" if sign == "+" else "-") if i == 0 else sign + " "
-            body_tex = _term_tex(body)
-            if tex_width(prefix + body_tex) <= width - _INDENT_EM:
-                pieces.append(prefix + body_tex)
-                continue
-            sub = expr_lines(body, width - _INDENT_EM - 1.0)
-            pieces.append(prefix + sub[0])
-            pieces.extend(sub[1:])
-        return _pack(pieces, width - _INDENT_EM) if pieces else [one]
-    if isinstance(expr, (sp.Max, sp.Min)):
-        name = r"\max" if isinstance(expr, sp.Max) else r"\min"
-        return _args_lines(name, [tex(a) for a in variadic_args(expr)], width)
-    if isinstance(expr, WrittenMin):
-        return _args_lines(r"\min", [tex(a) for a in expr.args], width)
-    if isinstance(expr, sp.core.function.AppliedUndef) and len(expr.args) > 1:
-        head = tex(expr.func(sp.Symbol("x"))).split(r"{\left(")[0]
-        return _args_lines(head, [tex(a) for a in expr.args], width)
-    if isinstance(expr, sp.Mul):
-        return _mul_lines(expr, width) or [one]
-    return [one]
-
-
-def _factor_lines(factor: sp.Basic, width: float) -> list[str]:
-    """One factor of a product, in parentheses if it is a sum, broken inside if it is too wide."""
-    if isinstance(factor, sp.Add):
-        single = r"\left(" + tex(factor) + r"\right)"
-        if tex_width(single) <= width:
-            return [single]
-        inner = expr_lines(factor, width - 1.0)
-        left, right = _open(inner)
-        return [left + inner[0]] + inner[1:-1] + [inner[-1] + right]
-    return expr_lines(factor, width)
-
-
-def _mul_lines(expr: sp.Mul, width: float) -> list[str] | None:
-    """A product too wide for a line: its plain factors (over its denominator) first, then each
-    sum, maximum or function factor, a line break (continued with ×) between factors where they do
-    not fit, and inside a factor that does not fit a line by itself."""
-    if WRITTEN.get():  # a display form's product: its factors as written, × between lines
-        pieces = [_term_tex(f) for f in expr.args]
-        return _times_pack([pieces[0]], pieces[1:], width) if len(pieces) > 1 else None
-    sign = ""
-    if expr.could_extract_minus_sign():
-        sign, expr = "-", -expr
-    num, den = sp.fraction(expr)
-    factors = list(sp.Mul.make_args(num))
-    big = [f for f in factors if _breakable(f)]
-    plain = [f for f in factors if not _breakable(f)]
-    if not big:
-        if den != 1 and isinstance(den, sp.Add):
-            # a long denominator: the numerator over the denominator in lines
-            inner = expr_lines(den, width - 1.0)
-            if len(inner) > 1:
-                body = r" \\ &\quad ".join(inner)
-                return [sign + r"\frac{" + tex(num) + r"}{\begin{aligned} &" + body
-                        + r"\end{aligned}}"]
-        if den == 1 and len(plain) > 1:
-            pieces = [tex(f) if not isinstance(f, sp.Add) else _term_tex(f) for f in
-                      sorted(plain, key=sp.default_sort_key)]
-            return _times_pack([sign + pieces[0]], pieces[1:], width)
-        return None
-    head = sp.Mul(*plain) / den
-    lines = [sign + ("" if head == 1 else _term_tex(head))]
-    rest: list[str] = []
-    for factor in big:
-        sub = _factor_lines(factor, width - _INDENT_EM - 1.0)
-        rest.append(sub[0])
-        if len(sub) > 1:
-            rest[-1] = (rest[-1], sub[1:])
-    out = lines
-    for item in rest:
-        first, more = (item if isinstance(item, tuple) else (item, []))
-        candidate = (out[-1] + " " + first).strip()
-        if not out[-1].strip() or tex_width(candidate) <= width:
-            out[-1] = candidate
-        else:
-            out.append(r"\times " + first)
-        out.extend(more)
-    return out
-
-
-def _times_pack(lines: list[str], pieces: list[str], width: float) -> list[str]:
-    for piece in pieces:
-        candidate = lines[-1] + " " + piece
-        if tex_width(candidate) <= width:
-            lines[-1] = candidate
-        else:
-            lines.append(r"\times " + piece)
-    return lines
+    with their operator (+, −, ×) and are set one indent further by the caller."""
+    return _pack(_tokens(expr, width), width)
 
 
 def eq_tex(eq: sp.Basic, width: float = BUDGET_EM, written: bool = False) -> str:
@@ -478,10 +476,10 @@ def _eq_tex(eq: sp.Basic, width: float) -> str:
         return _piecewise_eq(eq, width)
     lhs_em = tex_width(lhs + "=")
     aligned = lhs_em <= 0.3 * width
-    room = width - lhs_em if aligned else width - _INDENT_EM
-    lines = expr_lines(rhs, room)
-    if len(lines) == 1 and lines[0] == tex(rhs):
-        return one
+    lines = expr_lines(rhs, width - lhs_em - _INDENT_EM if aligned else width - _INDENT_EM)
+    if aligned and len(lines) == 1:  # nothing to break on the right: break after the "="
+        aligned = False
+        lines = expr_lines(rhs, width - _INDENT_EM)
     if aligned:
         body = [lhs + " &= " + lines[0]] + ["&" + _INDENT + line for line in lines[1:]]
     else:
