@@ -47,7 +47,7 @@ def test_a_long_sum_breaks_between_terms_into_aligned_lines():
     assert text.startswith(r"\begin{aligned}F &= ") and text.endswith(r"\end{aligned}")
     lines = _rows(text)
     assert len(lines) > 2
-    assert all(line.strip().startswith(r"&\quad +") for line in lines[1:])
+    assert all(line.strip().startswith(r"&\quad {}+") for line in lines[1:]), lines
     assert all(tex_width(line.replace("&", "")) <= BUDGET_EM + 1 for line in lines), lines
 
 

@@ -22,6 +22,8 @@ from .display import latex as display_latex
 ROOT = Path(__file__).resolve().parents[2]
 LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
 EQ_REF = re.compile(r"\{eq\}`(eq-[a-z0-9-]+)`")
+# A label written out in a docstring or a source string ("book eq-roofline-critical-batch").
+RAW_LABEL = re.compile(r"(?<![\w`{-])eq-[a-z0-9]+(?:-[a-z0-9]+)+")
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
 # How the registry's source strings name the works of references.bib.
 SOURCE_KEYS = (
@@ -137,10 +139,18 @@ def _module_summary(module: str) -> str:
     return doc.split("\n")[0].rstrip(".")
 
 
+def _cross_referenced(text: str, labels: set[str]) -> str:
+    """``text`` with each registered label it names as a reference to the numbered equation (the
+    reader sees "(3.7)", a link, instead of the raw label)."""
+    return RAW_LABEL.sub(lambda m: f"{{eq}}`{m.group(0)}`" if m.group(0) in labels else m.group(0),
+                         text)
+
+
 def markdown(items: list[Entry]) -> str:
     """The index as MyST Markdown, grouped by module in the order the book reaches them."""
     lines: list[str] = []
     module = None
+    labels = {item.label for item in items}
     for item in items:
         if item.module != module:
             module = item.module
@@ -152,7 +162,7 @@ def markdown(items: list[Entry]) -> str:
             f'<a class="derivation-permalink" href="#{item.label}" title="Permalink to this '
             f'derivation"><code>{item.label}</code></a></p>',
             "",
-            f"{item.summary}",
+            _cross_referenced(item.summary, labels),
             "",
             "$$",
             item.latex,
@@ -160,8 +170,8 @@ def markdown(items: list[Entry]) -> str:
             "",
             f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
             f"- Implemented by `{item.qualname}()`.",
-            f"- Reproduces: {item.source}" + (f" {{cite:p}}`{','.join(item.cites)}`."
-                                               if item.cites else "."),
+            f"- Reproduces: {_cross_referenced(item.source, labels)}"
+            + (f" {{cite:p}}`{','.join(item.cites)}`." if item.cites else "."),
             "",
         ]
     return "\n".join(lines)

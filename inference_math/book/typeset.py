@@ -242,7 +242,7 @@ def tex_width(text: str, style: int = 0) -> float:
                     r.group()
                 body = r.environment(env)
                 rows = _rows(body)
-                inner = 0  # cases are set in text style; estimated as display, to be safe
+                inner = 1 if env in ("cases", "array") else 0  # their cells are in text style
                 cells = [sum(tex_width(cell, max(style, inner)) for cell in row)
                          + (1.0 * scale * (len(row) - 1) if env in ("cases", "array") else 0)
                          for row in rows]
@@ -303,6 +303,17 @@ def _text_width(text: str, table: dict, default: float) -> float:
 
 _INDENT = r"\quad "
 _INDENT_EM = 1.0
+#: the style the lines being broken are set in: display (0), or text (1) inside ``cases``
+_STYLE: ContextVar[int] = ContextVar("style", default=0)
+
+
+def _w(text: str) -> float:
+    return tex_width(text, _STYLE.get())
+
+
+def _continued(line: str) -> str:
+    """A continuation line; ``{}`` before a leading operator keeps it binary (spaced)."""
+    return "{}" + line if line.startswith(("+", "-", r"\times")) else line
 
 
 def _open(text: str) -> tuple[str, str]:
@@ -346,7 +357,7 @@ def _prefixed(tokens: list[_Token], prefix: str) -> list[_Token]:
 
 def _tokens(expr: sp.Basic, width: float) -> list[_Token]:
     one = tex(expr)
-    if tex_width(one) <= width:
+    if _w(one) <= width:
         return [(one, False)]
     if isinstance(expr, sp.Add):
         tokens: list[_Token] = []
@@ -354,7 +365,7 @@ def _tokens(expr: sp.Basic, width: float) -> list[_Token]:
             sign, body = _signed(term)
             prefix = ("" if sign == "+" else "- ") if i == 0 else sign + " "
             body_tex = _term_tex(body)
-            if tex_width(prefix + body_tex) <= width:
+            if _w(prefix + body_tex) <= width:
                 tokens.append((prefix + body_tex, False))
             else:
                 tokens += _prefixed(_tokens(body, width), prefix)
@@ -385,7 +396,7 @@ def _factor_tokens(factor: sp.Basic, width: float) -> list[_Token]:
     """One factor of a product, in parentheses if it is a sum, cut inside if it is too wide."""
     if isinstance(factor, sp.Add):
         single = _term_tex(factor)
-        if tex_width(single) <= width:
+        if _w(single) <= width:
             return [(single, False)]
         left, right = _open(tex(factor))
         inner = _tokens(factor, width - 1.0)
@@ -395,6 +406,21 @@ def _factor_tokens(factor: sp.Basic, width: float) -> list[_Token]:
     return _tokens(factor, width)
 
 
+def _split_fraction(expr: sp.Mul) -> tuple[list[sp.Basic], list[sp.Basic]]:
+    """The factors of a product's numerator and denominator, as SymPy holds them (never multiplied
+    again: SymPy would distribute a number over a sum)."""
+    numerator, denominator = [], []
+    for factor in expr.args:
+        if isinstance(factor, sp.Pow) and factor.exp.is_Number and factor.exp < 0:
+            denominator.append(factor.base ** -factor.exp)
+        elif factor.is_Rational and factor.q != 1:
+            numerator.append(sp.Integer(factor.p))
+            denominator.append(sp.Integer(factor.q))
+        else:
+            numerator.append(factor)
+    return numerator, denominator
+
+
 def _mul_tokens(expr: sp.Mul, width: float) -> list[_Token] | None:
     """A product too wide for a line: its plain factors (over its denominator) first, then each
     sum, maximum or function factor; a display form's product keeps its factors as written."""
@@ -402,35 +428,42 @@ def _mul_tokens(expr: sp.Mul, width: float) -> list[_Token] | None:
         factors, head, sign = list(expr.args), None, ""
     else:
         sign = ""
-        if expr.could_extract_minus_sign():
-            sign, expr = "- ", -expr
-        num, den = sp.fraction(expr)
-        numerator = list(sp.Mul.make_args(num))
+        numerator, denominator = _split_fraction(expr)
+        if numerator and numerator[0].is_Number and numerator[0] < 0:
+            sign, numerator[0] = "- ", -numerator[0]
+        num = sp.Mul(*[f for f in numerator if not _breakable(f)])
+        den = sp.Mul(*denominator, evaluate=len(denominator) < 2)
         factors = [f for f in numerator if _breakable(f)]
         plain = [f for f in numerator if not _breakable(f)]
         if not factors:
             if isinstance(den, sp.Add):  # a long denominator: set in lines under the numerator
                 lines = _pack(_tokens(den, width - 1.0), width - 1.0)
+                num = sp.Mul(*numerator)
                 if len(lines) > 1:
-                    body = r" \\ &\quad ".join(lines)
+                    body = r" \\ &\quad ".join(lines[:1] + [_continued(x) for x in lines[1:]])
                     return [(sign + r"\frac{" + tex(num) + r"}{\begin{aligned} &" + body
                              + r"\end{aligned}}", False)]
             if den != 1 or len(plain) < 2:
                 return None
             # a product of plain factors: the widest one on a line of its own if need be
-            widest = max(plain, key=lambda f: tex_width(tex(f)))
+            widest = max(plain, key=lambda f: _w(tex(f)))
             factors = [widest]
             head = sp.Mul(*[f for f in plain if f is not widest])
         else:
-            head = sp.Mul(*plain) / den
+            head = sp.Mul(sp.Mul(*plain), sp.Pow(den, -1, evaluate=False), evaluate=False)
+            head = sp.Mul(*plain) if den == 1 else head
     tokens: list[_Token] = []
-    if head is not None and head != 1:
-        tokens.append((sign + _term_tex(head), False))
-        sign = ""
     for factor in factors:
         sub = _factor_tokens(factor, width)
         sub[0] = (sub[0][0], bool(tokens))
         tokens += sub
+    if head is not None and head != 1:
+        head_tex = _term_tex(head)
+        if _w(head_tex) < 3.0:  # a short coefficient stays with the factor it multiplies
+            tokens[0] = (head_tex + " " + tokens[0][0], False)
+        else:
+            tokens.insert(0, (head_tex, False))
+            tokens[1] = (tokens[1][0], True)
     return _prefixed(tokens, sign) if sign else tokens
 
 
@@ -439,7 +472,7 @@ def _pack(tokens: list[_Token], width: float) -> list[str]:
     lines: list[str] = []
     current = ""
     for text, product in tokens:
-        if current and tex_width(current + " " + text) > width:
+        if current and _w(current + " " + text) > width:
             lines.append(current)
             current = (r"\times " if product else "") + text
         else:
@@ -466,7 +499,7 @@ def eq_tex(eq: sp.Basic, width: float = BUDGET_EM, written: bool = False) -> str
 
 def _eq_tex(eq: sp.Basic, width: float) -> str:
     one = tex(eq)
-    if tex_width(one) <= width or not isinstance(eq, sp.Equality):
+    if _w(one) <= width or not isinstance(eq, sp.Equality):
         if isinstance(eq, sp.Equality) and isinstance(eq.rhs, sp.Piecewise):
             return _piecewise_eq(eq, width)
         return one
@@ -474,16 +507,16 @@ def _eq_tex(eq: sp.Basic, width: float) -> str:
     rhs = eq.rhs
     if isinstance(rhs, sp.Piecewise):
         return _piecewise_eq(eq, width)
-    lhs_em = tex_width(lhs + "=")
-    aligned = lhs_em <= 0.3 * width
+    lhs_em = _w(lhs + "=")
+    aligned = lhs_em <= 0.4 * width
     lines = expr_lines(rhs, width - lhs_em - _INDENT_EM if aligned else width - _INDENT_EM)
     if aligned and len(lines) == 1:  # nothing to break on the right: break after the "="
         aligned = False
         lines = expr_lines(rhs, width - _INDENT_EM)
     if aligned:
-        body = [lhs + " &= " + lines[0]] + ["&" + _INDENT + line for line in lines[1:]]
+        body = [lhs + " &= " + lines[0]] + ["&" + _INDENT + _continued(line) for line in lines[1:]]
     else:
-        body = [lhs + " = " + r"\\"] + ["&" + _INDENT + line for line in lines]
+        body = [lhs + " = " + r"\\"] + ["&" + _INDENT + _continued(line) for line in lines]
         body = [body[0] + " " + body[1]] + body[2:]
         body[0] = "&" + body[0]
     return r"\begin{aligned}" + r" \\ ".join(body) + r"\end{aligned}"
@@ -493,17 +526,27 @@ def _piecewise_eq(eq: sp.Equality, width: float) -> str:
     """A piecewise result too wide for SymPy's two columns: one column, each case's value in
     lines, its condition after it or on the next line."""
     one = tex(eq)
-    if tex_width(one) <= width:
+    if _w(one) <= width:
         return one
     lhs = tex(eq.lhs)
-    room = width - tex_width(lhs + "=") - 1.5
+    room = width - _w(lhs + "=") - 1.5
     rows = []
-    for value, cond in eq.rhs.args:
-        cond_tex = r"\text{otherwise}" if cond is sp.true else r"\text{if } " + tex(cond)
-        lines = expr_lines(value, room)
-        rows += lines[:-1]
-        if tex_width(lines[-1] + r", \quad " + cond_tex) <= room:
-            rows.append(lines[-1] + r", \quad " + cond_tex)
-        else:
-            rows += [lines[-1] + ",", r"\quad " + cond_tex]
+    token = _STYLE.set(1)  # the cases of a piecewise result are set in text style
+    try:
+        for value, cond in eq.rhs.args:
+            _case_rows(rows, value, cond, room)
+    finally:
+        _STYLE.reset(token)
     return lhs + r" = \begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
+
+
+def _case_rows(rows: list[str], value: sp.Basic, cond, room: float) -> None:
+    """The rows of one case: its value in lines, then its condition."""
+    cond_tex = r"\text{otherwise}" if cond is sp.true else r"\text{if } " + tex(cond)
+    lines = expr_lines(value, room)
+    lines = lines[:1] + [_continued(line) for line in lines[1:]]
+    rows += lines[:-1]
+    if _w(lines[-1] + r", \quad " + cond_tex) <= room:
+        rows.append(lines[-1] + r", \quad " + cond_tex)
+    else:
+        rows += [lines[-1] + ",", r"\quad " + cond_tex]
