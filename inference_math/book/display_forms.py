@@ -22,7 +22,7 @@ import sympy as sp
 
 from .. import DERIVATIONS
 from ..core import symbols as S
-from .typeset import WrittenMin
+from .typeset import Log2, WrittenMin
 
 R = sp.Rational
 
@@ -172,7 +172,22 @@ def _emb_crossover():
     return sp.Eq(eq.lhs, sp.Mul(root, _pow(_mul(2, _A2), -1), evaluate=False), evaluate=False)
 
 
+@form("eq-rollouts-reward-entropy", "log2 N instead of log N / log 2")
+def _reward_entropy():
+    eq = DERIVATIONS["eq-rollouts-reward-entropy"].function()
+    return sp.Eq(eq.lhs, Log2(S.n_levels), evaluate=False)
+
+
 # --- NCCL: the cheapest protocol, each protocol's time named ------------------------------------
+
+@form("eq-coll-latency", "log2 of the nodes; the ranks per node minus one first")
+def _coll_latency():
+    coll, _ = _protocols()
+    per_node = sp.Add(S.n_ranks / S.n_nodes_c, -1, evaluate=False)
+    inner = sp.Add(_mul(S.lat_rank, per_node), _mul(S.lat_node, Log2(S.n_nodes_c)), evaluate=False)
+    return sp.Eq(coll.protocol_latency().lhs, sp.Add(_mul(S.m_coll, inner), S.lat_base,
+                                                     evaluate=False), evaluate=False)
+
 
 def _protocols():
     from ..engine import collectives as coll

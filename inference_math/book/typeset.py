@@ -74,6 +74,18 @@ class WrittenMin(sp.Function):
         return r"\min\left(" + ", ".join(printer._print(a) for a in self.args) + r"\right)"
 
 
+class Log2(sp.Function):
+    """``log₂ x`` as written (SymPy turns ``log(x, 2)`` into ``log(x)/log(2)``); ``doit()`` is
+    SymPy's ``log(x)/log(2)``."""
+
+    def doit(self, **hints):
+        arg = self.args[0].doit(**hints) if hints.get("deep", True) else self.args[0]
+        return sp.log(arg) / sp.log(2)
+
+    def _latex(self, printer):
+        return r"\log_{2}{\left(" + printer._print(self.args[0]) + r"\right)}"
+
+
 def tex(expr: sp.Basic) -> str:
     """LaTeX of a SymPy object as the book prints it, on one line."""
     return BookPrinter().doprint(expr)
