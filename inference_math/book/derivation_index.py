@@ -2,9 +2,9 @@
 
 Built from :data:`inference_math.core.registry.DERIVATIONS` and the chapter sources, so a derivation
 added to the library appears in the index without anyone editing the page. Each entry gives the
-label (a permalink: ``derivations.html#<label>``), the equation as the tested expression renders
-it, the function that returns it, the source it reproduces, the chapter where it is numbered and
-the chapters that refer to it or evaluate it.
+label (a permalink: ``derivations.html#<label>``), the equation as the chapters display it (its
+display form, proven equal to the tested expression), the function that returns it, the source it
+reproduces, the chapter where it is numbered and the chapters that refer to it or evaluate it.
 """
 
 from __future__ import annotations
@@ -14,14 +14,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import sympy as sp
 import yaml
 
 from .. import DERIVATIONS
+from .display import latex as display_latex
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEL_LINE = re.compile(r"^:label: (eq-[a-z0-9-]+)\s*$", re.M)
 EQ_REF = re.compile(r"\{eq\}`(eq-[a-z0-9-]+)`")
+# A label written out in a docstring or a source string ("book eq-roofline-critical-batch").
+RAW_LABEL = re.compile(r"(?<![\w`{-])eq-[a-z0-9]+(?:-[a-z0-9]+)+")
 CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
 # How the registry's source strings name the works of references.bib.
 SOURCE_KEYS = (
@@ -124,7 +126,7 @@ def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
             qualname=derivation.qualname,
             summary=_summary(derivation.function),
             source=derivation.source,
-            latex=sp.latex(derivation.function()),
+            latex=display_latex(derivation.function()),
             shown_in=home,
             used_in=tuple(sorted(used[label] - {home}, key=position.__getitem__)),
             cites=source_keys(derivation.source),
@@ -137,10 +139,18 @@ def _module_summary(module: str) -> str:
     return doc.split("\n")[0].rstrip(".")
 
 
+def _cross_referenced(text: str, labels: set[str]) -> str:
+    """``text`` with each registered label it names as a reference to the numbered equation (the
+    reader sees "(3.7)", a link, instead of the raw label)."""
+    return RAW_LABEL.sub(lambda m: f"{{eq}}`{m.group(0)}`" if m.group(0) in labels else m.group(0),
+                         text)
+
+
 def markdown(items: list[Entry]) -> str:
     """The index as MyST Markdown, grouped by module in the order the book reaches them."""
     lines: list[str] = []
     module = None
+    labels = {item.label for item in items}
     for item in items:
         if item.module != module:
             module = item.module
@@ -152,7 +162,7 @@ def markdown(items: list[Entry]) -> str:
             f'<a class="derivation-permalink" href="#{item.label}" title="Permalink to this '
             f'derivation"><code>{item.label}</code></a></p>',
             "",
-            f"{item.summary}",
+            _cross_referenced(item.summary, labels),
             "",
             "$$",
             item.latex,
@@ -160,8 +170,8 @@ def markdown(items: list[Entry]) -> str:
             "",
             f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
             f"- Implemented by `{item.qualname}()`.",
-            f"- Reproduces: {item.source}" + (f" {{cite:p}}`{','.join(item.cites)}`."
-                                               if item.cites else "."),
+            f"- Reproduces: {_cross_referenced(item.source, labels)}"
+            + (f" {{cite:p}}`{','.join(item.cites)}`." if item.cites else "."),
             "",
         ]
     return "\n".join(lines)

@@ -7,14 +7,30 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from .display_forms import display_eq, where_lines
+from .typeset import eq_tex
+
 
 def latex(expr: sp.Basic) -> str:
-    """LaTeX of a SymPy object as the book prints it (no \\displaystyle, no $ delimiters)."""
-    return sp.latex(expr)
+    """LaTeX of a SymPy object as the book displays it (no \\displaystyle, no $ delimiters).
+
+    A registered derivation's result is shown in its display form
+    (:mod:`inference_math.book.display_forms`, proven equal to it by the tests); everything is
+    printed with ordered terms and broken into lines that fit a phone's column
+    (:mod:`inference_math.book.typeset`).
+    """
+    shown = display_eq(expr)
+    text = eq_tex(shown, written=shown is not expr)
+    where = [eq_tex(sp.Eq(symbol, value)) for symbol, value in where_lines(expr)]
+    if where:
+        rows = [text + r",\\ \text{where}"] + [w + "," for w in where[:-1]] + [where[-1]]
+        text = r"\begin{gathered}" + r" \\ ".join(rows) + r"\end{gathered}"
+    return text
 
 
 def glue_eq(key: str, eq: sp.Basic) -> None:
-    """Glue a derivation's result so that ``{glue:math}`` shows the tested expression."""
+    """Glue a derivation's result so that ``{glue:math}`` shows the tested expression (in its
+    display form, if it has one)."""
     from IPython.display import Math
     from myst_nb import glue
 

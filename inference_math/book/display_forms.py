@@ -1,0 +1,252 @@
+"""Display forms: registered derivations arranged the way an author would typeset them.
+
+A derivation returns the result SymPy computed, in SymPy's canonical form: ``2500/9`` where the
+reader expects 10⁶ tokens per million over 3600 seconds per hour, ``N^{1/3} n^{2/3} ...`` where
+the reader expects one cube root, NCCL's latency constants as fractions of a second inside one
+long minimum. A display form is the same quantity written for reading, as a SymPy expression of
+unevaluated parts (so that the printer shows it as written) and named constants.
+
+``tests/test_display_forms.py`` proves every form equal to its derivation: after ``doit()`` and
+the substitution of the named constants' values, the difference simplifies to zero and vanishes at
+random positive values. :func:`display_eq` is what the chapters (through ``glue_eq``) and the
+derivation index print, so a label shows the same form everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import sympy as sp
+
+from .. import DERIVATIONS
+from ..core import symbols as S
+from .typeset import Log2, WrittenMin
+
+R = sp.Rational
+
+
+def _u(expr):
+    """An unevaluated copy of ``expr``'s top level (kept as written by the printer)."""
+    return sp.UnevaluatedExpr(expr)
+
+
+def _pow(base, exponent):
+    return sp.Pow(base, exponent, evaluate=False)
+
+
+def _mul(*factors):
+    return sp.Mul(*factors, evaluate=False)
+
+
+@dataclass(frozen=True)
+class DisplayForm:
+    """How the equation ``label`` is shown: ``build()`` returns the Eq as printed; ``constants``
+    maps each named constant of the form to its value (substituted by the test)."""
+
+    label: str
+    build: Callable[[], sp.Equality]
+    constants: Callable[[], dict] = field(default=lambda: {})
+    why: str = ""
+    #: the constants are auxiliary quantities shown under the equation ("where A = ...")
+    where: bool = False
+
+
+FORMS: dict[str, DisplayForm] = {}
+
+
+def form(label: str, why: str, constants: Callable[[], dict] | None = None, where: bool = False):
+    def register(build):
+        if label not in DERIVATIONS:
+            raise ValueError(f"display form for {label!r}, which is no registered derivation")
+        FORMS[label] = DisplayForm(label, build, constants or (lambda: {}), why, where)
+        return build
+    return register
+
+
+# --- per-token cost: 10^6 tokens per million over 3600 seconds per hour -------------------------
+
+MTOK = _pow(10, 6)
+HOUR = sp.Integer(3600)
+
+
+def _per_mtok(numerator, denominator):
+    """``10^6 numerator / (3600 denominator)`` as written (no 2500/9)."""
+    return sp.Mul(MTOK, *numerator, _pow(_mul(HOUR, *denominator), -1), evaluate=False)
+
+
+@form("eq-deepseek-cost-per-mtok", "10^6 tokens per million and 3600 s per hour, not 2500/9")
+def _cost_per_mtok():
+    return sp.Eq(DERIVATIONS["eq-deepseek-cost-per-mtok"].function().lhs,
+                 _per_mtok([S.price], [S.tok_rate_gpu]), evaluate=False)
+
+
+@form("eq-search-cost", "10^6 tokens per million and 3600 s per hour, not 2500/9")
+def _search_cost():
+    return sp.Eq(DERIVATIONS["eq-search-cost"].function().lhs,
+                 _per_mtok([S.n_gpu, S.price, S.t_token], [S.b]), evaluate=False)
+
+
+@form("eq-longctx-kv-floor", "10^6 tokens per million and 3600 s per hour, not 2500/9")
+def _kv_floor():
+    return sp.Eq(DERIVATIONS["eq-longctx-kv-floor"].function().lhs,
+                 _per_mtok([S.kv_bytes, S.price, S.ctx], [S.hbm_bw]), evaluate=False)
+
+
+@form("eq-embeddings-cost-compute-bound", "10^6 tokens per million, not 1000000")
+def _emb_cost():
+    eq = DERIVATIONS["eq-embeddings-cost-compute-bound"].function()
+    return sp.Eq(eq.lhs, sp.Mul(MTOK, eq.rhs / 10**6, evaluate=False), evaluate=False)
+
+
+# --- the latency wall: one cube root instead of five fractional powers --------------------------
+
+def _wall_latency(n_param=S.n_param, layers=S.n_layers, width_factor=1):
+    """3 ∛(N p/B) (n_layers n_reduce t_hop)^{2/3} − 2 n_layers n_reduce t_hop."""
+    return _mul(3, _pow(n_param * S.p / S.hbm_bw, R(1, 3)),
+                _pow(layers * S.n_reduce * S.t_hop, R(2, 3)))
+
+
+def _n_gpu_star() -> dict:
+    return {S.n_gpu_star: DERIVATIONS["eq-wall-optimal-instance-size"].function().rhs}
+
+
+@form("eq-wall-minimum-latency", "one cube root; the condition through the optimal instance size "
+      "N_GPU* of eq-wall-optimal-instance-size, shown just before it", constants=_n_gpu_star)
+def _wall_minimum():
+    eq = DERIVATIONS["eq-wall-minimum-latency"].function()
+    hop = _mul(S.n_layers, S.n_reduce, S.t_hop)
+    large = sp.Add(_wall_latency(), _mul(-2, hop), evaluate=False)
+    return sp.Eq(eq.lhs, sp.Piecewise((large, S.n_gpu_star > 1),
+                                      (S.n_param * S.p / S.hbm_bw, True)), evaluate=False)
+
+
+@form("eq-scaling-large-model-latency", "one cube root instead of five fractional powers")
+def _scaling_large():
+    return sp.Eq(S.t_min, _wall_latency(), evaluate=False)
+
+
+@form("eq-scaling-square-root-law", "one cube root and one 2/3 power")
+def _scaling_sqrt():
+    eq = DERIVATIONS["eq-scaling-square-root-law"].function()
+    k_l = next(s for s in eq.rhs.free_symbols if s.name == "k_{L}")
+    return sp.Eq(eq.lhs, _mul(3, _pow(S.n_param, R(1, 2)), _pow(S.p / S.hbm_bw, R(1, 3)),
+                              _pow(k_l * S.n_reduce * S.t_hop, R(2, 3))), evaluate=False)
+
+
+@form("eq-scaling-depth-width", "one cube root and one 2/3 power")
+def _scaling_depth_width():
+    eq = DERIVATIONS["eq-scaling-depth-width"].function()
+    k_d = next(s for s in eq.rhs.free_symbols if s.name == "k_{d}")
+    return sp.Eq(eq.lhs, _mul(3, S.n_layers, _pow(k_d * S.p / S.hbm_bw, R(1, 3)),
+                              _pow(S.d_model * S.n_reduce * S.t_hop, R(2, 3))), evaluate=False)
+
+
+# --- ratios and roots written the way they are read ---------------------------------------------
+
+@form("eq-rollouts-lora-throughput", "one over one plus the adapters' share of the bytes read")
+def _lora_throughput():
+    eq = DERIVATIONS["eq-rollouts-lora-throughput"].function()
+    base = sp.Add(S.kv_bytes * S.seq_kv * S.b, S.n_param * S.p, evaluate=False)
+    share = sp.Mul(S.n_lora * S.n_adapt * S.p, _pow(base, -1), evaluate=False)
+    return sp.Eq(eq.lhs, _pow(sp.Add(1, share, evaluate=False), -1), evaluate=False)
+
+
+_A2, _A1, _A0 = (sp.Symbol(f"A_{{{i}}}", positive=True) for i in (2, 1, 0))
+
+
+def _crossover_coefficients() -> dict:
+    return {_A2: S.n_layers * (4 * S.d_model + 5 * S.n_q),
+            _A1: S.n_layers * S.d_model * (51 * S.d_model + 20) / 2,
+            _A0: S.flops * S.n_param * S.p / S.hbm_bw}
+
+
+@form("eq-embeddings-crossover-length", "the root of A_2 S^2 + A_1 S = A_0 with its coefficients "
+      "named, instead of one square root of a five-term polynomial",
+      constants=_crossover_coefficients, where=True)
+def _emb_crossover():
+    eq = DERIVATIONS["eq-embeddings-crossover-length"].function()
+    root = sp.Add(_pow(sp.Add(_pow(_A1, 2), _mul(4, _A2, _A0), evaluate=False), R(1, 2)), -_A1,
+                  evaluate=False)
+    return sp.Eq(eq.lhs, sp.Mul(root, _pow(_mul(2, _A2), -1), evaluate=False), evaluate=False)
+
+
+@form("eq-rollouts-reward-entropy", "log2 N instead of log N / log 2")
+def _reward_entropy():
+    eq = DERIVATIONS["eq-rollouts-reward-entropy"].function()
+    return sp.Eq(eq.lhs, Log2(S.n_levels), evaluate=False)
+
+
+# --- NCCL: the cheapest protocol, each protocol's time named ------------------------------------
+
+@form("eq-coll-latency", "log2 of the nodes; the ranks per node minus one first")
+def _coll_latency():
+    coll, _ = _protocols()
+    per_node = sp.Add(S.n_ranks / S.n_nodes_c, -1, evaluate=False)
+    inner = sp.Add(_mul(S.lat_rank, per_node), _mul(S.lat_node, Log2(S.n_nodes_c)), evaluate=False)
+    return sp.Eq(coll.protocol_latency().lhs, sp.Add(_mul(S.m_coll, inner), S.lat_base,
+                                                     evaluate=False), evaluate=False)
+
+
+def _protocols():
+    from ..engine import collectives as coll
+
+    return coll, coll.PROTOCOLS
+
+
+def _protocol_symbol(kind: str, name: str) -> sp.Symbol:
+    return sp.Symbol(rf"t_{{\mathrm{{{kind}}}}}^{{\mathrm{{{name}}}}}", positive=True)
+
+
+def _nccl_constants() -> dict:
+    coll, protocols = _protocols()
+    out = {}
+    for protocol in protocols:
+        out[_protocol_symbol("lat", protocol.name)] = coll.protocol_latency().rhs.subs(
+            protocol.values())
+        out[_protocol_symbol("bw", protocol.name)] = coll.protocol_bandwidth_time().rhs.subs(
+            protocol.values())
+    return out
+
+
+@form("eq-coll-nccl", "the protocols' times named t_lat^π + t_bw^π (eq-coll-latency, "
+      "eq-coll-bandwidth with the table's constants) instead of 7/250000 s, 17/2500000 s",
+      constants=_nccl_constants)
+def _nccl():
+    coll, protocols = _protocols()
+    times = [sp.Add(_protocol_symbol("lat", p.name), _protocol_symbol("bw", p.name),
+                    evaluate=False) for p in protocols]
+    cheapest = WrittenMin(*times)
+    return sp.Eq(coll.nccl_time().lhs,
+                 sp.Piecewise((0, S.n_ranks <= 1), (cheapest, True)), evaluate=False)
+
+
+# --- lookup -------------------------------------------------------------------------------------
+
+@cache
+def _by_result() -> dict:
+    return {DERIVATIONS[label].function(): label for label in FORMS}
+
+
+def label_of(eq: sp.Basic) -> str | None:
+    """The label of the derivation with a display form whose result ``eq`` is, if any."""
+    try:
+        return _by_result().get(eq)
+    except TypeError:  # an unhashable object
+        return None
+
+
+def display_eq(eq: sp.Basic) -> sp.Basic:
+    """What the book prints for ``eq``: its display form if it is a derivation's result that has
+    one, else ``eq`` itself."""
+    label = label_of(eq)
+    return FORMS[label].build() if label else eq
+
+
+def where_lines(eq: sp.Basic) -> list[tuple[sp.Symbol, sp.Basic]]:
+    """The auxiliary quantities shown under ``eq``'s display form: (symbol, value) pairs."""
+    label = label_of(eq)
+    if not label or not FORMS[label].where:
+        return []
+    return list(FORMS[label].constants().items())
