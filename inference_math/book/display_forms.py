@@ -250,3 +250,12 @@ def where_lines(eq: sp.Basic) -> list[tuple[sp.Symbol, sp.Basic]]:
     if not label or not FORMS[label].where:
         return []
     return list(FORMS[label].constants().items())
+
+
+@form("eq-sharding-wg-switch-2d", "numerator and denominator divided by N_GPU d_model")
+def _wg_switch_2d():
+    eq = DERIVATIONS["eq-sharding-wg-switch-2d"].function()
+    ratio = _pow(_mul(S.d_ff, _pow(S.d_model, -1)), R(1, 2))
+    gap = sp.Add(_mul(2, S.n_wg, ratio), -sp.sqrt(S.n_gpu), evaluate=False)
+    return sp.Eq(eq.lhs, sp.Mul(_pow(S.n_wg, 2), S.d_ff, _pow(_mul(sp.sqrt(S.n_gpu), gap), -1),
+                                evaluate=False), evaluate=False)
