@@ -162,7 +162,9 @@ def _plotted(ax, axis: str):
 
     for collection in ax.collections:
         # scatter points: markers placed at data offsets (areas such as stackplot are not points)
-        if not isinstance(collection, PathCollection) or collection.get_offset_transform() is not ax.transData:
+        if not isinstance(collection, PathCollection):
+            continue
+        if collection.get_offset_transform() is not ax.transData:
             continue
         offsets = np.asarray(collection.get_offsets(), dtype=float)
         if offsets.ndim == 2 and offsets.size:
