@@ -41,6 +41,8 @@ STYLE = {
     "legend.fontsize": 11,
     "legend.frameon": False,
     "legend.handlelength": 1.6,
+    # log axes label 0.001 to 1000 as plain numbers (100, not 10^2)
+    "axes.formatter.min_exponent": 4,
     "svg.hashsalt": "inference-economics-book",
     "svg.fonttype": "path",
 }
