@@ -23,11 +23,12 @@ PHONE_COLUMN_PX = 360
 MIN_PHONE_PX = 9.0
 #: A figure is laid out at this width (inches); at 11 pt its text is 9.2 px on the phone.
 WIDTH = 6.0
+#: Resolution of the PNG that notebooks keep beside the SVG, for the PDF build (LaTeX takes no SVG).
+PNG_DPI = 200
 
 STYLE = {
     "figure.figsize": (WIDTH, 3.7),
     "figure.dpi": 110,
-    "savefig.dpi": 200,  # the PNG kept for the PDF build
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
@@ -57,7 +58,7 @@ def use_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - matplotlib-inline comes with IPython
         return
-    set_matplotlib_formats("svg", "png")
+    set_matplotlib_formats("svg", "png", dpi=PNG_DPI)
 
 
 # --- dollars on an axis --------------------------------------------------------------------------
