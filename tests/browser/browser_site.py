@@ -146,3 +146,39 @@ def open_page(context, base: str, path: str):
     return page, report
 
 
+
+
+# Tables and figures against the text column, read at one viewport width: every table that is wider
+# than its column, whether it sits in a box that scrolls sideways, and whether the page itself
+# scrolls sideways.
+LAYOUT_SNAPSHOT = """() => {
+  const article = document.querySelector("article.bd-article") || document.querySelector("article")
+    || document.body;
+  const column = article.getBoundingClientRect();
+  const root = document.scrollingElement || document.documentElement;
+  const scrolls = el => {
+    for (let box = el.parentElement; box && box !== article; box = box.parentElement) {
+      const style = getComputedStyle(box);
+      if (["auto", "scroll"].includes(style.overflowX)) {
+        return box.getBoundingClientRect().width <= column.width + 1;
+      }
+    }
+    return false;
+  };
+  const tables = [...article.querySelectorAll("table")].map((table, index) => {
+    const box = table.getBoundingClientRect();
+    const head = [...table.querySelectorAll("th")].map(th => th.textContent.trim()).slice(0, 3);
+    return {index, head: head.join(" | "), width: Math.round(box.width),
+            wider: box.width > column.width + 1, scroll_box: scrolls(table)};
+  });
+  return {column: Math.round(column.width), viewport: window.innerWidth,
+          page_scroll_width: root.scrollWidth, tables};
+}"""
+
+# Bytes of every resource of a page load (the page itself included), from the browser's own
+# accounting: for a local server the body sizes.
+PAGE_BYTES = """() => {
+  const entries = [...performance.getEntriesByType("navigation"),
+                   ...performance.getEntriesByType("resource")];
+  return entries.map(e => ({name: e.name, bytes: e.decodedBodySize || e.encodedBodySize || 0}));
+}"""
