@@ -435,9 +435,7 @@ def tbo_breakeven() -> sp.Eq:
     kappa·b, is always below the serial step); SymPy solves for equality.
     """
     serial = step_time_serial().rhs
-    blocks_branch, comm_branch = sp.expand(2 * _blocks(b / 2)), sp.expand(2 * _comm(b / 2))
-    if step_time_tbo().rhs != sp.Max(blocks_branch, comm_branch):
-        raise ArithmeticError("unexpected form of the TBO step time")
+    blocks_branch, comm_branch = _tbo_branches()
     if not sp.simplify(serial - comm_branch).is_positive:
         raise ArithmeticError("the communication branch of TBO is not below the serial step")
     (solution,) = sp.solve(sp.Eq(blocks_branch, serial), b)
