@@ -25,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import (
     b,
@@ -430,6 +431,8 @@ TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention",
 # What the search evaluates over the whole grid at σ = 1, as one function sharing subexpressions:
 # the lower bound over σ and the attention all-reduces (lower bound + them = latency at σ = 1).
 SEARCH_TERMS = ("latency_lower", "network_attention")
+# What a GroupedBranch sums over its groups, as one function sharing subexpressions.
+PARTS = ("kernel", "network_rest", "network_attention", "memory", "arithmetic", "need", "pipeline")
 STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
                    for moe in (False, True) for mla in (False, True) for two_d in (False, True))
 
@@ -469,8 +472,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
 
 def compile_term(structure: Structure, name: str) -> callable:
     """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
-    or for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
-    the 2-D layout.
+    for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
+    the 2-D layout, and for 'parts' the tuple of :data:`PARTS`.
 
     The function is generated from :func:`term_expression` ahead of time by
     :mod:`inference_math.engine.full_model_codegen` into :mod:`inference_math.engine.full_model_numpy`, so
@@ -589,12 +592,20 @@ class GroupedBranch:
             total = total - (len(pieces) - 1) * pieces[0][_ONCE[name]](n, batch, pp, sigma)
         return total
 
+    def _parts(self, pieces, n, batch, pp, sigma) -> dict:
+        """The terms of :data:`PARTS` summed over the groups, the hops counted once."""
+        each = [piece["parts"](n, batch, pp, sigma) for piece in pieces]
+        out = {name: sum(values[k] for values in each) for k, name in enumerate(PARTS)}
+        hops = each[0][PARTS.index("pipeline")]
+        out["network_rest"] = out["network_rest"] - (len(pieces) - 1) * hops
+        return out
+
     def _latency(self, pieces, lower: bool, n, batch, pp, sigma):
-        def part(name):
-            return self._sum(pieces, name, n, batch, pp, sigma)
-        network = part("network_rest" if lower else "network")
-        latency = part("kernel") + network + np.maximum(part("memory"), part("arithmetic"))
-        return np.where(self._fits(pieces, n, batch, pp, sigma), latency, np.inf)
+        part = self._parts(pieces, n, batch, pp, sigma)
+        network = part["network_rest"] + (0.0 if lower else part["network_attention"])
+        latency = part["kernel"] + network + np.maximum(part["memory"], part["arithmetic"])
+        fits = (n * self.hbm_cap >= part["need"]) & (pp <= n) & (pp <= batch)
+        return np.where(fits, latency, np.inf), part["network_attention"]
 
     def _fits(self, pieces, n, batch, pp, sigma):
         need = self._sum(pieces, "need", n, batch, pp, sigma)
@@ -608,14 +619,13 @@ class GroupedBranch:
                 if name in _ADDITIVE:
                     return self._sum(pieces, name, n, batch, pp, sigma)
                 if name in ("latency", "latency_lower"):
-                    return self._latency(pieces, name == "latency_lower", n, batch, pp, sigma)
+                    return self._latency(pieces, name == "latency_lower", n, batch, pp, sigma)[0]
                 if name == "feasible":
-                    return self._fits(pieces, n, batch, pp, sigma).astype(float)
+                    return np.asarray(self._fits(pieces, n, batch, pp, sigma), dtype=float)
                 if name == "search":
                     out = []
                     for group in (pieces, self.two_d_pieces):
-                        out += [self._latency(group, True, n, batch, pp, sigma),
-                                self._sum(group, "network_attention", n, batch, pp, sigma)]
+                        out += self._latency(group, True, n, batch, pp, sigma)
                     return tuple(out)
                 raise KeyError(name)
         return call
@@ -652,9 +662,12 @@ def _piece_flop_values(piece) -> dict:
 
 
 def forward_flops_fn_values(model, values: dict, shared: bool = False):
-    expr = forward_flops(model.is_mla, shared).rhs.xreplace(
-        {k: sp.Float(v) for k, v in values.items() if k not in (b, q_len, ctx)})
-    return sp.lambdify((b, q_len, ctx), expr, modules="numpy")
+    """eq-full-flops at ``values`` as a function of (b, q, ℓ), compiled once per form."""
+    expr = forward_flops(model.is_mla, shared).rhs
+    constants = tuple(sorted(expr.free_symbols - {b, q_len, ctx}, key=str))
+    fn = compile_fn(expr, (b, q_len, ctx, *constants))
+    bound = [float(values[sym]) for sym in constants]
+    return lambda batch, q, context: fn(batch, q, context, *bound)
 
 
 def model_values_for_flops(model) -> dict:

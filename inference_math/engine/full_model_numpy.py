@@ -343,6 +343,62 @@ def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
+def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.log(2)**(-1.0)
+    x14 = node_size**(-1.0)
+    x15 = numpy.ceil(x12*x14)
+    x16 = x13*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x12*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x12*x17 - 1))
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x14*x22)
+    x24 = x13*numpy.log(x23)
+    x25 = x22/x23
+    x26 = sigma_attn*x7
+    x27 = x26*x5*numpy.maximum(x2*(x23 - 1), x19*x23*numpy.maximum(0, x25 - 1))
+    x28 = d_model*p
+    x29 = kv_bytes*ctx*b*x10
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(x12)*x30
+    x32 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff_shared)))
+    x33 = x10*x7
+    x34 = p_act*x33
+    x35 = d_model*x34
+    x36 = x12*x35
+    x37 = n_ff_in + n_ff_out
+    x38 = n_sh*x37
+    x39 = s**(-1.0)
+    x40 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff)))
+    x41 = n_pp*x3/hbm_bw
+    x42 = d_head*x28
+    x43 = n_q + 2*n_q/g
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = numpy.minimum(x22, numpy.maximum(1, x30*x45/(numpy.sqrt(n_q)*x44)))
+    x47 = d_head*n_q
+    x48 = n_gpu*x21*x7/n_pp**2
+    x49 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x43)*x44*x45/x30))
+    x50 = x3/flops
+    x51 = d_model*d_ff_shared*n_layers*x38
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(d_head*p_act*x43*x48/x49 + n_q*x42 + x34*x46*x47 + x35*x49 + x4*x48/x46 + x42*x43) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x50*(2*n_attn + 2*n_unembed) + x50*(x0*x47*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x51)), p*(n_attn + n_ff + n_unembed + x51) + x29, x9
+
+
 def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
@@ -858,6 +914,76 @@ def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
+def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = numpy.sqrt(numpy.ceil(x12*x15))
+    x17 = bw_ar_intra**(-1.0)
+    x18 = x16**(-1.0)
+    x19 = x7*numpy.maximum(x4*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
+    x20 = d_model*n_ff_out*x19*(n_active + n_sh)
+    x21 = x13*x18
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x16)
+    x24 = (7/125000)*x21 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x21 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x21 + (17/1000000)*x23 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = n_ff_in*x19*(d_ff*n_active + x27)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x15*x32))
+    x34 = x29/x33
+    x35 = sigma_attn*x6
+    x36 = x3*x35*numpy.maximum(x4*(x33 - 1), x17*x33*numpy.maximum(0, x34 - 1))
+    x37 = d_model*x36
+    x38 = x22*numpy.log(x33)
+    x39 = (7/125000)*x34 + (7/125000)*x38 - 7/125000
+    x40 = (3/2500000)*x34 + (1/100000)*x38 + 7/1250000
+    x41 = (1/400000)*x34 + (17/1000000)*x38 + 23/2000000
+    x42 = n_q + 2*n_q/g
+    x43 = d_head*x42
+    x44 = x36*x43
+    x45 = d_model*p
+    x46 = kv_bytes*ctx*b*x10
+    x47 = n_ff_in + n_ff_out
+    x48 = numpy.sqrt(d_model)
+    x49 = x13*x48
+    x50 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x10*x6
+    x52 = p_act*x51
+    x53 = d_model*x52
+    x54 = x12*x53
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff)))
+    x57 = n_pp*x2/hbm_bw
+    x58 = d_head*x45
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x32, numpy.maximum(1, x29*x48/(numpy.sqrt(n_q)*x59)))
+    x61 = d_head*n_q
+    x62 = n_gpu*p_act*x31*x6/n_pp**2
+    x63 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x42)*x59/x48))
+    x64 = x2/flops
+    x65 = d_model*n_layers*x27*x47
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x62/x60 + n_q*x58 + x42*x58 + x43*x62/x63 + x52*x60*x61 + x53*x63) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x64*(2*n_attn + 2*n_unembed) + x64*(x0*x6*x61*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x65)), p*(n_attn + n_ff + n_unembed + x65) + x46, x9
+
+
 def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -1205,6 +1331,66 @@ def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.log(2)**(-1.0)
+    x14 = node_size**(-1.0)
+    x15 = numpy.ceil(x12*x14)
+    x16 = x13*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x12*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x12*x17 - 1))
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x14*x22)
+    x24 = x13*numpy.log(x23)
+    x25 = x22/x23
+    x26 = sigma_attn*x7
+    x27 = x26*x5*numpy.maximum(x2*(x23 - 1), x19*x23*numpy.maximum(0, x25 - 1))
+    x28 = d_model*p
+    x29 = kv_bytes*ctx*b*x10
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(x12)*x30
+    x32 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff_shared)))
+    x33 = x10*x7
+    x34 = p_act*x33
+    x35 = d_model*x34
+    x36 = x12*x35
+    x37 = n_ff_in + n_ff_out
+    x38 = n_sh*x37
+    x39 = s**(-1.0)
+    x40 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff)))
+    x41 = n_pp*x3/hbm_bw
+    x42 = d_head*n_q
+    x43 = c_kv + c_q
+    x44 = n_q + 2*n_q/g
+    x45 = d_head*x44
+    x46 = numpy.sqrt(x43)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = numpy.minimum(x22, numpy.maximum(1, x46*x47/x30))
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x22, numpy.maximum(1, x30*x47/(numpy.sqrt(n_q)*x49)))
+    x51 = n_gpu*x21*x7/n_pp**2
+    x52 = p_act*x51
+    x53 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x44)*x47*x49/x46))
+    x54 = x3/flops
+    x55 = d_model*d_ff_shared*n_layers*x38
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(p*x43*x45 + x28*x42 + x28*x43 + x34*x42*x50 + x34*x43*x53 + x35*x48 + x4*x51/x50 + x43*x52/x48 + x45*x52/x53) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x54*(2*n_attn + 2*n_unembed) + x54*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x55)), p*(n_attn + n_ff + n_unembed + x55) + x29, x9
 
 
 def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -1736,6 +1922,78 @@ def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
+def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = numpy.sqrt(numpy.ceil(x12*x15))
+    x17 = bw_ar_intra**(-1.0)
+    x18 = x16**(-1.0)
+    x19 = x7*numpy.maximum(x4*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
+    x20 = d_model*n_ff_out*x19*(n_active + n_sh)
+    x21 = x13*x18
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x16)
+    x24 = (7/125000)*x21 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x21 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x21 + (17/1000000)*x23 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = n_ff_in*x19*(d_ff*n_active + x27)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x15*x32))
+    x34 = x29/x33
+    x35 = sigma_attn*x6
+    x36 = x3*x35*numpy.maximum(x4*(x33 - 1), x17*x33*numpy.maximum(0, x34 - 1))
+    x37 = d_model*x36
+    x38 = x22*numpy.log(x33)
+    x39 = (7/125000)*x34 + (7/125000)*x38 - 7/125000
+    x40 = (3/2500000)*x34 + (1/100000)*x38 + 7/1250000
+    x41 = (1/400000)*x34 + (17/1000000)*x38 + 23/2000000
+    x42 = n_q + 2*n_q/g
+    x43 = d_head*x42
+    x44 = x36*x43
+    x45 = d_model*p
+    x46 = kv_bytes*ctx*b*x10
+    x47 = n_ff_in + n_ff_out
+    x48 = numpy.sqrt(d_model)
+    x49 = x13*x48
+    x50 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x10*x6
+    x52 = p_act*x51
+    x53 = d_model*x52
+    x54 = x12*x53
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff)))
+    x57 = n_pp*x2/hbm_bw
+    x58 = d_head*n_q
+    x59 = c_kv + c_q
+    x60 = numpy.sqrt(x59)
+    x61 = numpy.minimum(x32, numpy.maximum(1, x29*x60/x48))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x32, numpy.maximum(1, x29*x48/(numpy.sqrt(n_q)*x62)))
+    x64 = n_gpu*p_act*x31*x6/n_pp**2
+    x65 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x42)*x62/x60))
+    x66 = x2/flops
+    x67 = d_model*n_layers*x27*x47
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x64/x63 + p*x43*x59 + x43*x64/x65 + x45*x58 + x45*x59 + x52*x58*x63 + x52*x59*x65 + x53*x61 + x59*x64/x61) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x66*(2*n_attn + 2*n_unembed) + x66*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x67)), p*(n_attn + n_ff + n_unembed + x67) + x46, x9
+
+
 def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -2242,6 +2500,75 @@ def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = x14/numpy.maximum(1, x18)
+    x29 = numpy.maximum(1, x28)
+    x30 = numpy.ceil(x16*x29)
+    x31 = x15*numpy.log(x30)
+    x32 = x30**(-1.0)
+    x33 = x29*x32
+    x34 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x30 - 1), x24*x30*numpy.maximum(0, x29*x32 - 1))
+    x35 = sigma_attn**(-1.0)
+    x36 = x14*x35
+    x37 = numpy.ceil(x16*x36)
+    x38 = x15*numpy.log(x37)
+    x39 = x36/x37
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x24*x37*numpy.maximum(0, x39 - 1))
+    x41 = d_model*p
+    x42 = d_head*x41
+    x43 = n_q + 2*n_q/g
+    x44 = numpy.sqrt(d_model)
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = numpy.minimum(x36, numpy.maximum(1, x44*x46/(numpy.sqrt(n_q)*x45)))
+    x48 = q_len*x12
+    x49 = p_act*x48
+    x50 = d_head*n_q
+    x51 = n_gpu*x35*x7/n_pp**2
+    x52 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x43)*x45*x46/x44))
+    x53 = x4*x48
+    x54 = n_pp*x3/hbm_bw
+    x55 = kv_bytes*ctx*x12
+    x56 = numpy.sqrt(x29)*x44
+    x57 = numpy.maximum(1, numpy.minimum(x28, x56/numpy.sqrt(d_ff_shared)))
+    x58 = x29*x53
+    x59 = n_ff_in + n_ff_out
+    x60 = n_sh*x59
+    x61 = s**(-1.0)
+    x62 = numpy.maximum(1, numpy.minimum(x28, x56/numpy.sqrt(d_ff)))
+    x63 = x3/flops
+    x64 = d_model*d_ff_shared*x60
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x34 - 7/125000, (1/100000)*x31 + (3/2500000)*x33 + 2*x34 + 7/1250000), (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x34 + 23/2000000)) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x54*(d_head*p_act*x43*x51/x52 + n_q*x42 + x4*x51/x47 + x42*x43 + x47*x49*x50 + x52*x53) + x54*(n_layers*(n_experts*x59*(1 - (1 - x61)**x48)*(d_ff*x41 + d_ff*x49*x61*x62 + x58*x61/x62) + x60*(d_ff_shared*x41 + d_ff_shared*x49*x57 + x58/x57)) + vocab*x41 + x55), sigma_attn*x63*x7*(2*n_attn + 2*n_unembed) + x63*(x0*x50*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x61 + x27*x64)), p*(n_attn + n_ff + n_unembed + n_layers*x64) + x55, x10
 
 
 def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -2976,6 +3303,90 @@ def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
+def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x29 = x14/numpy.maximum(1, x18)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.sqrt(numpy.ceil(x16*x30))
+    x32 = numpy.sqrt(x30)
+    x33 = x31**(-1.0)
+    x34 = numpy.maximum(x1*(x31 - 1), x24*x31*numpy.maximum(0, x32*x33 - 1))
+    x35 = n_ff_out*x34*x8*(n_active + n_sh)
+    x36 = x32*x33
+    x37 = x15*numpy.log(x31)
+    x38 = (7/125000)*x36 + (7/125000)*x37 - 7/125000
+    x39 = (3/2500000)*x36 + (1/100000)*x37 + 7/1250000
+    x40 = (1/400000)*x36 + (17/1000000)*x37 + 23/2000000
+    x41 = d_ff_shared*n_sh
+    x42 = p_act*x7
+    x43 = n_ff_in*x34*x42*(d_ff*n_active + x41)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x14*x46
+    x48 = numpy.sqrt(numpy.ceil(x16*x47))
+    x49 = x44/x48
+    x50 = sigma_attn*numpy.maximum(x1*(x48 - 1), x24*x48*numpy.maximum(0, x49 - 1))
+    x51 = x50*x8
+    x52 = x15*numpy.log(x48)
+    x53 = (7/125000)*x49 + (7/125000)*x52 - 7/125000
+    x54 = (3/2500000)*x49 + (1/100000)*x52 + 7/1250000
+    x55 = (1/400000)*x49 + (17/1000000)*x52 + 23/2000000
+    x56 = n_q + 2*n_q/g
+    x57 = d_head*x56
+    x58 = x42*x50*x57
+    x59 = d_model*p
+    x60 = d_head*x59
+    x61 = numpy.sqrt(d_model)
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x47, numpy.maximum(1, x44*x61/(numpy.sqrt(n_q)*x62)))
+    x64 = q_len*x12
+    x65 = p_act*x64
+    x66 = d_head*n_q
+    x67 = n_gpu*x46*x6/n_pp**2
+    x68 = numpy.minimum(x47, numpy.maximum(1, x44*numpy.sqrt(x56)*x62/x61))
+    x69 = x4*x64
+    x70 = n_pp*x2/hbm_bw
+    x71 = kv_bytes*ctx*x12
+    x72 = n_ff_in + n_ff_out
+    x73 = x32*x61
+    x74 = numpy.maximum(1, numpy.minimum(x29, x73/numpy.sqrt(d_ff_shared)))
+    x75 = x30*x69
+    x76 = s**(-1.0)
+    x77 = numpy.maximum(1, numpy.minimum(x29, x73/numpy.sqrt(d_ff)))
+    x78 = x2/flops
+    x79 = d_model*x41*x72
+    return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x70*(n_q*x60 + p_act*x57*x67/x68 + x4*x67/x63 + x56*x60 + x63*x65*x66 + x68*x69) + x70*(n_layers*(n_experts*x72*(1 - (1 - x76)**x64)*(d_ff*x59 + d_ff*x65*x76*x77 + x75*x76/x77) + n_sh*x72*(d_ff_shared*x59 + d_ff_shared*x65*x74 + x75/x74)) + vocab*x59 + x71), sigma_attn*x6*x78*(2*n_attn + 2*n_unembed) + x78*(x0*x6*x66*(ctx + x3 - 1/2) + x6*(2*n_ff*x76 + x27*x79)), p*(n_attn + n_ff + n_unembed + n_layers*x79) + x71, x10
+
+
 def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -3497,6 +3908,79 @@ def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = x14/numpy.maximum(1, x18)
+    x29 = numpy.maximum(1, x28)
+    x30 = numpy.ceil(x16*x29)
+    x31 = x15*numpy.log(x30)
+    x32 = x30**(-1.0)
+    x33 = x29*x32
+    x34 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x30 - 1), x24*x30*numpy.maximum(0, x29*x32 - 1))
+    x35 = sigma_attn**(-1.0)
+    x36 = x14*x35
+    x37 = numpy.ceil(x16*x36)
+    x38 = x15*numpy.log(x37)
+    x39 = x36/x37
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x24*x37*numpy.maximum(0, x39 - 1))
+    x41 = d_model*p
+    x42 = d_head*n_q
+    x43 = c_kv + c_q
+    x44 = n_q + 2*n_q/g
+    x45 = d_head*x44
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(x43)
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = numpy.minimum(x36, numpy.maximum(1, x47*x48/x46))
+    x50 = q_len*x12
+    x51 = x4*x50
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x36, numpy.maximum(1, x46*x48/(numpy.sqrt(n_q)*x52)))
+    x54 = p_act*x50
+    x55 = n_gpu*x35*x7/n_pp**2
+    x56 = p_act*x55
+    x57 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x44)*x48*x52/x47))
+    x58 = n_pp*x3/hbm_bw
+    x59 = kv_bytes*ctx*x12
+    x60 = numpy.sqrt(x29)*x46
+    x61 = numpy.maximum(1, numpy.minimum(x28, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x29*x51
+    x63 = n_ff_in + n_ff_out
+    x64 = n_sh*x63
+    x65 = s**(-1.0)
+    x66 = numpy.maximum(1, numpy.minimum(x28, x60/numpy.sqrt(d_ff)))
+    x67 = x3/flops
+    x68 = d_model*d_ff_shared*x64
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x34 - 7/125000, (1/100000)*x31 + (3/2500000)*x33 + 2*x34 + 7/1250000), (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x34 + 23/2000000)) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x58*(p*x43*x45 + x4*x55/x53 + x41*x42 + x41*x43 + x42*x53*x54 + x43*x54*x57 + x43*x56/x49 + x45*x56/x57 + x49*x51) + x58*(n_layers*(n_experts*x63*(1 - (1 - x65)**x50)*(d_ff*x41 + d_ff*x54*x65*x66 + x62*x65/x66) + x64*(d_ff_shared*x41 + d_ff_shared*x54*x61 + x62/x61)) + vocab*x41 + x59), sigma_attn*x67*x7*(2*n_attn + 2*n_unembed) + x67*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x65 + x27*x68)), p*(n_attn + n_ff + n_unembed + n_layers*x68) + x59, x10
 
 
 def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -4248,6 +4732,93 @@ def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
+def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x29 = x14/numpy.maximum(1, x18)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.sqrt(numpy.ceil(x16*x30))
+    x32 = numpy.sqrt(x30)
+    x33 = x31**(-1.0)
+    x34 = numpy.maximum(x1*(x31 - 1), x24*x31*numpy.maximum(0, x32*x33 - 1))
+    x35 = n_ff_out*x34*x8*(n_active + n_sh)
+    x36 = x32*x33
+    x37 = x15*numpy.log(x31)
+    x38 = (7/125000)*x36 + (7/125000)*x37 - 7/125000
+    x39 = (3/2500000)*x36 + (1/100000)*x37 + 7/1250000
+    x40 = (1/400000)*x36 + (17/1000000)*x37 + 23/2000000
+    x41 = d_ff_shared*n_sh
+    x42 = p_act*x7
+    x43 = n_ff_in*x34*x42*(d_ff*n_active + x41)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x14*x46
+    x48 = numpy.sqrt(numpy.ceil(x16*x47))
+    x49 = x44/x48
+    x50 = sigma_attn*numpy.maximum(x1*(x48 - 1), x24*x48*numpy.maximum(0, x49 - 1))
+    x51 = x50*x8
+    x52 = x15*numpy.log(x48)
+    x53 = (7/125000)*x49 + (7/125000)*x52 - 7/125000
+    x54 = (3/2500000)*x49 + (1/100000)*x52 + 7/1250000
+    x55 = (1/400000)*x49 + (17/1000000)*x52 + 23/2000000
+    x56 = n_q + 2*n_q/g
+    x57 = d_head*x56
+    x58 = x42*x50*x57
+    x59 = d_model*p
+    x60 = d_head*n_q
+    x61 = c_kv + c_q
+    x62 = numpy.sqrt(d_model)
+    x63 = numpy.sqrt(x61)
+    x64 = numpy.minimum(x47, numpy.maximum(1, x44*x63/x62))
+    x65 = q_len*x12
+    x66 = x4*x65
+    x67 = numpy.sqrt(d_head)
+    x68 = numpy.minimum(x47, numpy.maximum(1, x44*x62/(numpy.sqrt(n_q)*x67)))
+    x69 = p_act*x65
+    x70 = n_gpu*x46*x6/n_pp**2
+    x71 = p_act*x70
+    x72 = numpy.minimum(x47, numpy.maximum(1, x44*numpy.sqrt(x56)*x67/x63))
+    x73 = n_pp*x2/hbm_bw
+    x74 = kv_bytes*ctx*x12
+    x75 = n_ff_in + n_ff_out
+    x76 = x32*x62
+    x77 = numpy.maximum(1, numpy.minimum(x29, x76/numpy.sqrt(d_ff_shared)))
+    x78 = x30*x66
+    x79 = s**(-1.0)
+    x80 = numpy.maximum(1, numpy.minimum(x29, x76/numpy.sqrt(d_ff)))
+    x81 = x2/flops
+    x82 = d_model*x41*x75
+    return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x73*(p*x57*x61 + x4*x70/x68 + x57*x71/x72 + x59*x60 + x59*x61 + x60*x68*x69 + x61*x69*x72 + x61*x71/x64 + x64*x66) + x73*(n_layers*(n_experts*x75*(1 - (1 - x79)**x65)*(d_ff*x59 + d_ff*x69*x79*x80 + x78*x79/x80) + n_sh*x75*(d_ff_shared*x59 + d_ff_shared*x69*x77 + x78/x77)) + vocab*x59 + x74), sigma_attn*x6*x81*(2*n_attn + 2*n_unembed) + x81*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x79 + x27*x82)), p*(n_attn + n_ff + n_unembed + n_layers*x82) + x74, x10
+
+
 def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -4470,6 +5041,48 @@ def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = sigma_attn**(-1.0)
+    x12 = x11*x9
+    x13 = sigma_attn*x1
+    x14 = d_model*p
+    x15 = kv_bytes*ctx*b*x8
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(x10)*x16
+    x18 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff_shared)))
+    x19 = x1*x8
+    x20 = p_act*x19
+    x21 = d_model*x20
+    x22 = x10*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = n_sh*x23
+    x25 = s**(-1.0)
+    x26 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff)))
+    x27 = n_pp*x4/hbm_bw
+    x28 = d_head*x14
+    x29 = n_q + 2*n_q/g
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x12, numpy.maximum(1, x16*x31/(numpy.sqrt(n_q)*x30)))
+    x33 = d_head*n_q
+    x34 = n_gpu*x11/n_pp**2
+    x35 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x29)*x30*x31/x16))
+    x36 = x4/flops
+    x37 = d_model*d_ff_shared*n_layers*x24
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(d_head*x2*x29*x34/x35 + n_q*x28 + x20*x32*x33 + x21*x35 + x28*x29 + x3*x34/x32) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x36*(2*n_attn + 2*n_unembed) + x36*(x0*x1*x33*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x37)), p*(n_attn + n_ff + n_unembed + x37) + x15, x7
 
 
 def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -4784,6 +5397,56 @@ def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
+def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = numpy.sqrt(x10)
+    x12 = numpy.less_equal(x11, 1)
+    x13 = x11 - 1
+    x14 = (1/500000)*x11 - 1/500000
+    x15 = d_ff_shared*n_sh
+    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x17 = numpy.less_equal(x16, 1)
+    x18 = sigma_attn*x1
+    x19 = p_act*x18*x5*(x16 - 1)
+    x20 = (1/500000)*x16 - 1/500000
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*b*x8
+    x25 = n_ff_in + n_ff_out
+    x26 = numpy.sqrt(d_model)
+    x27 = x11*x26
+    x28 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff_shared)))
+    x29 = x1*x8
+    x30 = p_act*x29
+    x31 = d_model*x30
+    x32 = x10*x31
+    x33 = s**(-1.0)
+    x34 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff)))
+    x35 = n_pp*x4/hbm_bw
+    x36 = d_head*x23
+    x37 = sigma_attn**(-1.0)
+    x38 = x37*x9
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x38, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x39)))
+    x41 = d_head*n_q
+    x42 = n_gpu*x37/n_pp**2
+    x43 = numpy.minimum(x38, numpy.maximum(1, x16*numpy.sqrt(x21)*x39/x26))
+    x44 = x4/flops
+    x45 = d_model*n_layers*x15*x25
+    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(n_q*x36 + x2*x22*x42/x43 + x21*x36 + x3*x42/x40 + x30*x40*x41 + x31*x43) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x44*(2*n_attn + 2*n_unembed) + x44*(x0*x1*x41*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x45)), p*(n_attn + n_ff + n_unembed + x45) + x24, x7
+
+
 def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -5021,6 +5684,52 @@ def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = sigma_attn**(-1.0)
+    x12 = x11*x9
+    x13 = sigma_attn*x1
+    x14 = d_model*p
+    x15 = kv_bytes*ctx*b*x8
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(x10)*x16
+    x18 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff_shared)))
+    x19 = x1*x8
+    x20 = p_act*x19
+    x21 = d_model*x20
+    x22 = x10*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = n_sh*x23
+    x25 = s**(-1.0)
+    x26 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff)))
+    x27 = n_pp*x4/hbm_bw
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(x29)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x12, numpy.maximum(1, x32*x33/x16))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x12, numpy.maximum(1, x16*x33/(numpy.sqrt(n_q)*x35)))
+    x37 = n_gpu*x11/n_pp**2
+    x38 = x2*x37
+    x39 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x30)*x33*x35/x32))
+    x40 = x4/flops
+    x41 = d_model*d_ff_shared*n_layers*x24
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(p*x29*x31 + x14*x28 + x14*x29 + x20*x28*x36 + x20*x29*x39 + x21*x34 + x29*x38/x34 + x3*x37/x36 + x31*x38/x39) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x40*(2*n_attn + 2*n_unembed) + x40*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x41)), p*(n_attn + n_ff + n_unembed + x41) + x15, x7
 
 
 def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -5352,6 +6061,59 @@ def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
+def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = numpy.sqrt(x10)
+    x12 = numpy.less_equal(x11, 1)
+    x13 = x11 - 1
+    x14 = (1/500000)*x11 - 1/500000
+    x15 = d_ff_shared*n_sh
+    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x17 = numpy.less_equal(x16, 1)
+    x18 = sigma_attn*x1
+    x19 = p_act*x18*x5*(x16 - 1)
+    x20 = (1/500000)*x16 - 1/500000
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*b*x8
+    x25 = n_ff_in + n_ff_out
+    x26 = numpy.sqrt(d_model)
+    x27 = x11*x26
+    x28 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff_shared)))
+    x29 = x1*x8
+    x30 = p_act*x29
+    x31 = d_model*x30
+    x32 = x10*x31
+    x33 = s**(-1.0)
+    x34 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff)))
+    x35 = n_pp*x4/hbm_bw
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = sigma_attn**(-1.0)
+    x39 = x38*x9
+    x40 = numpy.sqrt(x37)
+    x41 = numpy.minimum(x39, numpy.maximum(1, x16*x40/x26))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x39, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x42)))
+    x44 = n_gpu*x38/n_pp**2
+    x45 = x2*x44
+    x46 = numpy.minimum(x39, numpy.maximum(1, x16*numpy.sqrt(x21)*x42/x40))
+    x47 = x4/flops
+    x48 = d_model*n_layers*x15*x25
+    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(p*x22*x37 + x22*x45/x46 + x23*x36 + x23*x37 + x3*x44/x43 + x30*x36*x43 + x30*x37*x46 + x31*x41 + x37*x45/x41) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x47*(2*n_attn + 2*n_unembed) + x47*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x48)), p*(n_attn + n_ff + n_unembed + x48) + x24, x7
+
+
 def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -5625,6 +6387,57 @@ def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = d_model*p_act*x5
+    x17 = 2*n_layers
+    x18 = x11/numpy.maximum(1, x13)
+    x19 = numpy.maximum(1, x18)
+    x20 = sigma_attn**(-1.0)
+    x21 = x11*x20
+    x22 = sigma_attn*x1
+    x23 = d_model*p
+    x24 = d_head*x23
+    x25 = n_q + 2*n_q/g
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.sqrt(d_head)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = numpy.minimum(x21, numpy.maximum(1, x26*x28/(numpy.sqrt(n_q)*x27)))
+    x30 = q_len*x9
+    x31 = p_act*x30
+    x32 = d_head*n_q
+    x33 = n_gpu*x20/n_pp**2
+    x34 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x25)*x27*x28/x26))
+    x35 = d_model*x31
+    x36 = n_pp*x4/hbm_bw
+    x37 = kv_bytes*ctx*x9
+    x38 = numpy.sqrt(x19)*x26
+    x39 = numpy.maximum(1, numpy.minimum(x18, x38/numpy.sqrt(d_ff_shared)))
+    x40 = x19*x35
+    x41 = n_ff_in + n_ff_out
+    x42 = n_sh*x41
+    x43 = s**(-1.0)
+    x44 = numpy.maximum(1, numpy.minimum(x18, x38/numpy.sqrt(d_ff)))
+    x45 = x4/flops
+    x46 = d_model*d_ff_shared*x42
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x36*(d_head*x2*x25*x33/x34 + n_q*x24 + x24*x25 + x29*x31*x32 + x34*x35 + x3*x33/x29) + x36*(n_layers*(n_experts*x41*(1 - (1 - x43)**x30)*(d_ff*x23 + d_ff*x31*x43*x44 + x40*x43/x44) + x42*(d_ff_shared*x23 + d_ff_shared*x31*x39 + x40/x39)) + vocab*x23 + x37), x22*x45*(2*n_attn + 2*n_unembed) + x45*(x0*x1*x32*(ctx + x15 - 1/2) + x1*(2*n_ff*x43 + x17*x46)), p*(n_attn + n_ff + n_unembed + n_layers*x46) + x37, x7
 
 
 def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -6007,6 +6820,66 @@ def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
+def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = p_act*x5
+    x17 = d_model*x16
+    x18 = 2*n_layers
+    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x20 = x11/numpy.maximum(1, x13)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(x21)
+    x23 = x22 - 1
+    x24 = (1/500000)*x22 - 1/500000
+    x25 = d_ff_shared*n_sh
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.less_equal(x26, 1)
+    x28 = sigma_attn*x1
+    x29 = x28*(x26 - 1)
+    x30 = (1/500000)*x26 - 1/500000
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = d_model*p
+    x34 = d_head*x33
+    x35 = sigma_attn**(-1.0)
+    x36 = x11*x35
+    x37 = numpy.sqrt(d_model)
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x36, numpy.maximum(1, x26*x37/(numpy.sqrt(n_q)*x38)))
+    x40 = q_len*x9
+    x41 = p_act*x40
+    x42 = d_head*n_q
+    x43 = n_gpu*x35/n_pp**2
+    x44 = numpy.minimum(x36, numpy.maximum(1, x26*numpy.sqrt(x31)*x38/x37))
+    x45 = d_model*x41
+    x46 = n_pp*x4/hbm_bw
+    x47 = kv_bytes*ctx*x9
+    x48 = n_ff_in + n_ff_out
+    x49 = x22*x37
+    x50 = numpy.maximum(1, numpy.minimum(x20, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x21*x45
+    x52 = s**(-1.0)
+    x53 = numpy.maximum(1, numpy.minimum(x20, x49/numpy.sqrt(d_ff)))
+    x54 = x4/flops
+    x55 = d_model*x25*x48
+    return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x46*(n_q*x34 + x2*x32*x43/x44 + x3*x43/x39 + x31*x34 + x39*x41*x42 + x44*x45) + x46*(n_layers*(n_experts*x48*(1 - (1 - x52)**x40)*(d_ff*x33 + d_ff*x41*x52*x53 + x51*x52/x53) + n_sh*x48*(d_ff_shared*x33 + d_ff_shared*x41*x50 + x51/x50)) + vocab*x33 + x47), x28*x54*(2*n_attn + 2*n_unembed) + x54*(x0*x1*x42*(ctx + x15 - 1/2) + x1*(2*n_ff*x52 + x18*x55)), p*(n_attn + n_ff + n_unembed + n_layers*x55) + x47, x7
+
+
 def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return 4*n_layers*t_kernel
 
@@ -6295,6 +7168,61 @@ def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = d_model*p_act*x5
+    x17 = 2*n_layers
+    x18 = x11/numpy.maximum(1, x13)
+    x19 = numpy.maximum(1, x18)
+    x20 = sigma_attn**(-1.0)
+    x21 = x11*x20
+    x22 = sigma_attn*x1
+    x23 = d_model*p
+    x24 = d_head*n_q
+    x25 = c_kv + c_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(x25)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = numpy.minimum(x21, numpy.maximum(1, x29*x30/x28))
+    x32 = q_len*x9
+    x33 = p_act*x32
+    x34 = d_model*x33
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x21, numpy.maximum(1, x28*x30/(numpy.sqrt(n_q)*x35)))
+    x37 = n_gpu*x20/n_pp**2
+    x38 = x2*x37
+    x39 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x26)*x30*x35/x29))
+    x40 = n_pp*x4/hbm_bw
+    x41 = kv_bytes*ctx*x9
+    x42 = numpy.sqrt(x19)*x28
+    x43 = numpy.maximum(1, numpy.minimum(x18, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x19*x34
+    x45 = n_ff_in + n_ff_out
+    x46 = n_sh*x45
+    x47 = s**(-1.0)
+    x48 = numpy.maximum(1, numpy.minimum(x18, x42/numpy.sqrt(d_ff)))
+    x49 = x4/flops
+    x50 = d_model*d_ff_shared*x46
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x40*(p*x25*x27 + x23*x24 + x23*x25 + x24*x33*x36 + x25*x33*x39 + x25*x38/x31 + x27*x38/x39 + x3*x37/x36 + x31*x34) + x40*(n_layers*(n_experts*x45*(1 - (1 - x47)**x32)*(d_ff*x23 + d_ff*x33*x47*x48 + x44*x47/x48) + x46*(d_ff_shared*x23 + d_ff_shared*x33*x43 + x44/x43)) + vocab*x23 + x41), x22*x49*(2*n_attn + 2*n_unembed) + x49*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x47 + x17*x50)), p*(n_attn + n_ff + n_unembed + n_layers*x50) + x41, x7
 
 
 def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
@@ -6694,6 +7622,69 @@ def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
+def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = p_act*x5
+    x17 = d_model*x16
+    x18 = 2*n_layers
+    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x20 = x11/numpy.maximum(1, x13)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(x21)
+    x23 = x22 - 1
+    x24 = (1/500000)*x22 - 1/500000
+    x25 = d_ff_shared*n_sh
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.less_equal(x26, 1)
+    x28 = sigma_attn*x1
+    x29 = x28*(x26 - 1)
+    x30 = (1/500000)*x26 - 1/500000
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = d_model*p
+    x34 = d_head*n_q
+    x35 = c_kv + c_q
+    x36 = sigma_attn**(-1.0)
+    x37 = x11*x36
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.sqrt(x35)
+    x40 = numpy.minimum(x37, numpy.maximum(1, x26*x39/x38))
+    x41 = q_len*x9
+    x42 = p_act*x41
+    x43 = d_model*x42
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x37, numpy.maximum(1, x26*x38/(numpy.sqrt(n_q)*x44)))
+    x46 = n_gpu*x36/n_pp**2
+    x47 = x2*x46
+    x48 = numpy.minimum(x37, numpy.maximum(1, x26*numpy.sqrt(x31)*x44/x39))
+    x49 = n_pp*x4/hbm_bw
+    x50 = kv_bytes*ctx*x9
+    x51 = n_ff_in + n_ff_out
+    x52 = x22*x38
+    x53 = numpy.maximum(1, numpy.minimum(x20, x52/numpy.sqrt(d_ff_shared)))
+    x54 = x21*x43
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x20, x52/numpy.sqrt(d_ff)))
+    x57 = x4/flops
+    x58 = d_model*x25*x51
+    return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x49*(p*x32*x35 + x3*x46/x45 + x32*x47/x48 + x33*x34 + x33*x35 + x34*x42*x45 + x35*x42*x48 + x35*x47/x40 + x40*x43) + x49*(n_layers*(n_experts*x51*(1 - (1 - x55)**x41)*(d_ff*x33 + d_ff*x42*x55*x56 + x54*x55/x56) + n_sh*x51*(d_ff_shared*x33 + d_ff_shared*x42*x53 + x54/x53)) + vocab*x33 + x50), x28*x57*(2*n_attn + 2*n_unembed) + x57*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x55 + x18*x58)), p*(n_attn + n_ff + n_unembed + n_layers*x58) + x50, x7
+
+
 TERMS = {
     (False, False, False, 'nccl', 'kernel'): nccl_1d__kernel,
     (False, False, False, 'nccl', 'network_attention'): nccl_1d__network_attention,
@@ -6715,6 +7706,7 @@ TERMS = {
     (False, False, False, 'nccl', 'pipeline'): nccl_1d__pipeline,
     (False, False, False, 'nccl', 'pipeline_latency'): nccl_1d__pipeline_latency,
     (False, False, False, 'nccl', 'pipeline_bandwidth'): nccl_1d__pipeline_bandwidth,
+    (False, False, False, 'nccl', 'parts'): nccl_1d__parts,
     (False, False, False, 'nccl', 'search'): nccl_1d__search,
     (True, False, False, 'nccl', 'kernel'): nccl_2d__kernel,
     (True, False, False, 'nccl', 'network_attention'): nccl_2d__network_attention,
@@ -6736,6 +7728,7 @@ TERMS = {
     (True, False, False, 'nccl', 'pipeline'): nccl_2d__pipeline,
     (True, False, False, 'nccl', 'pipeline_latency'): nccl_2d__pipeline_latency,
     (True, False, False, 'nccl', 'pipeline_bandwidth'): nccl_2d__pipeline_bandwidth,
+    (True, False, False, 'nccl', 'parts'): nccl_2d__parts,
     (False, False, True, 'nccl', 'kernel'): nccl_1d_mla__kernel,
     (False, False, True, 'nccl', 'network_attention'): nccl_1d_mla__network_attention,
     (False, False, True, 'nccl', 'network_rest'): nccl_1d_mla__network_rest,
@@ -6756,6 +7749,7 @@ TERMS = {
     (False, False, True, 'nccl', 'pipeline'): nccl_1d_mla__pipeline,
     (False, False, True, 'nccl', 'pipeline_latency'): nccl_1d_mla__pipeline_latency,
     (False, False, True, 'nccl', 'pipeline_bandwidth'): nccl_1d_mla__pipeline_bandwidth,
+    (False, False, True, 'nccl', 'parts'): nccl_1d_mla__parts,
     (False, False, True, 'nccl', 'search'): nccl_1d_mla__search,
     (True, False, True, 'nccl', 'kernel'): nccl_2d_mla__kernel,
     (True, False, True, 'nccl', 'network_attention'): nccl_2d_mla__network_attention,
@@ -6777,6 +7771,7 @@ TERMS = {
     (True, False, True, 'nccl', 'pipeline'): nccl_2d_mla__pipeline,
     (True, False, True, 'nccl', 'pipeline_latency'): nccl_2d_mla__pipeline_latency,
     (True, False, True, 'nccl', 'pipeline_bandwidth'): nccl_2d_mla__pipeline_bandwidth,
+    (True, False, True, 'nccl', 'parts'): nccl_2d_mla__parts,
     (False, True, False, 'nccl', 'kernel'): nccl_1d_moe__kernel,
     (False, True, False, 'nccl', 'network_attention'): nccl_1d_moe__network_attention,
     (False, True, False, 'nccl', 'network_rest'): nccl_1d_moe__network_rest,
@@ -6797,6 +7792,7 @@ TERMS = {
     (False, True, False, 'nccl', 'pipeline'): nccl_1d_moe__pipeline,
     (False, True, False, 'nccl', 'pipeline_latency'): nccl_1d_moe__pipeline_latency,
     (False, True, False, 'nccl', 'pipeline_bandwidth'): nccl_1d_moe__pipeline_bandwidth,
+    (False, True, False, 'nccl', 'parts'): nccl_1d_moe__parts,
     (False, True, False, 'nccl', 'search'): nccl_1d_moe__search,
     (True, True, False, 'nccl', 'kernel'): nccl_2d_moe__kernel,
     (True, True, False, 'nccl', 'network_attention'): nccl_2d_moe__network_attention,
@@ -6818,6 +7814,7 @@ TERMS = {
     (True, True, False, 'nccl', 'pipeline'): nccl_2d_moe__pipeline,
     (True, True, False, 'nccl', 'pipeline_latency'): nccl_2d_moe__pipeline_latency,
     (True, True, False, 'nccl', 'pipeline_bandwidth'): nccl_2d_moe__pipeline_bandwidth,
+    (True, True, False, 'nccl', 'parts'): nccl_2d_moe__parts,
     (False, True, True, 'nccl', 'kernel'): nccl_1d_moe_mla__kernel,
     (False, True, True, 'nccl', 'network_attention'): nccl_1d_moe_mla__network_attention,
     (False, True, True, 'nccl', 'network_rest'): nccl_1d_moe_mla__network_rest,
@@ -6838,6 +7835,7 @@ TERMS = {
     (False, True, True, 'nccl', 'pipeline'): nccl_1d_moe_mla__pipeline,
     (False, True, True, 'nccl', 'pipeline_latency'): nccl_1d_moe_mla__pipeline_latency,
     (False, True, True, 'nccl', 'pipeline_bandwidth'): nccl_1d_moe_mla__pipeline_bandwidth,
+    (False, True, True, 'nccl', 'parts'): nccl_1d_moe_mla__parts,
     (False, True, True, 'nccl', 'search'): nccl_1d_moe_mla__search,
     (True, True, True, 'nccl', 'kernel'): nccl_2d_moe_mla__kernel,
     (True, True, True, 'nccl', 'network_attention'): nccl_2d_moe_mla__network_attention,
@@ -6859,6 +7857,7 @@ TERMS = {
     (True, True, True, 'nccl', 'pipeline'): nccl_2d_moe_mla__pipeline,
     (True, True, True, 'nccl', 'pipeline_latency'): nccl_2d_moe_mla__pipeline_latency,
     (True, True, True, 'nccl', 'pipeline_bandwidth'): nccl_2d_moe_mla__pipeline_bandwidth,
+    (True, True, True, 'nccl', 'parts'): nccl_2d_moe_mla__parts,
     (False, False, False, 'torus', 'kernel'): torus_1d__kernel,
     (False, False, False, 'torus', 'network_attention'): torus_1d__network_attention,
     (False, False, False, 'torus', 'network_rest'): torus_1d__network_rest,
@@ -6879,6 +7878,7 @@ TERMS = {
     (False, False, False, 'torus', 'pipeline'): torus_1d__pipeline,
     (False, False, False, 'torus', 'pipeline_latency'): torus_1d__pipeline_latency,
     (False, False, False, 'torus', 'pipeline_bandwidth'): torus_1d__pipeline_bandwidth,
+    (False, False, False, 'torus', 'parts'): torus_1d__parts,
     (False, False, False, 'torus', 'search'): torus_1d__search,
     (True, False, False, 'torus', 'kernel'): torus_2d__kernel,
     (True, False, False, 'torus', 'network_attention'): torus_2d__network_attention,
@@ -6900,6 +7900,7 @@ TERMS = {
     (True, False, False, 'torus', 'pipeline'): torus_2d__pipeline,
     (True, False, False, 'torus', 'pipeline_latency'): torus_2d__pipeline_latency,
     (True, False, False, 'torus', 'pipeline_bandwidth'): torus_2d__pipeline_bandwidth,
+    (True, False, False, 'torus', 'parts'): torus_2d__parts,
     (False, False, True, 'torus', 'kernel'): torus_1d_mla__kernel,
     (False, False, True, 'torus', 'network_attention'): torus_1d_mla__network_attention,
     (False, False, True, 'torus', 'network_rest'): torus_1d_mla__network_rest,
@@ -6920,6 +7921,7 @@ TERMS = {
     (False, False, True, 'torus', 'pipeline'): torus_1d_mla__pipeline,
     (False, False, True, 'torus', 'pipeline_latency'): torus_1d_mla__pipeline_latency,
     (False, False, True, 'torus', 'pipeline_bandwidth'): torus_1d_mla__pipeline_bandwidth,
+    (False, False, True, 'torus', 'parts'): torus_1d_mla__parts,
     (False, False, True, 'torus', 'search'): torus_1d_mla__search,
     (True, False, True, 'torus', 'kernel'): torus_2d_mla__kernel,
     (True, False, True, 'torus', 'network_attention'): torus_2d_mla__network_attention,
@@ -6941,6 +7943,7 @@ TERMS = {
     (True, False, True, 'torus', 'pipeline'): torus_2d_mla__pipeline,
     (True, False, True, 'torus', 'pipeline_latency'): torus_2d_mla__pipeline_latency,
     (True, False, True, 'torus', 'pipeline_bandwidth'): torus_2d_mla__pipeline_bandwidth,
+    (True, False, True, 'torus', 'parts'): torus_2d_mla__parts,
     (False, True, False, 'torus', 'kernel'): torus_1d_moe__kernel,
     (False, True, False, 'torus', 'network_attention'): torus_1d_moe__network_attention,
     (False, True, False, 'torus', 'network_rest'): torus_1d_moe__network_rest,
@@ -6961,6 +7964,7 @@ TERMS = {
     (False, True, False, 'torus', 'pipeline'): torus_1d_moe__pipeline,
     (False, True, False, 'torus', 'pipeline_latency'): torus_1d_moe__pipeline_latency,
     (False, True, False, 'torus', 'pipeline_bandwidth'): torus_1d_moe__pipeline_bandwidth,
+    (False, True, False, 'torus', 'parts'): torus_1d_moe__parts,
     (False, True, False, 'torus', 'search'): torus_1d_moe__search,
     (True, True, False, 'torus', 'kernel'): torus_2d_moe__kernel,
     (True, True, False, 'torus', 'network_attention'): torus_2d_moe__network_attention,
@@ -6982,6 +7986,7 @@ TERMS = {
     (True, True, False, 'torus', 'pipeline'): torus_2d_moe__pipeline,
     (True, True, False, 'torus', 'pipeline_latency'): torus_2d_moe__pipeline_latency,
     (True, True, False, 'torus', 'pipeline_bandwidth'): torus_2d_moe__pipeline_bandwidth,
+    (True, True, False, 'torus', 'parts'): torus_2d_moe__parts,
     (False, True, True, 'torus', 'kernel'): torus_1d_moe_mla__kernel,
     (False, True, True, 'torus', 'network_attention'): torus_1d_moe_mla__network_attention,
     (False, True, True, 'torus', 'network_rest'): torus_1d_moe_mla__network_rest,
@@ -7002,6 +8007,7 @@ TERMS = {
     (False, True, True, 'torus', 'pipeline'): torus_1d_moe_mla__pipeline,
     (False, True, True, 'torus', 'pipeline_latency'): torus_1d_moe_mla__pipeline_latency,
     (False, True, True, 'torus', 'pipeline_bandwidth'): torus_1d_moe_mla__pipeline_bandwidth,
+    (False, True, True, 'torus', 'parts'): torus_1d_moe_mla__parts,
     (False, True, True, 'torus', 'search'): torus_1d_moe_mla__search,
     (True, True, True, 'torus', 'kernel'): torus_2d_moe_mla__kernel,
     (True, True, True, 'torus', 'network_attention'): torus_2d_moe_mla__network_attention,
@@ -7023,4 +8029,5 @@ TERMS = {
     (True, True, True, 'torus', 'pipeline'): torus_2d_moe_mla__pipeline,
     (True, True, True, 'torus', 'pipeline_latency'): torus_2d_moe_mla__pipeline_latency,
     (True, True, True, 'torus', 'pipeline_bandwidth'): torus_2d_moe_mla__pipeline_bandwidth,
+    (True, True, True, 'torus', 'parts'): torus_2d_moe_mla__parts,
 }
