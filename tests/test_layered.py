@@ -80,14 +80,14 @@ def test_split_model_has_the_uniform_frontier():
 def test_shared_experts_vanish_at_zero():
     """The terms the code generates include the shared experts; with n_sh = 0 they are the
     paper's (eq-full-flops, eq-full-memory-time, eq-full-network-time, eq-full-memory-need)."""
-    zero = {S.n_sh: 0}
+    zero = {S.n_sh: 0, S.xi_ep: 0}
     for mla in (False, True):
         assert sp.simplify(fm.forward_flops(mla, shared=True).rhs.subs(zero)
                            - fm.forward_flops(mla).rhs) == 0
         assert sp.simplify(fm.memory_time(mla, shared=True).rhs.subs(zero)
                            - fm.memory_time(mla).rhs) == 0
         for two_d in (False, True):
-            assert sp.simplify(fm.network_time(two_d, True, mla, shared=True).rhs.subs(zero)
+            assert sp.simplify(fm.network_time(two_d, True, mla, shared=True, spread=True).rhs.subs(zero)
                                - fm.network_time(two_d, True, mla).rhs) == 0
     assert sp.simplify(fm.memory_need(shared=True).rhs.subs(zero) - fm.memory_need().rhs) == 0
 

@@ -86,6 +86,7 @@ from ..core.symbols import (
     t_pipe,
     tp_rows,
     vocab,
+    xi_ep,
 )
 from ..derivations.moe import expert_fraction_read
 from ..presets.layered import LayeredModel
@@ -270,9 +271,10 @@ def _words_all_reduced(layout: Layout, mla: bool, shared: bool = False) -> tuple
 
 
 def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
-                  shared: bool = False) -> dict[str, sp.Expr]:
+                  shared: bool = False, spread: bool = False) -> dict[str, sp.Expr]:
     """The network time of one forward pass by block: 'attention', 'feedforward', 'experts',
-    'pipeline' (their sum is eq-full-network-time)."""
+    'pipeline' (their sum is eq-full-network-time). ``shared``: with the shared experts' partial
+    sums; ``spread``: the all-to-alls' nodes of :func:`expert_nodes` with ξ_EP."""
     layout = Layout(two_d)
     attn_words, ff_words = _words_all_reduced(layout, mla, shared)
     per_token = tokens() * p_act
@@ -284,21 +286,41 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
              "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
     if moe:
         ranks = sp.Min(n_active, n_ep)
-        parts["experts"] = 2 * n_layers * A2A(ranks, sp.ceiling(ranks / node_size),
+        parts["experts"] = 2 * n_layers * A2A(ranks, expert_nodes(ranks, spread),
                                               d_model * ranks * per_token / n_tp)
     return parts
 
 
+@derivation("eq-full-expert-nodes", "Erdil (2025), reference code; this book (spread experts)")
+def expert_nodes_eq(spread: bool = True) -> sp.Eq:
+    """eq-full-expert-nodes for the ranks min(n_active, N_EP) of an MoE's all-to-all."""
+    return sp.Eq(n_nodes_c, expert_nodes(sp.Min(n_active, n_ep), spread))
+
+
+def expert_nodes(ranks: sp.Expr, spread: bool = False) -> sp.Expr:
+    """Nodes an all-to-all to a token's ``ranks`` expert GPUs spans (eq-full-expert-nodes).
+
+    The reference code packs them into ⌈ranks/n_node⌉ nodes; ``spread`` adds ξ_EP, which set to 1
+    spreads them over the ⌈N_EP/n_node⌉ nodes of the expert-parallel group (at most one node per
+    rank), as experts placed round the whole group are: crossing the scale-up domain once the
+    group outgrows it.
+    """
+    packed = sp.ceiling(ranks / node_size)
+    if not spread:
+        return packed
+    return (1 - xi_ep) * packed + xi_ep * sp.Min(ranks, sp.ceiling(n_ep / node_size))
+
+
 @derivation("eq-full-network-time", "Erdil (2025), eqs. 23-24 and reference code")
 def network_time(two_d: bool = False, moe: bool = False, mla: bool = False,
-                 shared: bool = False) -> sp.Eq:
+                 shared: bool = False, spread: bool = False) -> sp.Eq:
     """Network time of one forward pass (eq-full-network-time).
 
     Per layer, the tensor-parallel all-reduces of attention (on N_TP/σ GPUs) and of the
     feed-forward block (on N_TP^ff GPUs); for an MoE, two all-to-alls over min(n_active, N_EP)
     ranks; and N_PP − 1 point-to-point hops between pipeline stages.
     """
-    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla, shared).values()))
+    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla, shared, spread).values()))
 
 
 @derivation("eq-full-forward-latency", "Erdil (2025), eqs. 29-30 and reference code")
@@ -373,11 +395,12 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
     parts the search evaluates separately: 'network_attention' and 'network_rest',
     'memory_attention' and 'memory_rest', 'arithmetic_attention' and 'arithmetic_rest' (only the
     '_attention' parts depend on σ), and 'pipeline' (the point-to-point hops, part of
-    'network_rest'). The terms include the shared experts (n_sh, d_sh: zero shared experts for
-    the paper's models, where they vanish).
+    'network_rest'). The terms include the shared experts (n_sh, d_sh) and the spread of a
+    token's experts over the expert-parallel group's nodes (ξ_EP): zero shared experts and
+    ξ_EP = 0 for the paper's models, where they vanish.
     """
     moe, mla = structure.moe, structure.mla
-    net = network_parts(structure.two_d, moe, mla, shared=True)
+    net = network_parts(structure.two_d, moe, mla, shared=True, spread=True)
     mem = memory_parts(mla, shared=True)
     flop = flop_parts(mla, shared=True)
     raw = {
@@ -398,7 +421,7 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
 BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
-             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared)
+             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep)
 
 
 def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
@@ -414,7 +437,7 @@ def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
         hbm_cap: gpu.hbm_bytes, t_kernel: gpu.kernel_launch_s, node_size: gpu.node_size,
         bw_ar_intra: math.inf if intra is None else intra,
         bw_ar_inter: gpu.internode_allreduce_bandwidth,
-        n_sh: 0.0, d_ff_shared: model.d_ff,
+        n_sh: 0.0, d_ff_shared: model.d_ff, xi_ep: 1.0 if model.experts_spread else 0.0,
     })
     return values
 
@@ -452,7 +475,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
     two parts (counted once per forward pass, not per layer group: see :class:`GroupedBranch`).
     """
     if name in ("network_latency", "network_bandwidth"):
-        whole = network_time(structure.two_d, structure.moe, structure.mla, shared=True).rhs
+        whole = network_time(structure.two_d, structure.moe, structure.mla, shared=True,
+                             spread=True).rhs
         return _compose(whole, structure, name.removeprefix("network_"))
     if name in ("pipeline_latency", "pipeline_bandwidth"):
         hops = network_parts(structure.two_d, structure.moe, structure.mla)["pipeline"]

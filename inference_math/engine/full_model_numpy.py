@@ -9,11 +9,11 @@ file is current.
 import numpy
 
 
-def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -22,7 +22,7 @@ def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -35,7 +35,7 @@ def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -54,7 +54,7 @@ def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -71,20 +71,20 @@ def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -106,7 +106,7 @@ def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -135,13 +135,13 @@ def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -196,11 +196,11 @@ def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x32) + x34)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x29 + 2*x32)), sigma_attn*n_layers*x43*(d_head*p_act*x45*x49/x50 + n_q*x44 + x28*x39*x48 + x4*x49/x48 + x40*x50 + x44*x45) + x43*(n_layers*(n_experts*x30*(1 - (1 - x29)**x38)*(d_ff*x29*x39*x42 + d_ff*x33 + x29*x41/x42) + x31*(d_ff_shared*x33 + d_ff_shared*x37*x39 + x41/x37)) + vocab*x33 + x34)), numpy.inf)
 
 
-def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -213,7 +213,7 @@ def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -247,7 +247,7 @@ def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -280,7 +280,7 @@ def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -327,23 +327,23 @@ def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x22) + x24)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(x0*x18*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x19 + 2*x22)), sigma_attn*n_layers*x33*(d_head*p_act*x35*x41/x42 + n_q*x34 + x18*x29*x40 + x30*x42 + x34*x35 + x4*x41/x40) + x33*(n_layers*(n_experts*x20*(1 - (1 - x19)**x28)*(d_ff*x19*x29*x32 + d_ff*x23 + x19*x31/x32) + x21*(d_ff_shared*x23 + d_ff_shared*x27*x29 + x31/x27)) + vocab*x23 + x24)), numpy.inf)
 
 
-def nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -399,7 +399,7 @@ def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(d_head*p_act*x43*x48/x49 + n_q*x42 + x34*x46*x47 + x35*x49 + x4*x48/x46 + x42*x43) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x50*(2*n_attn + 2*n_unembed) + x50*(x0*x47*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x51)), p*(n_attn + n_ff + n_unembed + x51) + x29, x9
 
 
-def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -481,11 +481,11 @@ def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return numpy.where(x51, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x50, numpy.inf), n_layers*numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)), numpy.where(x51, n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x61 + x64, (20/19)*x61 + x66), 2*x61 + x65)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x64 + x67, x65 + 2*x67), x66 + (20/19)*x67))) + x50, numpy.inf), n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x74, (20/19)*x72 + x76), 2*x72 + x75)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x74 + x77, x75 + 2*x77), x76 + (20/19)*x77)))
 
 
-def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -500,7 +500,7 @@ def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -520,7 +520,7 @@ def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -539,7 +539,7 @@ def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -556,20 +556,20 @@ def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -605,7 +605,7 @@ def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -634,13 +634,13 @@ def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -709,11 +709,11 @@ def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x15) + x18)), n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x47 + x50, (20/19)*x47 + x52), 2*x47 + x51)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x50 + x53, x51 + 2*x53), x52 + (20/19)*x53))) + n_layers*(numpy.where(x54, 0, numpy.minimum(numpy.minimum(x58 + x61, (20/19)*x58 + x63), 2*x58 + x62)) + numpy.where(x54, 0, numpy.minimum(numpy.minimum(x61 + x64, x62 + 2*x64), x63 + (20/19)*x64))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x11*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x12 + 2*x15)), sigma_attn*n_layers*x30*(d_model*x38/x37 + n_q*x31 + x11*x26*x37 + x27*x39 + x31*x32 + x38*x40/x39) + x30*(n_layers*(n_experts*x13*(1 - (1 - x12)**x25)*(d_ff*x12*x26*x29 + d_ff*x16 + x12*x28/x29) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x16 + x18)), numpy.inf)
 
 
-def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -733,7 +733,7 @@ def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -787,7 +787,7 @@ def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -844,7 +844,7 @@ def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -898,23 +898,23 @@ def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x43 + x46, (20/19)*x43 + x48), 2*x43 + x47)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x46 + x49, x47 + 2*x49), x48 + (20/19)*x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_head*x31*x37/x38 + d_model*x37/x36 + n_q*x30 + x10*x25*x36 + x26*x38 + x30*x31) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
 
 
-def nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -984,11 +984,11 @@ def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x62/x60 + n_q*x58 + x42*x58 + x43*x62/x63 + x52*x60*x61 + x53*x63) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x64*(2*n_attn + 2*n_unembed) + x64*(x0*x6*x61*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x65)), p*(n_attn + n_ff + n_unembed + x65) + x46, x9
 
 
-def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -997,7 +997,7 @@ def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1010,7 +1010,7 @@ def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -1032,7 +1032,7 @@ def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1049,20 +1049,20 @@ def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1084,7 +1084,7 @@ def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1117,13 +1117,13 @@ def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1182,11 +1182,11 @@ def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x31) + x33)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x28 + 2*x31)), sigma_attn*n_layers*x42*(p*x44*x46 + x32*x43 + x32*x44 + x38*x43*x51 + x38*x44*x54 + x39*x49 + x4*x52/x51 + x44*x53/x49 + x46*x53/x54) + x42*(n_layers*(n_experts*x29*(1 - (1 - x28)**x37)*(d_ff*x28*x38*x41 + d_ff*x32 + x28*x40/x41) + x30*(d_ff_shared*x32 + d_ff_shared*x36*x38 + x40/x36)) + vocab*x32 + x33)), numpy.inf)
 
 
-def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1199,7 +1199,7 @@ def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1233,7 +1233,7 @@ def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1266,7 +1266,7 @@ def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1317,23 +1317,23 @@ def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x21) + x23)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x18 + 2*x21)), sigma_attn*n_layers*x32*(p*x34*x36 + x22*x33 + x22*x34 + x28*x33*x43 + x28*x34*x46 + x29*x41 + x34*x45/x41 + x36*x45/x46 + x4*x44/x43) + x32*(n_layers*(n_experts*x19*(1 - (1 - x18)**x27)*(d_ff*x18*x28*x31 + d_ff*x22 + x18*x30/x31) + x20*(d_ff_shared*x22 + d_ff_shared*x26*x28 + x30/x26)) + vocab*x22 + x23)), numpy.inf)
 
 
-def nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1393,7 +1393,7 @@ def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(p*x43*x45 + x28*x42 + x28*x43 + x34*x42*x50 + x34*x43*x53 + x35*x48 + x4*x51/x50 + x43*x52/x48 + x45*x52/x53) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x54*(2*n_attn + 2*n_unembed) + x54*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x55)), p*(n_attn + n_ff + n_unembed + x55) + x29, x9
 
 
-def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -1477,11 +1477,11 @@ def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return numpy.where(x53, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x44, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x55 + (7/125000)*x56 + x58 - 7/125000, (1/100000)*x55 + (3/2500000)*x56 + 2*x58 + 7/1250000), (17/1000000)*x55 + (1/400000)*x56 + (20/19)*x58 + 23/2000000)), numpy.where(x53, n_layers*(numpy.where(x59, 0, numpy.minimum(numpy.minimum(x63 + x66, (20/19)*x63 + x68), 2*x63 + x67)) + numpy.where(x59, 0, numpy.minimum(numpy.minimum(x66 + x69, x67 + 2*x69), x68 + (20/19)*x69))) + x52, numpy.inf), n_layers*(numpy.where(x70, 0, numpy.minimum(numpy.minimum(x74 + x76, (20/19)*x74 + x78), 2*x74 + x77)) + numpy.where(x70, 0, numpy.minimum(numpy.minimum(x76 + x79, x77 + 2*x79), x78 + (20/19)*x79)))
 
 
-def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1496,7 +1496,7 @@ def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -1516,7 +1516,7 @@ def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -1538,7 +1538,7 @@ def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1555,20 +1555,20 @@ def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1604,7 +1604,7 @@ def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1637,13 +1637,13 @@ def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -1714,11 +1714,11 @@ def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x43, 0, numpy.minimum(numpy.minimum(x49 + x52, (20/19)*x49 + x54), 2*x49 + x53)) + numpy.where(x43, 0, numpy.minimum(numpy.minimum(x52 + x55, x53 + 2*x55), x54 + (20/19)*x55))) + n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_model*x41/x40 + p*x31*x33 + x15*x30 + x15*x31 + x25*x30*x40 + x25*x31*x42 + x26*x38 + x31*x41/x38 + x33*x41/x42) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
 
 
-def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -1738,7 +1738,7 @@ def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1792,7 +1792,7 @@ def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1849,7 +1849,7 @@ def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1906,23 +1906,23 @@ def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x16)), n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x46 + x49, (20/19)*x46 + x51), 2*x46 + x50)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x49 + x52, x50 + 2*x52), x51 + (20/19)*x52))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x28*(d_model*x40/x39 + p*x30*x32 + x14*x29 + x14*x30 + x24*x29*x39 + x24*x30*x41 + x25*x37 + x30*x40/x37 + x32*x40/x41) + x28*(n_layers*(n_experts*x11*(1 - (1 - x10)**x23)*(d_ff*x10*x24*x27 + d_ff*x14 + x10*x26/x27) + n_sh*x11*(d_ff_shared*x14 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x14 + x16)), numpy.inf)
 
 
-def nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1994,11 +1994,11 @@ def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x64/x63 + p*x43*x59 + x43*x64/x65 + x45*x58 + x45*x59 + x52*x58*x63 + x52*x59*x65 + x53*x61 + x59*x64/x61) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x66*(2*n_attn + 2*n_unembed) + x66*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x67)), p*(n_attn + n_ff + n_unembed + x67) + x46, x9
 
 
-def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -2007,7 +2007,7 @@ def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2017,28 +2017,28 @@ def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x6 = n_pp**(-1.0)
     x7 = numpy.less_equal(s, x1*x6)
     x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
     x16 = x14**(-1.0)
     x17 = x13*x16
     x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -2057,7 +2057,7 @@ def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -2075,20 +2075,20 @@ def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2108,23 +2108,23 @@ def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x16 = numpy.less_equal(s, x1*x6)
     x17 = numpy.minimum(n_experts, x7)
     x18 = numpy.where(x16, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
+    x19 = numpy.maximum(1, x7/numpy.maximum(1, x18))
     x20 = numpy.ceil(x10*x19)
     x21 = x9*numpy.log(x20)
     x22 = x20**(-1.0)
     x23 = x19*x22
-    x24 = numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
-    x25 = x24*x4
-    x26 = numpy.maximum(1, x7/numpy.maximum(1, x18))
-    x27 = numpy.ceil(x10*x26)
-    x28 = x9*numpy.log(x27)
-    x29 = x27**(-1.0)
-    x30 = x26*x29
-    x31 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x27 - 1), x14*x27*numpy.maximum(0, x26*x29 - 1))
-    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x31 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + 2*x31 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x31 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x25 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x25 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x24*x3 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x24 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
+    x25 = numpy.minimum(n_active, x18)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x10*x18)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x9*numpy.log(x26)
+    x28 = x26**(-1.0)
+    x29 = x25*x28
+    x30 = numpy.maximum(x0*(x26 - 1), x14*x26*numpy.maximum(0, x25*x28 - 1))
+    x31 = x30*x4
+    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -2154,13 +2154,13 @@ def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2182,57 +2182,57 @@ def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x18 = x13/x16
     x19 = bw_ar_intra**(-1.0)
     x20 = sigma_attn*x8*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = b*x11
-    x22 = numpy.less_equal(s, (1/2)*x21)
-    x23 = numpy.minimum(n_experts, x12)
-    x24 = numpy.where(x22, x23, 1)
-    x25 = numpy.minimum(n_active, x24)
-    x26 = numpy.ceil(x15*x25)
-    x27 = x14*numpy.log(x26)
-    x28 = x26**(-1.0)
-    x29 = x25*x28
-    x30 = numpy.maximum(x1*(x26 - 1), x19*x26*numpy.maximum(0, x25*x28 - 1))
-    x31 = x30*x8
-    x32 = 2*n_layers
-    x33 = x3/flops
-    x34 = d_head*n_q
-    x35 = s**(-1.0)
-    x36 = n_ff_in + n_ff_out
-    x37 = n_sh*x36
-    x38 = d_model*d_ff_shared*x37
-    x39 = d_model*p
-    x40 = d_head*x39
-    x41 = n_q + 2*n_q/g
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.sqrt(d_head)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = numpy.minimum(x13, numpy.maximum(1, x42*x44/(numpy.sqrt(n_q)*x43)))
-    x46 = q_len*x21
-    x47 = p_act*x46
-    x48 = n_gpu*x10*x7/n_pp**2
-    x49 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x41)*x43*x44/x42))
-    x50 = x4*x46
-    x51 = n_pp*x3/hbm_bw
-    x52 = kv_bytes*ctx*x21
-    x53 = x12/numpy.maximum(1, x24)
-    x54 = numpy.maximum(1, x53)
-    x55 = x42*numpy.sqrt(x54)
-    x56 = numpy.maximum(1, numpy.minimum(x53, x55/numpy.sqrt(d_ff_shared)))
-    x57 = x50*x54
-    x58 = numpy.maximum(1, numpy.minimum(x53, x55/numpy.sqrt(d_ff)))
-    x59 = numpy.ceil(x15*x54)
-    x60 = x14*numpy.log(x59)
-    x61 = x59**(-1.0)
-    x62 = x54*x61
-    x63 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x59 - 1), x19*x59*numpy.maximum(0, x54*x61 - 1))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x38) + x52)), n_layers*numpy.where(numpy.where(x22, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x23, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x23, 1)), 1, x12*numpy.where(numpy.less_equal(x23, 1), 1, x23**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x60 + (7/125000)*x62 + x63 - 7/125000, (1/100000)*x60 + (3/2500000)*x62 + 2*x63 + 7/1250000), (17/1000000)*x60 + (1/400000)*x62 + (20/19)*x63 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x32*numpy.where(numpy.where(x22, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x30*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x33*x7*(2*n_attn + 2*n_unembed) + x33*(x0*x34*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x35 + x32*x38)), sigma_attn*n_layers*x51*(d_head*p_act*x41*x48/x49 + n_q*x40 + x34*x45*x47 + x4*x48/x45 + x40*x41 + x49*x50) + x51*(n_layers*(n_experts*x36*(1 - (1 - x35)**x46)*(d_ff*x35*x47*x58 + d_ff*x39 + x35*x57/x58) + x37*(d_ff_shared*x39 + d_ff_shared*x47*x56 + x57/x56)) + vocab*x39 + x52)), numpy.inf)
+    x21 = x3/flops
+    x22 = d_head*n_q
+    x23 = s**(-1.0)
+    x24 = 2*n_layers
+    x25 = n_ff_in + n_ff_out
+    x26 = n_sh*x25
+    x27 = d_model*d_ff_shared*x26
+    x28 = d_model*p
+    x29 = d_head*x28
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x13, numpy.maximum(1, x31*x33/(numpy.sqrt(n_q)*x32)))
+    x35 = b*x11
+    x36 = q_len*x35
+    x37 = p_act*x36
+    x38 = n_gpu*x10*x7/n_pp**2
+    x39 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x30)*x32*x33/x31))
+    x40 = x36*x4
+    x41 = n_pp*x3/hbm_bw
+    x42 = kv_bytes*ctx*x35
+    x43 = numpy.minimum(n_experts, x12)
+    x44 = numpy.less_equal(s, (1/2)*x35)
+    x45 = numpy.where(x44, x43, 1)
+    x46 = x12/numpy.maximum(1, x45)
+    x47 = numpy.maximum(1, x46)
+    x48 = x31*numpy.sqrt(x47)
+    x49 = numpy.maximum(1, numpy.minimum(x46, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x40*x47
+    x51 = numpy.maximum(1, numpy.minimum(x46, x48/numpy.sqrt(d_ff)))
+    x52 = numpy.ceil(x15*x47)
+    x53 = x14*numpy.log(x52)
+    x54 = x52**(-1.0)
+    x55 = x47*x54
+    x56 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x52 - 1), x19*x52*numpy.maximum(0, x47*x54 - 1))
+    x57 = numpy.minimum(n_active, x45)
+    x58 = xi_ep*numpy.minimum(numpy.minimum(n_active, x45), numpy.ceil(x15*x45)) + (1 - xi_ep)*numpy.ceil(x15*x57)
+    x59 = x14*numpy.log(x58)
+    x60 = x58**(-1.0)
+    x61 = x57*x60
+    x62 = numpy.maximum(x1*(x58 - 1), x19*x58*numpy.maximum(0, x57*x60 - 1))
+    x63 = x62*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x42)), n_layers*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x43, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x43, 1)), 1, x12*numpy.where(numpy.less_equal(x43, 1), 1, x43**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x55 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x55 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x55 + (20/19)*x56 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x24*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(x0*x22*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x23 + x24*x27)), sigma_attn*n_layers*x41*(d_head*p_act*x30*x38/x39 + n_q*x29 + x22*x34*x37 + x29*x30 + x39*x40 + x38*x4/x34) + x41*(n_layers*(n_experts*x25*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x51 + d_ff*x28 + x23*x50/x51) + x26*(d_ff_shared*x28 + d_ff_shared*x37*x49 + x50/x49)) + vocab*x28 + x42)), numpy.inf)
 
 
-def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2242,28 +2242,28 @@ def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x6 = n_pp**(-1.0)
     x7 = numpy.less_equal(s, x1*x6)
     x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
     x16 = x14**(-1.0)
     x17 = x13*x16
     x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*p_act*q_len/n_gpu
     x2 = b*x1
@@ -2287,67 +2287,68 @@ def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x20 = (17/1000000)*x12 + (1/400000)*x13
     x21 = (20/19)*x16 + x20
     x22 = numpy.less_equal(s, x4*x6)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x7)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
+    x23 = numpy.minimum(n_experts, x7)
+    x24 = numpy.maximum(1, x7/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x7)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x7/numpy.maximum(1, x26))
     x28 = numpy.ceil(x10*x27)
     x29 = numpy.log(x28)
-    x30 = (1/200000)*x9
+    x30 = (1/100000)*x9
     x31 = x27/x28
-    x32 = numpy.ceil(x10*x23)
+    x32 = numpy.ceil(x10*x24)
     x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x23*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x23*x34 - 1))
-    x37 = x2*x36
-    x38 = x30*x33 + (3/5000000)*x35 + x37
-    x39 = x33*x9
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x5 + (7/250000)*x39
-    x42 = numpy.ceil(x10*x24)
+    x34 = x33*x9
+    x35 = x32**(-1.0)
+    x36 = x24*x35
+    x37 = n_ff_out*x2*(n_active + n_sh)
+    x38 = x37*numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x24*x35 - 1))
+    x39 = (7/125000)*x34 + (7/125000)*x36 + x38
+    x40 = x30*x33 + (3/2500000)*x36 + 2*x38
+    x41 = (17/1000000)*x34 + (1/400000)*x36 + (20/19)*x38
+    x42 = numpy.ceil(x10*x25)
     x43 = numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x24*x44
-    x46 = numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x24*x44 - 1))
-    x47 = x2*x46
-    x48 = x30*x43 + (3/5000000)*x45 + x47
-    x49 = x43*x9
-    x50 = (1/800000)*x45 + (10/19)*x47 + (17/2000000)*x49
-    x51 = (7/250000)*x45 + x46*x5 + (7/250000)*x49
-    x52 = x29*x9
-    x53 = numpy.maximum(1, x7/numpy.maximum(1, x25))
-    x54 = numpy.maximum(1, x7)
-    x55 = numpy.maximum(1, x7/numpy.maximum(1, x26))
-    x56 = numpy.ceil(x10*x55)
+    x44 = x43*x9
+    x45 = x42**(-1.0)
+    x46 = x25*x45
+    x47 = x37*numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x25*x45 - 1))
+    x48 = (7/125000)*x44 + (7/125000)*x46 + x47
+    x49 = x30*x43 + (3/2500000)*x46 + 2*x47
+    x50 = (17/1000000)*x44 + (1/400000)*x46 + (20/19)*x47
+    x51 = x29*x9
+    x52 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
+    x53 = numpy.minimum(1, n_active)
+    x54 = 1 - xi_ep
+    x55 = numpy.minimum(n_active, x26)
+    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x54*numpy.ceil(x10*x55)
     x57 = numpy.log(x56)
-    x58 = (1/100000)*x9
+    x58 = (1/200000)*x9
     x59 = x55/x56
-    x60 = numpy.ceil(x10*x53)
+    x60 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x7), numpy.ceil(x10*x23)) + x54*numpy.ceil(x10*x52)
     x61 = numpy.log(x60)
-    x62 = x61*x9
-    x63 = x60**(-1.0)
-    x64 = x53*x63
-    x65 = n_ff_out*x2*(n_active + n_sh)
-    x66 = x65*numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x53*x63 - 1))
-    x67 = (7/125000)*x62 + (7/125000)*x64 + x66
-    x68 = x58*x61 + (3/2500000)*x64 + 2*x66
-    x69 = (17/1000000)*x62 + (1/400000)*x64 + (20/19)*x66
-    x70 = numpy.ceil(x10*x54)
-    x71 = numpy.log(x70)
-    x72 = x71*x9
-    x73 = x70**(-1.0)
-    x74 = x54*x73
-    x75 = x65*numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x54*x73 - 1))
-    x76 = (7/125000)*x72 + (7/125000)*x74 + x75
-    x77 = x58*x71 + (3/2500000)*x74 + 2*x75
-    x78 = (17/1000000)*x72 + (1/400000)*x74 + (20/19)*x75
-    x79 = x57*x9
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000)), numpy.logical_and(numpy.less_equal(x48, x50 + 131/20000000), numpy.less_equal(x48, x51 - 171/5000000))), x29*x30 + (3/5000000)*x31 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x41, x40 + 163/4000000), numpy.greater_equal(x51, x50 + 163/4000000)), (1/800000)*x31 + (17/2000000)*x52 + 51/4000000, (7/250000)*x31 + (7/250000)*x52 - 7/250000))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x53, 1), numpy.less_equal(x54, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x67, x68 + 77/1250000), numpy.greater_equal(x69, x68 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x76, x77 + 77/1250000), numpy.greater_equal(x78, x77 - 59/10000000))), x57*x58 + (3/2500000)*x59 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x67, x69 + 27/400000), numpy.greater_equal(x76, x78 + 27/400000)), (1/400000)*x59 + (17/1000000)*x79 + 23/2000000, (7/125000)*x59 + (7/125000)*x79 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+    x62 = x60**(-1.0)
+    x63 = x52*x62
+    x64 = numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x52*x62 - 1))
+    x65 = x2*x64
+    x66 = x58*x61 + (3/5000000)*x63 + x65
+    x67 = x61*x9
+    x68 = (1/800000)*x63 + (10/19)*x65 + (17/2000000)*x67
+    x69 = x5*x64 + (7/250000)*x63 + (7/250000)*x67
+    x70 = xi_ep*x53 + x54*numpy.ceil(x10*x53)
+    x71 = x70**(-1.0)
+    x72 = x53*x71
+    x73 = numpy.log(x70)
+    x74 = numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x53*x71 - 1))
+    x75 = x2*x74
+    x76 = x58*x73 + (3/5000000)*x72 + x75
+    x77 = x73*x9
+    x78 = (1/800000)*x72 + (10/19)*x75 + (17/2000000)*x77
+    x79 = x5*x74 + (7/250000)*x72 + (7/250000)*x77
+    x80 = x57*x9
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2371,58 +2372,59 @@ def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x20 = (20/19)*x14
     x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
     x22 = numpy.less_equal(s, x1*x7)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x8)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
+    x23 = numpy.minimum(n_experts, x8)
+    x24 = numpy.maximum(1, x8/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x8)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x8/numpy.maximum(1, x26))
     x28 = numpy.ceil(x10*x27)
-    x29 = numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
-    x30 = x29*x5
-    x31 = numpy.ceil(x10*x23)
+    x29 = n_ff_out*x5*(n_active + n_sh)
+    x30 = x29*numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
+    x31 = numpy.ceil(x10*x24)
     x32 = x16*numpy.log(x31)
     x33 = x31**(-1.0)
-    x34 = x23*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x23*x33 - 1))
-    x36 = x35*x5
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.ceil(x10*x24)
-    x41 = x16*numpy.log(x40)
-    x42 = x40**(-1.0)
-    x43 = x24*x42
-    x44 = numpy.maximum(x0*(x40 - 1), x12*x40*numpy.maximum(0, x24*x42 - 1))
-    x45 = x44*x5
-    x46 = (1/200000)*x41 + (3/5000000)*x43 + x45
-    x47 = (17/2000000)*x41 + (1/800000)*x43 + (10/19)*x45
-    x48 = x3*x44 + (7/250000)*x41 + (7/250000)*x43
-    x49 = numpy.maximum(1, x8/numpy.maximum(1, x25))
-    x50 = numpy.maximum(1, x8)
-    x51 = numpy.maximum(1, x8/numpy.maximum(1, x26))
-    x52 = numpy.ceil(x10*x51)
-    x53 = n_ff_out*x5*(n_active + n_sh)
-    x54 = x53*numpy.maximum(x0*(x52 - 1), x12*x52*numpy.maximum(0, x51/x52 - 1))
-    x55 = numpy.ceil(x10*x49)
-    x56 = x16*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x49*x57
-    x59 = x53*numpy.maximum(x0*(x55 - 1), x12*x55*numpy.maximum(0, x49*x57 - 1))
-    x60 = (7/125000)*x56 + (7/125000)*x58 + x59
-    x61 = (1/100000)*x56 + (3/2500000)*x58 + 2*x59
-    x62 = (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x59
-    x63 = numpy.ceil(x10*x50)
-    x64 = x16*numpy.log(x63)
-    x65 = x63**(-1.0)
-    x66 = x50*x65
-    x67 = x53*numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x50*x65 - 1))
-    x68 = (7/125000)*x64 + (7/125000)*x66 + x67
-    x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
-    x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+    x34 = x24*x33
+    x35 = x29*numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x24*x33 - 1))
+    x36 = (7/125000)*x32 + (7/125000)*x34 + x35
+    x37 = (1/100000)*x32 + (3/2500000)*x34 + 2*x35
+    x38 = (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x35
+    x39 = numpy.ceil(x10*x25)
+    x40 = x16*numpy.log(x39)
+    x41 = x39**(-1.0)
+    x42 = x25*x41
+    x43 = x29*numpy.maximum(x0*(x39 - 1), x12*x39*numpy.maximum(0, x25*x41 - 1))
+    x44 = (7/125000)*x40 + (7/125000)*x42 + x43
+    x45 = (1/100000)*x40 + (3/2500000)*x42 + 2*x43
+    x46 = (17/1000000)*x40 + (1/400000)*x42 + (20/19)*x43
+    x47 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
+    x48 = numpy.minimum(1, n_active)
+    x49 = 1 - xi_ep
+    x50 = numpy.minimum(n_active, x26)
+    x51 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x49*numpy.ceil(x10*x50)
+    x52 = numpy.maximum(x0*(x51 - 1), x12*x51*numpy.maximum(0, x50/x51 - 1))
+    x53 = x5*x52
+    x54 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x8), numpy.ceil(x10*x23)) + x49*numpy.ceil(x10*x47)
+    x55 = x16*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x47*x56
+    x58 = numpy.maximum(x0*(x54 - 1), x12*x54*numpy.maximum(0, x47*x56 - 1))
+    x59 = x5*x58
+    x60 = (1/200000)*x55 + (3/5000000)*x57 + x59
+    x61 = (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59
+    x62 = x3*x58 + (7/250000)*x55 + (7/250000)*x57
+    x63 = xi_ep*x48 + x49*numpy.ceil(x10*x48)
+    x64 = x63**(-1.0)
+    x65 = x48*x64
+    x66 = x16*numpy.log(x63)
+    x67 = numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x48*x64 - 1))
+    x68 = x5*x67
+    x69 = (3/5000000)*x65 + (1/200000)*x66 + x68
+    x70 = (1/800000)*x65 + (17/2000000)*x66 + (10/19)*x68
+    x71 = x3*x67 + (7/250000)*x65 + (7/250000)*x66
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
 
 
-def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2433,76 +2435,76 @@ def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x7 = b*q_len
     x8 = x5*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = x3/flops
-    x28 = d_head*n_q
-    x29 = s**(-1.0)
-    x30 = n_ff_in + n_ff_out
-    x31 = n_sh*x30
-    x32 = d_model*d_ff_shared*x31
-    x33 = d_model*p
-    x34 = d_head*x33
-    x35 = n_q + 2*n_q/g
-    x36 = sigma_attn**(-1.0)
-    x37 = x13*x36
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.minimum(x37, numpy.maximum(1, x38*x40/(numpy.sqrt(n_q)*x39)))
-    x42 = q_len*x11
-    x43 = p_act*x42
-    x44 = n_gpu*x36*x7/n_pp**2
-    x45 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x35)*x39*x40/x38))
-    x46 = x4*x42
-    x47 = n_pp*x3/hbm_bw
-    x48 = kv_bytes*ctx*x11
-    x49 = x13/numpy.maximum(1, x17)
-    x50 = numpy.maximum(1, x49)
-    x51 = x38*numpy.sqrt(x50)
-    x52 = numpy.maximum(1, numpy.minimum(x49, x51/numpy.sqrt(d_ff_shared)))
-    x53 = x46*x50
-    x54 = numpy.maximum(1, numpy.minimum(x49, x51/numpy.sqrt(d_ff)))
-    x55 = numpy.ceil(x15*x50)
-    x56 = x14*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x50*x57
-    x59 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x55 - 1), x23*x55*numpy.maximum(0, x50*x57 - 1))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x32) + x48)), n_layers*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x56 + (7/125000)*x58 + x59 - 7/125000, (1/100000)*x56 + (3/2500000)*x58 + 2*x59 + 7/1250000), (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x59 + 23/2000000)) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x27*x7*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x29 + x26*x32)), sigma_attn*n_layers*x47*(d_head*p_act*x35*x44/x45 + n_q*x34 + x28*x41*x43 + x34*x35 + x4*x44/x41 + x45*x46) + x47*(n_layers*(n_experts*x30*(1 - (1 - x29)**x42)*(d_ff*x29*x43*x54 + d_ff*x33 + x29*x53/x54) + x31*(d_ff_shared*x33 + d_ff_shared*x43*x52 + x53/x52)) + vocab*x33 + x48)), numpy.inf)
+    x10 = x3/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = n_sh*x14
+    x16 = d_model*d_ff_shared*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x7/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = n_pp*x3/hbm_bw
+    x35 = kv_bytes*ctx*x28
+    x36 = numpy.minimum(n_experts, x22)
+    x37 = numpy.less_equal(s, (1/2)*x28)
+    x38 = numpy.where(x37, x36, 1)
+    x39 = x22/numpy.maximum(1, x38)
+    x40 = numpy.maximum(1, x39)
+    x41 = x24*numpy.sqrt(x40)
+    x42 = numpy.maximum(1, numpy.minimum(x39, x41/numpy.sqrt(d_ff_shared)))
+    x43 = x33*x40
+    x44 = numpy.maximum(1, numpy.minimum(x39, x41/numpy.sqrt(d_ff)))
+    x45 = numpy.log(2)**(-1.0)
+    x46 = node_size**(-1.0)
+    x47 = numpy.ceil(x40*x46)
+    x48 = x45*numpy.log(x47)
+    x49 = x47**(-1.0)
+    x50 = x40*x49
+    x51 = bw_ar_intra**(-1.0)
+    x52 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x47 - 1), x47*x51*numpy.maximum(0, x40*x49 - 1))
+    x53 = numpy.minimum(n_active, x38)
+    x54 = xi_ep*numpy.minimum(numpy.minimum(n_active, x38), numpy.ceil(x38*x46)) + (1 - xi_ep)*numpy.ceil(x46*x53)
+    x55 = x45*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x53*x56
+    x58 = numpy.maximum(x1*(x54 - 1), x51*x54*numpy.maximum(0, x53*x56 - 1))
+    x59 = x58*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x36, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x36, 1)), 1, x22*numpy.where(numpy.less_equal(x36, 1), 1, x36**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, x22), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x48 + (7/125000)*x50 + x52 - 7/125000, (1/100000)*x48 + (3/2500000)*x50 + 2*x52 + 7/1250000), (17/1000000)*x48 + (1/400000)*x50 + (20/19)*x52 + 23/2000000)) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x55 + (3/5000000)*x57 + x59 + 31/5000000, (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59 + 51/4000000), (7/250000)*x55 + (7/250000)*x57 + x58*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x44 + d_ff*x17 + x12*x43/x44) + x15*(d_ff_shared*x17 + d_ff_shared*x30*x42 + x43/x42)) + vocab*x17 + x35)), numpy.inf)
 
 
-def nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2518,32 +2520,32 @@ def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x12 = b*x11
     x13 = numpy.less_equal(s, (1/2)*x12)
     x14 = n_gpu*x11
-    x15 = numpy.log(2)**(-1.0)
-    x16 = node_size**(-1.0)
-    x17 = numpy.minimum(n_experts, x14)
-    x18 = numpy.where(x13, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x16*x19)
-    x21 = x15*numpy.log(x20)
-    x22 = x20**(-1.0)
-    x23 = x19*x22
-    x24 = bw_ar_intra**(-1.0)
-    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
-    x26 = x25*x8
-    x27 = 2*n_layers
-    x28 = x14/numpy.maximum(1, x18)
-    x29 = numpy.maximum(1, x28)
-    x30 = numpy.ceil(x16*x29)
-    x31 = x15*numpy.log(x30)
-    x32 = x30**(-1.0)
-    x33 = x29*x32
-    x34 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x30 - 1), x24*x30*numpy.maximum(0, x29*x32 - 1))
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.log(2)**(-1.0)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = x16*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = bw_ar_intra**(-1.0)
+    x26 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x21 - 1), x21*x25*numpy.maximum(0, x20*x23 - 1))
+    x27 = numpy.minimum(n_active, x18)
+    x28 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x27)
+    x29 = x16*numpy.log(x28)
+    x30 = x28**(-1.0)
+    x31 = x27*x30
+    x32 = numpy.maximum(x1*(x28 - 1), x25*x28*numpy.maximum(0, x27*x30 - 1))
+    x33 = x32*x8
+    x34 = 2*n_layers
     x35 = sigma_attn**(-1.0)
     x36 = x14*x35
-    x37 = numpy.ceil(x16*x36)
-    x38 = x15*numpy.log(x37)
+    x37 = numpy.ceil(x17*x36)
+    x38 = x16*numpy.log(x37)
     x39 = x36/x37
-    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x24*x37*numpy.maximum(0, x39 - 1))
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x25*x37*numpy.maximum(0, x39 - 1))
     x41 = d_model*p
     x42 = d_head*x41
     x43 = n_q + 2*n_q/g
@@ -2559,19 +2561,19 @@ def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x53 = x4*x48
     x54 = n_pp*x3/hbm_bw
     x55 = kv_bytes*ctx*x12
-    x56 = numpy.sqrt(x29)*x44
-    x57 = numpy.maximum(1, numpy.minimum(x28, x56/numpy.sqrt(d_ff_shared)))
-    x58 = x29*x53
+    x56 = numpy.sqrt(x20)*x44
+    x57 = numpy.maximum(1, numpy.minimum(x19, x56/numpy.sqrt(d_ff_shared)))
+    x58 = x20*x53
     x59 = n_ff_in + n_ff_out
     x60 = n_sh*x59
     x61 = s**(-1.0)
-    x62 = numpy.maximum(1, numpy.minimum(x28, x56/numpy.sqrt(d_ff)))
+    x62 = numpy.maximum(1, numpy.minimum(x19, x56/numpy.sqrt(d_ff)))
     x63 = x3/flops
     x64 = d_model*d_ff_shared*x60
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x34 - 7/125000, (1/100000)*x31 + (3/2500000)*x33 + 2*x34 + 7/1250000), (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x34 + 23/2000000)) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x54*(d_head*p_act*x43*x51/x52 + n_q*x42 + x4*x51/x47 + x42*x43 + x47*x49*x50 + x52*x53) + x54*(n_layers*(n_experts*x59*(1 - (1 - x61)**x48)*(d_ff*x41 + d_ff*x49*x61*x62 + x58*x61/x62) + x60*(d_ff_shared*x41 + d_ff_shared*x49*x57 + x58/x57)) + vocab*x41 + x55), sigma_attn*x63*x7*(2*n_attn + 2*n_unembed) + x63*(x0*x50*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x61 + x27*x64)), p*(n_attn + n_ff + n_unembed + n_layers*x64) + x55, x10
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x54*(d_head*p_act*x43*x51/x52 + n_q*x42 + x4*x51/x47 + x42*x43 + x47*x49*x50 + x52*x53) + x54*(n_layers*(n_experts*x59*(1 - (1 - x61)**x48)*(d_ff*x41 + d_ff*x49*x61*x62 + x58*x61/x62) + x60*(d_ff_shared*x41 + d_ff_shared*x49*x57 + x58/x57)) + vocab*x41 + x55), sigma_attn*x63*x7*(2*n_attn + 2*n_unembed) + x63*(x0*x50*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x61 + x34*x64)), p*(n_attn + n_ff + n_unembed + n_layers*x64) + x55, x10
 
 
-def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -2601,7 +2603,7 @@ def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     x26 = b*x21*x25
     x27 = x16*x22
     x28 = numpy.minimum(n_active, x9)
-    x29 = numpy.ceil(x28*x8)
+    x29 = xi_ep*numpy.minimum(numpy.minimum(n_active, x9), numpy.ceil(x8*x9)) + (1 - xi_ep)*numpy.ceil(x28*x8)
     x30 = x7*numpy.log(x29)
     x31 = x29**(-1.0)
     x32 = x28*x31
@@ -2670,11 +2672,11 @@ def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return numpy.where(x67, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x66, numpy.inf), n_layers*numpy.where(numpy.less_equal(x48, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x69 + (7/125000)*x70 + x72 - 7/125000, (1/100000)*x69 + (3/2500000)*x70 + 2*x72 + 7/1250000), (17/1000000)*x69 + (1/400000)*x70 + (20/19)*x72 + 23/2000000)), numpy.where(x67, n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x77 + x80, (20/19)*x77 + x82), 2*x77 + x81)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x80 + x84, x81 + 2*x84), x82 + (20/19)*x84))) + x66, numpy.inf), n_layers*(numpy.where(x85, 0, numpy.minimum(numpy.minimum(x89 + x91, (20/19)*x89 + x93), 2*x89 + x92)) + numpy.where(x85, 0, numpy.minimum(numpy.minimum(x91 + x94, x92 + 2*x94), x93 + (20/19)*x94)))
 
 
-def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -2689,7 +2691,7 @@ def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2705,7 +2707,7 @@ def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x12 = numpy.minimum(n_experts, x9)
     x13 = numpy.where(x8, x12, 1)
     x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
     x16 = x10*numpy.log(x15)
     x17 = x15**(-1.0)
     x18 = x14*x17
@@ -2728,7 +2730,7 @@ def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -2747,7 +2749,7 @@ def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -2765,20 +2767,20 @@ def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2786,49 +2788,49 @@ def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x4 = b*p_act*q_len*x1
     x5 = d_model*x4
     x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x2*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = numpy.less_equal(x22, 1)
-    x24 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
-    x25 = x22/x24
-    x26 = sigma_attn*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25 - 1))
-    x27 = x26*x5
-    x28 = x10*numpy.log(x24)
-    x29 = (7/125000)*x25 + (7/125000)*x28 - 7/125000
-    x30 = (3/2500000)*x25 + (1/100000)*x28 + 7/1250000
-    x31 = (1/400000)*x25 + (17/1000000)*x28 + 23/2000000
-    x32 = d_head*x26*x4*(n_q + 2*n_q/g)
-    x33 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x34 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x35 = numpy.sqrt(numpy.ceil(x11*x34))
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = node_size**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
+    x13 = bw_ar_intra**(-1.0)
+    x14 = x7/x12
+    x15 = sigma_attn*numpy.maximum(x0*(x12 - 1), x12*x13*numpy.maximum(0, x14 - 1))
+    x16 = x15*x5
+    x17 = numpy.log(2)**(-1.0)
+    x18 = x17*numpy.log(x12)
+    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
+    x20 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
+    x21 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
+    x22 = d_head*x15*x4*(n_q + 2*n_q/g)
+    x23 = numpy.less_equal(s, x10*x2)
+    x24 = numpy.minimum(n_experts, x11)
+    x25 = numpy.where(x23, x24, 1)
+    x26 = numpy.minimum(n_active, x25)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x25), numpy.ceil(x25*x9)) + (1 - xi_ep)*numpy.ceil(x26*x9)
+    x28 = x17*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = numpy.maximum(x0*(x27 - 1), x13*x27*numpy.maximum(0, x26*x29 - 1))
+    x32 = x31*x5
+    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x24, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x34 = numpy.maximum(1, x11/numpy.maximum(1, x25))
+    x35 = numpy.sqrt(numpy.ceil(x34*x9))
     x36 = numpy.sqrt(x34)
     x37 = x35**(-1.0)
-    x38 = numpy.maximum(x0*(x35 - 1), x19*x35*numpy.maximum(0, x36*x37 - 1))
+    x38 = numpy.maximum(x0*(x35 - 1), x13*x35*numpy.maximum(0, x36*x37 - 1))
     x39 = n_ff_out*x38*x5*(n_active + n_sh)
     x40 = x36*x37
-    x41 = x10*numpy.log(x35)
+    x41 = x17*numpy.log(x35)
     x42 = (7/125000)*x40 + (7/125000)*x41 - 7/125000
     x43 = (3/2500000)*x40 + (1/100000)*x41 + 7/1250000
     x44 = (1/400000)*x40 + (17/1000000)*x41 + 23/2000000
     x45 = n_ff_in*x38*x4*(d_ff*n_active + d_ff_shared*n_sh)
-    return n_layers*(numpy.where(x23, 0, numpy.minimum(numpy.minimum(x27 + x29, (20/19)*x27 + x31), 2*x27 + x30)) + numpy.where(x23, 0, numpy.minimum(numpy.minimum(x29 + x32, x30 + 2*x32), x31 + (20/19)*x32))) + n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+    return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -2858,13 +2860,13 @@ def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2875,83 +2877,83 @@ def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x7 = x2*x6
     x8 = x4*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = x2/flops
-    x28 = d_head*n_q
-    x29 = s**(-1.0)
-    x30 = n_ff_in + n_ff_out
-    x31 = d_ff_shared*n_sh
-    x32 = d_model*x30*x31
-    x33 = d_model*p
-    x34 = d_head*x33
-    x35 = n_q + 2*n_q/g
-    x36 = sigma_attn**(-1.0)
-    x37 = x13*x36
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.minimum(x37, numpy.maximum(1, x38*x40/(numpy.sqrt(n_q)*x39)))
-    x42 = q_len*x11
-    x43 = p_act*x42
-    x44 = n_gpu*x36*x6/n_pp**2
-    x45 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x35)*x39*x40/x38))
-    x46 = x4*x42
-    x47 = d_head*x35
-    x48 = n_pp*x2/hbm_bw
-    x49 = kv_bytes*ctx*x11
-    x50 = x13/numpy.maximum(1, x17)
-    x51 = numpy.maximum(1, x50)
-    x52 = numpy.sqrt(x51)
-    x53 = x38*x52
-    x54 = numpy.maximum(1, numpy.minimum(x50, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x46*x51
-    x56 = numpy.maximum(1, numpy.minimum(x50, x53/numpy.sqrt(d_ff)))
-    x57 = numpy.less_equal(x40, 1)
-    x58 = numpy.sqrt(numpy.ceil(x15*x37))
-    x59 = x40/x58
-    x60 = sigma_attn*numpy.maximum(x1*(x58 - 1), x23*x58*numpy.maximum(0, x59 - 1))
-    x61 = x60*x8
-    x62 = x14*numpy.log(x58)
-    x63 = (7/125000)*x59 + (7/125000)*x62 - 7/125000
-    x64 = (3/2500000)*x59 + (1/100000)*x62 + 7/1250000
-    x65 = (1/400000)*x59 + (17/1000000)*x62 + 23/2000000
-    x66 = p_act*x7
-    x67 = x47*x60*x66
-    x68 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x69 = numpy.sqrt(numpy.ceil(x15*x51))
+    x10 = x2/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = d_ff_shared*n_sh
+    x16 = d_model*x14*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x6/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = d_head*x19
+    x35 = n_pp*x2/hbm_bw
+    x36 = kv_bytes*ctx*x28
+    x37 = numpy.minimum(n_experts, x22)
+    x38 = numpy.less_equal(s, (1/2)*x28)
+    x39 = numpy.where(x38, x37, 1)
+    x40 = x22/numpy.maximum(1, x39)
+    x41 = numpy.maximum(1, x40)
+    x42 = numpy.sqrt(x41)
+    x43 = x24*x42
+    x44 = numpy.maximum(1, numpy.minimum(x40, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x33*x41
+    x46 = numpy.maximum(1, numpy.minimum(x40, x43/numpy.sqrt(d_ff)))
+    x47 = numpy.less_equal(x26, 1)
+    x48 = node_size**(-1.0)
+    x49 = numpy.sqrt(numpy.ceil(x23*x48))
+    x50 = bw_ar_intra**(-1.0)
+    x51 = x26/x49
+    x52 = sigma_attn*numpy.maximum(x1*(x49 - 1), x49*x50*numpy.maximum(0, x51 - 1))
+    x53 = x52*x8
+    x54 = numpy.log(2)**(-1.0)
+    x55 = x54*numpy.log(x49)
+    x56 = (7/125000)*x51 + (7/125000)*x55 - 7/125000
+    x57 = (3/2500000)*x51 + (1/100000)*x55 + 7/1250000
+    x58 = (1/400000)*x51 + (17/1000000)*x55 + 23/2000000
+    x59 = p_act*x7
+    x60 = x34*x52*x59
+    x61 = numpy.minimum(n_active, x39)
+    x62 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x39*x48)) + (1 - xi_ep)*numpy.ceil(x48*x61)
+    x63 = x54*numpy.log(x62)
+    x64 = x62**(-1.0)
+    x65 = x61*x64
+    x66 = numpy.maximum(x1*(x62 - 1), x50*x62*numpy.maximum(0, x61*x64 - 1))
+    x67 = x66*x8
+    x68 = numpy.where(x38, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x37, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x37, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x37, 1), 1, x37**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
+    x69 = numpy.sqrt(numpy.ceil(x41*x48))
     x70 = x69**(-1.0)
-    x71 = numpy.maximum(x1*(x69 - 1), x23*x69*numpy.maximum(0, x52*x70 - 1))
+    x71 = numpy.maximum(x1*(x69 - 1), x50*x69*numpy.maximum(0, x42*x70 - 1))
     x72 = n_ff_out*x71*x8*(n_active + n_sh)
-    x73 = x52*x70
-    x74 = x14*numpy.log(x69)
+    x73 = x42*x70
+    x74 = x54*numpy.log(x69)
     x75 = (7/125000)*x73 + (7/125000)*x74 - 7/125000
     x76 = (3/2500000)*x73 + (1/100000)*x74 + 7/1250000
     x77 = (1/400000)*x73 + (17/1000000)*x74 + 23/2000000
-    x78 = n_ff_in*x66*x71*(d_ff*n_active + x31)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x32) + x49)), n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x61 + x63, (20/19)*x61 + x65), 2*x61 + x64)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x63 + x67, x64 + 2*x67), x65 + (20/19)*x67))) + n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x75, (20/19)*x72 + x77), 2*x72 + x76)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x75 + x78, x76 + 2*x78), x77 + (20/19)*x78))) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x5 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x27*x6*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x29 + x26*x32)), sigma_attn*n_layers*x48*(n_q*x34 + p_act*x44*x47/x45 + x28*x41*x43 + x34*x35 + x4*x44/x41 + x45*x46) + x48*(n_layers*(n_experts*x30*(1 - (1 - x29)**x42)*(d_ff*x29*x43*x56 + d_ff*x33 + x29*x55/x56) + n_sh*x30*(d_ff_shared*x33 + d_ff_shared*x43*x54 + x55/x54)) + vocab*x33 + x49)), numpy.inf)
+    x78 = n_ff_in*x59*x71*(d_ff*n_active + x15)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x36)), n_layers*(numpy.where(x47, 0, numpy.minimum(numpy.minimum(x53 + x56, (20/19)*x53 + x58), 2*x53 + x57)) + numpy.where(x47, 0, numpy.minimum(numpy.minimum(x56 + x60, x57 + 2*x60), x58 + (20/19)*x60))) + n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x75, (20/19)*x72 + x77), 2*x72 + x76)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x75 + x78, x76 + 2*x78), x77 + (20/19)*x78))) + t_kernel*x0 + x13*numpy.where(numpy.where(x38, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x5*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x35*(n_q*x18 + p_act*x31*x34/x32 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x35*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x46 + d_ff*x17 + x12*x45/x46) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x44 + x45/x44)) + vocab*x17 + x36)), numpy.inf)
 
 
-def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2967,7 +2969,7 @@ def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x12 = numpy.minimum(n_experts, x9)
     x13 = numpy.where(x8, x12, 1)
     x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
     x16 = x10*numpy.log(x15)
     x17 = x15**(-1.0)
     x18 = x14*x17
@@ -2990,7 +2992,7 @@ def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*p_act*q_len*x1
@@ -2998,116 +3000,117 @@ def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x4 = x0*x3
     x5 = (1/2)*b
     x6 = d_model*p_act*q_len*x1*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.minimum(numpy.minimum(n_active, n_experts), x9)
-    x11 = numpy.minimum(1, n_active)
-    x12 = node_size**(-1.0)
-    x13 = numpy.minimum(n_experts, x9)
-    x14 = numpy.where(x8, x13, 1)
-    x15 = numpy.minimum(n_active, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = numpy.log(x16)
-    x18 = numpy.log(2)**(-1.0)
-    x19 = (1/200000)*x18
-    x20 = x15/x16
-    x21 = numpy.ceil(x10*x12)
-    x22 = numpy.log(x21)
-    x23 = x21**(-1.0)
-    x24 = x10*x23
-    x25 = bw_ar_intra**(-1.0)
-    x26 = numpy.maximum(x0*(x21 - 1), x21*x25*numpy.maximum(0, x10*x23 - 1))
-    x27 = x26*x3
-    x28 = x19*x22 + (3/5000000)*x24 + x27
-    x29 = x18*x22
-    x30 = (1/800000)*x24 + (10/19)*x27 + (17/2000000)*x29
-    x31 = (7/250000)*x24 + x26*x6 + (7/250000)*x29
-    x32 = numpy.ceil(x11*x12)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x11*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x25*x32*numpy.maximum(0, x11*x34 - 1))
-    x37 = x3*x36
-    x38 = x19*x33 + (3/5000000)*x35 + x37
-    x39 = x18*x33
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x6 + (7/250000)*x39
-    x42 = x17*x18
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = numpy.less_equal(x43, 1)
-    x45 = numpy.sqrt(numpy.ceil(x12*x9/sigma_attn))
-    x46 = x18*numpy.log(x45)
-    x47 = x43/x45
-    x48 = (1/100000)*x46 + (3/2500000)*x47
-    x49 = x48 + 7/1250000
-    x50 = sigma_attn*numpy.maximum(x0*(x45 - 1), x25*x45*numpy.maximum(0, x47 - 1))
-    x51 = x3*x50
-    x52 = (7/125000)*x46 + (7/125000)*x47
-    x53 = x51 + x52
-    x54 = x48 + 2*x51
-    x55 = (17/1000000)*x46 + (1/400000)*x47
-    x56 = (20/19)*x51 + x55
-    x57 = x55 + 23/2000000
-    x58 = x52 - 7/125000
-    x59 = d_head*x2*x50*(n_q + 2*n_q/g)
-    x60 = x52 + x59
-    x61 = x48 + 2*x59
-    x62 = x55 + (20/19)*x59
-    x63 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x64 = numpy.sqrt(x63)
-    x65 = numpy.maximum(1, x9)
-    x66 = numpy.sqrt(x65)
-    x67 = numpy.where(x8, numpy.less_equal(x64, 1), numpy.less_equal(x66, 1))
-    x68 = numpy.maximum(1, x9/numpy.maximum(1, x14))
-    x69 = numpy.sqrt(numpy.ceil(x12*x68))
-    x70 = numpy.log(x69)
-    x71 = (1/100000)*x18
-    x72 = numpy.sqrt(x68)/x69
-    x73 = x70*x71 + (3/2500000)*x72 + 7/1250000
-    x74 = numpy.sqrt(numpy.ceil(x12*x63))
-    x75 = x74**(-1.0)
-    x76 = numpy.maximum(x0*(x74 - 1), x25*x74*numpy.maximum(0, x64*x75 - 1))
-    x77 = n_ff_out*x3*(n_active + n_sh)
-    x78 = x76*x77
-    x79 = x64*x75
-    x80 = numpy.log(x74)
-    x81 = x18*x80
-    x82 = (7/125000)*x79 + (7/125000)*x81
-    x83 = x78 + x82
-    x84 = x71*x80 + (3/2500000)*x79
-    x85 = 2*x78 + x84
-    x86 = (1/400000)*x79 + (17/1000000)*x81
-    x87 = (20/19)*x78 + x86
-    x88 = numpy.sqrt(numpy.ceil(x12*x65))
-    x89 = x88**(-1.0)
-    x90 = numpy.maximum(x0*(x88 - 1), x25*x88*numpy.maximum(0, x66*x89 - 1))
-    x91 = x77*x90
-    x92 = x66*x89
-    x93 = numpy.log(x88)
-    x94 = x18*x93
-    x95 = (7/125000)*x92 + (7/125000)*x94
-    x96 = x91 + x95
-    x97 = x71*x93 + (3/2500000)*x92
-    x98 = 2*x91 + x97
-    x99 = (1/400000)*x92 + (17/1000000)*x94
-    x100 = (20/19)*x91 + x99
-    x101 = x18*x70
-    x102 = (17/1000000)*x101 + (1/400000)*x72 + 23/2000000
-    x103 = (7/125000)*x101 + (7/125000)*x72 - 7/125000
-    x104 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
-    x105 = x104*x76
-    x106 = x105 + x82
-    x107 = 2*x105 + x84
-    x108 = (20/19)*x105 + x86
-    x109 = x104*x90
-    x110 = x109 + x95
-    x111 = 2*x109 + x97
-    x112 = (20/19)*x109 + x99
-    return n_layers*(numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x53, x54 + 77/1250000), numpy.greater_equal(x56, x54 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x53, x56 + 27/400000), x57, x58))) + numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x60, x62 + 27/400000), x57, x58)))) + n_layers*(numpy.where(x67, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x106, x107 + 77/1250000), numpy.greater_equal(x108, x107 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x110, x111 + 77/1250000), numpy.greater_equal(x112, x111 - 59/10000000))), x73, numpy.where(numpy.where(x8, numpy.greater_equal(x106, x108 + 27/400000), numpy.greater_equal(x110, x112 + 27/400000)), x102, x103))) + numpy.where(x67, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x83, x85 + 77/1250000), numpy.greater_equal(x87, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x100, x98 - 59/10000000), numpy.greater_equal(x96, x98 + 77/1250000))), x73, numpy.where(numpy.where(x8, numpy.greater_equal(x83, x87 + 27/400000), numpy.greater_equal(x96, x100 + 27/400000)), x102, x103)))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(x10, 1), numpy.less_equal(x11, 1)), 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.less_equal(x28, x30 + 131/20000000), numpy.less_equal(x28, x31 - 171/5000000)), numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000))), x17*x19 + (3/5000000)*x20 + 31/5000000, numpy.where(numpy.where(x8, numpy.greater_equal(x31, x30 + 163/4000000), numpy.greater_equal(x41, x40 + 163/4000000)), (1/800000)*x20 + (17/2000000)*x42 + 51/4000000, (7/250000)*x20 + (7/250000)*x42 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = x9*numpy.log(x13)
+    x15 = x7/x13
+    x16 = (1/100000)*x14 + (3/2500000)*x15
+    x17 = x16 + 7/1250000
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x18*numpy.maximum(0, x15 - 1))
+    x20 = x19*x3
+    x21 = (7/125000)*x14 + (7/125000)*x15
+    x22 = x20 + x21
+    x23 = x16 + 2*x20
+    x24 = (17/1000000)*x14 + (1/400000)*x15
+    x25 = (20/19)*x20 + x24
+    x26 = x24 + 23/2000000
+    x27 = x21 - 7/125000
+    x28 = d_head*x19*x2*(n_q + 2*n_q/g)
+    x29 = x21 + x28
+    x30 = x16 + 2*x28
+    x31 = x24 + (20/19)*x28
+    x32 = numpy.less_equal(s, x11*x5)
+    x33 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x34 = numpy.minimum(1, n_active)
+    x35 = 1 - xi_ep
+    x36 = numpy.minimum(n_experts, x12)
+    x37 = numpy.where(x32, x36, 1)
+    x38 = numpy.minimum(n_active, x37)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x37), numpy.ceil(x10*x37)) + x35*numpy.ceil(x10*x38)
+    x40 = numpy.log(x39)
+    x41 = (1/200000)*x9
+    x42 = x38/x39
+    x43 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x36)) + x35*numpy.ceil(x10*x33)
+    x44 = numpy.log(x43)
+    x45 = x43**(-1.0)
+    x46 = x33*x45
+    x47 = numpy.maximum(x0*(x43 - 1), x18*x43*numpy.maximum(0, x33*x45 - 1))
+    x48 = x3*x47
+    x49 = x41*x44 + (3/5000000)*x46 + x48
+    x50 = x44*x9
+    x51 = (1/800000)*x46 + (10/19)*x48 + (17/2000000)*x50
+    x52 = (7/250000)*x46 + x47*x6 + (7/250000)*x50
+    x53 = xi_ep*x34 + x35*numpy.ceil(x10*x34)
+    x54 = x53**(-1.0)
+    x55 = x34*x54
+    x56 = numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x18*x53*numpy.maximum(0, x34*x54 - 1))
+    x58 = x3*x57
+    x59 = x41*x56 + (3/5000000)*x55 + x58
+    x60 = x56*x9
+    x61 = (1/800000)*x55 + (10/19)*x58 + (17/2000000)*x60
+    x62 = (7/250000)*x55 + x57*x6 + (7/250000)*x60
+    x63 = x40*x9
+    x64 = numpy.maximum(1, x12/numpy.maximum(1, x36))
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.maximum(1, x12)
+    x67 = numpy.sqrt(x66)
+    x68 = numpy.where(x32, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
+    x69 = numpy.maximum(1, x12/numpy.maximum(1, x37))
+    x70 = numpy.sqrt(numpy.ceil(x10*x69))
+    x71 = numpy.log(x70)
+    x72 = (1/100000)*x9
+    x73 = numpy.sqrt(x69)/x70
+    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
+    x75 = numpy.sqrt(numpy.ceil(x10*x64))
+    x76 = x75**(-1.0)
+    x77 = numpy.maximum(x0*(x75 - 1), x18*x75*numpy.maximum(0, x65*x76 - 1))
+    x78 = n_ff_out*x3*(n_active + n_sh)
+    x79 = x77*x78
+    x80 = x65*x76
+    x81 = numpy.log(x75)
+    x82 = x81*x9
+    x83 = (7/125000)*x80 + (7/125000)*x82
+    x84 = x79 + x83
+    x85 = x72*x81 + (3/2500000)*x80
+    x86 = 2*x79 + x85
+    x87 = (1/400000)*x80 + (17/1000000)*x82
+    x88 = (20/19)*x79 + x87
+    x89 = numpy.sqrt(numpy.ceil(x10*x66))
+    x90 = x89**(-1.0)
+    x91 = numpy.maximum(x0*(x89 - 1), x18*x89*numpy.maximum(0, x67*x90 - 1))
+    x92 = x78*x91
+    x93 = x67*x90
+    x94 = numpy.log(x89)
+    x95 = x9*x94
+    x96 = (7/125000)*x93 + (7/125000)*x95
+    x97 = x92 + x96
+    x98 = x72*x94 + (3/2500000)*x93
+    x99 = 2*x92 + x98
+    x100 = (1/400000)*x93 + (17/1000000)*x95
+    x101 = x100 + (20/19)*x92
+    x102 = x71*x9
+    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
+    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
+    x105 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
+    x106 = x105*x77
+    x107 = x106 + x83
+    x108 = 2*x106 + x85
+    x109 = (20/19)*x106 + x87
+    x110 = x105*x91
+    x111 = x110 + x96
+    x112 = 2*x110 + x98
+    x113 = x100 + (20/19)*x110
+    return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -3116,107 +3119,108 @@ def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x5 = b*p_act*q_len*x1
     x6 = d_model*x5
     x7 = x0*x6
-    x8 = n_pp**(-1.0)
-    x9 = numpy.less_equal(s, x2*x8)
-    x10 = n_gpu*x8
-    x11 = numpy.minimum(numpy.minimum(n_active, n_experts), x10)
-    x12 = numpy.minimum(1, n_active)
-    x13 = node_size**(-1.0)
-    x14 = numpy.minimum(n_experts, x10)
-    x15 = numpy.where(x9, x14, 1)
-    x16 = numpy.minimum(n_active, x15)
-    x17 = numpy.ceil(x13*x16)
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))
-    x20 = x19*x6
-    x21 = numpy.log(2)**(-1.0)
-    x22 = numpy.ceil(x11*x13)
-    x23 = x21*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x11*x24
-    x26 = numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x11*x24 - 1))
-    x27 = x26*x6
-    x28 = (1/200000)*x23 + (3/5000000)*x25 + x27
-    x29 = (17/2000000)*x23 + (1/800000)*x25 + (10/19)*x27
-    x30 = (7/250000)*x23 + (7/250000)*x25 + x26*x3
-    x31 = numpy.ceil(x12*x13)
-    x32 = x21*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x12*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x18*x31*numpy.maximum(0, x12*x33 - 1))
-    x36 = x35*x6
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.less_equal(x40, 1)
-    x42 = numpy.sqrt(numpy.ceil(x10*x13/sigma_attn))
-    x43 = x40/x42
-    x44 = sigma_attn*numpy.maximum(x0*(x42 - 1), x18*x42*numpy.maximum(0, x43 - 1))
-    x45 = x44*x6
-    x46 = 2*x45
-    x47 = x21*numpy.log(x42)
-    x48 = (7/125000)*x43 + (7/125000)*x47
-    x49 = x45 + x48
-    x50 = (3/2500000)*x43 + (1/100000)*x47
-    x51 = x46 + x50
-    x52 = (20/19)*x45
-    x53 = (1/400000)*x43 + (17/1000000)*x47
-    x54 = x52 + x53
-    x55 = d_head*x44*x5*(n_q + 2*n_q/g)
-    x56 = 2*x55
-    x57 = x48 + x55
-    x58 = x50 + x56
-    x59 = (20/19)*x55
-    x60 = x53 + x59
-    x61 = numpy.maximum(1, x10/numpy.maximum(1, x14))
-    x62 = numpy.sqrt(x61)
-    x63 = numpy.maximum(1, x10)
-    x64 = numpy.sqrt(x63)
-    x65 = numpy.where(x9, numpy.less_equal(x62, 1), numpy.less_equal(x64, 1))
-    x66 = numpy.maximum(1, x10/numpy.maximum(1, x15))
-    x67 = numpy.sqrt(numpy.ceil(x13*x66))
-    x68 = numpy.maximum(x0*(x67 - 1), x18*x67*numpy.maximum(0, numpy.sqrt(x66)/x67 - 1))
-    x69 = n_ff_out*x6*(n_active + n_sh)
-    x70 = x68*x69
-    x71 = numpy.sqrt(numpy.ceil(x13*x61))
-    x72 = x71**(-1.0)
-    x73 = numpy.maximum(x0*(x71 - 1), x18*x71*numpy.maximum(0, x62*x72 - 1))
-    x74 = x69*x73
-    x75 = x62*x72
-    x76 = x21*numpy.log(x71)
-    x77 = (7/125000)*x75 + (7/125000)*x76
-    x78 = x74 + x77
-    x79 = (3/2500000)*x75 + (1/100000)*x76
-    x80 = 2*x74 + x79
-    x81 = (1/400000)*x75 + (17/1000000)*x76
-    x82 = (20/19)*x74 + x81
-    x83 = numpy.sqrt(numpy.ceil(x13*x63))
-    x84 = x83**(-1.0)
-    x85 = numpy.maximum(x0*(x83 - 1), x18*x83*numpy.maximum(0, x64*x84 - 1))
-    x86 = x69*x85
-    x87 = x64*x84
-    x88 = x21*numpy.log(x83)
-    x89 = (7/125000)*x87 + (7/125000)*x88
-    x90 = x86 + x89
-    x91 = (3/2500000)*x87 + (1/100000)*x88
-    x92 = 2*x86 + x91
-    x93 = (1/400000)*x87 + (17/1000000)*x88
-    x94 = (20/19)*x86 + x93
-    x95 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
-    x96 = x68*x95
-    x97 = x73*x95
-    x98 = x77 + x97
-    x99 = x79 + 2*x97
-    x100 = x81 + (20/19)*x97
-    x101 = x85*x95
-    x102 = x101 + x89
-    x103 = 2*x101 + x91
-    x104 = (20/19)*x101 + x93
-    return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x57, x58 + 77/1250000), numpy.greater_equal(x60, x58 - 59/10000000)), x56, numpy.where(numpy.greater_equal(x57, x60 + 27/400000), x59, x55)))) + n_layers*(numpy.where(x65, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x78, x80 + 77/1250000), numpy.greater_equal(x82, x80 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x90, x92 + 77/1250000), numpy.greater_equal(x94, x92 - 59/10000000))), 2*x70, numpy.where(numpy.where(x9, numpy.greater_equal(x78, x82 + 27/400000), numpy.greater_equal(x90, x94 + 27/400000)), (20/19)*x70, x70))) + numpy.where(x65, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x100, x99 - 59/10000000), numpy.greater_equal(x98, x99 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x102, x103 + 77/1250000), numpy.greater_equal(x104, x103 - 59/10000000))), 2*x96, numpy.where(numpy.where(x9, numpy.greater_equal(x98, x100 + 27/400000), numpy.greater_equal(x102, x104 + 27/400000)), (20/19)*x96, x96)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x3))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = bw_ar_intra**(-1.0)
+    x15 = x8/x13
+    x16 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x14*numpy.maximum(0, x15 - 1))
+    x17 = x16*x6
+    x18 = 2*x17
+    x19 = numpy.log(2)**(-1.0)
+    x20 = x19*numpy.log(x13)
+    x21 = (7/125000)*x15 + (7/125000)*x20
+    x22 = x17 + x21
+    x23 = (3/2500000)*x15 + (1/100000)*x20
+    x24 = x18 + x23
+    x25 = (20/19)*x17
+    x26 = (1/400000)*x15 + (17/1000000)*x20
+    x27 = x25 + x26
+    x28 = d_head*x16*x5*(n_q + 2*n_q/g)
+    x29 = 2*x28
+    x30 = x21 + x28
+    x31 = x23 + x29
+    x32 = (20/19)*x28
+    x33 = x26 + x32
+    x34 = numpy.less_equal(s, x11*x2)
+    x35 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x36 = numpy.minimum(1, n_active)
+    x37 = 1 - xi_ep
+    x38 = numpy.minimum(n_experts, x12)
+    x39 = numpy.where(x34, x38, 1)
+    x40 = numpy.minimum(n_active, x39)
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x10*x39)) + x37*numpy.ceil(x10*x40)
+    x42 = numpy.maximum(x0*(x41 - 1), x14*x41*numpy.maximum(0, x40/x41 - 1))
+    x43 = x42*x6
+    x44 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x38)) + x37*numpy.ceil(x10*x35)
+    x45 = x19*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x35*x46
+    x48 = numpy.maximum(x0*(x44 - 1), x14*x44*numpy.maximum(0, x35*x46 - 1))
+    x49 = x48*x6
+    x50 = (1/200000)*x45 + (3/5000000)*x47 + x49
+    x51 = (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x49
+    x52 = x3*x48 + (7/250000)*x45 + (7/250000)*x47
+    x53 = xi_ep*x36 + x37*numpy.ceil(x10*x36)
+    x54 = x53**(-1.0)
+    x55 = x36*x54
+    x56 = x19*numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x14*x53*numpy.maximum(0, x36*x54 - 1))
+    x58 = x57*x6
+    x59 = (3/5000000)*x55 + (1/200000)*x56 + x58
+    x60 = (1/800000)*x55 + (17/2000000)*x56 + (10/19)*x58
+    x61 = x3*x57 + (7/250000)*x55 + (7/250000)*x56
+    x62 = numpy.maximum(1, x12/numpy.maximum(1, x38))
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.maximum(1, x12)
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.where(x34, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
+    x67 = numpy.maximum(1, x12/numpy.maximum(1, x39))
+    x68 = numpy.sqrt(numpy.ceil(x10*x67))
+    x69 = numpy.maximum(x0*(x68 - 1), x14*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
+    x70 = n_ff_out*x6*(n_active + n_sh)
+    x71 = x69*x70
+    x72 = numpy.sqrt(numpy.ceil(x10*x62))
+    x73 = x72**(-1.0)
+    x74 = numpy.maximum(x0*(x72 - 1), x14*x72*numpy.maximum(0, x63*x73 - 1))
+    x75 = x70*x74
+    x76 = x63*x73
+    x77 = x19*numpy.log(x72)
+    x78 = (7/125000)*x76 + (7/125000)*x77
+    x79 = x75 + x78
+    x80 = (3/2500000)*x76 + (1/100000)*x77
+    x81 = 2*x75 + x80
+    x82 = (1/400000)*x76 + (17/1000000)*x77
+    x83 = (20/19)*x75 + x82
+    x84 = numpy.sqrt(numpy.ceil(x10*x64))
+    x85 = x84**(-1.0)
+    x86 = numpy.maximum(x0*(x84 - 1), x14*x84*numpy.maximum(0, x65*x85 - 1))
+    x87 = x70*x86
+    x88 = x65*x85
+    x89 = x19*numpy.log(x84)
+    x90 = (7/125000)*x88 + (7/125000)*x89
+    x91 = x87 + x90
+    x92 = (3/2500000)*x88 + (1/100000)*x89
+    x93 = 2*x87 + x92
+    x94 = (1/400000)*x88 + (17/1000000)*x89
+    x95 = (20/19)*x87 + x94
+    x96 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
+    x97 = x69*x96
+    x98 = x74*x96
+    x99 = x78 + x98
+    x100 = x80 + 2*x98
+    x101 = x82 + (20/19)*x98
+    x102 = x86*x96
+    x103 = x102 + x90
+    x104 = 2*x102 + x92
+    x105 = (20/19)*x102 + x94
+    return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
-def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -3227,83 +3231,83 @@ def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x7 = x2*x6
     x8 = x4*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = x2/flops
-    x28 = d_head*n_q
-    x29 = s**(-1.0)
-    x30 = n_ff_in + n_ff_out
-    x31 = d_ff_shared*n_sh
-    x32 = d_model*x30*x31
-    x33 = d_model*p
-    x34 = d_head*x33
-    x35 = n_q + 2*n_q/g
-    x36 = sigma_attn**(-1.0)
-    x37 = x13*x36
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.minimum(x37, numpy.maximum(1, x38*x40/(numpy.sqrt(n_q)*x39)))
-    x42 = q_len*x11
-    x43 = p_act*x42
-    x44 = n_gpu*x36*x6/n_pp**2
-    x45 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x35)*x39*x40/x38))
-    x46 = x4*x42
-    x47 = n_pp*x2/hbm_bw
-    x48 = kv_bytes*ctx*x11
-    x49 = x13/numpy.maximum(1, x17)
-    x50 = numpy.maximum(1, x49)
-    x51 = numpy.sqrt(x50)
-    x52 = x38*x51
-    x53 = numpy.maximum(1, numpy.minimum(x49, x52/numpy.sqrt(d_ff_shared)))
-    x54 = x46*x50
-    x55 = numpy.maximum(1, numpy.minimum(x49, x52/numpy.sqrt(d_ff)))
-    x56 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x57 = numpy.sqrt(numpy.ceil(x15*x50))
+    x10 = x2/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = d_ff_shared*n_sh
+    x16 = d_model*x14*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x6/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = n_pp*x2/hbm_bw
+    x35 = kv_bytes*ctx*x28
+    x36 = numpy.minimum(n_experts, x22)
+    x37 = numpy.less_equal(s, (1/2)*x28)
+    x38 = numpy.where(x37, x36, 1)
+    x39 = x22/numpy.maximum(1, x38)
+    x40 = numpy.maximum(1, x39)
+    x41 = numpy.sqrt(x40)
+    x42 = x24*x41
+    x43 = numpy.maximum(1, numpy.minimum(x39, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x33*x40
+    x45 = numpy.maximum(1, numpy.minimum(x39, x42/numpy.sqrt(d_ff)))
+    x46 = numpy.log(2)**(-1.0)
+    x47 = node_size**(-1.0)
+    x48 = numpy.minimum(n_active, x38)
+    x49 = xi_ep*numpy.minimum(numpy.minimum(n_active, x38), numpy.ceil(x38*x47)) + (1 - xi_ep)*numpy.ceil(x47*x48)
+    x50 = x46*numpy.log(x49)
+    x51 = x49**(-1.0)
+    x52 = x48*x51
+    x53 = bw_ar_intra**(-1.0)
+    x54 = numpy.maximum(x1*(x49 - 1), x49*x53*numpy.maximum(0, x48*x51 - 1))
+    x55 = x54*x8
+    x56 = numpy.where(x37, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x36, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x36, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x36, 1), 1, x36**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
+    x57 = numpy.sqrt(numpy.ceil(x40*x47))
     x58 = x57**(-1.0)
-    x59 = numpy.maximum(x1*(x57 - 1), x23*x57*numpy.maximum(0, x51*x58 - 1))
+    x59 = numpy.maximum(x1*(x57 - 1), x53*x57*numpy.maximum(0, x41*x58 - 1))
     x60 = n_ff_out*x59*x8*(n_active + n_sh)
-    x61 = x51*x58
-    x62 = x14*numpy.log(x57)
+    x61 = x41*x58
+    x62 = x46*numpy.log(x57)
     x63 = (7/125000)*x61 + (7/125000)*x62 - 7/125000
     x64 = (3/2500000)*x61 + (1/100000)*x62 + 7/1250000
     x65 = (1/400000)*x61 + (17/1000000)*x62 + 23/2000000
-    x66 = n_ff_in*p_act*x59*x7*(d_ff*n_active + x31)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x32) + x48)), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x5 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x27*x6*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x29 + x26*x32)), sigma_attn*n_layers*x47*(d_head*p_act*x35*x44/x45 + n_q*x34 + x28*x41*x43 + x34*x35 + x4*x44/x41 + x45*x46) + x47*(n_layers*(n_experts*x30*(1 - (1 - x29)**x42)*(d_ff*x29*x43*x55 + d_ff*x33 + x29*x54/x55) + n_sh*x30*(d_ff_shared*x33 + d_ff_shared*x43*x53 + x54/x53)) + vocab*x33 + x48)), numpy.inf)
+    x66 = n_ff_in*p_act*x59*x7*(d_ff*n_active + x15)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x50 + (3/5000000)*x52 + x55 + 31/5000000, (17/2000000)*x50 + (1/800000)*x52 + (10/19)*x55 + 51/4000000), x5*x54 + (7/250000)*x50 + (7/250000)*x52 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x45 + d_ff*x17 + x12*x44/x45) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x43 + x44/x43)) + vocab*x17 + x35)), numpy.inf)
 
 
-def nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -3324,7 +3328,7 @@ def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x17 = numpy.minimum(n_experts, x14)
     x18 = numpy.where(x13, x17, 1)
     x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x16*x19)
+    x20 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x16*x18)) + (1 - xi_ep)*numpy.ceil(x16*x19)
     x21 = x15*numpy.log(x20)
     x22 = x20**(-1.0)
     x23 = x19*x22
@@ -3387,11 +3391,11 @@ def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x70*(n_q*x60 + p_act*x57*x67/x68 + x4*x67/x63 + x56*x60 + x63*x65*x66 + x68*x69) + x70*(n_layers*(n_experts*x72*(1 - (1 - x76)**x64)*(d_ff*x59 + d_ff*x65*x76*x77 + x75*x76/x77) + n_sh*x72*(d_ff_shared*x59 + d_ff_shared*x65*x74 + x75/x74)) + vocab*x59 + x71), sigma_attn*x6*x78*(2*n_attn + 2*n_unembed) + x78*(x0*x6*x66*(ctx + x3 - 1/2) + x6*(2*n_ff*x76 + x27*x79)), p*(n_attn + n_ff + n_unembed + n_layers*x79) + x71, x10
 
 
-def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -3400,7 +3404,7 @@ def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3410,28 +3414,28 @@ def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x6 = n_pp**(-1.0)
     x7 = numpy.less_equal(s, x1*x6)
     x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
     x16 = x14**(-1.0)
     x17 = x13*x16
     x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -3453,7 +3457,7 @@ def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -3471,20 +3475,20 @@ def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3504,23 +3508,23 @@ def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x16 = numpy.less_equal(s, x1*x6)
     x17 = numpy.minimum(n_experts, x7)
     x18 = numpy.where(x16, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
+    x19 = numpy.maximum(1, x7/numpy.maximum(1, x18))
     x20 = numpy.ceil(x10*x19)
     x21 = x9*numpy.log(x20)
     x22 = x20**(-1.0)
     x23 = x19*x22
-    x24 = numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
-    x25 = x24*x4
-    x26 = numpy.maximum(1, x7/numpy.maximum(1, x18))
-    x27 = numpy.ceil(x10*x26)
-    x28 = x9*numpy.log(x27)
-    x29 = x27**(-1.0)
-    x30 = x26*x29
-    x31 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x27 - 1), x14*x27*numpy.maximum(0, x26*x29 - 1))
-    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x31 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + 2*x31 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x31 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x25 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x25 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x24*x3 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x24 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
+    x25 = numpy.minimum(n_active, x18)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x10*x18)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x9*numpy.log(x26)
+    x28 = x26**(-1.0)
+    x29 = x25*x28
+    x30 = numpy.maximum(x0*(x26 - 1), x14*x26*numpy.maximum(0, x25*x28 - 1))
+    x31 = x30*x4
+    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -3554,13 +3558,13 @@ def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3582,61 +3586,61 @@ def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x18 = x13/x16
     x19 = bw_ar_intra**(-1.0)
     x20 = sigma_attn*x8*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = b*x11
-    x22 = numpy.less_equal(s, (1/2)*x21)
-    x23 = numpy.minimum(n_experts, x12)
-    x24 = numpy.where(x22, x23, 1)
-    x25 = numpy.minimum(n_active, x24)
-    x26 = numpy.ceil(x15*x25)
-    x27 = x14*numpy.log(x26)
-    x28 = x26**(-1.0)
-    x29 = x25*x28
-    x30 = numpy.maximum(x1*(x26 - 1), x19*x26*numpy.maximum(0, x25*x28 - 1))
-    x31 = x30*x8
-    x32 = 2*n_layers
-    x33 = x3/flops
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = n_sh*x35
-    x37 = d_model*d_ff_shared*x36
-    x38 = d_model*p
-    x39 = d_head*n_q
-    x40 = c_kv + c_q
-    x41 = n_q + 2*n_q/g
-    x42 = d_head*x41
-    x43 = numpy.sqrt(d_model)
-    x44 = numpy.sqrt(x40)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = numpy.minimum(x13, numpy.maximum(1, x44*x45/x43))
-    x47 = q_len*x21
-    x48 = x4*x47
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x13, numpy.maximum(1, x43*x45/(numpy.sqrt(n_q)*x49)))
-    x51 = p_act*x47
-    x52 = n_gpu*x10*x7/n_pp**2
-    x53 = p_act*x52
-    x54 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x41)*x45*x49/x44))
-    x55 = n_pp*x3/hbm_bw
-    x56 = kv_bytes*ctx*x21
-    x57 = x12/numpy.maximum(1, x24)
-    x58 = numpy.maximum(1, x57)
-    x59 = x43*numpy.sqrt(x58)
-    x60 = numpy.maximum(1, numpy.minimum(x57, x59/numpy.sqrt(d_ff_shared)))
-    x61 = x48*x58
-    x62 = numpy.maximum(1, numpy.minimum(x57, x59/numpy.sqrt(d_ff)))
-    x63 = numpy.ceil(x15*x58)
-    x64 = x14*numpy.log(x63)
-    x65 = x63**(-1.0)
-    x66 = x58*x65
-    x67 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x63 - 1), x19*x63*numpy.maximum(0, x58*x65 - 1))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x37) + x56)), n_layers*numpy.where(numpy.where(x22, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x23, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x23, 1)), 1, x12*numpy.where(numpy.less_equal(x23, 1), 1, x23**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x64 + (7/125000)*x66 + x67 - 7/125000, (1/100000)*x64 + (3/2500000)*x66 + 2*x67 + 7/1250000), (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x32*numpy.where(numpy.where(x22, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x30*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x33*x7*(2*n_attn + 2*n_unembed) + x33*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x34 + x32*x37)), sigma_attn*n_layers*x55*(p*x40*x42 + x38*x39 + x38*x40 + x39*x50*x51 + x4*x52/x50 + x40*x51*x54 + x40*x53/x46 + x42*x53/x54 + x46*x48) + x55*(n_layers*(n_experts*x35*(1 - (1 - x34)**x47)*(d_ff*x34*x51*x62 + d_ff*x38 + x34*x61/x62) + x36*(d_ff_shared*x38 + d_ff_shared*x51*x60 + x61/x60)) + vocab*x38 + x56)), numpy.inf)
+    x21 = x3/flops
+    x22 = s**(-1.0)
+    x23 = 2*n_layers
+    x24 = n_ff_in + n_ff_out
+    x25 = n_sh*x24
+    x26 = d_model*d_ff_shared*x25
+    x27 = d_model*p
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = numpy.sqrt(x29)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = numpy.minimum(x13, numpy.maximum(1, x33*x34/x32))
+    x36 = b*x11
+    x37 = q_len*x36
+    x38 = x37*x4
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x13, numpy.maximum(1, x32*x34/(numpy.sqrt(n_q)*x39)))
+    x41 = p_act*x37
+    x42 = n_gpu*x10*x7/n_pp**2
+    x43 = p_act*x42
+    x44 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x30)*x34*x39/x33))
+    x45 = n_pp*x3/hbm_bw
+    x46 = kv_bytes*ctx*x36
+    x47 = numpy.minimum(n_experts, x12)
+    x48 = numpy.less_equal(s, (1/2)*x36)
+    x49 = numpy.where(x48, x47, 1)
+    x50 = x12/numpy.maximum(1, x49)
+    x51 = numpy.maximum(1, x50)
+    x52 = x32*numpy.sqrt(x51)
+    x53 = numpy.maximum(1, numpy.minimum(x50, x52/numpy.sqrt(d_ff_shared)))
+    x54 = x38*x51
+    x55 = numpy.maximum(1, numpy.minimum(x50, x52/numpy.sqrt(d_ff)))
+    x56 = numpy.ceil(x15*x51)
+    x57 = x14*numpy.log(x56)
+    x58 = x56**(-1.0)
+    x59 = x51*x58
+    x60 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x56 - 1), x19*x56*numpy.maximum(0, x51*x58 - 1))
+    x61 = numpy.minimum(n_active, x49)
+    x62 = xi_ep*numpy.minimum(numpy.minimum(n_active, x49), numpy.ceil(x15*x49)) + (1 - xi_ep)*numpy.ceil(x15*x61)
+    x63 = x14*numpy.log(x62)
+    x64 = x62**(-1.0)
+    x65 = x61*x64
+    x66 = numpy.maximum(x1*(x62 - 1), x19*x62*numpy.maximum(0, x61*x64 - 1))
+    x67 = x66*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x46)), n_layers*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x47, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x47, 1)), 1, x12*numpy.where(numpy.less_equal(x47, 1), 1, x47**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x59 + x60 - 7/125000, (1/100000)*x57 + (3/2500000)*x59 + 2*x60 + 7/1250000), (17/1000000)*x57 + (1/400000)*x59 + (20/19)*x60 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x23*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x6*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x22 + x23*x26)), sigma_attn*n_layers*x45*(p*x29*x31 + x27*x28 + x27*x29 + x28*x40*x41 + x29*x41*x44 + x29*x43/x35 + x31*x43/x44 + x35*x38 + x4*x42/x40) + x45*(n_layers*(n_experts*x24*(1 - (1 - x22)**x37)*(d_ff*x22*x41*x55 + d_ff*x27 + x22*x54/x55) + x25*(d_ff_shared*x27 + d_ff_shared*x41*x53 + x54/x53)) + vocab*x27 + x46)), numpy.inf)
 
 
-def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3646,28 +3650,28 @@ def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x6 = n_pp**(-1.0)
     x7 = numpy.less_equal(s, x1*x6)
     x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
     x16 = x14**(-1.0)
     x17 = x13*x16
     x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*p_act*q_len/n_gpu
     x2 = b*x1
@@ -3691,67 +3695,68 @@ def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x20 = (17/1000000)*x12 + (1/400000)*x13
     x21 = (20/19)*x16 + x20
     x22 = numpy.less_equal(s, x4*x6)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x7)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
+    x23 = numpy.minimum(n_experts, x7)
+    x24 = numpy.maximum(1, x7/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x7)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x7/numpy.maximum(1, x26))
     x28 = numpy.ceil(x10*x27)
     x29 = numpy.log(x28)
-    x30 = (1/200000)*x9
+    x30 = (1/100000)*x9
     x31 = x27/x28
-    x32 = numpy.ceil(x10*x23)
+    x32 = numpy.ceil(x10*x24)
     x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x23*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x23*x34 - 1))
-    x37 = x2*x36
-    x38 = x30*x33 + (3/5000000)*x35 + x37
-    x39 = x33*x9
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x5 + (7/250000)*x39
-    x42 = numpy.ceil(x10*x24)
+    x34 = x33*x9
+    x35 = x32**(-1.0)
+    x36 = x24*x35
+    x37 = n_ff_out*x2*(n_active + n_sh)
+    x38 = x37*numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x24*x35 - 1))
+    x39 = (7/125000)*x34 + (7/125000)*x36 + x38
+    x40 = x30*x33 + (3/2500000)*x36 + 2*x38
+    x41 = (17/1000000)*x34 + (1/400000)*x36 + (20/19)*x38
+    x42 = numpy.ceil(x10*x25)
     x43 = numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x24*x44
-    x46 = numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x24*x44 - 1))
-    x47 = x2*x46
-    x48 = x30*x43 + (3/5000000)*x45 + x47
-    x49 = x43*x9
-    x50 = (1/800000)*x45 + (10/19)*x47 + (17/2000000)*x49
-    x51 = (7/250000)*x45 + x46*x5 + (7/250000)*x49
-    x52 = x29*x9
-    x53 = numpy.maximum(1, x7/numpy.maximum(1, x25))
-    x54 = numpy.maximum(1, x7)
-    x55 = numpy.maximum(1, x7/numpy.maximum(1, x26))
-    x56 = numpy.ceil(x10*x55)
+    x44 = x43*x9
+    x45 = x42**(-1.0)
+    x46 = x25*x45
+    x47 = x37*numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x25*x45 - 1))
+    x48 = (7/125000)*x44 + (7/125000)*x46 + x47
+    x49 = x30*x43 + (3/2500000)*x46 + 2*x47
+    x50 = (17/1000000)*x44 + (1/400000)*x46 + (20/19)*x47
+    x51 = x29*x9
+    x52 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
+    x53 = numpy.minimum(1, n_active)
+    x54 = 1 - xi_ep
+    x55 = numpy.minimum(n_active, x26)
+    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x54*numpy.ceil(x10*x55)
     x57 = numpy.log(x56)
-    x58 = (1/100000)*x9
+    x58 = (1/200000)*x9
     x59 = x55/x56
-    x60 = numpy.ceil(x10*x53)
+    x60 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x7), numpy.ceil(x10*x23)) + x54*numpy.ceil(x10*x52)
     x61 = numpy.log(x60)
-    x62 = x61*x9
-    x63 = x60**(-1.0)
-    x64 = x53*x63
-    x65 = n_ff_out*x2*(n_active + n_sh)
-    x66 = x65*numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x53*x63 - 1))
-    x67 = (7/125000)*x62 + (7/125000)*x64 + x66
-    x68 = x58*x61 + (3/2500000)*x64 + 2*x66
-    x69 = (17/1000000)*x62 + (1/400000)*x64 + (20/19)*x66
-    x70 = numpy.ceil(x10*x54)
-    x71 = numpy.log(x70)
-    x72 = x71*x9
-    x73 = x70**(-1.0)
-    x74 = x54*x73
-    x75 = x65*numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x54*x73 - 1))
-    x76 = (7/125000)*x72 + (7/125000)*x74 + x75
-    x77 = x58*x71 + (3/2500000)*x74 + 2*x75
-    x78 = (17/1000000)*x72 + (1/400000)*x74 + (20/19)*x75
-    x79 = x57*x9
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000)), numpy.logical_and(numpy.less_equal(x48, x50 + 131/20000000), numpy.less_equal(x48, x51 - 171/5000000))), x29*x30 + (3/5000000)*x31 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x41, x40 + 163/4000000), numpy.greater_equal(x51, x50 + 163/4000000)), (1/800000)*x31 + (17/2000000)*x52 + 51/4000000, (7/250000)*x31 + (7/250000)*x52 - 7/250000))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x53, 1), numpy.less_equal(x54, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x67, x68 + 77/1250000), numpy.greater_equal(x69, x68 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x76, x77 + 77/1250000), numpy.greater_equal(x78, x77 - 59/10000000))), x57*x58 + (3/2500000)*x59 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x67, x69 + 27/400000), numpy.greater_equal(x76, x78 + 27/400000)), (1/400000)*x59 + (17/1000000)*x79 + 23/2000000, (7/125000)*x59 + (7/125000)*x79 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+    x62 = x60**(-1.0)
+    x63 = x52*x62
+    x64 = numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x52*x62 - 1))
+    x65 = x2*x64
+    x66 = x58*x61 + (3/5000000)*x63 + x65
+    x67 = x61*x9
+    x68 = (1/800000)*x63 + (10/19)*x65 + (17/2000000)*x67
+    x69 = x5*x64 + (7/250000)*x63 + (7/250000)*x67
+    x70 = xi_ep*x53 + x54*numpy.ceil(x10*x53)
+    x71 = x70**(-1.0)
+    x72 = x53*x71
+    x73 = numpy.log(x70)
+    x74 = numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x53*x71 - 1))
+    x75 = x2*x74
+    x76 = x58*x73 + (3/5000000)*x72 + x75
+    x77 = x73*x9
+    x78 = (1/800000)*x72 + (10/19)*x75 + (17/2000000)*x77
+    x79 = x5*x74 + (7/250000)*x72 + (7/250000)*x77
+    x80 = x57*x9
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3775,58 +3780,59 @@ def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x20 = (20/19)*x14
     x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
     x22 = numpy.less_equal(s, x1*x7)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x8)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
+    x23 = numpy.minimum(n_experts, x8)
+    x24 = numpy.maximum(1, x8/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x8)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x8/numpy.maximum(1, x26))
     x28 = numpy.ceil(x10*x27)
-    x29 = numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
-    x30 = x29*x5
-    x31 = numpy.ceil(x10*x23)
+    x29 = n_ff_out*x5*(n_active + n_sh)
+    x30 = x29*numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
+    x31 = numpy.ceil(x10*x24)
     x32 = x16*numpy.log(x31)
     x33 = x31**(-1.0)
-    x34 = x23*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x23*x33 - 1))
-    x36 = x35*x5
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.ceil(x10*x24)
-    x41 = x16*numpy.log(x40)
-    x42 = x40**(-1.0)
-    x43 = x24*x42
-    x44 = numpy.maximum(x0*(x40 - 1), x12*x40*numpy.maximum(0, x24*x42 - 1))
-    x45 = x44*x5
-    x46 = (1/200000)*x41 + (3/5000000)*x43 + x45
-    x47 = (17/2000000)*x41 + (1/800000)*x43 + (10/19)*x45
-    x48 = x3*x44 + (7/250000)*x41 + (7/250000)*x43
-    x49 = numpy.maximum(1, x8/numpy.maximum(1, x25))
-    x50 = numpy.maximum(1, x8)
-    x51 = numpy.maximum(1, x8/numpy.maximum(1, x26))
-    x52 = numpy.ceil(x10*x51)
-    x53 = n_ff_out*x5*(n_active + n_sh)
-    x54 = x53*numpy.maximum(x0*(x52 - 1), x12*x52*numpy.maximum(0, x51/x52 - 1))
-    x55 = numpy.ceil(x10*x49)
-    x56 = x16*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x49*x57
-    x59 = x53*numpy.maximum(x0*(x55 - 1), x12*x55*numpy.maximum(0, x49*x57 - 1))
-    x60 = (7/125000)*x56 + (7/125000)*x58 + x59
-    x61 = (1/100000)*x56 + (3/2500000)*x58 + 2*x59
-    x62 = (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x59
-    x63 = numpy.ceil(x10*x50)
-    x64 = x16*numpy.log(x63)
-    x65 = x63**(-1.0)
-    x66 = x50*x65
-    x67 = x53*numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x50*x65 - 1))
-    x68 = (7/125000)*x64 + (7/125000)*x66 + x67
-    x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
-    x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+    x34 = x24*x33
+    x35 = x29*numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x24*x33 - 1))
+    x36 = (7/125000)*x32 + (7/125000)*x34 + x35
+    x37 = (1/100000)*x32 + (3/2500000)*x34 + 2*x35
+    x38 = (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x35
+    x39 = numpy.ceil(x10*x25)
+    x40 = x16*numpy.log(x39)
+    x41 = x39**(-1.0)
+    x42 = x25*x41
+    x43 = x29*numpy.maximum(x0*(x39 - 1), x12*x39*numpy.maximum(0, x25*x41 - 1))
+    x44 = (7/125000)*x40 + (7/125000)*x42 + x43
+    x45 = (1/100000)*x40 + (3/2500000)*x42 + 2*x43
+    x46 = (17/1000000)*x40 + (1/400000)*x42 + (20/19)*x43
+    x47 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
+    x48 = numpy.minimum(1, n_active)
+    x49 = 1 - xi_ep
+    x50 = numpy.minimum(n_active, x26)
+    x51 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x49*numpy.ceil(x10*x50)
+    x52 = numpy.maximum(x0*(x51 - 1), x12*x51*numpy.maximum(0, x50/x51 - 1))
+    x53 = x5*x52
+    x54 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x8), numpy.ceil(x10*x23)) + x49*numpy.ceil(x10*x47)
+    x55 = x16*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x47*x56
+    x58 = numpy.maximum(x0*(x54 - 1), x12*x54*numpy.maximum(0, x47*x56 - 1))
+    x59 = x5*x58
+    x60 = (1/200000)*x55 + (3/5000000)*x57 + x59
+    x61 = (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59
+    x62 = x3*x58 + (7/250000)*x55 + (7/250000)*x57
+    x63 = xi_ep*x48 + x49*numpy.ceil(x10*x48)
+    x64 = x63**(-1.0)
+    x65 = x48*x64
+    x66 = x16*numpy.log(x63)
+    x67 = numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x48*x64 - 1))
+    x68 = x5*x67
+    x69 = (3/5000000)*x65 + (1/200000)*x66 + x68
+    x70 = (1/800000)*x65 + (17/2000000)*x66 + (10/19)*x68
+    x71 = x3*x67 + (7/250000)*x65 + (7/250000)*x66
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
 
 
-def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3837,80 +3843,80 @@ def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x7 = b*q_len
     x8 = x5*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = x3/flops
-    x28 = s**(-1.0)
-    x29 = n_ff_in + n_ff_out
-    x30 = n_sh*x29
-    x31 = d_model*d_ff_shared*x30
-    x32 = d_model*p
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = sigma_attn**(-1.0)
-    x38 = x13*x37
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.sqrt(x34)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = numpy.minimum(x38, numpy.maximum(1, x40*x41/x39))
-    x43 = q_len*x11
-    x44 = x4*x43
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x38, numpy.maximum(1, x39*x41/(numpy.sqrt(n_q)*x45)))
-    x47 = p_act*x43
-    x48 = n_gpu*x37*x7/n_pp**2
-    x49 = p_act*x48
-    x50 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x35)*x41*x45/x40))
-    x51 = n_pp*x3/hbm_bw
-    x52 = kv_bytes*ctx*x11
-    x53 = x13/numpy.maximum(1, x17)
-    x54 = numpy.maximum(1, x53)
-    x55 = x39*numpy.sqrt(x54)
-    x56 = numpy.maximum(1, numpy.minimum(x53, x55/numpy.sqrt(d_ff_shared)))
-    x57 = x44*x54
-    x58 = numpy.maximum(1, numpy.minimum(x53, x55/numpy.sqrt(d_ff)))
-    x59 = numpy.ceil(x15*x54)
-    x60 = x14*numpy.log(x59)
-    x61 = x59**(-1.0)
-    x62 = x54*x61
-    x63 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x59 - 1), x23*x59*numpy.maximum(0, x54*x61 - 1))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x31) + x52)), n_layers*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x60 + (7/125000)*x62 + x63 - 7/125000, (1/100000)*x60 + (3/2500000)*x62 + 2*x63 + 7/1250000), (17/1000000)*x60 + (1/400000)*x62 + (20/19)*x63 + 23/2000000)) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x27*x7*(2*n_attn + 2*n_unembed) + x27*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x28 + x26*x31)), sigma_attn*n_layers*x51*(p*x34*x36 + x32*x33 + x32*x34 + x33*x46*x47 + x34*x47*x50 + x34*x49/x42 + x36*x49/x50 + x4*x48/x46 + x42*x44) + x51*(n_layers*(n_experts*x29*(1 - (1 - x28)**x43)*(d_ff*x28*x47*x58 + d_ff*x32 + x28*x57/x58) + x30*(d_ff_shared*x32 + d_ff_shared*x47*x56 + x57/x56)) + vocab*x32 + x52)), numpy.inf)
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = n_sh*x13
+    x15 = d_model*d_ff_shared*x14
+    x16 = d_model*p
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = n_pp**(-1.0)
+    x23 = n_gpu*x22
+    x24 = x21*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(x18)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x24, numpy.maximum(1, x26*x27/x25))
+    x29 = b*x22
+    x30 = q_len*x29
+    x31 = x30*x4
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x32)))
+    x34 = p_act*x30
+    x35 = n_gpu*x21*x7/n_pp**2
+    x36 = p_act*x35
+    x37 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x19)*x27*x32/x26))
+    x38 = n_pp*x3/hbm_bw
+    x39 = kv_bytes*ctx*x29
+    x40 = numpy.minimum(n_experts, x23)
+    x41 = numpy.less_equal(s, (1/2)*x29)
+    x42 = numpy.where(x41, x40, 1)
+    x43 = x23/numpy.maximum(1, x42)
+    x44 = numpy.maximum(1, x43)
+    x45 = x25*numpy.sqrt(x44)
+    x46 = numpy.maximum(1, numpy.minimum(x43, x45/numpy.sqrt(d_ff_shared)))
+    x47 = x31*x44
+    x48 = numpy.maximum(1, numpy.minimum(x43, x45/numpy.sqrt(d_ff)))
+    x49 = numpy.log(2)**(-1.0)
+    x50 = node_size**(-1.0)
+    x51 = numpy.ceil(x44*x50)
+    x52 = x49*numpy.log(x51)
+    x53 = x51**(-1.0)
+    x54 = x44*x53
+    x55 = bw_ar_intra**(-1.0)
+    x56 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x51 - 1), x51*x55*numpy.maximum(0, x44*x53 - 1))
+    x57 = numpy.minimum(n_active, x42)
+    x58 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x42*x50)) + (1 - xi_ep)*numpy.ceil(x50*x57)
+    x59 = x49*numpy.log(x58)
+    x60 = x58**(-1.0)
+    x61 = x57*x60
+    x62 = numpy.maximum(x1*(x58 - 1), x55*x58*numpy.maximum(0, x57*x60 - 1))
+    x63 = x62*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x23, 1), numpy.less_equal(x23/x40, 1)), 1, x23*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x23, 1), 1, x23), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x52 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x48 + d_ff*x16 + x11*x47/x48) + x14*(d_ff_shared*x16 + d_ff_shared*x34*x46 + x47/x46)) + vocab*x16 + x39)), numpy.inf)
 
 
-def nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3926,32 +3932,32 @@ def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x12 = b*x11
     x13 = numpy.less_equal(s, (1/2)*x12)
     x14 = n_gpu*x11
-    x15 = numpy.log(2)**(-1.0)
-    x16 = node_size**(-1.0)
-    x17 = numpy.minimum(n_experts, x14)
-    x18 = numpy.where(x13, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x16*x19)
-    x21 = x15*numpy.log(x20)
-    x22 = x20**(-1.0)
-    x23 = x19*x22
-    x24 = bw_ar_intra**(-1.0)
-    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
-    x26 = x25*x8
-    x27 = 2*n_layers
-    x28 = x14/numpy.maximum(1, x18)
-    x29 = numpy.maximum(1, x28)
-    x30 = numpy.ceil(x16*x29)
-    x31 = x15*numpy.log(x30)
-    x32 = x30**(-1.0)
-    x33 = x29*x32
-    x34 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x30 - 1), x24*x30*numpy.maximum(0, x29*x32 - 1))
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.log(2)**(-1.0)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = x16*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = bw_ar_intra**(-1.0)
+    x26 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x21 - 1), x21*x25*numpy.maximum(0, x20*x23 - 1))
+    x27 = numpy.minimum(n_active, x18)
+    x28 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x27)
+    x29 = x16*numpy.log(x28)
+    x30 = x28**(-1.0)
+    x31 = x27*x30
+    x32 = numpy.maximum(x1*(x28 - 1), x25*x28*numpy.maximum(0, x27*x30 - 1))
+    x33 = x32*x8
+    x34 = 2*n_layers
     x35 = sigma_attn**(-1.0)
     x36 = x14*x35
-    x37 = numpy.ceil(x16*x36)
-    x38 = x15*numpy.log(x37)
+    x37 = numpy.ceil(x17*x36)
+    x38 = x16*numpy.log(x37)
     x39 = x36/x37
-    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x24*x37*numpy.maximum(0, x39 - 1))
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x25*x37*numpy.maximum(0, x39 - 1))
     x41 = d_model*p
     x42 = d_head*n_q
     x43 = c_kv + c_q
@@ -3971,19 +3977,19 @@ def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x57 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x44)*x48*x52/x47))
     x58 = n_pp*x3/hbm_bw
     x59 = kv_bytes*ctx*x12
-    x60 = numpy.sqrt(x29)*x46
-    x61 = numpy.maximum(1, numpy.minimum(x28, x60/numpy.sqrt(d_ff_shared)))
-    x62 = x29*x51
+    x60 = numpy.sqrt(x20)*x46
+    x61 = numpy.maximum(1, numpy.minimum(x19, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x20*x51
     x63 = n_ff_in + n_ff_out
     x64 = n_sh*x63
     x65 = s**(-1.0)
-    x66 = numpy.maximum(1, numpy.minimum(x28, x60/numpy.sqrt(d_ff)))
+    x66 = numpy.maximum(1, numpy.minimum(x19, x60/numpy.sqrt(d_ff)))
     x67 = x3/flops
     x68 = d_model*d_ff_shared*x64
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x34 - 7/125000, (1/100000)*x31 + (3/2500000)*x33 + 2*x34 + 7/1250000), (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x34 + 23/2000000)) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x58*(p*x43*x45 + x4*x55/x53 + x41*x42 + x41*x43 + x42*x53*x54 + x43*x54*x57 + x43*x56/x49 + x45*x56/x57 + x49*x51) + x58*(n_layers*(n_experts*x63*(1 - (1 - x65)**x50)*(d_ff*x41 + d_ff*x54*x65*x66 + x62*x65/x66) + x64*(d_ff_shared*x41 + d_ff_shared*x54*x61 + x62/x61)) + vocab*x41 + x59), sigma_attn*x67*x7*(2*n_attn + 2*n_unembed) + x67*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x65 + x27*x68)), p*(n_attn + n_ff + n_unembed + n_layers*x68) + x59, x10
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x58*(p*x43*x45 + x4*x55/x53 + x41*x42 + x41*x43 + x42*x53*x54 + x43*x54*x57 + x43*x56/x49 + x45*x56/x57 + x49*x51) + x58*(n_layers*(n_experts*x63*(1 - (1 - x65)**x50)*(d_ff*x41 + d_ff*x54*x65*x66 + x62*x65/x66) + x64*(d_ff_shared*x41 + d_ff_shared*x54*x61 + x62/x61)) + vocab*x41 + x59), sigma_attn*x67*x7*(2*n_attn + 2*n_unembed) + x67*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x65 + x34*x68)), p*(n_attn + n_ff + n_unembed + n_layers*x68) + x59, x10
 
 
-def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -4013,7 +4019,7 @@ def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x26 = b*x21*x25
     x27 = x16*x22
     x28 = numpy.minimum(n_active, x9)
-    x29 = numpy.ceil(x28*x8)
+    x29 = xi_ep*numpy.minimum(numpy.minimum(n_active, x9), numpy.ceil(x8*x9)) + (1 - xi_ep)*numpy.ceil(x28*x8)
     x30 = x7*numpy.log(x29)
     x31 = x29**(-1.0)
     x32 = x28*x31
@@ -4085,11 +4091,11 @@ def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(x71, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x70, numpy.inf), n_layers*numpy.where(numpy.less_equal(x49, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (1/100000)*x73 + (3/2500000)*x74 + 2*x76 + 7/1250000), (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000)), numpy.where(x71, n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x84, (20/19)*x81 + x86), 2*x81 + x85)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x84 + x87, x85 + 2*x87), x86 + (20/19)*x87))) + x70, numpy.inf), n_layers*(numpy.where(x88, 0, numpy.minimum(numpy.minimum(x92 + x94, (20/19)*x92 + x96), 2*x92 + x95)) + numpy.where(x88, 0, numpy.minimum(numpy.minimum(x94 + x97, x95 + 2*x97), x96 + (20/19)*x97)))
 
 
-def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -4104,7 +4110,7 @@ def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4120,7 +4126,7 @@ def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x12 = numpy.minimum(n_experts, x9)
     x13 = numpy.where(x8, x12, 1)
     x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
     x16 = x10*numpy.log(x15)
     x17 = x15**(-1.0)
     x18 = x14*x17
@@ -4143,7 +4149,7 @@ def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4165,7 +4171,7 @@ def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4183,20 +4189,20 @@ def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4204,49 +4210,49 @@ def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x4 = b*p_act*q_len*x1
     x5 = d_model*x4
     x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x2*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = numpy.less_equal(x22, 1)
-    x24 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
-    x25 = x22/x24
-    x26 = sigma_attn*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25 - 1))
-    x27 = x26*x5
-    x28 = x10*numpy.log(x24)
-    x29 = (7/125000)*x25 + (7/125000)*x28 - 7/125000
-    x30 = (3/2500000)*x25 + (1/100000)*x28 + 7/1250000
-    x31 = (1/400000)*x25 + (17/1000000)*x28 + 23/2000000
-    x32 = d_head*x26*x4*(n_q + 2*n_q/g)
-    x33 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x34 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x35 = numpy.sqrt(numpy.ceil(x11*x34))
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = node_size**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
+    x13 = bw_ar_intra**(-1.0)
+    x14 = x7/x12
+    x15 = sigma_attn*numpy.maximum(x0*(x12 - 1), x12*x13*numpy.maximum(0, x14 - 1))
+    x16 = x15*x5
+    x17 = numpy.log(2)**(-1.0)
+    x18 = x17*numpy.log(x12)
+    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
+    x20 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
+    x21 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
+    x22 = d_head*x15*x4*(n_q + 2*n_q/g)
+    x23 = numpy.less_equal(s, x10*x2)
+    x24 = numpy.minimum(n_experts, x11)
+    x25 = numpy.where(x23, x24, 1)
+    x26 = numpy.minimum(n_active, x25)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x25), numpy.ceil(x25*x9)) + (1 - xi_ep)*numpy.ceil(x26*x9)
+    x28 = x17*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = numpy.maximum(x0*(x27 - 1), x13*x27*numpy.maximum(0, x26*x29 - 1))
+    x32 = x31*x5
+    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x24, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x34 = numpy.maximum(1, x11/numpy.maximum(1, x25))
+    x35 = numpy.sqrt(numpy.ceil(x34*x9))
     x36 = numpy.sqrt(x34)
     x37 = x35**(-1.0)
-    x38 = numpy.maximum(x0*(x35 - 1), x19*x35*numpy.maximum(0, x36*x37 - 1))
+    x38 = numpy.maximum(x0*(x35 - 1), x13*x35*numpy.maximum(0, x36*x37 - 1))
     x39 = n_ff_out*x38*x5*(n_active + n_sh)
     x40 = x36*x37
-    x41 = x10*numpy.log(x35)
+    x41 = x17*numpy.log(x35)
     x42 = (7/125000)*x40 + (7/125000)*x41 - 7/125000
     x43 = (3/2500000)*x40 + (1/100000)*x41 + 7/1250000
     x44 = (1/400000)*x40 + (17/1000000)*x41 + 23/2000000
     x45 = n_ff_in*x38*x4*(d_ff*n_active + d_ff_shared*n_sh)
-    return n_layers*(numpy.where(x23, 0, numpy.minimum(numpy.minimum(x27 + x29, (20/19)*x27 + x31), 2*x27 + x30)) + numpy.where(x23, 0, numpy.minimum(numpy.minimum(x29 + x32, x30 + 2*x32), x31 + (20/19)*x32))) + n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+    return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4280,13 +4286,13 @@ def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4297,86 +4303,86 @@ def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x7 = x2*x6
     x8 = x4*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = numpy.less_equal(x27, 1)
-    x29 = sigma_attn**(-1.0)
-    x30 = x13*x29
-    x31 = numpy.sqrt(numpy.ceil(x15*x30))
-    x32 = x27/x31
-    x33 = sigma_attn*numpy.maximum(x1*(x31 - 1), x23*x31*numpy.maximum(0, x32 - 1))
-    x34 = x33*x8
-    x35 = x14*numpy.log(x31)
-    x36 = (7/125000)*x32 + (7/125000)*x35 - 7/125000
-    x37 = (3/2500000)*x32 + (1/100000)*x35 + 7/1250000
-    x38 = (1/400000)*x32 + (17/1000000)*x35 + 23/2000000
-    x39 = n_q + 2*n_q/g
-    x40 = d_head*x39
-    x41 = p_act*x7
-    x42 = x33*x40*x41
-    x43 = x2/flops
-    x44 = s**(-1.0)
-    x45 = n_ff_in + n_ff_out
-    x46 = d_ff_shared*n_sh
-    x47 = d_model*x45*x46
-    x48 = d_model*p
-    x49 = d_head*n_q
-    x50 = c_kv + c_q
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.sqrt(x50)
-    x53 = numpy.minimum(x30, numpy.maximum(1, x27*x52/x51))
-    x54 = q_len*x11
-    x55 = x4*x54
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x30, numpy.maximum(1, x27*x51/(numpy.sqrt(n_q)*x56)))
-    x58 = p_act*x54
-    x59 = n_gpu*x29*x6/n_pp**2
-    x60 = p_act*x59
-    x61 = numpy.minimum(x30, numpy.maximum(1, x27*numpy.sqrt(x39)*x56/x52))
-    x62 = n_pp*x2/hbm_bw
-    x63 = kv_bytes*ctx*x11
-    x64 = x13/numpy.maximum(1, x17)
-    x65 = numpy.maximum(1, x64)
-    x66 = numpy.sqrt(x65)
-    x67 = x51*x66
-    x68 = numpy.maximum(1, numpy.minimum(x64, x67/numpy.sqrt(d_ff_shared)))
-    x69 = x55*x65
-    x70 = numpy.maximum(1, numpy.minimum(x64, x67/numpy.sqrt(d_ff)))
-    x71 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x72 = numpy.sqrt(numpy.ceil(x15*x65))
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.less_equal(x10, 1)
+    x12 = node_size**(-1.0)
+    x13 = sigma_attn**(-1.0)
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = x13*x15
+    x17 = numpy.sqrt(numpy.ceil(x12*x16))
+    x18 = bw_ar_intra**(-1.0)
+    x19 = x10/x17
+    x20 = sigma_attn*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x19 - 1))
+    x21 = x20*x8
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x17)
+    x24 = (7/125000)*x19 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x19 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x19 + (17/1000000)*x23 + 23/2000000
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = p_act*x7
+    x30 = x20*x28*x29
+    x31 = x2/flops
+    x32 = s**(-1.0)
+    x33 = 2*n_layers
+    x34 = n_ff_in + n_ff_out
+    x35 = d_ff_shared*n_sh
+    x36 = d_model*x34*x35
+    x37 = d_model*p
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(x39)
+    x42 = numpy.minimum(x16, numpy.maximum(1, x10*x41/x40))
+    x43 = b*x14
+    x44 = q_len*x43
+    x45 = x4*x44
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.minimum(x16, numpy.maximum(1, x10*x40/(numpy.sqrt(n_q)*x46)))
+    x48 = p_act*x44
+    x49 = n_gpu*x13*x6/n_pp**2
+    x50 = p_act*x49
+    x51 = numpy.minimum(x16, numpy.maximum(1, x10*numpy.sqrt(x27)*x46/x41))
+    x52 = n_pp*x2/hbm_bw
+    x53 = kv_bytes*ctx*x43
+    x54 = numpy.minimum(n_experts, x15)
+    x55 = numpy.less_equal(s, (1/2)*x43)
+    x56 = numpy.where(x55, x54, 1)
+    x57 = x15/numpy.maximum(1, x56)
+    x58 = numpy.maximum(1, x57)
+    x59 = numpy.sqrt(x58)
+    x60 = x40*x59
+    x61 = numpy.maximum(1, numpy.minimum(x57, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x45*x58
+    x63 = numpy.maximum(1, numpy.minimum(x57, x60/numpy.sqrt(d_ff)))
+    x64 = numpy.minimum(n_active, x56)
+    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x56), numpy.ceil(x12*x56)) + (1 - xi_ep)*numpy.ceil(x12*x64)
+    x66 = x22*numpy.log(x65)
+    x67 = x65**(-1.0)
+    x68 = x64*x67
+    x69 = numpy.maximum(x1*(x65 - 1), x18*x65*numpy.maximum(0, x64*x67 - 1))
+    x70 = x69*x8
+    x71 = numpy.where(x55, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x54, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x54, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x54, 1), 1, x54**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
+    x72 = numpy.sqrt(numpy.ceil(x12*x58))
     x73 = x72**(-1.0)
-    x74 = numpy.maximum(x1*(x72 - 1), x23*x72*numpy.maximum(0, x66*x73 - 1))
+    x74 = numpy.maximum(x1*(x72 - 1), x18*x72*numpy.maximum(0, x59*x73 - 1))
     x75 = n_ff_out*x74*x8*(n_active + n_sh)
-    x76 = x66*x73
-    x77 = x14*numpy.log(x72)
+    x76 = x59*x73
+    x77 = x22*numpy.log(x72)
     x78 = (7/125000)*x76 + (7/125000)*x77 - 7/125000
     x79 = (3/2500000)*x76 + (1/100000)*x77 + 7/1250000
     x80 = (1/400000)*x76 + (17/1000000)*x77 + 23/2000000
-    x81 = n_ff_in*x41*x74*(d_ff*n_active + x46)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x47) + x63)), n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x34 + x36, (20/19)*x34 + x38), 2*x34 + x37)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x36 + x42, x37 + 2*x42), x38 + (20/19)*x42))) + n_layers*(numpy.where(x71, 0, numpy.minimum(numpy.minimum(x75 + x78, (20/19)*x75 + x80), 2*x75 + x79)) + numpy.where(x71, 0, numpy.minimum(numpy.minimum(x78 + x81, x79 + 2*x81), x80 + (20/19)*x81))) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x5 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x43*x6*(2*n_attn + 2*n_unembed) + x43*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x44 + x26*x47)), sigma_attn*n_layers*x62*(p*x40*x50 + x4*x59/x57 + x40*x60/x61 + x48*x49 + x48*x50 + x49*x57*x58 + x50*x58*x61 + x50*x60/x53 + x53*x55) + x62*(n_layers*(n_experts*x45*(1 - (1 - x44)**x54)*(d_ff*x44*x58*x70 + d_ff*x48 + x44*x69/x70) + n_sh*x45*(d_ff_shared*x48 + d_ff_shared*x58*x68 + x69/x68)) + vocab*x48 + x63)), numpy.inf)
+    x81 = n_ff_in*x29*x74*(d_ff*n_active + x35)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x36) + x53)), n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x24 + x30, x25 + 2*x30), x26 + (20/19)*x30))) + n_layers*(numpy.where(x71, 0, numpy.minimum(numpy.minimum(x75 + x78, (20/19)*x75 + x80), 2*x75 + x79)) + numpy.where(x71, 0, numpy.minimum(numpy.minimum(x78 + x81, x79 + 2*x81), x80 + (20/19)*x81))) + t_kernel*x0 + x33*numpy.where(numpy.where(x55, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x66 + (3/5000000)*x68 + x70 + 31/5000000, (17/2000000)*x66 + (1/800000)*x68 + (10/19)*x70 + 51/4000000), x5*x69 + (7/250000)*x66 + (7/250000)*x68 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x31*x6*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x32 + x33*x36)), sigma_attn*n_layers*x52*(p*x28*x39 + x28*x50/x51 + x37*x38 + x37*x39 + x38*x47*x48 + x39*x48*x51 + x39*x50/x42 + x4*x49/x47 + x42*x45) + x52*(n_layers*(n_experts*x34*(1 - (1 - x32)**x44)*(d_ff*x32*x48*x63 + d_ff*x37 + x32*x62/x63) + n_sh*x34*(d_ff_shared*x37 + d_ff_shared*x48*x61 + x62/x61)) + vocab*x37 + x53)), numpy.inf)
 
 
-def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4392,7 +4398,7 @@ def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x12 = numpy.minimum(n_experts, x9)
     x13 = numpy.where(x8, x12, 1)
     x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
     x16 = x10*numpy.log(x15)
     x17 = x15**(-1.0)
     x18 = x14*x17
@@ -4415,7 +4421,7 @@ def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*p_act*q_len*x1
@@ -4423,116 +4429,117 @@ def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = x0*x3
     x5 = (1/2)*b
     x6 = d_model*p_act*q_len*x1*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.minimum(numpy.minimum(n_active, n_experts), x9)
-    x11 = numpy.minimum(1, n_active)
-    x12 = node_size**(-1.0)
-    x13 = numpy.minimum(n_experts, x9)
-    x14 = numpy.where(x8, x13, 1)
-    x15 = numpy.minimum(n_active, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = numpy.log(x16)
-    x18 = numpy.log(2)**(-1.0)
-    x19 = (1/200000)*x18
-    x20 = x15/x16
-    x21 = numpy.ceil(x10*x12)
-    x22 = numpy.log(x21)
-    x23 = x21**(-1.0)
-    x24 = x10*x23
-    x25 = bw_ar_intra**(-1.0)
-    x26 = numpy.maximum(x0*(x21 - 1), x21*x25*numpy.maximum(0, x10*x23 - 1))
-    x27 = x26*x3
-    x28 = x19*x22 + (3/5000000)*x24 + x27
-    x29 = x18*x22
-    x30 = (1/800000)*x24 + (10/19)*x27 + (17/2000000)*x29
-    x31 = (7/250000)*x24 + x26*x6 + (7/250000)*x29
-    x32 = numpy.ceil(x11*x12)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x11*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x25*x32*numpy.maximum(0, x11*x34 - 1))
-    x37 = x3*x36
-    x38 = x19*x33 + (3/5000000)*x35 + x37
-    x39 = x18*x33
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x6 + (7/250000)*x39
-    x42 = x17*x18
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = numpy.less_equal(x43, 1)
-    x45 = numpy.sqrt(numpy.ceil(x12*x9/sigma_attn))
-    x46 = x18*numpy.log(x45)
-    x47 = x43/x45
-    x48 = (1/100000)*x46 + (3/2500000)*x47
-    x49 = x48 + 7/1250000
-    x50 = sigma_attn*numpy.maximum(x0*(x45 - 1), x25*x45*numpy.maximum(0, x47 - 1))
-    x51 = x3*x50
-    x52 = (7/125000)*x46 + (7/125000)*x47
-    x53 = x51 + x52
-    x54 = x48 + 2*x51
-    x55 = (17/1000000)*x46 + (1/400000)*x47
-    x56 = (20/19)*x51 + x55
-    x57 = x55 + 23/2000000
-    x58 = x52 - 7/125000
-    x59 = d_head*x2*x50*(n_q + 2*n_q/g)
-    x60 = x52 + x59
-    x61 = x48 + 2*x59
-    x62 = x55 + (20/19)*x59
-    x63 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x64 = numpy.sqrt(x63)
-    x65 = numpy.maximum(1, x9)
-    x66 = numpy.sqrt(x65)
-    x67 = numpy.where(x8, numpy.less_equal(x64, 1), numpy.less_equal(x66, 1))
-    x68 = numpy.maximum(1, x9/numpy.maximum(1, x14))
-    x69 = numpy.sqrt(numpy.ceil(x12*x68))
-    x70 = numpy.log(x69)
-    x71 = (1/100000)*x18
-    x72 = numpy.sqrt(x68)/x69
-    x73 = x70*x71 + (3/2500000)*x72 + 7/1250000
-    x74 = numpy.sqrt(numpy.ceil(x12*x63))
-    x75 = x74**(-1.0)
-    x76 = numpy.maximum(x0*(x74 - 1), x25*x74*numpy.maximum(0, x64*x75 - 1))
-    x77 = n_ff_out*x3*(n_active + n_sh)
-    x78 = x76*x77
-    x79 = x64*x75
-    x80 = numpy.log(x74)
-    x81 = x18*x80
-    x82 = (7/125000)*x79 + (7/125000)*x81
-    x83 = x78 + x82
-    x84 = x71*x80 + (3/2500000)*x79
-    x85 = 2*x78 + x84
-    x86 = (1/400000)*x79 + (17/1000000)*x81
-    x87 = (20/19)*x78 + x86
-    x88 = numpy.sqrt(numpy.ceil(x12*x65))
-    x89 = x88**(-1.0)
-    x90 = numpy.maximum(x0*(x88 - 1), x25*x88*numpy.maximum(0, x66*x89 - 1))
-    x91 = x77*x90
-    x92 = x66*x89
-    x93 = numpy.log(x88)
-    x94 = x18*x93
-    x95 = (7/125000)*x92 + (7/125000)*x94
-    x96 = x91 + x95
-    x97 = x71*x93 + (3/2500000)*x92
-    x98 = 2*x91 + x97
-    x99 = (1/400000)*x92 + (17/1000000)*x94
-    x100 = (20/19)*x91 + x99
-    x101 = x18*x70
-    x102 = (17/1000000)*x101 + (1/400000)*x72 + 23/2000000
-    x103 = (7/125000)*x101 + (7/125000)*x72 - 7/125000
-    x104 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
-    x105 = x104*x76
-    x106 = x105 + x82
-    x107 = 2*x105 + x84
-    x108 = (20/19)*x105 + x86
-    x109 = x104*x90
-    x110 = x109 + x95
-    x111 = 2*x109 + x97
-    x112 = (20/19)*x109 + x99
-    return n_layers*(numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x53, x54 + 77/1250000), numpy.greater_equal(x56, x54 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x53, x56 + 27/400000), x57, x58))) + numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x60, x62 + 27/400000), x57, x58)))) + n_layers*(numpy.where(x67, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x106, x107 + 77/1250000), numpy.greater_equal(x108, x107 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x110, x111 + 77/1250000), numpy.greater_equal(x112, x111 - 59/10000000))), x73, numpy.where(numpy.where(x8, numpy.greater_equal(x106, x108 + 27/400000), numpy.greater_equal(x110, x112 + 27/400000)), x102, x103))) + numpy.where(x67, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x83, x85 + 77/1250000), numpy.greater_equal(x87, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x100, x98 - 59/10000000), numpy.greater_equal(x96, x98 + 77/1250000))), x73, numpy.where(numpy.where(x8, numpy.greater_equal(x83, x87 + 27/400000), numpy.greater_equal(x96, x100 + 27/400000)), x102, x103)))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(x10, 1), numpy.less_equal(x11, 1)), 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.less_equal(x28, x30 + 131/20000000), numpy.less_equal(x28, x31 - 171/5000000)), numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000))), x17*x19 + (3/5000000)*x20 + 31/5000000, numpy.where(numpy.where(x8, numpy.greater_equal(x31, x30 + 163/4000000), numpy.greater_equal(x41, x40 + 163/4000000)), (1/800000)*x20 + (17/2000000)*x42 + 51/4000000, (7/250000)*x20 + (7/250000)*x42 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = x9*numpy.log(x13)
+    x15 = x7/x13
+    x16 = (1/100000)*x14 + (3/2500000)*x15
+    x17 = x16 + 7/1250000
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x18*numpy.maximum(0, x15 - 1))
+    x20 = x19*x3
+    x21 = (7/125000)*x14 + (7/125000)*x15
+    x22 = x20 + x21
+    x23 = x16 + 2*x20
+    x24 = (17/1000000)*x14 + (1/400000)*x15
+    x25 = (20/19)*x20 + x24
+    x26 = x24 + 23/2000000
+    x27 = x21 - 7/125000
+    x28 = d_head*x19*x2*(n_q + 2*n_q/g)
+    x29 = x21 + x28
+    x30 = x16 + 2*x28
+    x31 = x24 + (20/19)*x28
+    x32 = numpy.less_equal(s, x11*x5)
+    x33 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x34 = numpy.minimum(1, n_active)
+    x35 = 1 - xi_ep
+    x36 = numpy.minimum(n_experts, x12)
+    x37 = numpy.where(x32, x36, 1)
+    x38 = numpy.minimum(n_active, x37)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x37), numpy.ceil(x10*x37)) + x35*numpy.ceil(x10*x38)
+    x40 = numpy.log(x39)
+    x41 = (1/200000)*x9
+    x42 = x38/x39
+    x43 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x36)) + x35*numpy.ceil(x10*x33)
+    x44 = numpy.log(x43)
+    x45 = x43**(-1.0)
+    x46 = x33*x45
+    x47 = numpy.maximum(x0*(x43 - 1), x18*x43*numpy.maximum(0, x33*x45 - 1))
+    x48 = x3*x47
+    x49 = x41*x44 + (3/5000000)*x46 + x48
+    x50 = x44*x9
+    x51 = (1/800000)*x46 + (10/19)*x48 + (17/2000000)*x50
+    x52 = (7/250000)*x46 + x47*x6 + (7/250000)*x50
+    x53 = xi_ep*x34 + x35*numpy.ceil(x10*x34)
+    x54 = x53**(-1.0)
+    x55 = x34*x54
+    x56 = numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x18*x53*numpy.maximum(0, x34*x54 - 1))
+    x58 = x3*x57
+    x59 = x41*x56 + (3/5000000)*x55 + x58
+    x60 = x56*x9
+    x61 = (1/800000)*x55 + (10/19)*x58 + (17/2000000)*x60
+    x62 = (7/250000)*x55 + x57*x6 + (7/250000)*x60
+    x63 = x40*x9
+    x64 = numpy.maximum(1, x12/numpy.maximum(1, x36))
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.maximum(1, x12)
+    x67 = numpy.sqrt(x66)
+    x68 = numpy.where(x32, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
+    x69 = numpy.maximum(1, x12/numpy.maximum(1, x37))
+    x70 = numpy.sqrt(numpy.ceil(x10*x69))
+    x71 = numpy.log(x70)
+    x72 = (1/100000)*x9
+    x73 = numpy.sqrt(x69)/x70
+    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
+    x75 = numpy.sqrt(numpy.ceil(x10*x64))
+    x76 = x75**(-1.0)
+    x77 = numpy.maximum(x0*(x75 - 1), x18*x75*numpy.maximum(0, x65*x76 - 1))
+    x78 = n_ff_out*x3*(n_active + n_sh)
+    x79 = x77*x78
+    x80 = x65*x76
+    x81 = numpy.log(x75)
+    x82 = x81*x9
+    x83 = (7/125000)*x80 + (7/125000)*x82
+    x84 = x79 + x83
+    x85 = x72*x81 + (3/2500000)*x80
+    x86 = 2*x79 + x85
+    x87 = (1/400000)*x80 + (17/1000000)*x82
+    x88 = (20/19)*x79 + x87
+    x89 = numpy.sqrt(numpy.ceil(x10*x66))
+    x90 = x89**(-1.0)
+    x91 = numpy.maximum(x0*(x89 - 1), x18*x89*numpy.maximum(0, x67*x90 - 1))
+    x92 = x78*x91
+    x93 = x67*x90
+    x94 = numpy.log(x89)
+    x95 = x9*x94
+    x96 = (7/125000)*x93 + (7/125000)*x95
+    x97 = x92 + x96
+    x98 = x72*x94 + (3/2500000)*x93
+    x99 = 2*x92 + x98
+    x100 = (1/400000)*x93 + (17/1000000)*x95
+    x101 = x100 + (20/19)*x92
+    x102 = x71*x9
+    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
+    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
+    x105 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
+    x106 = x105*x77
+    x107 = x106 + x83
+    x108 = 2*x106 + x85
+    x109 = (20/19)*x106 + x87
+    x110 = x105*x91
+    x111 = x110 + x96
+    x112 = 2*x110 + x98
+    x113 = x100 + (20/19)*x110
+    return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4541,107 +4548,108 @@ def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x5 = b*p_act*q_len*x1
     x6 = d_model*x5
     x7 = x0*x6
-    x8 = n_pp**(-1.0)
-    x9 = numpy.less_equal(s, x2*x8)
-    x10 = n_gpu*x8
-    x11 = numpy.minimum(numpy.minimum(n_active, n_experts), x10)
-    x12 = numpy.minimum(1, n_active)
-    x13 = node_size**(-1.0)
-    x14 = numpy.minimum(n_experts, x10)
-    x15 = numpy.where(x9, x14, 1)
-    x16 = numpy.minimum(n_active, x15)
-    x17 = numpy.ceil(x13*x16)
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))
-    x20 = x19*x6
-    x21 = numpy.log(2)**(-1.0)
-    x22 = numpy.ceil(x11*x13)
-    x23 = x21*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x11*x24
-    x26 = numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x11*x24 - 1))
-    x27 = x26*x6
-    x28 = (1/200000)*x23 + (3/5000000)*x25 + x27
-    x29 = (17/2000000)*x23 + (1/800000)*x25 + (10/19)*x27
-    x30 = (7/250000)*x23 + (7/250000)*x25 + x26*x3
-    x31 = numpy.ceil(x12*x13)
-    x32 = x21*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x12*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x18*x31*numpy.maximum(0, x12*x33 - 1))
-    x36 = x35*x6
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.less_equal(x40, 1)
-    x42 = numpy.sqrt(numpy.ceil(x10*x13/sigma_attn))
-    x43 = x40/x42
-    x44 = sigma_attn*numpy.maximum(x0*(x42 - 1), x18*x42*numpy.maximum(0, x43 - 1))
-    x45 = x44*x6
-    x46 = 2*x45
-    x47 = x21*numpy.log(x42)
-    x48 = (7/125000)*x43 + (7/125000)*x47
-    x49 = x45 + x48
-    x50 = (3/2500000)*x43 + (1/100000)*x47
-    x51 = x46 + x50
-    x52 = (20/19)*x45
-    x53 = (1/400000)*x43 + (17/1000000)*x47
-    x54 = x52 + x53
-    x55 = d_head*x44*x5*(n_q + 2*n_q/g)
-    x56 = 2*x55
-    x57 = x48 + x55
-    x58 = x50 + x56
-    x59 = (20/19)*x55
-    x60 = x53 + x59
-    x61 = numpy.maximum(1, x10/numpy.maximum(1, x14))
-    x62 = numpy.sqrt(x61)
-    x63 = numpy.maximum(1, x10)
-    x64 = numpy.sqrt(x63)
-    x65 = numpy.where(x9, numpy.less_equal(x62, 1), numpy.less_equal(x64, 1))
-    x66 = numpy.maximum(1, x10/numpy.maximum(1, x15))
-    x67 = numpy.sqrt(numpy.ceil(x13*x66))
-    x68 = numpy.maximum(x0*(x67 - 1), x18*x67*numpy.maximum(0, numpy.sqrt(x66)/x67 - 1))
-    x69 = n_ff_out*x6*(n_active + n_sh)
-    x70 = x68*x69
-    x71 = numpy.sqrt(numpy.ceil(x13*x61))
-    x72 = x71**(-1.0)
-    x73 = numpy.maximum(x0*(x71 - 1), x18*x71*numpy.maximum(0, x62*x72 - 1))
-    x74 = x69*x73
-    x75 = x62*x72
-    x76 = x21*numpy.log(x71)
-    x77 = (7/125000)*x75 + (7/125000)*x76
-    x78 = x74 + x77
-    x79 = (3/2500000)*x75 + (1/100000)*x76
-    x80 = 2*x74 + x79
-    x81 = (1/400000)*x75 + (17/1000000)*x76
-    x82 = (20/19)*x74 + x81
-    x83 = numpy.sqrt(numpy.ceil(x13*x63))
-    x84 = x83**(-1.0)
-    x85 = numpy.maximum(x0*(x83 - 1), x18*x83*numpy.maximum(0, x64*x84 - 1))
-    x86 = x69*x85
-    x87 = x64*x84
-    x88 = x21*numpy.log(x83)
-    x89 = (7/125000)*x87 + (7/125000)*x88
-    x90 = x86 + x89
-    x91 = (3/2500000)*x87 + (1/100000)*x88
-    x92 = 2*x86 + x91
-    x93 = (1/400000)*x87 + (17/1000000)*x88
-    x94 = (20/19)*x86 + x93
-    x95 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
-    x96 = x68*x95
-    x97 = x73*x95
-    x98 = x77 + x97
-    x99 = x79 + 2*x97
-    x100 = x81 + (20/19)*x97
-    x101 = x85*x95
-    x102 = x101 + x89
-    x103 = 2*x101 + x91
-    x104 = (20/19)*x101 + x93
-    return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x57, x58 + 77/1250000), numpy.greater_equal(x60, x58 - 59/10000000)), x56, numpy.where(numpy.greater_equal(x57, x60 + 27/400000), x59, x55)))) + n_layers*(numpy.where(x65, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x78, x80 + 77/1250000), numpy.greater_equal(x82, x80 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x90, x92 + 77/1250000), numpy.greater_equal(x94, x92 - 59/10000000))), 2*x70, numpy.where(numpy.where(x9, numpy.greater_equal(x78, x82 + 27/400000), numpy.greater_equal(x90, x94 + 27/400000)), (20/19)*x70, x70))) + numpy.where(x65, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x100, x99 - 59/10000000), numpy.greater_equal(x98, x99 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x102, x103 + 77/1250000), numpy.greater_equal(x104, x103 - 59/10000000))), 2*x96, numpy.where(numpy.where(x9, numpy.greater_equal(x98, x100 + 27/400000), numpy.greater_equal(x102, x104 + 27/400000)), (20/19)*x96, x96)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x3))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = bw_ar_intra**(-1.0)
+    x15 = x8/x13
+    x16 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x14*numpy.maximum(0, x15 - 1))
+    x17 = x16*x6
+    x18 = 2*x17
+    x19 = numpy.log(2)**(-1.0)
+    x20 = x19*numpy.log(x13)
+    x21 = (7/125000)*x15 + (7/125000)*x20
+    x22 = x17 + x21
+    x23 = (3/2500000)*x15 + (1/100000)*x20
+    x24 = x18 + x23
+    x25 = (20/19)*x17
+    x26 = (1/400000)*x15 + (17/1000000)*x20
+    x27 = x25 + x26
+    x28 = d_head*x16*x5*(n_q + 2*n_q/g)
+    x29 = 2*x28
+    x30 = x21 + x28
+    x31 = x23 + x29
+    x32 = (20/19)*x28
+    x33 = x26 + x32
+    x34 = numpy.less_equal(s, x11*x2)
+    x35 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x36 = numpy.minimum(1, n_active)
+    x37 = 1 - xi_ep
+    x38 = numpy.minimum(n_experts, x12)
+    x39 = numpy.where(x34, x38, 1)
+    x40 = numpy.minimum(n_active, x39)
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x10*x39)) + x37*numpy.ceil(x10*x40)
+    x42 = numpy.maximum(x0*(x41 - 1), x14*x41*numpy.maximum(0, x40/x41 - 1))
+    x43 = x42*x6
+    x44 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x38)) + x37*numpy.ceil(x10*x35)
+    x45 = x19*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x35*x46
+    x48 = numpy.maximum(x0*(x44 - 1), x14*x44*numpy.maximum(0, x35*x46 - 1))
+    x49 = x48*x6
+    x50 = (1/200000)*x45 + (3/5000000)*x47 + x49
+    x51 = (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x49
+    x52 = x3*x48 + (7/250000)*x45 + (7/250000)*x47
+    x53 = xi_ep*x36 + x37*numpy.ceil(x10*x36)
+    x54 = x53**(-1.0)
+    x55 = x36*x54
+    x56 = x19*numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x14*x53*numpy.maximum(0, x36*x54 - 1))
+    x58 = x57*x6
+    x59 = (3/5000000)*x55 + (1/200000)*x56 + x58
+    x60 = (1/800000)*x55 + (17/2000000)*x56 + (10/19)*x58
+    x61 = x3*x57 + (7/250000)*x55 + (7/250000)*x56
+    x62 = numpy.maximum(1, x12/numpy.maximum(1, x38))
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.maximum(1, x12)
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.where(x34, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
+    x67 = numpy.maximum(1, x12/numpy.maximum(1, x39))
+    x68 = numpy.sqrt(numpy.ceil(x10*x67))
+    x69 = numpy.maximum(x0*(x68 - 1), x14*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
+    x70 = n_ff_out*x6*(n_active + n_sh)
+    x71 = x69*x70
+    x72 = numpy.sqrt(numpy.ceil(x10*x62))
+    x73 = x72**(-1.0)
+    x74 = numpy.maximum(x0*(x72 - 1), x14*x72*numpy.maximum(0, x63*x73 - 1))
+    x75 = x70*x74
+    x76 = x63*x73
+    x77 = x19*numpy.log(x72)
+    x78 = (7/125000)*x76 + (7/125000)*x77
+    x79 = x75 + x78
+    x80 = (3/2500000)*x76 + (1/100000)*x77
+    x81 = 2*x75 + x80
+    x82 = (1/400000)*x76 + (17/1000000)*x77
+    x83 = (20/19)*x75 + x82
+    x84 = numpy.sqrt(numpy.ceil(x10*x64))
+    x85 = x84**(-1.0)
+    x86 = numpy.maximum(x0*(x84 - 1), x14*x84*numpy.maximum(0, x65*x85 - 1))
+    x87 = x70*x86
+    x88 = x65*x85
+    x89 = x19*numpy.log(x84)
+    x90 = (7/125000)*x88 + (7/125000)*x89
+    x91 = x87 + x90
+    x92 = (3/2500000)*x88 + (1/100000)*x89
+    x93 = 2*x87 + x92
+    x94 = (1/400000)*x88 + (17/1000000)*x89
+    x95 = (20/19)*x87 + x94
+    x96 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
+    x97 = x69*x96
+    x98 = x74*x96
+    x99 = x78 + x98
+    x100 = x80 + 2*x98
+    x101 = x82 + (20/19)*x98
+    x102 = x86*x96
+    x103 = x102 + x90
+    x104 = 2*x102 + x92
+    x105 = (20/19)*x102 + x94
+    return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
-def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4652,87 +4660,87 @@ def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x7 = x2*x6
     x8 = x4*x7
     x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, (1/2)*x11)
-    x13 = n_gpu*x10
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.minimum(n_experts, x13)
-    x17 = numpy.where(x12, x16, 1)
-    x18 = numpy.minimum(n_active, x17)
-    x19 = numpy.ceil(x15*x18)
-    x20 = x14*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.maximum(x1*(x19 - 1), x19*x23*numpy.maximum(0, x18*x21 - 1))
-    x25 = x24*x8
-    x26 = 2*n_layers
-    x27 = x2/flops
-    x28 = s**(-1.0)
-    x29 = n_ff_in + n_ff_out
-    x30 = d_ff_shared*n_sh
-    x31 = d_model*x29*x30
-    x32 = d_model*p
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = sigma_attn**(-1.0)
-    x38 = x13*x37
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.sqrt(x34)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = numpy.minimum(x38, numpy.maximum(1, x40*x41/x39))
-    x43 = q_len*x11
-    x44 = x4*x43
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x38, numpy.maximum(1, x39*x41/(numpy.sqrt(n_q)*x45)))
-    x47 = p_act*x43
-    x48 = n_gpu*x37*x6/n_pp**2
-    x49 = p_act*x48
-    x50 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x35)*x41*x45/x40))
-    x51 = n_pp*x2/hbm_bw
-    x52 = kv_bytes*ctx*x11
-    x53 = x13/numpy.maximum(1, x17)
-    x54 = numpy.maximum(1, x53)
-    x55 = numpy.sqrt(x54)
-    x56 = x39*x55
-    x57 = numpy.maximum(1, numpy.minimum(x53, x56/numpy.sqrt(d_ff_shared)))
-    x58 = x44*x54
-    x59 = numpy.maximum(1, numpy.minimum(x53, x56/numpy.sqrt(d_ff)))
-    x60 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x16, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x61 = numpy.sqrt(numpy.ceil(x15*x54))
+    x10 = x2/flops
+    x11 = s**(-1.0)
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = d_ff_shared*n_sh
+    x15 = d_model*x13*x14
+    x16 = d_model*p
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = n_pp**(-1.0)
+    x23 = n_gpu*x22
+    x24 = x21*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(x18)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x24, numpy.maximum(1, x26*x27/x25))
+    x29 = b*x22
+    x30 = q_len*x29
+    x31 = x30*x4
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x32)))
+    x34 = p_act*x30
+    x35 = n_gpu*x21*x6/n_pp**2
+    x36 = p_act*x35
+    x37 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x19)*x27*x32/x26))
+    x38 = n_pp*x2/hbm_bw
+    x39 = kv_bytes*ctx*x29
+    x40 = numpy.minimum(n_experts, x23)
+    x41 = numpy.less_equal(s, (1/2)*x29)
+    x42 = numpy.where(x41, x40, 1)
+    x43 = x23/numpy.maximum(1, x42)
+    x44 = numpy.maximum(1, x43)
+    x45 = numpy.sqrt(x44)
+    x46 = x25*x45
+    x47 = numpy.maximum(1, numpy.minimum(x43, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x31*x44
+    x49 = numpy.maximum(1, numpy.minimum(x43, x46/numpy.sqrt(d_ff)))
+    x50 = numpy.log(2)**(-1.0)
+    x51 = node_size**(-1.0)
+    x52 = numpy.minimum(n_active, x42)
+    x53 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x42*x51)) + (1 - xi_ep)*numpy.ceil(x51*x52)
+    x54 = x50*numpy.log(x53)
+    x55 = x53**(-1.0)
+    x56 = x52*x55
+    x57 = bw_ar_intra**(-1.0)
+    x58 = numpy.maximum(x1*(x53 - 1), x53*x57*numpy.maximum(0, x52*x55 - 1))
+    x59 = x58*x8
+    x60 = numpy.where(x41, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x23, 1), numpy.less_equal(x23/x40, 1)), 1, numpy.sqrt(x23*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x23, 1), 1, numpy.sqrt(x23)), 1))
+    x61 = numpy.sqrt(numpy.ceil(x44*x51))
     x62 = x61**(-1.0)
-    x63 = numpy.maximum(x1*(x61 - 1), x23*x61*numpy.maximum(0, x55*x62 - 1))
+    x63 = numpy.maximum(x1*(x61 - 1), x57*x61*numpy.maximum(0, x45*x62 - 1))
     x64 = n_ff_out*x63*x8*(n_active + n_sh)
-    x65 = x55*x62
-    x66 = x14*numpy.log(x61)
+    x65 = x45*x62
+    x66 = x50*numpy.log(x61)
     x67 = (7/125000)*x65 + (7/125000)*x66 - 7/125000
     x68 = (3/2500000)*x65 + (1/100000)*x66 + 7/1250000
     x69 = (1/400000)*x65 + (17/1000000)*x66 + 23/2000000
-    x70 = n_ff_in*p_act*x63*x7*(d_ff*n_active + x30)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x31) + x52)), n_layers*(numpy.where(x60, 0, numpy.minimum(numpy.minimum(x64 + x67, (20/19)*x64 + x69), 2*x64 + x68)) + numpy.where(x60, 0, numpy.minimum(numpy.minimum(x67 + x70, x68 + 2*x70), x69 + (20/19)*x70))) + t_kernel*x0 + x26*numpy.where(numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x20 + (3/5000000)*x22 + x25 + 31/5000000, (17/2000000)*x20 + (1/800000)*x22 + (10/19)*x25 + 51/4000000), (7/250000)*x20 + (7/250000)*x22 + x24*x5 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x27*x6*(2*n_attn + 2*n_unembed) + x27*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x28 + x26*x31)), sigma_attn*n_layers*x51*(p*x34*x36 + x32*x33 + x32*x34 + x33*x46*x47 + x34*x47*x50 + x34*x49/x42 + x36*x49/x50 + x4*x48/x46 + x42*x44) + x51*(n_layers*(n_experts*x29*(1 - (1 - x28)**x43)*(d_ff*x28*x47*x59 + d_ff*x32 + x28*x58/x59) + n_sh*x29*(d_ff_shared*x32 + d_ff_shared*x47*x57 + x58/x57)) + vocab*x32 + x52)), numpy.inf)
+    x70 = n_ff_in*p_act*x63*x7*(d_ff*n_active + x14)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*(numpy.where(x60, 0, numpy.minimum(numpy.minimum(x64 + x67, (20/19)*x64 + x69), 2*x64 + x68)) + numpy.where(x60, 0, numpy.minimum(numpy.minimum(x67 + x70, x68 + 2*x70), x69 + (20/19)*x70))) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x54 + (3/5000000)*x56 + x59 + 31/5000000, (17/2000000)*x54 + (1/800000)*x56 + (10/19)*x59 + 51/4000000), x5*x58 + (7/250000)*x54 + (7/250000)*x56 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x49 + d_ff*x16 + x11*x48/x49) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x34*x47 + x48/x47)) + vocab*x16 + x39)), numpy.inf)
 
 
-def nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4753,7 +4761,7 @@ def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x17 = numpy.minimum(n_experts, x14)
     x18 = numpy.where(x13, x17, 1)
     x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x16*x19)
+    x20 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x16*x18)) + (1 - xi_ep)*numpy.ceil(x16*x19)
     x21 = x15*numpy.log(x20)
     x22 = x20**(-1.0)
     x23 = x19*x22
@@ -4819,22 +4827,22 @@ def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x73*(p*x57*x61 + x4*x70/x68 + x57*x71/x72 + x59*x60 + x59*x61 + x60*x68*x69 + x61*x69*x72 + x61*x71/x64 + x64*x66) + x73*(n_layers*(n_experts*x75*(1 - (1 - x79)**x65)*(d_ff*x59 + d_ff*x69*x79*x80 + x78*x79/x80) + n_sh*x75*(d_ff_shared*x59 + d_ff_shared*x69*x77 + x78/x77)) + vocab*x59 + x74), sigma_attn*x6*x81*(2*n_attn + 2*n_unembed) + x81*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x79 + x27*x82)), p*(n_attn + n_ff + n_unembed + n_layers*x82) + x74, x10
 
 
-def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -4853,7 +4861,7 @@ def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4870,20 +4878,20 @@ def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -4891,7 +4899,7 @@ def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4920,13 +4928,13 @@ def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4967,24 +4975,24 @@ def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(x0*x1*x14*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x15 + 2*x18)), sigma_attn*n_layers*x29*(d_head*x2*x31*x35/x36 + n_q*x30 + x14*x25*x34 + x26*x36 + x3*x35/x34 + x30*x31) + x29*(n_layers*(n_experts*x16*(1 - (1 - x15)**x24)*(d_ff*x15*x25*x28 + d_ff*x19 + x15*x27/x28) + x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/n_pp
     x1 = numpy.maximum(1, x0)
     x2 = x0/sigma_attn
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -4992,7 +5000,7 @@ def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5031,19 +5039,19 @@ def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x16)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x25*(d_head*x27*x3*x33/x34 + n_q*x26 + x10*x21*x32 + x22*x34 + x26*x27 + x33*x4/x32) + x25*(n_layers*(n_experts*x12*(1 - (1 - x11)**x20)*(d_ff*x11*x21*x24 + d_ff*x15 + x11*x23/x24) + x13*(d_ff_shared*x15 + d_ff_shared*x19*x21 + x23/x19)) + vocab*x15 + x16)), numpy.inf)
 
 
-def torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5085,7 +5093,7 @@ def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(d_head*x2*x29*x34/x35 + n_q*x28 + x20*x32*x33 + x21*x35 + x28*x29 + x3*x34/x32) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x36*(2*n_attn + 2*n_unembed) + x36*(x0*x1*x33*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x37)), p*(n_attn + n_ff + n_unembed + x37) + x15, x7
 
 
-def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -5139,11 +5147,11 @@ def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(x41, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x40, numpy.inf), n_layers*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x43*(x33 - 1) - 1/500000), numpy.where(x41, n_layers*(numpy.where(x44, 0, x45*x9 + x46) + numpy.where(x44, 0, n_ff_in*x4*x45*x7*(d_ff*n_active + x16) + x46)) + x40, numpy.inf), n_layers*(numpy.where(x47, 0, x43*x48 + x49) + numpy.where(x47, 0, x39*x42*x48 + x49))
 
 
-def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5151,7 +5159,7 @@ def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5161,7 +5169,7 @@ def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -5180,7 +5188,7 @@ def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5197,20 +5205,20 @@ def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5224,7 +5232,7 @@ def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5253,13 +5261,13 @@ def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5308,11 +5316,11 @@ def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x26) + x28)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x24 + 2*x26)), sigma_attn*n_layers*x37*(n_q*x38 + x2*x21*x43/x44 + x20*x38 + x23*x33*x42 + x3*x43/x42 + x34*x44) + x37*(n_layers*(n_experts*x25*(1 - (1 - x24)**x32)*(d_ff*x24*x33*x36 + d_ff*x27 + x24*x35/x36) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x31*x33 + x35/x31)) + vocab*x27 + x28)), numpy.inf)
 
 
-def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5322,14 +5330,14 @@ def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x1 = 2*n_layers
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5341,7 +5349,7 @@ def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5385,19 +5393,19 @@ def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x19) + x21)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(x0*x1*x16*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x17 + 2*x19)), sigma_attn*n_layers*x30*(d_head*x2*x32*x38/x39 + n_q*x31 + x16*x26*x37 + x27*x39 + x3*x38/x37 + x31*x32) + x30*(n_layers*(n_experts*x18*(1 - (1 - x17)**x25)*(d_ff*x17*x26*x29 + d_ff*x20 + x17*x28/x29) + n_sh*x18*(d_ff_shared*x20 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x20 + x21)), numpy.inf)
 
 
-def torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5447,22 +5455,22 @@ def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(n_q*x36 + x2*x22*x42/x43 + x21*x36 + x3*x42/x40 + x30*x40*x41 + x31*x43) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x44*(2*n_attn + 2*n_unembed) + x44*(x0*x1*x41*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x45)), p*(n_attn + n_ff + n_unembed + x45) + x24, x7
 
 
-def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -5484,7 +5492,7 @@ def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5501,20 +5509,20 @@ def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -5522,7 +5530,7 @@ def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5555,13 +5563,13 @@ def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5606,24 +5614,24 @@ def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x17) + x19)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x14 + 2*x17)), sigma_attn*n_layers*x28*(p*x30*x32 + x18*x29 + x18*x30 + x24*x29*x37 + x24*x30*x40 + x25*x35 + x3*x38/x37 + x30*x39/x35 + x32*x39/x40) + x28*(n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x14*x24*x27 + d_ff*x18 + x14*x26/x27) + x16*(d_ff_shared*x18 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x18 + x19)), numpy.inf)
 
 
-def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/n_pp
     x1 = numpy.maximum(1, x0)
     x2 = x0/sigma_attn
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -5631,7 +5639,7 @@ def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5674,19 +5682,19 @@ def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x15)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x24*(p*x26*x28 + x14*x25 + x14*x26 + x20*x25*x35 + x20*x26*x38 + x21*x33 + x26*x37/x33 + x28*x37/x38 + x36*x4/x35) + x24*(n_layers*(n_experts*x11*(1 - (1 - x10)**x19)*(d_ff*x10*x20*x23 + d_ff*x14 + x10*x22/x23) + x12*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15)), numpy.inf)
 
 
-def torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5732,7 +5740,7 @@ def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(p*x29*x31 + x14*x28 + x14*x29 + x20*x28*x36 + x20*x29*x39 + x21*x34 + x29*x38/x34 + x3*x37/x36 + x31*x38/x39) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x40*(2*n_attn + 2*n_unembed) + x40*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x41)), p*(n_attn + n_ff + n_unembed + x41) + x15, x7
 
 
-def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -5789,11 +5797,11 @@ def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(x44, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x43, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x46*(x34 - 1) - 1/500000), numpy.where(x44, n_layers*(numpy.where(x47, 0, x48*x9 + x49) + numpy.where(x47, 0, n_ff_in*x4*x48*x7*(d_ff*n_active + x15) + x49)) + x43, numpy.inf), n_layers*(numpy.where(x50, 0, x46*x51 + x52) + numpy.where(x50, 0, x32*x45*x51 + x52))
 
 
-def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5801,7 +5809,7 @@ def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5811,7 +5819,7 @@ def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -5833,7 +5841,7 @@ def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5850,20 +5858,20 @@ def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5877,7 +5885,7 @@ def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5910,13 +5918,13 @@ def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5968,11 +5976,11 @@ def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x25) + x27)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x23 + 2*x25)), sigma_attn*n_layers*x36*(p*x21*x38 + x21*x46/x47 + x26*x37 + x26*x38 + x3*x45/x44 + x32*x37*x44 + x32*x38*x47 + x33*x42 + x38*x46/x42) + x36*(n_layers*(n_experts*x24*(1 - (1 - x23)**x31)*(d_ff*x23*x32*x35 + d_ff*x26 + x23*x34/x35) + n_sh*x24*(d_ff_shared*x26 + d_ff_shared*x30*x32 + x34/x30)) + vocab*x26 + x27)), numpy.inf)
 
 
-def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5982,14 +5990,14 @@ def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x1 = 2*n_layers
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -6001,7 +6009,7 @@ def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6049,19 +6057,19 @@ def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x16 + 2*x18)), sigma_attn*n_layers*x29*(p*x31*x33 + x19*x30 + x19*x31 + x25*x30*x40 + x25*x31*x43 + x26*x38 + x3*x41/x40 + x31*x42/x38 + x33*x42/x43) + x29*(n_layers*(n_experts*x17*(1 - (1 - x16)**x24)*(d_ff*x16*x25*x28 + d_ff*x19 + x16*x27/x28) + n_sh*x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6114,16 +6122,16 @@ def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(p*x22*x37 + x22*x45/x46 + x23*x36 + x23*x37 + x3*x44/x43 + x30*x36*x43 + x30*x37*x46 + x31*x41 + x37*x45/x41) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x47*(2*n_attn + 2*n_unembed) + x47*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x48)), p*(n_attn + n_ff + n_unembed + x48) + x24, x7
 
 
-def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6137,7 +6145,7 @@ def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -6156,7 +6164,7 @@ def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6174,20 +6182,20 @@ def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6202,7 +6210,7 @@ def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -6232,13 +6240,13 @@ def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6288,11 +6296,11 @@ def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x41)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + x18 - 1/2) + x1*(2*n_ff*x24 + x19*x27)), sigma_attn*n_layers*x40*(d_head*x2*x30*x37/x38 + n_q*x29 + x23*x34*x36 + x29*x30 + x3*x37/x34 + x38*x39) + x40*(n_layers*(n_experts*x25*(1 - (1 - x24)**x35)*(d_ff*x24*x36*x45 + d_ff*x28 + x24*x44/x45) + x26*(d_ff_shared*x28 + d_ff_shared*x36*x43 + x44/x43)) + vocab*x28 + x41)), numpy.inf)
 
 
-def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6306,7 +6314,7 @@ def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -6316,7 +6324,7 @@ def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6329,7 +6337,7 @@ def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6377,19 +6385,19 @@ def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x23) + x39)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(x0*x1*x19*(ctx + x14 - 1/2) + x1*(2*n_ff*x20 + x15*x23)), sigma_attn*n_layers*x38*(d_head*x2*x26*x35/x36 + n_q*x25 + x19*x32*x34 + x25*x26 + x3*x35/x32 + x36*x37) + x38*(n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x20*x34*x43 + d_ff*x24 + x20*x42/x43) + x22*(d_ff_shared*x24 + d_ff_shared*x34*x41 + x42/x41)) + vocab*x24 + x39)), numpy.inf)
 
 
-def torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6440,7 +6448,7 @@ def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x36*(d_head*x2*x25*x33/x34 + n_q*x24 + x24*x25 + x29*x31*x32 + x34*x35 + x3*x33/x29) + x36*(n_layers*(n_experts*x41*(1 - (1 - x43)**x30)*(d_ff*x23 + d_ff*x31*x43*x44 + x40*x43/x44) + x42*(d_ff_shared*x23 + d_ff_shared*x31*x39 + x40/x39)) + vocab*x23 + x37), x22*x45*(2*n_attn + 2*n_unembed) + x45*(x0*x1*x32*(ctx + x15 - 1/2) + x1*(2*n_ff*x43 + x17*x46)), p*(n_attn + n_ff + n_unembed + n_layers*x46) + x37, x7
 
 
-def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -6505,11 +6513,11 @@ def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(x53, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x54*(x34 - 1) - 1/500000), numpy.where(x53, n_layers*(numpy.where(x55, 0, x16*x56 + x57) + numpy.where(x55, 0, n_ff_in*x11*x14*x56*(d_ff*n_active + x28) + x57)) + x52, numpy.inf), n_layers*(numpy.where(x58, 0, x54*x59 + x60) + numpy.where(x58, 0, x19*x24*x44*x59 + x60))
 
 
-def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -6517,7 +6525,7 @@ def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6536,7 +6544,7 @@ def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -6555,7 +6563,7 @@ def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6573,20 +6581,20 @@ def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6609,7 +6617,7 @@ def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -6639,13 +6647,13 @@ def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6703,11 +6711,11 @@ def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x35) + x49)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(x0*x1*x32*(ctx + x14 - 1/2) + x1*(2*n_ff*x33 + x16*x35)), sigma_attn*n_layers*x48*(n_q*x37 + x2*x23*x45/x46 + x22*x37 + x3*x45/x42 + x32*x42*x44 + x46*x47) + x48*(n_layers*(n_experts*x34*(1 - (1 - x33)**x43)*(d_ff*x33*x44*x53 + d_ff*x36 + x33*x52/x53) + n_sh*x34*(d_ff_shared*x36 + d_ff_shared*x44*x51 + x52/x51)) + vocab*x36 + x49)), numpy.inf)
 
 
-def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6726,7 +6734,7 @@ def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = 2*n_layers
     x2 = n_pp**(-1.0)
@@ -6737,7 +6745,7 @@ def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6756,7 +6764,7 @@ def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
-def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6808,19 +6816,19 @@ def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x43)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(x0*x1*x24*(ctx + x14 - 1/2) + x1*(2*n_ff*x25 + x15*x27)), sigma_attn*n_layers*x42*(d_head*x2*x30*x39/x40 + n_q*x29 + x24*x36*x38 + x29*x30 + x3*x39/x36 + x40*x41) + x42*(n_layers*(n_experts*x26*(1 - (1 - x25)**x37)*(d_ff*x25*x38*x47 + d_ff*x28 + x25*x46/x47) + n_sh*x26*(d_ff_shared*x28 + d_ff_shared*x38*x45 + x46/x45)) + vocab*x28 + x43)), numpy.inf)
 
 
-def torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6880,16 +6888,16 @@ def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x46*(n_q*x34 + x2*x32*x43/x44 + x3*x43/x39 + x31*x34 + x39*x41*x42 + x44*x45) + x46*(n_layers*(n_experts*x48*(1 - (1 - x52)**x40)*(d_ff*x33 + d_ff*x41*x52*x53 + x51*x52/x53) + n_sh*x48*(d_ff_shared*x33 + d_ff_shared*x41*x50 + x51/x50)) + vocab*x33 + x47), x28*x54*(2*n_attn + 2*n_unembed) + x54*(x0*x1*x42*(ctx + x15 - 1/2) + x1*(2*n_ff*x52 + x18*x55)), p*(n_attn + n_ff + n_unembed + n_layers*x55) + x47, x7
 
 
-def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6903,7 +6911,7 @@ def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -6925,7 +6933,7 @@ def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6943,20 +6951,20 @@ def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6971,7 +6979,7 @@ def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7005,13 +7013,13 @@ def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7065,11 +7073,11 @@ def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x45)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + x18 - 1/2) + x1*(2*n_ff*x23 + x19*x26)), sigma_attn*n_layers*x44*(p*x29*x31 + x27*x28 + x27*x29 + x28*x37*x40 + x29*x37*x43 + x29*x42/x35 + x3*x41/x40 + x31*x42/x43 + x35*x38) + x44*(n_layers*(n_experts*x24*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x49 + d_ff*x27 + x23*x48/x49) + x25*(d_ff_shared*x27 + d_ff_shared*x37*x47 + x48/x47)) + vocab*x27 + x45)), numpy.inf)
 
 
-def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -7083,7 +7091,7 @@ def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -7093,7 +7101,7 @@ def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -7106,7 +7114,7 @@ def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7158,19 +7166,19 @@ def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x22) + x43)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x19 + x15*x22)), sigma_attn*n_layers*x42*(p*x25*x27 + x23*x24 + x23*x25 + x24*x35*x38 + x25*x35*x41 + x25*x40/x33 + x27*x40/x41 + x3*x39/x38 + x33*x36) + x42*(n_layers*(n_experts*x20*(1 - (1 - x19)**x34)*(d_ff*x19*x35*x47 + d_ff*x23 + x19*x46/x47) + x21*(d_ff_shared*x23 + d_ff_shared*x35*x45 + x46/x45)) + vocab*x23 + x43)), numpy.inf)
 
 
-def torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7225,7 +7233,7 @@ def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x40*(p*x25*x27 + x23*x24 + x23*x25 + x24*x33*x36 + x25*x33*x39 + x25*x38/x31 + x27*x38/x39 + x3*x37/x36 + x31*x34) + x40*(n_layers*(n_experts*x45*(1 - (1 - x47)**x32)*(d_ff*x23 + d_ff*x33*x47*x48 + x44*x47/x48) + x46*(d_ff_shared*x23 + d_ff_shared*x33*x43 + x44/x43)) + vocab*x23 + x41), x22*x49*(2*n_attn + 2*n_unembed) + x49*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x47 + x17*x50)), p*(n_attn + n_ff + n_unembed + n_layers*x50) + x41, x7
 
 
-def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -7293,11 +7301,11 @@ def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return numpy.where(x56, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x55, numpy.inf), n_layers*numpy.where(numpy.less_equal(x35, 1), 0, (1/500000)*x35 + x57*(x35 - 1) - 1/500000), numpy.where(x56, n_layers*(numpy.where(x58, 0, x16*x59 + x60) + numpy.where(x58, 0, n_ff_in*x11*x14*x59*(d_ff*n_active + x27) + x60)) + x55, numpy.inf), n_layers*(numpy.where(x61, 0, x57*x62 + x63) + numpy.where(x61, 0, x19*x24*x33*x62 + x63))
 
 
-def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -7305,7 +7313,7 @@ def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7324,7 +7332,7 @@ def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7346,7 +7354,7 @@ def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -7364,20 +7372,20 @@ def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7400,7 +7408,7 @@ def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7434,13 +7442,13 @@ def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7501,11 +7509,11 @@ def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x34) + x52)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x32 + x16*x34)), sigma_attn*n_layers*x51*(p*x23*x37 + x23*x49/x50 + x3*x48/x47 + x35*x36 + x35*x37 + x36*x44*x47 + x37*x44*x50 + x37*x49/x42 + x42*x45) + x51*(n_layers*(n_experts*x33*(1 - (1 - x32)**x43)*(d_ff*x32*x44*x56 + d_ff*x35 + x32*x55/x56) + n_sh*x33*(d_ff_shared*x35 + d_ff_shared*x44*x54 + x55/x54)) + vocab*x35 + x52)), numpy.inf)
 
 
-def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7524,7 +7532,7 @@ def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = 2*n_layers
     x2 = n_pp**(-1.0)
@@ -7535,7 +7543,7 @@ def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7554,7 +7562,7 @@ def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
-def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7610,19 +7618,19 @@ def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x47)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x24 + x15*x26)), sigma_attn*n_layers*x46*(p*x29*x31 + x27*x28 + x27*x29 + x28*x39*x42 + x29*x39*x45 + x29*x44/x37 + x3*x43/x42 + x31*x44/x45 + x37*x40) + x46*(n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x24*x39*x51 + d_ff*x27 + x24*x50/x51) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x39*x49 + x50/x49)) + vocab*x27 + x47)), numpy.inf)
 
 
-def torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared):
+def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1

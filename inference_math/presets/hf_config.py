@@ -748,7 +748,7 @@ def model_fields(arch: Architecture) -> dict:
         "n_experts": ffn.n_experts, "n_active_experts": ffn.top_k, "vocab": arch.vocab,
         "embedding_matrices": 1 if arch.tied else 2, "weight_bytes": arch.dtype_bits / 8,
         "activation_bytes": arch.activation_bytes, "source": f"config.json ({arch.model_type})",
-        "note": "read from a Hugging Face config.json",
+        "note": "read from a Hugging Face config.json", "experts_spread": True,
     }
     if arch.d_model % a.n_q or arch.d_model // a.n_q != a.d_head:
         fields["d_head"] = a.d_head

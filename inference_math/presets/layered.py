@@ -90,7 +90,8 @@ class LayeredModel:
                      "weight_bytes": bits / 8, "activation_bytes": arch.activation_bytes,
                      "vocab": arch.vocab if number == 0 else 0,
                      "embedding_matrices": 1 if arch.tied else 2,
-                     "source": source or f"config.json ({arch.model_type})"}
+                     "source": source or f"config.json ({arch.model_type})",
+                     "experts_spread": True}
             if a.mla:
                 c_q, c_kv, _, d_v = a.mla
                 shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q)

@@ -44,6 +44,9 @@ class Model:
     mla_kv_dim: int | None = None  # set for multi-head latent attention
     mla_q_dim: int | None = None
     note: str = field(default="")
+    # False: a token's experts share a node (the reference code); True: they are spread over the
+    # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
+    experts_spread: bool = False
 
     def __post_init__(self):
         where = f"model {self.name!r}"
