@@ -233,6 +233,8 @@ class Prediction:
     memory_gb: float
     weights_gb: float
     prefill_gpus_per_decode_gpu: float | None  # eq-prefill-disagg-ratio at input_len:output_len
+    prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
+    binding_prefill_pass: str | None  # its binding term
     decode_terms_ms: dict = field(default_factory=dict)
     prefill_terms_ms: dict = field(default_factory=dict)
 
@@ -309,13 +311,15 @@ def predict(dep: Deployment) -> Prediction:
                           output_tokens_per_s_per_gpu=None, ttft_ms=None,
                           usd_per_mtok_output=None, usd_per_mtok_input=None,
                           binding_decode=None, binding_prefill=None, gamma=1,
-                          prefill_gpus_per_decode_gpu=None, **common)
+                          prefill_gpus_per_decode_gpu=None, prefill_pass_ms=None, binding_prefill_pass=None,
+                          **common)
     token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
     prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
     pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
     ttft = pre_terms["latency"]
     prompts = pp * dep.prefill_batch
-    pre_pass = ttft if dep.prefill_batch == 1 else float(prompt["latency"](n, prompts, pp, sigma))
+    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma))
+    pre_pass = pass_terms["latency"]
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
     usd_in = float(in_cost(n, pre_pass, prompts, dep.input_len, dep.usd_per_hour))
@@ -324,7 +328,7 @@ def predict(dep: Deployment) -> Prediction:
         output_tokens_per_s_per_gpu=batch / (n * token), ttft_ms=ttft * 1e3,
         usd_per_mtok_output=usd_out, usd_per_mtok_input=usd_in,
         binding_decode=binding_term(terms, drafting), binding_prefill=binding_term(pre_terms),
-        gamma=steps,
+        gamma=steps, prefill_pass_ms=pre_pass * 1e3, binding_prefill_pass=binding_term(pass_terms),
         prefill_gpus_per_decode_gpu=float(ratio(dep.input_len / dep.output_len, usd_in, usd_out)),
         decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
         prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, **common)
