@@ -233,17 +233,19 @@ def pending() -> list[dict]:
                 str(row["gpu"]).split(" (")[0] in SERVING_GPUS or row["gpu"] in SERVING_GPUS):
             continue
         model = str(row["model"])
-        if any(name in model for name in ("DeepSeek", "Kimi", "Qwen3-30B", "Qwen3-235B")):
-            why = "MoE with shared experts or dense first layers: after the mixed-layer model"
+        missing = [key for key in ("tp", "batch_or_concurrency", "input_len", "output_len",
+                                   "weight_precision") if not isinstance(row[key], float)
+                   and not (key == "weight_precision" and row[key])]
+        if any(name in model for name in ("DeepSeek", "Kimi")):
+            why = "shared expert and dense first layers: after the mixed-layer model"
         elif "gpt-oss" in model:
             why = "alternating sliding-window layers: after the mixed-layer model"
-        else:
-            missing = [key for key in ("tp", "batch_or_concurrency", "input_len", "output_len",
-                                       "weight_precision") if not isinstance(row[key], float)
-                       and not (key == "weight_precision" and row[key])]
-            why = "not stated: " + ", ".join(missing) if missing else "load-dependent (server)"
-            if "MLPerf" in model or "MLPERF" in str(row["source_id"]):
+        elif missing:
+            why = "not stated: " + ", ".join(missing)
+            if "MLPERF" in str(row["source_id"]):
                 why += "; MLPerf Server latencies depend on the arrival rate"
+        else:
+            why = "a GPU or precision without a preset"
         out.append({"row": int(row["row_id"]), "source": row["source_id"], "model": model,
                     "gpu": row["gpu"], "why": why})
     return out
