@@ -7,6 +7,8 @@
     inference-math max-speed --model M --gpu G [options] [--json | --csv]   its fastest point
     inference-math preferred --model M --gpu G [options] [--alpha A] [--json | --csv]
                                                 the point maximizing tok/s^alpha / price
+    inference-math predict --model M --gpu G --tp N --batch B --input-len I --output-len O [options]
+                                                the full model at one given deployment
     inference-math describe-model MODEL_OR_PATH [--weight-bits B] [--json]
                                                 parameters, layer mix, KV cache and weight bytes
                                                 of a preset or a Hugging Face config.json

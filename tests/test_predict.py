@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from importlib.resources import files
 
 import pytest
 import sympy as sp
@@ -15,11 +16,11 @@ from inference_math.cli import main
 from inference_math.core import symbols as S
 from inference_math.derivations import dense_economics as de
 from inference_math.engine import prefill as pf
-from inference_math.engine.predict import Deployment, DeploymentError, predict
+from inference_math.engine.predict import Deployment, DeploymentError, predict, prefill_terms
 from inference_math.engine.search import Setting, frontier
 from inference_math.engine.speculative import spec_latency_fn
 from inference_math.presets.hardware import get_gpu
-from inference_math.presets.models import get_model
+from inference_math.presets.models import MODELS, get_model
 
 H100, H800 = get_gpu("h100"), get_gpu("h800")
 LLAMA_70B, LLAMA_8B, DSV3 = get_model("llama-3-70b"), get_model("llama-3-8b"), get_model("deepseek-v3")
@@ -196,8 +197,7 @@ def test_prefill_against_tensor_economics_one_prompt_on_one_gpu():
                      input_len=m["prefill_tokens"], output_len=1)
     result = predict(dep)  # does not fit in 80 GB; its terms are still the model's
     assert not result.fits
-    from inference_math.engine.predict import _branch, _terms
-    terms = _terms(_branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes), (1, 1, 1, 1))
+    terms = prefill_terms(dep)
     assert terms["arithmetic"] * m["h100_flops"] == pytest.approx(m["prefill_flops_stated"],
                                                                   rel=0.02)
     assert terms["arithmetic"] == pytest.approx(m["prefill_time_stated_s"], rel=0.03)
@@ -285,3 +285,48 @@ def test_cli_predict_batch_that_does_not_fit_reports_its_memory(capsys):
     assert main(_replace(GOOD, "--batch", "400")) == 2
     err = capsys.readouterr().err
     assert "GB" in err and "largest batch that fits is 249" in err
+
+
+# --- every preset and imported config -----------------------------------------------------------
+
+def _replica(model) -> tuple[int, int]:
+    """A TP that divides the heads (8 when it can) and the fewest pipeline stages holding the
+    weights in H100s with room to spare."""
+    tp = max(d for d in (1, 2, 4, 8) if model.n_q_heads % d == 0)
+    stages = math.ceil(1.3 * model.total_params * model.weight_bytes / (tp * H100.hbm_bytes))
+    return tp, min(stages, model.layers)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_every_preset_predicts_finite_numbers(name, capsys):
+    model = MODELS[name]
+    tp, pp = _replica(model)
+    argv = ["predict", "--model", name, "--gpu", "h100", "--tp", str(tp), "--pp", str(pp),
+            "--batch", str(max(pp, 8)), "--input-len", "1000", "--output-len", "1000", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    row = json.loads(capsys.readouterr().out)  # strict JSON: no NaN, no infinity
+    assert row["fits"] and row["tpot_ms"] > 0 and row["ttft_ms"] > 0
+    assert row["n_ep"] == Deployment(model=model, gpu=H100, tp=tp, pp=pp, batch=max(pp, 8),
+                                     input_len=1000, output_len=1000).expert_parallel
+
+
+CONFIGS = files("inference_math") / "data" / "hf_configs"
+
+
+@pytest.mark.parametrize("name", ["meta-llama--Meta-Llama-3.1-8B", "Qwen--Qwen3-30B-A3B",
+                                  "mistralai--Mixtral-8x7B-v0.1"])
+def test_imported_configs_predict(name, capsys):
+    path = str(CONFIGS / f"{name}.config.json")
+    argv = ["predict", "--model", path, "--gpu", "h100", "--tp", "4", "--batch", "32",
+            "--input-len", "2000", "--output-len", "500", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["fits"]
+
+
+def test_a_config_the_full_model_cannot_read_is_one_line(capsys):
+    path = str(CONFIGS / "deepseek-ai--DeepSeek-V3.config.json")
+    argv = ["predict", "--model", path, "--gpu", "h100", "--tp", "8", "--batch", "32",
+            "--input-len", "2000", "--output-len", "500"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--model" in err[0]

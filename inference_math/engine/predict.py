@@ -260,6 +260,13 @@ def _terms(branch: fm.Branch, args: tuple) -> dict[str, float]:
     return {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
 
 
+def prefill_terms(dep: Deployment) -> dict[str, float]:
+    """The terms of eq-prefill-ttft for one prompt of the deployment, in seconds, whether or not
+    the deployment fits ('latency' is then infinite; the other terms are still the model's)."""
+    branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes)
+    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma))
+
+
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
     """The largest share of a step (the search's BINDING names): kernel launches, collective
     latency, network bandwidth, the larger of memory and arithmetic, or the drafter's passes."""
