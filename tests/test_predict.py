@@ -330,3 +330,11 @@ def test_a_config_the_full_model_cannot_read_is_one_line(capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--model" in err[0]
+
+
+def test_mfu_is_two_flops_per_parameter_per_token_over_the_peak():
+    """At an empty context a token costs 2 FLOPs per parameter it multiplies (about 70.55 B for
+    Llama 3 70B, both embeddings counted as the reference code does)."""
+    result = predict(deployment(batch=64, context=0))
+    by_hand = 2 * 70.55e9 * 64 / (8 * H100.flops(16) * result.tpot_ms / 1e3)
+    assert result.mfu == pytest.approx(by_hand, rel=0.02)

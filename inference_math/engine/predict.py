@@ -235,6 +235,7 @@ class Prediction:
     prefill_gpus_per_decode_gpu: float | None  # eq-prefill-disagg-ratio at input_len:output_len
     prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
     binding_prefill_pass: str | None  # its binding term
+    mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
     decode_terms_ms: dict = field(default_factory=dict)
     prefill_terms_ms: dict = field(default_factory=dict)
 
@@ -319,7 +320,7 @@ def predict(dep: Deployment) -> Prediction:
                           usd_per_mtok_output=None, usd_per_mtok_input=None,
                           binding_decode=None, binding_prefill=None, gamma=1,
                           prefill_gpus_per_decode_gpu=None, prefill_pass_ms=None, binding_prefill_pass=None,
-                          **common)
+                          mfu=None, **common)
     token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
     prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
     pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
@@ -330,8 +331,10 @@ def predict(dep: Deployment) -> Prediction:
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
     usd_in = float(in_cost(n, pre_pass, prompts, dep.input_len, dep.usd_per_hour))
+    flops = float(fm.forward_flops_fn(dep.model)(batch, 1.0, ctx_decode))
+    mfu = flops / (n * dep.gpu.flops(round(8 * w)) * token)
     return Prediction(
-        tpot_ms=token * 1e3, tokens_per_s_per_user=1.0 / token,
+        mfu=mfu, tpot_ms=token * 1e3, tokens_per_s_per_user=1.0 / token,
         output_tokens_per_s_per_gpu=batch / (n * token), ttft_ms=ttft * 1e3,
         usd_per_mtok_output=usd_out, usd_per_mtok_input=usd_in,
         binding_decode=binding_term(terms, drafting), binding_prefill=binding_term(pre_terms),
