@@ -338,3 +338,16 @@ def test_mfu_is_two_flops_per_parameter_per_token_over_the_peak():
     result = predict(deployment(batch=64, context=0))
     by_hand = 2 * 70.55e9 * 64 / (8 * H100.flops(16) * result.tpot_ms / 1e3)
     assert result.mfu == pytest.approx(by_hand, rel=0.02)
+
+
+def test_the_ttft_arithmetic_evaluates_to_the_compiled_prefill_term():
+    """eq-prefill-ttft's arithmetic, substituted by hand with Llama 3 70B's counts on 8 H100s,
+    equals the prefill pass's arithmetic term of the generated code."""
+    model, tp, prompt = LLAMA_70B, 8, 3000
+    values = {S.n_attn: model.attention_params, S.n_ff: model.ff_params,
+              S.n_unembed: model.embedding_params, S.s: 1, S.d_head: 128, S.n_q: 64,
+              S.n_layers: 80, S.flops: H100.flops(16) * H100.flop_cap, S.n_gpu: tp, S.n_pp: 1,
+              S.sigma_attn: 1, S.t_prompt: prompt}
+    by_hand = float(pf.prompt_flop_time().subs(values))
+    terms = prefill_terms(deployment(tp=tp, input_len=prompt))
+    assert terms["arithmetic"] == pytest.approx(by_hand, rel=1e-12)
