@@ -16,6 +16,10 @@ q = ⌈T⌉ tokens (the smallest pass that can yield T tokens on average) and yi
 tokens, eq-spec-latency with t_Q = 0 and its expected tokens per step (1 − α^γ)/(1 − α) = T.
 The MTP head's own pass (one layer) is not counted.
 
+Whether the deployment fits, and the largest batch that does, count the weights and the KV cache
+of the whole batch at the decode context: eq-full-memory-need with every micro-batch's cache (the
+reference code checks one micro-batch's, which undercounts the cache N_PP-fold when N_PP > 1).
+
 Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
 is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
 input:output ratio.
@@ -305,11 +309,13 @@ def predict(dep: Deployment) -> Prediction:
     kv = dep.kv_bytes_per_token
     base = _branch(dep, dep.model, 1.0, ctx_decode, w, kv)
     need0 = float(base["need"](n, 0.0, pp, sigma))
-    need = float(base["need"](n, batch, pp, sigma))
+    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch's
+    # cache is N_PP times its cache term
+    per_sequence = (float(base["need"](n, batch, pp, sigma)) - need0) / batch * pp
+    need = need0 + per_sequence * batch
     capacity = n * dep.gpu.hbm_bytes
-    slope = (need - need0) / batch
-    max_batch = None if slope <= 0 else max(0, math.floor((capacity - need0) / slope))
-    fits = bool(base["feasible"](*args) > 0)
+    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - need0) / per_sequence))
+    fits = bool(base["feasible"](*args) > 0) and need <= capacity
     weights = dep.model.total_params * w
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
