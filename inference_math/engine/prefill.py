@@ -24,8 +24,12 @@ from ..core.registry import derivation
 from ..core.symbols import (
     b,
     b_mu,
+    c_kv,
     ctx,
+    d_head,
+    n_layers,
     n_pp,
+    n_q,
     price,
     q_len,
     r_pd,
@@ -61,13 +65,16 @@ def ttft(mla: bool = False) -> sp.Eq:
     activations). The arithmetic has a T_in² term from attention's mean context (T_in − 1)/2.
     """
     latency = fm.forward_latency().rhs.subs({
-        t_mem: fm.memory_time(mla).rhs, t_flop: fm.flop_time(mla).rhs})
-    return sp.Eq(t_ttft, _at_prompt(latency))
+        t_mem: _at_prompt(fm.memory_time(mla).rhs), t_flop: prompt_flop_time(mla)})
+    return sp.Eq(t_ttft, latency)
 
 
 def prompt_flop_time(mla: bool = False) -> sp.Expr:
-    """eq-full-flop-time at the prefill point: the arithmetic of eq-prefill-ttft."""
-    return _at_prompt(fm.flop_time(mla).rhs)
+    """eq-full-flop-time at the prefill point: the arithmetic of eq-prefill-ttft, with attention's
+    d_head·n_q·L·(T_in − 1) per prompt token collected."""
+    attention = (c_kv if mla else d_head) * n_q * n_layers
+    flop = sp.expand(_at_prompt(fm.flop_time(mla).rhs))
+    return sp.factor_terms(sp.collect(flop, attention))
 
 
 @derivation("eq-prefill-input-cost", "this book, from Erdil (2025) sec. 3 (eq-search-cost)")
