@@ -504,18 +504,19 @@ def _cmd_predict(args) -> str:
             raise InputError(f"argument --tp: infeasible: the weights of {dep.model.name} "
                              f"({result.weights_gb:,.1f} GB) do not fit in {gpus} "
                              f"({result.memory_gb:,.1f} GB)")
+        largest = (f"the largest batch that fits is {result.max_batch}" if result.max_batch
+                   else "no sequence fits at this context")
         raise InputError(f"argument --batch: infeasible: a batch of {dep.batch:g} at context "
                          f"{result.context:,.0f} needs {result.memory_need_gb:,.1f} GB (weights "
                          f"{result.weights_gb:,.1f} GB and the KV cache) but {gpus} hold "
-                         f"{result.memory_gb:,.1f} GB; the largest batch that fits is "
-                         f"{result.max_batch}")
+                         f"{result.memory_gb:,.1f} GB; {largest}")
     row = result.as_dict()
     _require_finite([row, row["decode_terms_ms"], row["prefill_terms_ms"]])
     if args.json:
         return _dumps(row)
     lines = [f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} (TP {dep.tp:g}, PP {dep.pp:g}, "
-             f"EP {result.n_ep:g}), batch {dep.batch:g}, {dep.input_len:g} in / "
-             f"{dep.output_len:g} out, decode at context {result.context:,.0f}"
+             f"EP {result.n_ep:g}), batch {dep.batch:,}, {dep.input_len:,} in / "
+             f"{dep.output_len:,} out, decode at context {result.context:,.0f}"
              + (f", {result.gamma:g} tokens verified per pass" if result.gamma != 1 else "")]
     for key, label, unit, spec in PREDICT_FIELDS:
         value = row[key]
