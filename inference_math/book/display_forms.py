@@ -22,7 +22,7 @@ import sympy as sp
 
 from .. import DERIVATIONS
 from ..core import symbols as S
-from .typeset import Log2, WrittenMin
+from .typeset import Log2, WrittenMax, WrittenMin
 
 R = sp.Rational
 
@@ -220,6 +220,39 @@ def _nccl():
     cheapest = WrittenMin(*times)
     return sp.Eq(coll.nccl_time().lhs,
                  sp.Piecewise((0, S.n_ranks <= 1), (cheapest, True)), evaluate=False)
+
+
+def _over_groups(expr):
+    return sp.Sum(sp.Indexed(expr, S.grp), (S.grp, 1, S.n_groups))
+
+
+@form("eq-full-grouped-latency", "kernels, network, the hops counted once, then the overlap of the "
+      "summed memory and arithmetic, as eq-full-forward-latency is written")
+def _grouped_latency():
+    from ..engine import full_model as fm
+
+    kernels = _mul(fm.KERNELS_PER_LAYER, S.t_kernel, _over_groups(S.n_layers))
+    hops = _mul(-1, sp.Add(S.n_groups, -1, evaluate=False), S.t_pipe)
+    overlap = WrittenMax(_over_groups(S.t_mem), _over_groups(S.t_flop))
+    return sp.Eq(fm.grouped_latency().lhs,
+                 sp.Add(kernels, _over_groups(S.t_net), hops, overlap, evaluate=False),
+                 evaluate=False)
+
+
+_EP_RANKS = sp.Symbol("r", positive=True)  # the ranks of a token's all-to-all
+
+
+@form("eq-full-expert-nodes", "the ranks min(n_active, N_EP) named r; the reference code's packing "
+      "first, then the spread weighted by ξ_EP", constants=lambda: {_EP_RANKS: sp.Min(S.n_active, S.n_ep)},
+      where=True)
+def _expert_nodes():
+    from ..engine import full_model as fm
+
+    packed = sp.ceiling(_mul(_EP_RANKS, _pow(S.node_size, -1)), evaluate=False)
+    spread = WrittenMin(_EP_RANKS, sp.ceiling(S.n_ep / S.node_size))
+    return sp.Eq(fm.expert_nodes_eq().lhs,
+                 sp.Add(_mul(sp.Add(1, -S.xi_ep, evaluate=False), packed), _mul(S.xi_ep, spread),
+                        evaluate=False), evaluate=False)
 
 
 # --- lookup -------------------------------------------------------------------------------------

@@ -74,6 +74,16 @@ class WrittenMin(sp.Function):
         return r"\min\left(" + ", ".join(printer._print(a) for a in self.args) + r"\right)"
 
 
+class WrittenMax(sp.Function):
+    """``max(a, b, ...)`` with its arguments in the order written; ``doit()`` is SymPy's ``Max``."""
+
+    def doit(self, **hints):
+        return sp.Max(*(a.doit(**hints) if hints.get("deep", True) else a for a in self.args))
+
+    def _latex(self, printer):
+        return r"\max\left(" + ", ".join(printer._print(a) for a in self.args) + r"\right)"
+
+
 class Log2(sp.Function):
     """``log₂ x`` as written (SymPy turns ``log(x, 2)`` into ``log(x)/log(2)``); ``doit()`` is
     SymPy's ``log(x)/log(2)``."""
