@@ -53,7 +53,7 @@ def speed_ticks(low: float, high: float) -> list[float]:
 
     decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
     steps = (1, 2, 5) if math.log10(high / low) <= 3 else (1, 3)
-    ticks = [m * 10.0**k for k in decades for m in steps]
+    ticks = [float(f"{m}e{k}") for k in decades for m in steps]
     return [t for t in ticks if low / 1.15 <= t <= high * 1.15]
 
 
