@@ -371,8 +371,9 @@ def _listed(getter, full_model: bool = False):
     return convert
 
 
+# compare's table: (key of a row, heading, format); the numbers are formatted beforehand
 COMPARE_COLUMNS = (("model", "model", "s"), ("gpu", "GPU", "s"), ("weight_bits", "bits", "d"),
-                   ("max_tokens_per_s", "top tok/s", ".1f"), ("usd_per_mtok", "$/Mtok", ".3f"),
+                   ("max_tokens_per_s", "top tok/s", "s"), ("usd_per_mtok", "$/Mtok", "s"),
                    ("binding", "binding", "s"))
 
 
@@ -440,15 +441,19 @@ def _cmd_compare(args) -> str:
             elif "do not fit" in why:
                 why = "does not fit"
             row["binding"] = f"infeasible: {why}"
-            for key, spec in (("max_tokens_per_s", ".1f"), ("usd_per_mtok", ".3f")):
-                row[key] = "-" if row[key] is None else format(row[key], spec)
-    columns = [(key, heading, "s" if any(isinstance(r[key], str) for r in rows) else spec)
-               for key, heading, spec in COMPARE_COLUMNS]
-    price = (f"{args.price:g} $/GPU-hour" if args.price is not None
-             else "each GPU's own $/GPU-hour")
-    head = (f"Top speed (tok/s per user) and $ per million output tokens at {args.speed:g} tok/s "
-            f"per user, at cost ({price}):")
-    return "\n".join([head, _table(rows, columns)])
+        row["max_tokens_per_s"] = ("-" if row["max_tokens_per_s"] is None
+                                   else format(row["max_tokens_per_s"], ".1f"))
+        row["usd_per_mtok"] = "-" if row["usd_per_mtok"] is None else _money(row["usd_per_mtok"])
+    price = f"${args.price:g}" if args.price is not None else "each GPU's own price"
+    head = (f"Top speed and $ per million output tokens at {args.speed:g} tok/s per user, at "
+            f"cost ({price} per GPU-hour):")
+    return "\n".join([head, _table(rows, list(COMPARE_COLUMNS))])
+
+
+def _money(usd: float) -> str:
+    """Dollars to four significant digits, never in exponent form (0.002396, 18.10, 1235)."""
+    digits = max(0, 3 - math.floor(math.log10(usd))) if usd > 0 else 2
+    return f"{usd:.{digits}f}"
 
 
 def _csv_cell(value) -> str:

@@ -214,3 +214,11 @@ def test_compare_takes_a_config_json_and_a_gpu_file(capsys):
 def test_bad_compare_input_is_one_line_and_exit_2(capsys, argv, needle):
     code, out, err = run(capsys, "compare", *argv)
     one_error_line(code, out, err, needle)
+
+
+@pytest.mark.parametrize("usd, text", [(0.0023961, "0.002396"), (18.1, "18.10"), (1234.6, "1235"),
+                                       (0.5, "0.5000"), (0.0, "0.00")])
+def test_compare_prints_dollars_to_four_significant_digits(usd, text):
+    from inference_math.cli import _money
+
+    assert _money(usd) == text
