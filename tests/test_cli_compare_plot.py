@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from importlib import resources
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_cli import strict_json
 
+from inference_math import cli
 from inference_math.cli import DEFAULT_SPEED, main
 from inference_math.engine.cache import ENV as CACHE_ENV
 
@@ -222,3 +226,33 @@ def test_compare_prints_dollars_to_four_significant_digits(usd, text):
     from inference_math.cli import _money
 
     assert _money(usd) == text
+
+
+BAD_COMPARE = st.one_of(
+    st.tuples(st.just("--models"), st.sampled_from(["", ",", "llama-3-8b,", "tiny", "a/b.json"])),
+    st.tuples(st.just("--gpus"), st.sampled_from(["", "h100,,b200", "h900", "tpu-v5e",
+                                                  "no/such.toml"])),
+    st.tuples(st.just("--speed"), st.sampled_from(["0", "-5", "1e6", "nan", "inf", "fast"])),
+    st.tuples(st.just("--weight-bits"), st.sampled_from(["3", "32", "x"])),
+    st.tuples(st.just("--price"), st.sampled_from(["0", "1e308", "nan"])),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(bad=BAD_COMPARE, models=st.sampled_from(["llama-3-8b", "llama-3-8b,gpt-4"]),
+       json_out=st.booleans())
+def test_any_bad_compare_flag_is_one_line_before_any_search(bad, models, json_out):
+    """A bad value anywhere on the line is refused before the first frontier search starts."""
+    argv = ["compare", "--models", models, "--gpus", "h100", *bad] + (["--json"] if json_out else [])
+    out, err = io.StringIO(), io.StringIO()
+    search, cli.frontier = cli.frontier, _search_must_not_start
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+    finally:
+        cli.frontier = search
+    one_error_line(code, out.getvalue(), err.getvalue(), f"argument {bad[0]}")
+
+
+def _search_must_not_start(*args, **kwargs):
+    raise AssertionError("a command line with a bad flag reached the frontier search")
