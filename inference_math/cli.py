@@ -444,9 +444,8 @@ def _cmd_compare(args) -> str:
         row["max_tokens_per_s"] = ("-" if row["max_tokens_per_s"] is None
                                    else format(row["max_tokens_per_s"], ".1f"))
         row["usd_per_mtok"] = "-" if row["usd_per_mtok"] is None else _money(row["usd_per_mtok"])
-    price = f"${args.price:g}" if args.price is not None else "each GPU's own price"
-    head = (f"Top speed and $ per million output tokens at {args.speed:g} tok/s per user, at "
-            f"cost ({price} per GPU-hour):")
+    price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
+    head = f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour):"
     return "\n".join([head, _table(rows, list(COMPARE_COLUMNS))])
 
 
