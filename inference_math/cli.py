@@ -338,7 +338,7 @@ def _draw(front, path: str) -> None:
     setting = front.setting
     title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:g}-bit weights"
     try:
-        save_frontier_plot({f"{setting.model.name}": front}, path, title)
+        save_frontier_plot({setting.model.name: front}, path, title)
     except OSError as exc:
         raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") from None
 
