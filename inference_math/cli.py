@@ -56,7 +56,7 @@ from .engine import full_model as fm
 from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier, search_steps
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
-from .presets.models import MODELS, describe, get_model
+from .presets.models import describe, get_model, preset_names
 
 EXIT_USAGE = 2
 GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
@@ -142,7 +142,7 @@ def _models_rows() -> list[dict]:
             "experts": f"{m.n_active_experts}/{m.n_experts}", "weight_bits": m.weight_bits,
             "kv_bytes_per_token": m.kv_bytes_per_token, "source": m.source,
         }
-        for key, m in MODELS.items()
+        for key, m in ((key, get_model(key)) for key in preset_names())
     ]
 
 
@@ -520,7 +520,7 @@ def _cmd_describe(args) -> str:
 
 def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--model", required=True, type=_preset(get_model),
-                     help=f"one of: {', '.join(MODELS)}; or a path to a config.json")
+                     help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
     cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
                      help=f"one of: {', '.join(full_model_gpus())}; or {GPU_FILE_HELP}")
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
@@ -555,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     toy = sub.add_parser("toy-max-speed",
                          help="maximum tokens/s and optimal instance size (Erdil 2025 eq. 13-14)")
     toy.add_argument("--model", required=True, type=_preset(get_model),
-                     help=f"one of: {', '.join(MODELS)}")
+                     help=f"one of: {', '.join(preset_names())}")
     toy.add_argument("--gpu", required=True, type=_preset(get_gpu),
                      help=f"one of: {', '.join(GPUS)}; or {GPU_FILE_HELP}")
     toy.add_argument("--t-hop", type=_number("--t-hop"), default=1e-6,
@@ -608,7 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
     desc = sub.add_parser("describe-model",
                           help="parameters, layer mix, KV cache and weights of a model")
     desc.add_argument("model", metavar="MODEL_OR_PATH",
-                      help=f"one of: {', '.join(MODELS)}; or a path to a config.json (or its "
+                      help=f"one of: {', '.join(preset_names())}; or a path to a config.json (or its "
                            "folder)")
     desc.add_argument("--weight-bits", type=_bits, default=None,
                       help=f"store every weight at this many bits; in {DESCRIBE_BITS} (default: "

@@ -79,7 +79,7 @@ def test_capped_bandwidth_is_slower(capsys):
 def test_models_and_gpus_list_every_preset(capsys):
     code, out, _ = run(capsys, "models", "--json")
     names = {row["name"] for row in json.loads(out)}
-    assert code == 0 and {"llama-3-8b", "gpt-4", "palm-62b", "deepseek-v3"} <= names
+    assert code == 0 and {"llama-3-8b", "gpt-4", "palm-62b", "deepseek-v3-paper"} <= names
     code, out, _ = run(capsys, "gpus")
     assert code == 0 and "H100 SXM" in out and "3.3e+12" in out  # paper: 3.3 TB/s
 

@@ -368,4 +368,4 @@ def test_bad_inputs_raise_input_error_naming_the_field():
     with pytest.raises(InputError, match="tokens"):
         de.prefill_flops_of(model, np.array([1.0, -2.0]))
     with pytest.raises(InputError, match="dense"):
-        de.post_param_count(get_model("deepseek-v3"))
+        de.post_param_count(get_model("deepseek-v3-paper"))

@@ -78,7 +78,7 @@ def test_matmul_replication_is_between_1_and_tp(tp, m_over_k, n_tokens):
 
 
 def test_forward_flops_at_one_token_is_twice_the_active_parameters():
-    for key in ("llama-3-70b", "mixtral-8x22b", "deepseek-v3"):
+    for key in ("llama-3-70b", "mixtral-8x22b", "deepseek-v3-paper"):
         model = get_model(key)
         flops = fm.forward_flops_fn(model)(3.0, 1.0, 0.0)
         assert flops == pytest.approx(2 * model.active_params * 3.0, rel=1e-12)

@@ -17,7 +17,7 @@ def test_generated_module_is_current():
 
 
 @pytest.mark.parametrize(("model", "gpu", "two_d"), [
-    ("llama-3-70b", "h100", False), ("deepseek-v3", "h100", True), ("mixtral-8x22b", "h100", True),
+    ("llama-3-70b", "h100", False), ("deepseek-v3-paper", "h100", True), ("mixtral-8x22b", "h100", True),
     ("llama-3-70b", "tpu-v4-erdil", True)])
 @pytest.mark.parametrize("name", ["latency", "network_bandwidth"])
 def test_generated_term_equals_sympy_evaluation(model, gpu, two_d, name):

@@ -10,6 +10,7 @@ import pytest
 from inference_math import cli
 from inference_math.core.validation import InputError
 from inference_math.presets import hf_config as hc
+from inference_math.presets.layered import LayeredModel
 from inference_math.presets.models import Model, describe, get_model
 
 FIXTURES = hc.FIXTURES
@@ -184,21 +185,28 @@ def test_qwen3_models_for_the_full_model():
     assert (moe.n_experts, moe.n_active_experts, moe.d_ff) == (128, 8, 768)
 
 
-@pytest.mark.parametrize("stem, feature", [
-    ("deepseek-ai--DeepSeek-V3", "deepseek_v3: first_k_dense_replace=3 (mixed dense and MoE"),
-    ("moonshotai--Kimi-K2-Instruct", "kimi_k2: first_k_dense_replace=1"),
-    ("openai--gpt-oss-20b", "gpt_oss: layer_types (sliding_window=128"),
-    ("meta-llama--Llama-4-Scout-17B-16E-Instruct", "llama4: attention_chunk_size=8192"),
-    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct", "llama4: interleave_moe_layer_step=2"),
-    ("google--gemma-4-26B-A4B", "gemma4: layer_types (sliding_window=1024"),
-    ("Qwen--Qwen3.5-397B-A17B", "qwen3_5_moe: linear_attention layers"),
+@pytest.mark.parametrize("stem, groups", [
+    ("deepseek-ai--DeepSeek-V3", 2), ("moonshotai--Kimi-K2-Instruct", 2),
+    ("openai--gpt-oss-20b", 2), ("meta-llama--Llama-4-Scout-17B-16E-Instruct", 2),
+    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct", 3), ("google--gemma-4-26B-A4B", 2),
 ])
-def test_other_architectures_are_refused_for_the_full_model(stem, feature):
+def test_other_architectures_are_layer_groups_in_the_full_model(stem, groups):
+    """What one uniform Model cannot hold, the full model times by layer groups (LayeredModel),
+    with the counts of describe-model."""
+    model = get_model(str(fixture(stem)))
+    assert isinstance(model, LayeredModel) and len(model.pieces) == groups
+    a = arch(stem)
+    assert model.total_params == pytest.approx(a.total_params, rel=1e-12)
+    assert model.kv_bytes_per_token == pytest.approx(a.kv_bytes_per_token, rel=1e-12)
+    assert model.layers == sum(group.count for group in a.groups)
+
+
+def test_linear_attention_is_refused_for_the_full_model():
     with pytest.raises(InputError) as info:
-        get_model(str(fixture(stem)))
+        get_model(str(fixture("Qwen--Qwen3.5-397B-A17B")))
     message = str(info.value)
-    assert message.startswith(feature) and "not yet in the full model" in message
-    assert "\n" not in message
+    assert message.startswith("qwen3_5_moe: linear_attention layers")
+    assert "not yet in the full model" in message and "\n" not in message
 
 
 # --- bad input ------------------------------------------------------------------------------------
@@ -325,22 +333,23 @@ def test_describe_model_json_for_a_config(capsys):
     assert [layer["count"] for layer in data["layers"]] == [18, 18]
     assert data["layers"][0]["attention"]["window"] == 128
     assert data["quantization"] == "mxfp4" and data["quantized_bits"] == 4.25
-    assert "not yet in the full model" in data["full_model"]
+    assert data["full_model"] is None  # timed by layer groups
     code, out, _ = run(capsys, "describe-model", str(fixture("openai--gpt-oss-120b")), "--json",
                        "--weight-bits", "8")
     data8 = json.loads(out)
     assert data8["weight_bytes"] == data8["total_params"] and data8["quantization"] is None
 
 
-@pytest.mark.parametrize("name", ["llama-3-70b", "deepseek-v3", "mixtral-8x22b", "gpt-3"])
+@pytest.mark.parametrize("name", ["llama-3-70b", "deepseek-v3", "deepseek-v3-paper", "mixtral-8x22b",
+                                  "gpt-3"])
 def test_describe_model_works_for_presets(capsys, name):
     code, out, _ = run(capsys, "describe-model", name, "--json")
     data = json.loads(out)
     model = get_model(name)
     assert code == 0 and data["total_params"] == model.total_params
     assert data["kv_bytes_at_context"]["1024"] == model.kv_bytes_per_token * 1024
-    assert data["weight_bytes"] == model.weights_bytes
-    assert data["layers"][0]["count"] == model.layers
+    assert data["weight_bytes"] == pytest.approx(model.weights_bytes, rel=1e-12)
+    assert sum(layer["count"] for layer in data["layers"]) == model.layers
 
 
 def test_describe_model_text(capsys):

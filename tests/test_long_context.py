@@ -95,7 +95,7 @@ def test_kv_floor_bounds_the_reference_code_long_context_frontiers():
     """No point of the code's 100K-context frontiers is below the KV floor (no speculation)."""
     gpu = get_gpu("h100")
     for comparison, key in (("mistral_large_comparison", "mistral-large-2"),
-                            ("deepseek_v3_context_len_comparison", "deepseek-v3")):
+                            ("deepseek_v3_context_len_comparison", "deepseek-v3-paper")):
         model = get_model(key)
         floor = float(floor_fn(model.kv_bytes_per_token, 1e5, gpu.bandwidth(capped=True),
                                gpu.price_per_hour))

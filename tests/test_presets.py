@@ -101,7 +101,7 @@ def test_llama_3_8b_exact_parameter_count():
         # DeepSeek-AI (2024): 671B (main model, without the multi-token-prediction module); the
         # preset counts ~666B because, like the paper's code, it has no dense leading layers and
         # no separate shared expert (see the MoE chapter).
-        ("deepseek-v3", 671e9, 0.015),
+        ("deepseek-v3-paper", 671e9, 0.015),
     ],
 )
 def test_total_params_match_published_sizes(name, published, rtol):
@@ -150,12 +150,12 @@ def test_kv_bytes_per_token_deepseek_v3_uses_the_latent():
 
     The reference code, and so the preset, models the 58 MoE layers only.
     """
-    assert get_model("deepseek-v3").kv_bytes_per_token == 512 * 58 * 2
+    assert get_model("deepseek-v3-paper").kv_bytes_per_token == 512 * 58 * 2
 
 
 def test_deepseek_v3_sparsity_uses_whole_number_division():
     """Erdil (2025) reference code: s = n_experts // n_active = 256 // 9 = 28."""
-    assert get_model("deepseek-v3").sparsity == 28
+    assert get_model("deepseek-v3-paper").sparsity == 28
 
 
 def test_head_dim_defaults_to_d_model_over_heads():
@@ -205,7 +205,7 @@ def test_input_error_is_a_value_error():
 # --- invalid presets ---------------------------------------------------------------------------
 
 LLAMA = MODELS["llama-3-8b"]
-DEEPSEEK = MODELS["deepseek-v3"]
+DEEPSEEK = MODELS["deepseek-v3-paper"]
 H100 = GPUS["h100"]
 
 

@@ -308,7 +308,7 @@ def test_adapter_limits_are_consistent():
     (lambda: R.ess_of([1, -1]), "weights"),
     (lambda: R.ess_of([0, 0]), "weights"),
     (lambda: R.lora_gradient_residuals(0), "d_input"),
-    (lambda: R.adapter_param_count(get_model("deepseek-v3"), 1), "dense"),
+    (lambda: R.adapter_param_count(get_model("deepseek-v3-paper"), 1), "dense"),
     (lambda: R.multi_lora_serving([], per_adapter_batch=1, adapter_params_count=0, context=1,
                                   model=LLAMA70, gpu=H100, n_chips=4), "adapters"),
     (lambda: R.multi_lora_serving([1], per_adapter_batch=0, adapter_params_count=0, context=1,

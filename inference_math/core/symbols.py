@@ -614,6 +614,13 @@ t_net = _define("t_net", r"t_{\mathrm{net}}", "s", "network time of one forward 
                 nonnegative=True, real=True)
 t_fwd = _define("t_fwd", r"t_{\mathrm{fwd}}", "s", "latency of one forward pass", "full",
                 **_POS)
+xi_ep = _define("xi_ep", r"\xi_{\mathrm{EP}}", "1",
+                "1 if the ranks a token's experts sit on are spread over the nodes of the "
+                "expert-parallel group, 0 if they share one node as the reference code has it",
+                "full", nonnegative=True, real=True)
+t_pipe = _define("t_pipe", r"t_{\mathrm{pipe}}", "s",
+                 "time of the pipeline's point-to-point hops in one forward pass", "full",
+                 nonnegative=True, real=True)
 mem_need = _define("mem_need", r"M_{\mathrm{need}}", "bytes",
                    "HBM an instance needs: weights plus the micro-batch's KV cache", "full", **_POS)
 t_target = _define("t_target", r"t_{P}", "s",

@@ -7,7 +7,7 @@ each the maximum of its memory and arithmetic time, plus the all-to-all traffic 
 optionally overlapped by splitting the batch in two (two-batch overlap, TBO).
 
 The architecture numbers are DeepSeek-V3's released configuration (DeepSeek-AI 2024). The book's
-``deepseek-v3`` preset of :mod:`models` follows the reference code of Erdil (2025) instead (58 MoE
+``deepseek-v3-paper`` preset of :mod:`models` follows the reference code of Erdil (2025) instead (58 MoE
 layers, the shared expert as a ninth routed one, no rotary key); :class:`models.Model` has one layer
 type, so the real layer mix lives in :data:`DEEPSEEK_V3` here.
 

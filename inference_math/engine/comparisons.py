@@ -33,7 +33,7 @@ _MODELS = {
     ("LLaMa 3 8B", 2.0): "llama-3-8b",
     ("LLaMa 3 8B MQA", 2.0): "llama-3-8b-mqa",
     ("Mixtral 8x22B", 2.0): "mixtral-8x22b",
-    ("DeepSeek V3", 1.0): "deepseek-v3",
+    ("DeepSeek V3", 1.0): "deepseek-v3-paper",
     ("Mistral Large 2", 2.0): "mistral-large-2",
 }
 _DRAFTERS = {"LLaMa 3 8B": "llama-3-8b", "LLaMa 3 8B MQA": "llama-3-8b-mqa",

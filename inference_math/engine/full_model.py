@@ -25,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import (
     b,
@@ -35,12 +36,14 @@ from ..core.symbols import (
     c_q,
     ctx,
     d_ff,
+    d_ff_shared,
     d_head,
     d_model,
     f_used,
     flops,
     flops_fwd,
     g,
+    grp,
     hbm_bw,
     hbm_cap,
     kv_bytes,
@@ -57,11 +60,13 @@ from ..core.symbols import (
     n_ff_in,
     n_ff_out,
     n_gpu,
+    n_groups,
     n_layers,
     n_nodes_c,
     n_pp,
     n_q,
     n_ranks,
+    n_sh,
     n_tp,
     n_tp_attn,
     n_tp_ff,
@@ -78,10 +83,13 @@ from ..core.symbols import (
     t_kernel,
     t_mem,
     t_net,
+    t_pipe,
     tp_rows,
     vocab,
+    xi_ep,
 )
 from ..derivations.moe import expert_fraction_read
+from ..presets.layered import LayeredModel
 from . import collectives as coll
 
 # Functions shown unevaluated in the book's equations and replaced by their own derivations
@@ -111,14 +119,24 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     return 4 * width * n_q * n_layers * mean_context() * b * q_len
 
 
+def shared_expert_params() -> sp.Expr:
+    """Parameters of the shared experts, all layers: n_sh·(m_in + m_out)·d_model·d_sh·L.
+
+    The paper's models have none (n_sh = 0); DeepSeek-V3, Kimi K2 and Llama 4 have one per MoE
+    layer, which every token passes through.
+    """
+    return n_sh * (n_ff_in + n_ff_out) * d_model * d_ff_shared * n_layers
+
+
 @derivation("eq-full-flops", "Erdil (2025), sec. 3.1 and reference code")
-def forward_flops(mla: bool = False) -> sp.Eq:
+def forward_flops(mla: bool = False, shared: bool = False) -> sp.Eq:
     """FLOPs of one forward pass (eq-full-flops): 2 per active parameter per token plus attention.
 
-    The active parameters are N_attn + N_ff/s + N_unembed (eq-moe-active-params).
+    The active parameters are N_attn + N_ff/s + N_unembed (eq-moe-active-params); ``shared``
+    adds the shared experts (:func:`shared_expert_params`), which every token multiplies.
     """
-    dense_part = 2 * (n_attn + n_ff / s + n_unembed) * b * q_len
-    return sp.Eq(flops_fwd, dense_part + attention_flops(mla))
+    active = n_attn + n_ff / s + n_unembed + (shared_expert_params() if shared else 0)
+    return sp.Eq(flops_fwd, 2 * active * b * q_len + attention_flops(mla))
 
 
 # --- memory traffic -----------------------------------------------------------------------
@@ -141,10 +159,16 @@ def tokens() -> sp.Expr:
     return b_mu * q_len
 
 
-def ff_bytes() -> sp.Expr:
-    """Feed-forward traffic of one layer: the expected busy experts, each seeing b_μ·q/s tokens."""
+def ff_bytes(shared: bool = False) -> sp.Expr:
+    """Feed-forward traffic of one layer: the expected busy experts, each seeing b_μ·q/s tokens.
+
+    ``shared`` adds the n_sh shared experts, always read and each seeing all b_μ·q tokens.
+    """
     per_expert = RW(d_model, d_ff, tokens() / s, N_TP_FF)
-    return F_USED * n_experts * (n_ff_in + n_ff_out) * per_expert
+    routed = F_USED * n_experts * (n_ff_in + n_ff_out) * per_expert
+    if not shared:
+        return routed
+    return routed + n_sh * (n_ff_in + n_ff_out) * RW(d_model, d_ff_shared, tokens(), N_TP_FF)
 
 
 def attention_bytes(mla: bool = False) -> sp.Expr:
@@ -158,45 +182,47 @@ def attention_bytes(mla: bool = False) -> sp.Expr:
 
 
 @derivation("eq-full-memory-time", "Erdil (2025), eq. 34 and reference code")
-def memory_time(mla: bool = False) -> sp.Eq:
+def memory_time(mla: bool = False, shared: bool = False) -> sp.Eq:
     """Memory time of one forward pass (eq-full-memory-time).
 
     Each of the N_PP micro-batches reads its KV cache, every layer's weights and activations and
     the unembedding; attention runs on N/σ of the GPUs, so its traffic sees 1/σ of the bandwidth.
     """
-    return sp.Eq(t_mem, sum(memory_parts(mla).values()))
+    return sp.Eq(t_mem, sum(memory_parts(mla, shared).values()))
 
 
-def memory_parts(mla: bool = False) -> dict[str, sp.Expr]:
+def memory_parts(mla: bool = False, shared: bool = False) -> dict[str, sp.Expr]:
     """eq-full-memory-time split into its 'attention' part and the 'rest'."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
-    rest = kv_bytes * ctx * b_mu + n_layers * ff_bytes() + p * vocab * d_model
+    rest = kv_bytes * ctx * b_mu + n_layers * ff_bytes(shared) + p * vocab * d_model
     return {"attention": per_gpu * n_layers * sigma_attn * attention_bytes(mla),
             "rest": per_gpu * rest}
 
 
 @derivation("eq-full-flop-time", "Erdil (2025), eq. 33 and reference code")
-def flop_time(mla: bool = False) -> sp.Eq:
+def flop_time(mla: bool = False, shared: bool = False) -> sp.Eq:
     """Arithmetic time (eq-full-flop-time): experts and attention over N GPUs, projections over N/σ."""
-    return sp.Eq(t_flop, sum(flop_parts(mla).values()))
+    return sp.Eq(t_flop, sum(flop_parts(mla, shared).values()))
 
 
-def flop_parts(mla: bool = False) -> dict[str, sp.Expr]:
+def flop_parts(mla: bool = False, shared: bool = False) -> dict[str, sp.Expr]:
     """eq-full-flop-time split into the projections on N/σ GPUs ('attention') and the 'rest'."""
-    experts = 2 * (n_ff / s) * b * q_len
+    experts = 2 * (n_ff / s + (shared_expert_params() if shared else 0)) * b * q_len
     projections = 2 * (n_attn + n_unembed) * b * q_len
     return {"attention": sigma_attn * projections / (n_gpu * flops),
             "rest": (experts + attention_flops(mla)) / (n_gpu * flops)}
 
 
 @derivation("eq-full-memory-need", "Erdil (2025), reference code (capacity check)")
-def memory_need() -> sp.Eq:
+def memory_need(shared: bool = False) -> sp.Eq:
     """HBM an instance needs (eq-full-memory-need): all weights plus one micro-batch's KV cache.
 
     The reference code checks the micro-batch's cache, which undercounts the cache N_PP-fold when
-    N_PP > 1 (an erratum the book keeps, to reproduce the tables).
+    N_PP > 1 (an erratum the book keeps, to reproduce the tables). ``shared`` adds the shared
+    experts' weights.
     """
-    return sp.Eq(mem_need, p * (n_attn + n_ff + n_unembed) + kv_bytes * ctx * b_mu)
+    weights = n_attn + n_ff + n_unembed + (shared_expert_params() if shared else 0)
+    return sp.Eq(mem_need, p * weights + kv_bytes * ctx * b_mu)
 
 
 # --- parallel layout ----------------------------------------------------------------------
@@ -226,24 +252,31 @@ class Layout:
         return sp.sqrt(whole) if self.two_d else whole
 
 
-def _words_all_reduced(layout: Layout, mla: bool) -> tuple[list, list]:
-    """Elements per token all-reduced by the attention and the feed-forward block of a layer."""
+def _words_all_reduced(layout: Layout, mla: bool, shared: bool = False) -> tuple[list, list]:
+    """Elements per token all-reduced by the attention and the feed-forward block of a layer.
+
+    ``shared``: the shared experts' partial sums travel with those of the routed experts.
+    """
+    experts = n_active + n_sh if shared else n_active
+    hidden = n_active * d_ff + n_sh * d_ff_shared if shared else n_active * d_ff
     if layout.two_d:
         attn_red = layout.reduced_over(N_TP_ATTN)
         attn = [d_model / attn_red, (n_q + 2 * n_q / g) * d_head / attn_red]
         ff_red = n_tp / layout.ranks(N_TP_FF)
-        ff = [n_active * n_ff_in * d_ff / ff_red, n_active * n_ff_out * d_model / ff_red]
+        ff = [hidden * n_ff_in / ff_red, experts * n_ff_out * d_model / ff_red]
     else:
         attn = [d_model]
-        ff = [n_active * n_ff_out * d_model / (n_tp / layout.ranks(N_TP_FF))]
+        ff = [experts * n_ff_out * d_model / (n_tp / layout.ranks(N_TP_FF))]
     return attn, ff
 
 
-def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False) -> dict[str, sp.Expr]:
+def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
+                  shared: bool = False, spread: bool = False) -> dict[str, sp.Expr]:
     """The network time of one forward pass by block: 'attention', 'feedforward', 'experts',
-    'pipeline' (their sum is eq-full-network-time)."""
+    'pipeline' (their sum is eq-full-network-time). ``shared``: with the shared experts' partial
+    sums; ``spread``: the all-to-alls' nodes of :func:`expert_nodes` with ξ_EP."""
     layout = Layout(two_d)
-    attn_words, ff_words = _words_all_reduced(layout, mla)
+    attn_words, ff_words = _words_all_reduced(layout, mla, shared)
     per_token = tokens() * p_act
     attn = sum(AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN), w * per_token)
                for w in attn_words)
@@ -253,20 +286,41 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False) -> 
              "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
     if moe:
         ranks = sp.Min(n_active, n_ep)
-        parts["experts"] = 2 * n_layers * A2A(ranks, sp.ceiling(ranks / node_size),
+        parts["experts"] = 2 * n_layers * A2A(ranks, expert_nodes(ranks, spread),
                                               d_model * ranks * per_token / n_tp)
     return parts
 
 
+@derivation("eq-full-expert-nodes", "Erdil (2025), reference code; this book (spread experts)")
+def expert_nodes_eq(spread: bool = True) -> sp.Eq:
+    """eq-full-expert-nodes for the ranks min(n_active, N_EP) of an MoE's all-to-all."""
+    return sp.Eq(n_nodes_c, expert_nodes(sp.Min(n_active, n_ep), spread))
+
+
+def expert_nodes(ranks: sp.Expr, spread: bool = False) -> sp.Expr:
+    """Nodes an all-to-all to a token's ``ranks`` expert GPUs spans (eq-full-expert-nodes).
+
+    The reference code packs them into ⌈ranks/n_node⌉ nodes; ``spread`` adds ξ_EP, which set to 1
+    spreads them over the ⌈N_EP/n_node⌉ nodes of the expert-parallel group (at most one node per
+    rank), as experts placed round the whole group are: crossing the scale-up domain once the
+    group outgrows it.
+    """
+    packed = sp.ceiling(ranks / node_size)
+    if not spread:
+        return packed
+    return (1 - xi_ep) * packed + xi_ep * sp.Min(ranks, sp.ceiling(n_ep / node_size))
+
+
 @derivation("eq-full-network-time", "Erdil (2025), eqs. 23-24 and reference code")
-def network_time(two_d: bool = False, moe: bool = False, mla: bool = False) -> sp.Eq:
+def network_time(two_d: bool = False, moe: bool = False, mla: bool = False,
+                 shared: bool = False, spread: bool = False) -> sp.Eq:
     """Network time of one forward pass (eq-full-network-time).
 
     Per layer, the tensor-parallel all-reduces of attention (on N_TP/σ GPUs) and of the
     feed-forward block (on N_TP^ff GPUs); for an MoE, two all-to-alls over min(n_active, N_EP)
     ranks; and N_PP − 1 point-to-point hops between pipeline stages.
     """
-    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla).values()))
+    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla, shared, spread).values()))
 
 
 @derivation("eq-full-forward-latency", "Erdil (2025), eqs. 29-30 and reference code")
@@ -340,19 +394,23 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
     Keys: 'kernel', 'network', 'memory', 'arithmetic', 'need' (eq-full-memory-need), and the
     parts the search evaluates separately: 'network_attention' and 'network_rest',
     'memory_attention' and 'memory_rest', 'arithmetic_attention' and 'arithmetic_rest' (only the
-    '_attention' parts depend on σ).
+    '_attention' parts depend on σ), and 'pipeline' (the point-to-point hops, part of
+    'network_rest'). The terms include the shared experts (n_sh, d_sh) and the spread of a
+    token's experts over the expert-parallel group's nodes (ξ_EP): zero shared experts and
+    ξ_EP = 0 for the paper's models, where they vanish.
     """
     moe, mla = structure.moe, structure.mla
-    net = network_parts(structure.two_d, moe, mla)
-    mem = memory_parts(mla)
-    flop = flop_parts(mla)
+    net = network_parts(structure.two_d, moe, mla, shared=True, spread=True)
+    mem = memory_parts(mla, shared=True)
+    flop = flop_parts(mla, shared=True)
     raw = {
         "kernel": KERNELS_PER_LAYER * n_layers * t_kernel,
         "network_attention": net["attention"],
         "network_rest": net["feedforward"] + net["experts"] + net["pipeline"],
         "memory_attention": mem["attention"], "memory_rest": mem["rest"],
         "arithmetic_attention": flop["attention"], "arithmetic_rest": flop["rest"],
-        "need": memory_need().rhs,
+        "need": memory_need(shared=True).rhs,
+        "pipeline": net["pipeline"],
     }
     terms = {name: _compose(expr, structure) for name, expr in raw.items()}
     for name in ("network", "memory", "arithmetic"):
@@ -363,7 +421,7 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
 BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
-             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter)
+             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep)
 
 
 def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
@@ -379,6 +437,7 @@ def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
         hbm_cap: gpu.hbm_bytes, t_kernel: gpu.kernel_launch_s, node_size: gpu.node_size,
         bw_ar_intra: math.inf if intra is None else intra,
         bw_ar_inter: gpu.internode_allreduce_bandwidth,
+        n_sh: 0.0, d_ff_shared: model.d_ff, xi_ep: 1.0 if model.experts_spread else 0.0,
     })
     return values
 
@@ -390,10 +449,13 @@ def structure_of(model, gpu, two_d: bool) -> Structure:
 
 TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
               "arithmetic_attention", "arithmetic_rest", "need", "network", "memory", "arithmetic",
-              "latency", "feasible", "fixed", "network_latency", "network_bandwidth", "latency_lower")
+              "latency", "feasible", "fixed", "network_latency", "network_bandwidth", "latency_lower",
+              "pipeline", "pipeline_latency", "pipeline_bandwidth")
 # What the search evaluates over the whole grid at σ = 1, as one function sharing subexpressions:
 # the lower bound over σ and the attention all-reduces (lower bound + them = latency at σ = 1).
 SEARCH_TERMS = ("latency_lower", "network_attention")
+# What a GroupedBranch sums over its groups, as one function sharing subexpressions.
+PARTS = ("kernel", "network_rest", "network_attention", "memory", "arithmetic", "need", "pipeline")
 STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
                    for moe in (False, True) for mla in (False, True) for two_d in (False, True))
 
@@ -408,11 +470,17 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
     two parts of eq-full-network-time at the protocol each collective uses) and
     'latency_lower': eq-full-forward-latency without the attention all-reduces, evaluated at
     σ = 1 a lower bound for every σ (attention's memory and arithmetic are smallest at σ = 1,
-    when all the stage's GPUs share them, and its all-reduces only add time).
+    when all the stage's GPUs share them, and its all-reduces only add time); 'pipeline',
+    'pipeline_latency' and 'pipeline_bandwidth': the pipeline's point-to-point hops and their
+    two parts (counted once per forward pass, not per layer group: see :class:`GroupedBranch`).
     """
     if name in ("network_latency", "network_bandwidth"):
-        whole = network_time(structure.two_d, structure.moe, structure.mla).rhs
+        whole = network_time(structure.two_d, structure.moe, structure.mla, shared=True,
+                             spread=True).rhs
         return _compose(whole, structure, name.removeprefix("network_"))
+    if name in ("pipeline_latency", "pipeline_bandwidth"):
+        hops = network_parts(structure.two_d, structure.moe, structure.mla)["pipeline"]
+        return _compose(hops, structure, name.removeprefix("pipeline_"))
     terms = branch_terms(structure)
     fits = sp.And(n_gpu * hbm_cap >= terms["need"], n_pp <= n_gpu, n_pp <= b)
     if name in ("latency", "latency_lower"):
@@ -428,8 +496,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
 
 def compile_term(structure: Structure, name: str) -> callable:
     """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
-    or for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
-    the 2-D layout.
+    for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
+    the 2-D layout, and for 'parts' the tuple of :data:`PARTS`.
 
     The function is generated from :func:`term_expression` ahead of time by
     :mod:`inference_math.engine.full_model_codegen` into :mod:`inference_math.engine.full_model_numpy`, so
@@ -440,17 +508,43 @@ def compile_term(structure: Structure, name: str) -> callable:
 
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
-                   weight_bytes: float | None = None) -> Branch:
+                   weight_bytes: float | None = None) -> Branch | GroupedBranch:
     """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
 
     ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`. ``q``
-    may be an array, whose shape is then broadcast in front of the arguments'.
+    may be an array, whose shape is then broadcast in front of the arguments'. A model with
+    layer groups (:class:`~inference_math.presets.layered.LayeredModel`) gets a
+    :class:`GroupedBranch`, with the same names.
     """
+    if isinstance(model, LayeredModel):
+        layouts = {layout: [_piece_branch(piece, model, gpu, layout, q, context, weight_bytes)
+                            for piece in model.pieces] for layout in (False, True)}
+        return GroupedBranch(layouts[two_d], layouts[True] if not two_d else None,
+                             gpu.hbm_bytes)
     values = model_values(model, gpu, weight_bytes)
     values.update({q_len: q, ctx: float(context)})
-    constants = tuple(q if sym is q_len and isinstance(q, np.ndarray) else float(values[sym])
-                      for sym in CONSTANTS)
-    return Branch(structure_of(model, gpu, two_d), constants)
+    return Branch(structure_of(model, gpu, two_d), _constants(values, q))
+
+
+def _constants(values: dict, q) -> tuple:
+    return tuple(q if sym is q_len and isinstance(q, np.ndarray) else float(values[sym])
+                 for sym in CONSTANTS)
+
+
+def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
+                  weight_bytes: float | None) -> Branch:
+    """One layer group of a LayeredModel as a uniform Branch: its own counts, its cache capped
+    at its window, and the FLOP/s of the model's weights (not of the group's)."""
+    own = weight_bytes is None or weight_bytes == model.weight_bytes
+    values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes)
+    values.update({
+        q_len: q, ctx: min(float(context), piece.window),
+        n_attn: piece.attention_params, n_ff: piece.ff_params,
+        kv_bytes: piece.kv_bytes_per_token, n_sh: float(piece.n_shared),
+        d_ff_shared: float(piece.d_shared),
+        flops: gpu.flops(round(8 * (model.weight_bytes if own else weight_bytes)), capped=True),
+    })
+    return Branch(structure_of(piece.shape, gpu, two_d), _constants(values, q))
 
 
 @dataclass(frozen=True)
@@ -470,21 +564,134 @@ class Branch:
         return call
 
 
+_ADDITIVE = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
+             "arithmetic_attention", "arithmetic_rest", "need", "network", "memory", "arithmetic",
+             "fixed", "network_latency", "network_bandwidth", "pipeline", "pipeline_latency",
+             "pipeline_bandwidth")
+# terms that hold the pipeline's hops, paid once per pass however many groups there are
+_ONCE = {"network_rest": "pipeline", "network": "pipeline", "fixed": "pipeline",
+         "network_latency": "pipeline_latency", "network_bandwidth": "pipeline_bandwidth",
+         "pipeline": "pipeline", "pipeline_latency": "pipeline_latency",
+         "pipeline_bandwidth": "pipeline_bandwidth"}
+
+
+@derivation("eq-full-grouped-latency", "this book, from Erdil (2025), eqs. 29-34")
+def grouped_latency() -> sp.Eq:
+    """Forward latency of a model with layer groups (eq-full-grouped-latency).
+
+    Every term of eq-full-forward-latency is a sum over layers plus terms paid once per pass
+    (the unembedding, the pipeline hops t_pipe). Writing group i's network, memory and arithmetic
+    times with its own layer count L_i, shapes and window, and counting each group's hops, the
+    pass takes the sum of each over the groups, less the hops counted G - 1 times too many, and
+    the larger of the summed memory and arithmetic times (they overlap across the whole pass,
+    not group by group). With one group it is eq-full-forward-latency.
+    """
+    from ..derivations.layer_mix import per_group
+
+    def total(expr):
+        return sp.Sum(expr, (grp, 1, n_groups))
+    kernels = forward_latency().rhs.coeff(t_kernel).subs(n_layers, per_group(n_layers))
+    return sp.Eq(t_fwd, total(kernels) * t_kernel + total(per_group(t_net))
+                 - (n_groups - 1) * t_pipe
+                 + sp.Max(total(per_group(t_mem)), total(per_group(t_flop))))
+
+
+@dataclass(frozen=True)
+class GroupedBranch:
+    """A LayeredModel's branch: the Branches of its groups combined (eq-full-grouped-latency).
+
+    ``branch[name]`` has the names of :func:`term_expression`. The additive terms are summed
+    over the groups with the pipeline's hops counted once; 'latency' and 'latency_lower' take the
+    larger of the summed memory and arithmetic times; feasibility needs the summed weights and
+    cache to fit. 'search' (of a 1-D branch) needs the 2-D groups, kept in ``two_d_pieces``.
+    """
+
+    pieces: list
+    two_d_pieces: list | None
+    hbm_cap: float
+
+    def _sum(self, pieces, name, n, batch, pp, sigma):
+        total = sum(piece[name](n, batch, pp, sigma) for piece in pieces)
+        if name in _ONCE and len(pieces) > 1:
+            total = total - (len(pieces) - 1) * pieces[0][_ONCE[name]](n, batch, pp, sigma)
+        return total
+
+    def _parts(self, pieces, n, batch, pp, sigma) -> dict:
+        """The terms of :data:`PARTS` summed over the groups, the hops counted once."""
+        each = [piece["parts"](n, batch, pp, sigma) for piece in pieces]
+        out = {name: sum(values[k] for values in each) for k, name in enumerate(PARTS)}
+        hops = each[0][PARTS.index("pipeline")]
+        out["network_rest"] = out["network_rest"] - (len(pieces) - 1) * hops
+        return out
+
+    def _latency(self, pieces, lower: bool, n, batch, pp, sigma):
+        part = self._parts(pieces, n, batch, pp, sigma)
+        network = part["network_rest"] + (0.0 if lower else part["network_attention"])
+        latency = part["kernel"] + network + np.maximum(part["memory"], part["arithmetic"])
+        fits = (n * self.hbm_cap >= part["need"]) & (pp <= n) & (pp <= batch)
+        return np.where(fits, latency, np.inf), part["network_attention"]
+
+    def _fits(self, pieces, n, batch, pp, sigma):
+        need = self._sum(pieces, "need", n, batch, pp, sigma)
+        return (n * self.hbm_cap >= need) & (pp <= n) & (pp <= batch)
+
+    def __getitem__(self, name: str):
+        pieces = self.pieces
+
+        def call(n, batch, pp, sigma):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                if name in _ADDITIVE:
+                    return self._sum(pieces, name, n, batch, pp, sigma)
+                if name in ("latency", "latency_lower"):
+                    return self._latency(pieces, name == "latency_lower", n, batch, pp, sigma)[0]
+                if name == "feasible":
+                    return np.asarray(self._fits(pieces, n, batch, pp, sigma), dtype=float)
+                if name == "search":
+                    out = []
+                    for group in (pieces, self.two_d_pieces):
+                        out += self._latency(group, True, n, batch, pp, sigma)
+                    return tuple(out)
+                raise KeyError(name)
+        return call
+
+
 # --- reading one point --------------------------------------------------------------------
 
 def expert_parallel_value(model, tp: float, micro_batch: float) -> float:
-    """eq-full-expert-parallel at one point (1 for a dense model)."""
+    """eq-full-expert-parallel at one point (1 for a dense model; for a LayeredModel, that of
+    its sparsest MoE group)."""
+    if isinstance(model, LayeredModel):
+        model = max((piece.shape for piece in model.pieces), key=lambda shape: shape.sparsity)
     if model.n_experts == 1 or micro_batch < EP_MIN_TOKENS_PER_EXPERT * model.sparsity:
         return 1.0
     return float(min(tp, model.n_experts))
 
 
 def forward_flops_fn(model):
-    """eq-full-flops for one model as a NumPy function of (b, q, ℓ)."""
-    values = model_values_for_flops(model)
-    expr = forward_flops(model.is_mla).rhs.xreplace({k: sp.Float(v) for k, v in values.items()
-                                                     if k not in (b, q_len, ctx)})
-    return sp.lambdify((b, q_len, ctx), expr, modules="numpy")
+    """eq-full-flops for one model as a NumPy function of (b, q, ℓ); a LayeredModel's is the
+    sum over its groups, each group's context capped at its window."""
+    if isinstance(model, LayeredModel):
+        parts = [(forward_flops_fn_values(piece.shape, _piece_flop_values(piece), shared=True),
+                  piece.window) for piece in model.pieces]
+        return lambda batch, q, context: sum(fn(batch, q, np.minimum(context, window))
+                                             for fn, window in parts)
+    return forward_flops_fn_values(model, model_values_for_flops(model))
+
+
+def _piece_flop_values(piece) -> dict:
+    values = model_values_for_flops(piece.shape)
+    values.update({n_attn: piece.attention_params, n_ff: piece.ff_params,
+                   n_sh: piece.n_shared, d_ff_shared: piece.d_shared})
+    return values
+
+
+def forward_flops_fn_values(model, values: dict, shared: bool = False):
+    """eq-full-flops at ``values`` as a function of (b, q, ℓ), compiled once per form."""
+    expr = forward_flops(model.is_mla, shared).rhs
+    constants = tuple(sorted(expr.free_symbols - {b, q_len, ctx}, key=str))
+    fn = compile_fn(expr, (b, q_len, ctx, *constants))
+    bound = [float(values[sym]) for sym in constants]
+    return lambda batch, q, context: fn(batch, q, context, *bound)
 
 
 def model_values_for_flops(model) -> dict:

@@ -84,12 +84,15 @@ def function_source(structure: fm.Structure, name: str) -> str:
     """The text of one generated function (its subexpressions shared by ``sympy.cse``).
 
     ``name`` 'search' returns the terms :data:`~inference_math.engine.full_model.SEARCH_TERMS` of the
-    1-D and then of the 2-D layout, which share their memory and arithmetic time.
+    1-D and then of the 2-D layout, which share their memory and arithmetic time; 'parts' the
+    terms :data:`~inference_math.engine.full_model.PARTS` a GroupedBranch sums over its groups.
     """
     printer = _Printer()
     if name == "search":
         layouts = [replace(structure, two_d=two_d) for two_d in (False, True)]
         wanted = [fm.term_expression(one, term) for one in layouts for term in fm.SEARCH_TERMS]
+    elif name == "parts":
+        wanted = [fm.term_expression(structure, term) for term in fm.PARTS]
     else:
         wanted = [fm.term_expression(structure, name)]
     shared, exprs = sp.cse(wanted)
@@ -106,7 +109,7 @@ def module_source() -> str:
     pieces = [HEADER]
     table = []
     for structure in fm.STRUCTURES:
-        for name in fm.TERM_NAMES + ("search",) * (not structure.two_d):
+        for name in fm.TERM_NAMES + ("parts",) + ("search",) * (not structure.two_d):
             pieces.append("\n" + function_source(structure, name) + "\n")
             key = (structure.two_d, structure.moe, structure.mla, structure.collective_model, name)
             table.append(f"    {key!r}: {function_name(structure, name)},\n")

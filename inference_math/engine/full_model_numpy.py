@@ -9,11 +9,11 @@ file is current.
 import numpy
 
 
-def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -22,7 +22,7 @@ def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -31,11 +31,11 @@ def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x5 = numpy.log(x4)/numpy.log(2)
     x6 = x4**(-1.0)
     x7 = x3*x6
-    x8 = n_ff_out*n_active*x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
+    x8 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -54,33 +54,37 @@ def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -98,42 +102,46 @@ def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     x14 = x5*numpy.log(x13)
     x15 = x13**(-1.0)
     x16 = x12*x15
-    x17 = n_ff_out*n_active*x1*numpy.maximum(x0*(x13 - 1), x10*x13*numpy.maximum(0, x12*x15 - 1))
+    x17 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x13 - 1), x10*x13*numpy.maximum(0, x12*x15 - 1))
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*x0
-    x13 = n_q + 2*n_q/g
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x5
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.minimum(x15, numpy.maximum(1, x17*x6/(numpy.sqrt(n_q)*x16)))
-    x19 = n_gpu*b*p_act*q_len*x14/n_pp**2
-    x20 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x13)*x16*x17/x6))
-    return sigma_attn*n_layers*x11*(d_head*n_q*x18*x9 + d_head*x13*x19/x20 + d_model*x19/x18 + n_q*x12 + x10*x20 + x12*x13) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*x0
+    x17 = n_q + 2*n_q/g
+    x18 = sigma_attn**(-1.0)
+    x19 = x18*x4
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = numpy.minimum(x19, numpy.maximum(1, x21*x5/(numpy.sqrt(n_q)*x20)))
+    x23 = n_gpu*b*p_act*q_len*x18/n_pp**2
+    x24 = numpy.minimum(x19, numpy.maximum(1, numpy.sqrt(x17)*x20*x21/x5))
+    return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -152,169 +160,246 @@ def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     x15 = numpy.ceil(x12*x14)
     x16 = x13*numpy.log(x15)
     x17 = x12/x15
-    x18 = sigma_attn*x7
-    x19 = bw_ar_intra**(-1.0)
-    x20 = x5*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x17 - 1))
-    x21 = x18*x20
-    x22 = 2*x7
-    x23 = numpy.maximum(1, x11)
-    x24 = numpy.ceil(x14*x23)
-    x25 = x13*numpy.log(x24)
-    x26 = x24**(-1.0)
-    x27 = x23*x26
-    x28 = n_ff_out*n_active*x5*numpy.maximum(x2*(x24 - 1), x19*x24*numpy.maximum(0, x23*x26 - 1))
-    x29 = x28*x7
-    x30 = x3/flops
-    x31 = s**(-1.0)
-    x32 = d_head*n_q
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*x7
+    x20 = x19*x5*numpy.maximum(x2*(x15 - 1), x15*x18*numpy.maximum(0, x17 - 1))
+    x21 = numpy.maximum(1, x11)
+    x22 = numpy.ceil(x14*x21)
+    x23 = x13*numpy.log(x22)
+    x24 = x22**(-1.0)
+    x25 = x21*x24
+    x26 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
+    x27 = x3/flops
+    x28 = d_head*n_q
+    x29 = s**(-1.0)
+    x30 = n_ff_in + n_ff_out
+    x31 = n_sh*x30
+    x32 = d_model*d_ff_shared*n_layers*x31
     x33 = d_model*p
-    x34 = b*x10
-    x35 = kv_bytes*ctx*x34
-    x36 = q_len*x34
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(x23)*x37/numpy.sqrt(d_ff)))
-    x39 = p_act*x36
-    x40 = x36*x4
+    x34 = kv_bytes*ctx*b*x10
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.sqrt(x21)*x35
+    x37 = numpy.maximum(1, numpy.minimum(x11, x36/numpy.sqrt(d_ff_shared)))
+    x38 = x10*x7
+    x39 = p_act*x38
+    x40 = d_model*x39
+    x41 = x21*x40
+    x42 = numpy.maximum(1, numpy.minimum(x11, x36/numpy.sqrt(d_ff)))
+    x43 = n_pp*x3/hbm_bw
+    x44 = d_head*x33
+    x45 = n_q + 2*n_q/g
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = numpy.minimum(x12, numpy.maximum(1, x35*x47/(numpy.sqrt(n_q)*x46)))
+    x49 = n_gpu*x7*x9/n_pp**2
+    x50 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x45)*x46*x47/x35))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x32) + x34)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x29 + 2*x32)), sigma_attn*n_layers*x43*(d_head*p_act*x45*x49/x50 + n_q*x44 + x28*x39*x48 + x4*x49/x48 + x40*x50 + x44*x45) + x43*(n_layers*(n_experts*x30*(1 - (1 - x29)**x38)*(d_ff*x29*x39*x42 + d_ff*x33 + x29*x41/x42) + x31*(d_ff_shared*x33 + d_ff_shared*x37*x39 + x41/x37)) + vocab*x33 + x34)), numpy.inf)
+
+
+def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*d_model*p_act*q_len/n_gpu
+    x2 = x0*x1
+    x3 = numpy.maximum(1, n_gpu/n_pp)
+    x4 = numpy.ceil(x3/node_size)
+    x5 = numpy.log(x4)/numpy.log(2)
+    x6 = x4**(-1.0)
+    x7 = x3*x6
+    x8 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+
+
+def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*d_model*p_act*q_len/n_gpu
+    x2 = x0*x1
+    x3 = n_gpu/n_pp
+    x4 = x3/sigma_attn
+    x5 = numpy.log(2)**(-1.0)
+    x6 = node_size**(-1.0)
+    x7 = numpy.ceil(x4*x6)
+    x8 = x5*numpy.log(x7)
+    x9 = x4/x7
+    x10 = (1/100000)*x8 + (3/2500000)*x9
+    x11 = bw_ar_intra**(-1.0)
+    x12 = sigma_attn*x1*numpy.maximum(x0*(x7 - 1), x11*x7*numpy.maximum(0, x9 - 1))
+    x13 = (7/125000)*x8 + (7/125000)*x9
+    x14 = x12 + x13
+    x15 = x10 + 2*x12
+    x16 = (17/1000000)*x8 + (1/400000)*x9
+    x17 = (20/19)*x12 + x16
+    x18 = numpy.maximum(1, x3)
+    x19 = numpy.ceil(x18*x6)
+    x20 = x5*numpy.log(x19)
+    x21 = x19**(-1.0)
+    x22 = x18*x21
+    x23 = (1/100000)*x20 + (3/2500000)*x22
+    x24 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x19 - 1), x11*x19*numpy.maximum(0, x18*x21 - 1))
+    x25 = (7/125000)*x20 + (7/125000)*x22
+    x26 = x24 + x25
+    x27 = x23 + 2*x24
+    x28 = (17/1000000)*x20 + (1/400000)*x22
+    x29 = (20/19)*x24 + x28
+    return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*d_model*p_act*q_len/n_gpu
+    x2 = x0*x1
+    x3 = (1/2)*x2
+    x4 = n_gpu/n_pp
+    x5 = x4/sigma_attn
+    x6 = node_size**(-1.0)
+    x7 = numpy.ceil(x5*x6)
+    x8 = bw_ar_intra**(-1.0)
+    x9 = x5/x7
+    x10 = sigma_attn*x1*numpy.maximum(x0*(x7 - 1), x7*x8*numpy.maximum(0, x9 - 1))
+    x11 = 2*x10
+    x12 = numpy.log(2)**(-1.0)
+    x13 = x12*numpy.log(x7)
+    x14 = x10 + (7/125000)*x13 + (7/125000)*x9
+    x15 = x11 + (1/100000)*x13 + (3/2500000)*x9
+    x16 = (20/19)*x10
+    x17 = (17/1000000)*x13 + x16 + (1/400000)*x9
+    x18 = numpy.maximum(1, x4)
+    x19 = numpy.ceil(x18*x6)
+    x20 = x19**(-1.0)
+    x21 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x19 - 1), x19*x8*numpy.maximum(0, x18*x20 - 1))
+    x22 = 2*x21
+    x23 = x12*numpy.log(x19)
+    x24 = x18*x20
+    x25 = x21 + (7/125000)*x23 + (7/125000)*x24
+    x26 = x22 + (1/100000)*x23 + (3/2500000)*x24
+    x27 = (20/19)*x21
+    x28 = (17/1000000)*x23 + (1/400000)*x24 + x27
+    return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
+
+
+def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11/node_size)
+    x13 = numpy.log(x12)/numpy.log(2)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
+    x17 = x3/flops
+    x18 = d_head*n_q
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = n_sh*x20
+    x22 = d_model*d_ff_shared*n_layers*x21
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*b*x9
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(x11)*x25
+    x27 = numpy.maximum(1, numpy.minimum(x10, x26/numpy.sqrt(d_ff_shared)))
+    x28 = x7*x9
+    x29 = p_act*x28
+    x30 = d_model*x29
+    x31 = x11*x30
+    x32 = numpy.maximum(1, numpy.minimum(x10, x26/numpy.sqrt(d_ff)))
+    x33 = n_pp*x3/hbm_bw
+    x34 = d_head*x23
+    x35 = n_q + 2*n_q/g
+    x36 = sigma_attn**(-1.0)
+    x37 = x10*x36
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x40 = numpy.minimum(x37, numpy.maximum(1, x25*x39/(numpy.sqrt(n_q)*x38)))
+    x41 = n_gpu*x36*x7/n_pp**2
+    x42 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x35)*x38*x39/x25))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x22) + x24)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(x0*x18*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x19 + 2*x22)), sigma_attn*n_layers*x33*(d_head*p_act*x35*x41/x42 + n_q*x34 + x18*x29*x40 + x30*x42 + x34*x35 + x4*x41/x40) + x33*(n_layers*(n_experts*x20*(1 - (1 - x19)**x28)*(d_ff*x19*x29*x32 + d_ff*x23 + x19*x31/x32) + x21*(d_ff_shared*x23 + d_ff_shared*x27*x29 + x31/x27)) + vocab*x23 + x24)), numpy.inf)
+
+
+def nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.log(2)**(-1.0)
+    x14 = node_size**(-1.0)
+    x15 = numpy.ceil(x12*x14)
+    x16 = x13*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x12*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x12*x17 - 1))
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x14*x22)
+    x24 = x13*numpy.log(x23)
+    x25 = x22/x23
+    x26 = sigma_attn*x7
+    x27 = x26*x5*numpy.maximum(x2*(x23 - 1), x19*x23*numpy.maximum(0, x25 - 1))
+    x28 = d_model*p
+    x29 = kv_bytes*ctx*b*x10
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(x12)*x30
+    x32 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff_shared)))
+    x33 = x10*x7
+    x34 = p_act*x33
+    x35 = d_model*x34
+    x36 = x12*x35
+    x37 = n_ff_in + n_ff_out
+    x38 = n_sh*x37
+    x39 = s**(-1.0)
+    x40 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff)))
     x41 = n_pp*x3/hbm_bw
-    x42 = d_head*x33
+    x42 = d_head*x28
     x43 = n_q + 2*n_q/g
     x44 = numpy.sqrt(d_head)
     x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = numpy.minimum(x12, numpy.maximum(1, x37*x45/(numpy.sqrt(n_q)*x44)))
-    x47 = n_gpu*x7*x9/n_pp**2
-    x48 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x43)*x44*x45/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x35)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x21 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x21 + 23/2000000), sigma_attn*x20*x22 + (1/100000)*x16 + (3/2500000)*x17 + 7/1250000)) + n_layers*numpy.where(numpy.less_equal(x23, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x25 + (7/125000)*x27 + x29 - 7/125000, (17/1000000)*x25 + (1/400000)*x27 + (20/19)*x29 + 23/2000000), x22*x28 + (1/100000)*x25 + (3/2500000)*x27 + 7/1250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x18*x30*(2*n_attn + 2*n_unembed) + x30*(n_ff*x22*x31 + x0*x32*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x41*(d_head*p_act*x43*x47/x48 + n_q*x42 + x32*x39*x46 + x4*x47/x46 + x40*x48 + x42*x43) + x41*(n_experts*n_layers*(1 - (1 - x31)**x36)*(n_ff_in + n_ff_out)*(d_ff*x31*x38*x39 + d_ff*x33 + x23*x31*x40/x38) + vocab*x33 + x35)), numpy.inf)
+    x46 = numpy.minimum(x22, numpy.maximum(1, x30*x45/(numpy.sqrt(n_q)*x44)))
+    x47 = d_head*n_q
+    x48 = n_gpu*x21*x7/n_pp**2
+    x49 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x43)*x44*x45/x30))
+    x50 = x3/flops
+    x51 = d_model*d_ff_shared*n_layers*x38
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(d_head*p_act*x43*x48/x49 + n_q*x42 + x34*x46*x47 + x35*x49 + x4*x48/x46 + x42*x43) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x50*(2*n_attn + 2*n_unembed) + x50*(x0*x47*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x51)), p*(n_attn + n_ff + n_unembed + x51) + x29, x9
 
 
-def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.ceil(x3/node_size)
-    x5 = numpy.log(x4)/numpy.log(2)
-    x6 = x4**(-1.0)
-    x7 = x3*x6
-    x8 = n_ff_out*n_active*x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
-
-
-def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = n_gpu/n_pp
-    x4 = x3/sigma_attn
-    x5 = numpy.log(2)**(-1.0)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x4*x6)
-    x8 = x5*numpy.log(x7)
-    x9 = x4/x7
-    x10 = (1/100000)*x8 + (3/2500000)*x9
-    x11 = bw_ar_intra**(-1.0)
-    x12 = sigma_attn*x1*numpy.maximum(x0*(x7 - 1), x11*x7*numpy.maximum(0, x9 - 1))
-    x13 = (7/125000)*x8 + (7/125000)*x9
-    x14 = x12 + x13
-    x15 = x10 + 2*x12
-    x16 = (17/1000000)*x8 + (1/400000)*x9
-    x17 = (20/19)*x12 + x16
-    x18 = numpy.maximum(1, x3)
-    x19 = numpy.ceil(x18*x6)
-    x20 = x5*numpy.log(x19)
-    x21 = x19**(-1.0)
-    x22 = x18*x21
-    x23 = (1/100000)*x20 + (3/2500000)*x22
-    x24 = n_ff_out*n_active*x1*numpy.maximum(x0*(x19 - 1), x11*x19*numpy.maximum(0, x18*x21 - 1))
-    x25 = (7/125000)*x20 + (7/125000)*x22
-    x26 = x24 + x25
-    x27 = x23 + 2*x24
-    x28 = (17/1000000)*x20 + (1/400000)*x22
-    x29 = (20/19)*x24 + x28
-    return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = (1/2)*x2
-    x4 = n_gpu/n_pp
-    x5 = x4/sigma_attn
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x5*x6)
-    x8 = bw_ar_intra**(-1.0)
-    x9 = x5/x7
-    x10 = sigma_attn*x1*numpy.maximum(x0*(x7 - 1), x7*x8*numpy.maximum(0, x9 - 1))
-    x11 = 2*x10
-    x12 = numpy.log(2)**(-1.0)
-    x13 = x12*numpy.log(x7)
-    x14 = x10 + (7/125000)*x13 + (7/125000)*x9
-    x15 = x11 + (1/100000)*x13 + (3/2500000)*x9
-    x16 = (20/19)*x10
-    x17 = (17/1000000)*x13 + x16 + (1/400000)*x9
-    x18 = numpy.maximum(1, x4)
-    x19 = numpy.ceil(x18*x6)
-    x20 = x19**(-1.0)
-    x21 = n_ff_out*n_active*x1*numpy.maximum(x0*(x19 - 1), x19*x8*numpy.maximum(0, x18*x20 - 1))
-    x22 = 2*x21
-    x23 = x12*numpy.log(x19)
-    x24 = x18*x20
-    x25 = x21 + (7/125000)*x23 + (7/125000)*x24
-    x26 = x22 + (1/100000)*x23 + (3/2500000)*x24
-    x27 = (20/19)*x21
-    x28 = (17/1000000)*x23 + (1/400000)*x24 + x27
-    return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
-
-
-def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.ceil(x11/node_size)
-    x13 = numpy.log(x12)/numpy.log(2)
-    x14 = x12**(-1.0)
-    x15 = x11*x14
-    x16 = n_ff_out*n_active*x5*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
-    x17 = x16*x7
-    x18 = 2*x7
-    x19 = x3/flops
-    x20 = s**(-1.0)
-    x21 = d_head*n_q
-    x22 = d_model*p
-    x23 = b*x9
-    x24 = kv_bytes*ctx*x23
-    x25 = q_len*x23
-    x26 = numpy.sqrt(d_model)
-    x27 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x26/numpy.sqrt(d_ff)))
-    x28 = p_act*x25
-    x29 = x25*x4
-    x30 = n_pp*x3/hbm_bw
-    x31 = d_head*x22
-    x32 = n_q + 2*n_q/g
-    x33 = sigma_attn**(-1.0)
-    x34 = x10*x33
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = numpy.minimum(x34, numpy.maximum(1, x26*x36/(numpy.sqrt(n_q)*x35)))
-    x38 = n_gpu*x33*x7/n_pp**2
-    x39 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x32)*x35*x36/x26))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x17 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x16*x18 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x17 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x19*x7*(2*n_attn + 2*n_unembed) + x19*(n_ff*x18*x20 + x0*x21*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x30*(d_head*p_act*x32*x38/x39 + n_q*x31 + x21*x28*x37 + x29*x39 + x31*x32 + x38*x4/x37) + x30*(n_experts*n_layers*(1 - (1 - x20)**x25)*(n_ff_in + n_ff_out)*(d_ff*x20*x27*x28 + d_ff*x22 + x11*x20*x29/x27) + vocab*x22 + x24)), numpy.inf)
-
-
-def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -326,88 +411,81 @@ def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     x8 = x2*x7
     x9 = bw_ar_inter**(-1.0)
     x10 = bw_ar_intra**(-1.0)
-    x11 = numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
-    x12 = b*q_len
-    x13 = n_active*x12
-    x14 = n_gpu**(-1.0)
-    x15 = d_model*p_act
-    x16 = x14*x15
-    x17 = n_ff_out*x16
-    x18 = x13*x17
+    x11 = b*q_len
+    x12 = n_gpu**(-1.0)
+    x13 = p_act*x12
+    x14 = d_model*x13
+    x15 = n_ff_out*x14*(n_active + n_sh)
+    x16 = x11*x15*numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
+    x17 = (1/2)*q_len
+    x18 = x14*x9
     x19 = x11*x18
-    x20 = 2*x12
-    x21 = n_active*x20
-    x22 = x17*x21
-    x23 = (1/2)*q_len
-    x24 = x16*x9
-    x25 = x12*x24
-    x26 = 4*n_layers
-    x27 = x14/flops
-    x28 = sigma_attn*x12
-    x29 = s**(-1.0)
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = b*x0
-    x33 = kv_bytes*ctx*x32
-    x34 = q_len*x32
-    x35 = numpy.sqrt(d_model)
-    x36 = numpy.sqrt(x2)
-    x37 = numpy.maximum(1, numpy.minimum(x1, x35*x36/numpy.sqrt(d_ff)))
-    x38 = p_act*x34
-    x39 = x15*x34
-    x40 = n_pp*x14/hbm_bw
-    x41 = d_head*x31
-    x42 = n_q + 2*n_q/g
-    x43 = sigma_attn**(-1.0)
-    x44 = x1*x43
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = numpy.minimum(x44, numpy.maximum(1, x35*x46/(numpy.sqrt(n_q)*x45)))
-    x48 = n_gpu*x12*x43/n_pp**2
-    x49 = numpy.minimum(x44, numpy.maximum(1, numpy.sqrt(x42)*x45*x46/x35))
-    x50 = d_head*x42
-    x51 = t_kernel*x26 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x25 + 7/250000, (5/19)*x25 + 9/400000), b*x23*x24 + 59/5000000) + numpy.maximum(x27*x28*(2*n_attn + 2*n_unembed) + x27*(n_ff*x20*x29 + x12*x26*x30*(ctx + x23 - 1/2)), sigma_attn*n_layers*x40*(n_q*x41 + p_act*x48*x50/x49 + x15*x48/x47 + x30*x38*x47 + x39*x49 + x41*x42) + x40*(n_experts*n_layers*(1 - (1 - x29)**x34)*(n_ff_in + n_ff_out)*(d_ff*x29*x37*x38 + d_ff*x31 + x2*x29*x39/x37) + vocab*x31 + x33))
-    x52 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x33))
-    x53 = numpy.ceil(x4*x44)
-    x54 = x3*numpy.log(x53)
-    x55 = x44/x53
-    x56 = numpy.maximum(x9*(x53 - 1), x10*x53*numpy.maximum(0, x55 - 1))
-    x57 = x16*x28
-    x58 = x56*x57
-    x59 = sigma_attn*x20
-    x60 = x16*x59
-    x61 = numpy.less_equal(x36, 1)
-    x62 = numpy.sqrt(x5)
-    x63 = x62**(-1.0)
-    x64 = numpy.maximum(x9*(x62 - 1), x10*x62*numpy.maximum(0, x36*x63 - 1))
-    x65 = p_act*x14
-    x66 = d_ff*n_ff_in*x64*x65
-    x67 = x13*x66
-    x68 = x36*x63
-    x69 = x3*numpy.log(x62)
-    x70 = (7/125000)*x68 + (7/125000)*x69 - 7/125000
-    x71 = (3/2500000)*x68 + (1/100000)*x69 + 7/1250000
-    x72 = (1/400000)*x68 + (17/1000000)*x69 + 23/2000000
-    x73 = x18*x64
-    x74 = numpy.less_equal(x46, 1)
-    x75 = numpy.sqrt(x53)
-    x76 = x46/x75
-    x77 = numpy.maximum(x9*(x75 - 1), x10*x75*numpy.maximum(0, x76 - 1))
-    x78 = x57*x77
-    x79 = x3*numpy.log(x75)
-    x80 = (7/125000)*x76 + (7/125000)*x79 - 7/125000
-    x81 = (3/2500000)*x76 + (1/100000)*x79 + 7/1250000
-    x82 = (1/400000)*x76 + (17/1000000)*x79 + 23/2000000
-    x83 = x50*x65*x77
-    x84 = x28*x83
-    return numpy.where(x52, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x19 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x19 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), x11*x22 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x51, numpy.inf), n_layers*numpy.where(numpy.less_equal(x44, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x54 + (7/125000)*x55 + x58 - 7/125000, (1/100000)*x54 + (3/2500000)*x55 + x56*x60 + 7/1250000), (17/1000000)*x54 + (1/400000)*x55 + (20/19)*x58 + 23/2000000)), numpy.where(x52, n_layers*(numpy.where(x61, 0, numpy.minimum(numpy.minimum(x67 + x70, (20/19)*x67 + x72), x21*x66 + x71)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x70 + x73, x72 + (20/19)*x73), x22*x64 + x71))) + x51, numpy.inf), n_layers*(numpy.where(x74, 0, numpy.minimum(numpy.minimum(x78 + x80, (20/19)*x78 + x82), x60*x77 + x81)) + numpy.where(x74, 0, numpy.minimum(numpy.minimum(x80 + x84, x82 + (20/19)*x84), x59*x83 + x81)))
+    x20 = 4*n_layers
+    x21 = x12/flops
+    x22 = sigma_attn*x11
+    x23 = d_head*n_q
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*n_layers*x25*x26
+    x28 = d_model*p
+    x29 = kv_bytes*ctx*b*x0
+    x30 = numpy.sqrt(x2)
+    x31 = numpy.sqrt(d_model)
+    x32 = x30*x31
+    x33 = numpy.maximum(1, numpy.minimum(x1, x32/numpy.sqrt(d_ff_shared)))
+    x34 = x0*x11
+    x35 = p_act*x34
+    x36 = d_model*x35
+    x37 = x2*x36
+    x38 = numpy.maximum(1, numpy.minimum(x1, x32/numpy.sqrt(d_ff)))
+    x39 = n_pp*x12/hbm_bw
+    x40 = d_head*x28
+    x41 = n_q + 2*n_q/g
+    x42 = sigma_attn**(-1.0)
+    x43 = x1*x42
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = numpy.minimum(x43, numpy.maximum(1, x31*x45/(numpy.sqrt(n_q)*x44)))
+    x47 = n_gpu*p_act*x11*x42/n_pp**2
+    x48 = numpy.minimum(x43, numpy.maximum(1, numpy.sqrt(x41)*x44*x45/x31))
+    x49 = d_head*x41
+    x50 = t_kernel*x20 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x19 + 7/250000, (5/19)*x19 + 9/400000), b*x17*x18 + 59/5000000) + numpy.maximum(x21*x22*(2*n_attn + 2*n_unembed) + x21*(x11*x20*x23*(ctx + x17 - 1/2) + x11*(2*n_ff*x24 + 2*x27)), sigma_attn*n_layers*x39*(d_model*x47/x46 + n_q*x40 + x23*x35*x46 + x36*x48 + x40*x41 + x47*x49/x48) + x39*(n_layers*(n_experts*x25*(1 - (1 - x24)**x34)*(d_ff*x24*x35*x38 + d_ff*x28 + x24*x37/x38) + n_sh*x25*(d_ff_shared*x28 + d_ff_shared*x33*x35 + x37/x33)) + vocab*x28 + x29))
+    x51 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x27) + x29))
+    x52 = numpy.ceil(x4*x43)
+    x53 = x3*numpy.log(x52)
+    x54 = x43/x52
+    x55 = x14*x22
+    x56 = x55*numpy.maximum(x9*(x52 - 1), x10*x52*numpy.maximum(0, x54 - 1))
+    x57 = numpy.less_equal(x30, 1)
+    x58 = numpy.sqrt(x5)
+    x59 = x58**(-1.0)
+    x60 = x11*numpy.maximum(x9*(x58 - 1), x10*x58*numpy.maximum(0, x30*x59 - 1))
+    x61 = x15*x60
+    x62 = x30*x59
+    x63 = x3*numpy.log(x58)
+    x64 = (7/125000)*x62 + (7/125000)*x63 - 7/125000
+    x65 = (3/2500000)*x62 + (1/100000)*x63 + 7/1250000
+    x66 = (1/400000)*x62 + (17/1000000)*x63 + 23/2000000
+    x67 = n_ff_in*x13*x60*(d_ff*n_active + x26)
+    x68 = numpy.less_equal(x45, 1)
+    x69 = numpy.sqrt(x52)
+    x70 = x45/x69
+    x71 = numpy.maximum(x9*(x69 - 1), x10*x69*numpy.maximum(0, x70 - 1))
+    x72 = x55*x71
+    x73 = x3*numpy.log(x69)
+    x74 = (7/125000)*x70 + (7/125000)*x73 - 7/125000
+    x75 = (3/2500000)*x70 + (1/100000)*x73 + 7/1250000
+    x76 = (1/400000)*x70 + (17/1000000)*x73 + 23/2000000
+    x77 = x13*x22*x49*x71
+    return numpy.where(x51, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x50, numpy.inf), n_layers*numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)), numpy.where(x51, n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x61 + x64, (20/19)*x61 + x66), 2*x61 + x65)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x64 + x67, x65 + 2*x67), x66 + (20/19)*x67))) + x50, numpy.inf), n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x74, (20/19)*x72 + x76), 2*x72 + x75)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x74 + x77, x75 + 2*x77), x76 + (20/19)*x77)))
 
 
-def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -422,28 +500,27 @@ def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = numpy.maximum(1, n_gpu/n_pp)
-    x5 = numpy.sqrt(x4)
-    x6 = numpy.less_equal(x5, 1)
-    x7 = numpy.sqrt(numpy.ceil(x4/node_size))
-    x8 = x7**(-1.0)
-    x9 = n_active*numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x5*x8 - 1)/bw_ar_intra)
-    x10 = d_ff*n_ff_in*x1*x9
-    x11 = x5*x8
-    x12 = numpy.log(x7)/numpy.log(2)
-    x13 = (7/125000)*x11 + (7/125000)*x12 - 7/125000
-    x14 = (3/2500000)*x11 + (1/100000)*x12 + 7/1250000
-    x15 = (1/400000)*x11 + (17/1000000)*x12 + 23/2000000
-    x16 = n_ff_out*x2*x9
-    return n_layers*(numpy.where(x6, 0, numpy.minimum(numpy.minimum(x10 + x13, (20/19)*x10 + x15), 2*x10 + x14)) + numpy.where(x6, 0, numpy.minimum(numpy.minimum(x13 + x16, x14 + 2*x16), x15 + (20/19)*x16))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
+    x2 = d_model*x0*x1
+    x3 = numpy.maximum(1, n_gpu/n_pp)
+    x4 = numpy.sqrt(x3)
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
+    x7 = x6**(-1.0)
+    x8 = x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
+    x9 = d_model*n_ff_out*x8*(n_active + n_sh)
+    x10 = x4*x7
+    x11 = numpy.log(x6)/numpy.log(2)
+    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
+    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
+    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
+    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -462,366 +539,456 @@ def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
     x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = node_size**(-1.0)
-    x9 = numpy.sqrt(numpy.ceil(x5*x8))
-    x10 = bw_ar_intra**(-1.0)
-    x11 = x9**(-1.0)
-    x12 = n_active*numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11*x6 - 1))
-    x13 = d_ff*n_ff_in*x1*x12
-    x14 = x11*x6
-    x15 = numpy.log(2)**(-1.0)
-    x16 = x15*numpy.log(x9)
-    x17 = (7/125000)*x14 + (7/125000)*x16 - 7/125000
-    x18 = (3/2500000)*x14 + (1/100000)*x16 + 7/1250000
-    x19 = (1/400000)*x14 + (17/1000000)*x16 + 23/2000000
-    x20 = n_ff_out*x12*x2
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = numpy.sqrt(numpy.ceil(x4*x8/sigma_attn))
-    x24 = x21/x23
-    x25 = sigma_attn*numpy.maximum(x0*(x23 - 1), x10*x23*numpy.maximum(0, x24 - 1))
-    x26 = x2*x25
-    x27 = x15*numpy.log(x23)
-    x28 = (7/125000)*x24 + (7/125000)*x27 - 7/125000
-    x29 = (3/2500000)*x24 + (1/100000)*x27 + 7/1250000
-    x30 = (1/400000)*x24 + (17/1000000)*x27 + 23/2000000
-    x31 = d_head*x1*x25*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x26 + x28, (20/19)*x26 + x30), 2*x26 + x29)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x7, 0, numpy.minimum(numpy.minimum(x13 + x17, (20/19)*x13 + x19), 2*x13 + x18)) + numpy.where(x7, 0, numpy.minimum(numpy.minimum(x17 + x20, x18 + 2*x20), x19 + (20/19)*x20))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = node_size**(-1.0)
+    x7 = n_gpu/n_pp
+    x8 = numpy.sqrt(numpy.ceil(x6*x7/sigma_attn))
+    x9 = bw_ar_intra**(-1.0)
+    x10 = x4/x8
+    x11 = sigma_attn*numpy.maximum(x0*(x8 - 1), x8*x9*numpy.maximum(0, x10 - 1))
+    x12 = x11*x2
+    x13 = numpy.log(2)**(-1.0)
+    x14 = x13*numpy.log(x8)
+    x15 = (7/125000)*x10 + (7/125000)*x14 - 7/125000
+    x16 = (3/2500000)*x10 + (1/100000)*x14 + 7/1250000
+    x17 = (1/400000)*x10 + (17/1000000)*x14 + 23/2000000
+    x18 = d_head*x1*x11*(n_q + 2*n_q/g)
+    x19 = numpy.maximum(1, x7)
+    x20 = numpy.sqrt(x19)
+    x21 = numpy.less_equal(x20, 1)
+    x22 = numpy.sqrt(numpy.ceil(x19*x6))
+    x23 = x22**(-1.0)
+    x24 = x1*numpy.maximum(x0*(x22 - 1), x22*x9*numpy.maximum(0, x20*x23 - 1))
+    x25 = d_model*n_ff_out*x24*(n_active + n_sh)
+    x26 = x20*x23
+    x27 = x13*numpy.log(x22)
+    x28 = (7/125000)*x26 + (7/125000)*x27 - 7/125000
+    x29 = (3/2500000)*x26 + (1/100000)*x27 + 7/1250000
+    x30 = (1/400000)*x26 + (17/1000000)*x27 + 23/2000000
+    x31 = n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*x0
-    x13 = n_q + 2*n_q/g
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x5
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.minimum(x15, numpy.maximum(1, x17*x6/(numpy.sqrt(n_q)*x16)))
-    x19 = n_gpu*b*p_act*q_len*x14/n_pp**2
-    x20 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x13)*x16*x17/x6))
-    return sigma_attn*n_layers*x11*(d_head*n_q*x18*x9 + d_head*x13*x19/x20 + d_model*x19/x18 + n_q*x12 + x10*x20 + x12*x13) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*x0
+    x17 = n_q + 2*n_q/g
+    x18 = sigma_attn**(-1.0)
+    x19 = x18*x4
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = numpy.minimum(x19, numpy.maximum(1, x21*x5/(numpy.sqrt(n_q)*x20)))
+    x23 = n_gpu*b*p_act*q_len*x18/n_pp**2
+    x24 = numpy.minimum(x19, numpy.maximum(1, numpy.sqrt(x17)*x20*x21/x5))
+    return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
     x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x4*x6
+    x8 = d_model*x1*x7
     x9 = x3/flops
-    x10 = sigma_attn*x7
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = n_pp**(-1.0)
-    x16 = b*x15
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = n_gpu*x15
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, x19)
-    x22 = numpy.sqrt(x21)
-    x23 = numpy.maximum(1, numpy.minimum(x19, x20*x22/numpy.sqrt(d_ff)))
-    x24 = p_act*x18
-    x25 = x18*x4
-    x26 = n_pp*x3/hbm_bw
-    x27 = d_head*x14
-    x28 = n_q + 2*n_q/g
-    x29 = sigma_attn**(-1.0)
-    x30 = x19*x29
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x30, numpy.maximum(1, x20*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = n_gpu*x29*x7/n_pp**2
-    x35 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x28)*x31*x32/x20))
-    x36 = d_head*x28
-    x37 = numpy.less_equal(x22, 1)
-    x38 = node_size**(-1.0)
-    x39 = numpy.sqrt(numpy.ceil(x21*x38))
-    x40 = bw_ar_intra**(-1.0)
-    x41 = x39**(-1.0)
-    x42 = n_active*numpy.maximum(x2*(x39 - 1), x39*x40*numpy.maximum(0, x22*x41 - 1))
-    x43 = x42*x7
-    x44 = p_act*x3
-    x45 = d_ff*n_ff_in*x44
-    x46 = x43*x45
-    x47 = x22*x41
+    x10 = sigma_attn*x6
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_ff_shared*n_sh
+    x15 = d_model*n_layers*x13*x14
+    x16 = d_model*p
+    x17 = n_pp**(-1.0)
+    x18 = kv_bytes*ctx*b*x17
+    x19 = n_gpu*x17
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(x20)
+    x22 = numpy.sqrt(d_model)
+    x23 = x21*x22
+    x24 = numpy.maximum(1, numpy.minimum(x19, x23/numpy.sqrt(d_ff_shared)))
+    x25 = x17*x6
+    x26 = p_act*x25
+    x27 = d_model*x26
+    x28 = x20*x27
+    x29 = numpy.maximum(1, numpy.minimum(x19, x23/numpy.sqrt(d_ff)))
+    x30 = n_pp*x3/hbm_bw
+    x31 = d_head*x16
+    x32 = n_q + 2*n_q/g
+    x33 = sigma_attn**(-1.0)
+    x34 = x19*x33
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x22*x36/(numpy.sqrt(n_q)*x35)))
+    x38 = n_gpu*p_act*x33*x6/n_pp**2
+    x39 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x32)*x35*x36/x22))
+    x40 = d_head*x32
+    x41 = numpy.less_equal(x36, 1)
+    x42 = node_size**(-1.0)
+    x43 = numpy.sqrt(numpy.ceil(x34*x42))
+    x44 = bw_ar_intra**(-1.0)
+    x45 = x36/x43
+    x46 = x10*numpy.maximum(x1*(x43 - 1), x43*x44*numpy.maximum(0, x45 - 1))
+    x47 = x46*x5
     x48 = numpy.log(2)**(-1.0)
-    x49 = x48*numpy.log(x39)
-    x50 = (7/125000)*x47 + (7/125000)*x49 - 7/125000
-    x51 = x12*x42
-    x52 = (3/2500000)*x47 + (1/100000)*x49 + 7/1250000
-    x53 = (1/400000)*x47 + (17/1000000)*x49 + 23/2000000
-    x54 = n_ff_out*x5
-    x55 = x43*x54
-    x56 = numpy.less_equal(x32, 1)
-    x57 = numpy.sqrt(numpy.ceil(x30*x38))
-    x58 = x32/x57
-    x59 = numpy.maximum(x2*(x57 - 1), x40*x57*numpy.maximum(0, x58 - 1))
-    x60 = x5*x59
-    x61 = x10*x60
-    x62 = x48*numpy.log(x57)
-    x63 = (7/125000)*x58 + (7/125000)*x62 - 7/125000
-    x64 = sigma_attn*x12
-    x65 = (3/2500000)*x58 + (1/100000)*x62 + 7/1250000
-    x66 = (1/400000)*x58 + (17/1000000)*x62 + 23/2000000
-    x67 = x36*x44*x59
-    x68 = x10*x67
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17)), n_layers*(numpy.where(x37, 0, numpy.minimum(numpy.minimum(x46 + x50, (20/19)*x46 + x53), x45*x51 + x52)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x50 + x55, x53 + (20/19)*x55), x51*x54 + x52))) + n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x61 + x63, (20/19)*x61 + x66), x60*x64 + x65)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x68, x66 + (20/19)*x68), x64*x67 + x65))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x11*x12 + x0*x13*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x26*(n_q*x27 + p_act*x34*x36/x35 + x13*x24*x33 + x25*x35 + x27*x28 + x34*x4/x33) + x26*(n_experts*n_layers*(1 - (1 - x11)**x18)*(n_ff_in + n_ff_out)*(d_ff*x11*x23*x24 + d_ff*x14 + x11*x21*x25/x23) + vocab*x14 + x17)), numpy.inf)
+    x49 = x48*numpy.log(x43)
+    x50 = (7/125000)*x45 + (7/125000)*x49 - 7/125000
+    x51 = (3/2500000)*x45 + (1/100000)*x49 + 7/1250000
+    x52 = (1/400000)*x45 + (17/1000000)*x49 + 23/2000000
+    x53 = x4*x40*x46
+    x54 = numpy.less_equal(x21, 1)
+    x55 = numpy.sqrt(numpy.ceil(x20*x42))
+    x56 = x55**(-1.0)
+    x57 = x7*numpy.maximum(x1*(x55 - 1), x44*x55*numpy.maximum(0, x21*x56 - 1))
+    x58 = d_model*n_ff_out*x57*(n_active + n_sh)
+    x59 = x21*x56
+    x60 = x48*numpy.log(x55)
+    x61 = (7/125000)*x59 + (7/125000)*x60 - 7/125000
+    x62 = (3/2500000)*x59 + (1/100000)*x60 + 7/1250000
+    x63 = (1/400000)*x59 + (17/1000000)*x60 + 23/2000000
+    x64 = n_ff_in*x57*(d_ff*n_active + x14)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x15) + x18)), n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x47 + x50, (20/19)*x47 + x52), 2*x47 + x51)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x50 + x53, x51 + 2*x53), x52 + (20/19)*x53))) + n_layers*(numpy.where(x54, 0, numpy.minimum(numpy.minimum(x58 + x61, (20/19)*x58 + x63), 2*x58 + x62)) + numpy.where(x54, 0, numpy.minimum(numpy.minimum(x61 + x64, x62 + 2*x64), x63 + (20/19)*x64))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x11*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x12 + 2*x15)), sigma_attn*n_layers*x30*(d_model*x38/x37 + n_q*x31 + x11*x26*x37 + x27*x39 + x31*x32 + x38*x40/x39) + x30*(n_layers*(n_experts*x13*(1 - (1 - x12)**x25)*(d_ff*x12*x26*x29 + d_ff*x16 + x12*x28/x29) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x16 + x18)), numpy.inf)
 
 
-def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x0*x1
+    x3 = numpy.maximum(1, n_gpu/n_pp)
+    x4 = numpy.sqrt(x3)
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
+    x7 = x6**(-1.0)
+    x8 = x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
+    x9 = d_model*n_ff_out*x8*(n_active + n_sh)
+    x10 = x4*x7
+    x11 = numpy.log(x6)/numpy.log(2)
+    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
+    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
+    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
+    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+
+
+def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
     x3 = x0*x2
-    x4 = numpy.maximum(1, n_gpu/n_pp)
-    x5 = numpy.sqrt(x4)
-    x6 = numpy.less_equal(x5, 1)
-    x7 = numpy.sqrt(numpy.ceil(x4/node_size))
-    x8 = x7**(-1.0)
-    x9 = n_active*numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x5*x8 - 1)/bw_ar_intra)
-    x10 = d_ff*n_ff_in*x1*x9
-    x11 = x5*x8
-    x12 = numpy.log(x7)/numpy.log(2)
-    x13 = (7/125000)*x11 + (7/125000)*x12 - 7/125000
-    x14 = (3/2500000)*x11 + (1/100000)*x12 + 7/1250000
-    x15 = (1/400000)*x11 + (17/1000000)*x12 + 23/2000000
-    x16 = n_ff_out*x2*x9
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x6, 0, numpy.minimum(numpy.minimum(x10 + x13, (20/19)*x10 + x15), 2*x10 + x14)) + numpy.where(x6, 0, numpy.minimum(numpy.minimum(x13 + x16, x14 + 2*x16), x15 + (20/19)*x16))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
-
-
-def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = numpy.log(2)**(-1.0)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x5*x9))
-    x11 = x8*numpy.log(x10)
-    x12 = x10**(-1.0)
-    x13 = x12*x6
-    x14 = (1/100000)*x11 + (3/2500000)*x13
-    x15 = x14 + 7/1250000
-    x16 = bw_ar_intra**(-1.0)
-    x17 = n_active*numpy.maximum(x0*(x10 - 1), x10*x16*numpy.maximum(0, x12*x6 - 1))
-    x18 = d_ff*n_ff_in*x1*x17
-    x19 = (7/125000)*x11 + (7/125000)*x13
-    x20 = x18 + x19
-    x21 = x14 + 2*x18
-    x22 = (17/1000000)*x11 + (1/400000)*x13
-    x23 = (20/19)*x18 + x22
-    x24 = x22 + 23/2000000
-    x25 = x19 - 7/125000
-    x26 = n_ff_out*x17*x2
-    x27 = x19 + x26
-    x28 = x14 + 2*x26
-    x29 = x22 + (20/19)*x26
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = numpy.less_equal(x30, 1)
-    x32 = numpy.sqrt(numpy.ceil(x4*x9/sigma_attn))
-    x33 = x8*numpy.log(x32)
-    x34 = x30/x32
-    x35 = (1/100000)*x33 + (3/2500000)*x34
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.log(2)**(-1.0)
+    x7 = node_size**(-1.0)
+    x8 = n_gpu/n_pp
+    x9 = numpy.sqrt(numpy.ceil(x7*x8/sigma_attn))
+    x10 = x6*numpy.log(x9)
+    x11 = x4/x9
+    x12 = (1/100000)*x10 + (3/2500000)*x11
+    x13 = x12 + 7/1250000
+    x14 = bw_ar_intra**(-1.0)
+    x15 = sigma_attn*numpy.maximum(x0*(x9 - 1), x14*x9*numpy.maximum(0, x11 - 1))
+    x16 = x15*x2
+    x17 = (7/125000)*x10 + (7/125000)*x11
+    x18 = x16 + x17
+    x19 = x12 + 2*x16
+    x20 = (17/1000000)*x10 + (1/400000)*x11
+    x21 = (20/19)*x16 + x20
+    x22 = x20 + 23/2000000
+    x23 = x17 - 7/125000
+    x24 = d_head*x1*x15*(n_q + 2*n_q/g)
+    x25 = x17 + x24
+    x26 = x12 + 2*x24
+    x27 = x20 + (20/19)*x24
+    x28 = numpy.maximum(1, x8)
+    x29 = numpy.sqrt(x28)
+    x30 = numpy.less_equal(x29, 1)
+    x31 = numpy.sqrt(numpy.ceil(x28*x7))
+    x32 = x6*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x29*x33
+    x35 = (1/100000)*x32 + (3/2500000)*x34
     x36 = x35 + 7/1250000
-    x37 = sigma_attn*numpy.maximum(x0*(x32 - 1), x16*x32*numpy.maximum(0, x34 - 1))
-    x38 = x2*x37
-    x39 = (7/125000)*x33 + (7/125000)*x34
+    x37 = numpy.maximum(x0*(x31 - 1), x14*x31*numpy.maximum(0, x29*x33 - 1))
+    x38 = n_ff_out*x2*x37*(n_active + n_sh)
+    x39 = (7/125000)*x32 + (7/125000)*x34
     x40 = x38 + x39
     x41 = x35 + 2*x38
-    x42 = (17/1000000)*x33 + (1/400000)*x34
+    x42 = (17/1000000)*x32 + (1/400000)*x34
     x43 = (20/19)*x38 + x42
     x44 = x42 + 23/2000000
     x45 = x39 - 7/125000
-    x46 = d_head*x1*x37*(n_q + 2*n_q/g)
+    x46 = n_ff_in*x1*x37*(d_ff*n_active + d_ff_shared*n_sh)
     x47 = x39 + x46
     x48 = x35 + 2*x46
     x49 = x42 + (20/19)*x46
-    return n_layers*(numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x21 + 77/1250000), numpy.greater_equal(x23, x21 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x23 + 27/400000), x24, x25))) + numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x24, x25)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+    return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
     x3 = x0*x2
     x4 = (1/2)*x3
-    x5 = n_gpu/n_pp
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.sqrt(x6)
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x6*x9))
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x10**(-1.0)
-    x13 = n_active*numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, x12*x7 - 1))
-    x14 = d_ff*n_ff_in*x1*x13
-    x15 = 2*x14
-    x16 = x12*x7
-    x17 = numpy.log(2)**(-1.0)
-    x18 = x17*numpy.log(x10)
-    x19 = (7/125000)*x16 + (7/125000)*x18
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = node_size**(-1.0)
+    x8 = n_gpu/n_pp
+    x9 = numpy.sqrt(numpy.ceil(x7*x8/sigma_attn))
+    x10 = bw_ar_intra**(-1.0)
+    x11 = x5/x9
+    x12 = sigma_attn*numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11 - 1))
+    x13 = x12*x2
+    x14 = 2*x13
+    x15 = numpy.log(2)**(-1.0)
+    x16 = x15*numpy.log(x9)
+    x17 = (7/125000)*x11 + (7/125000)*x16
+    x18 = x13 + x17
+    x19 = (3/2500000)*x11 + (1/100000)*x16
     x20 = x14 + x19
-    x21 = (3/2500000)*x16 + (1/100000)*x18
-    x22 = x15 + x21
-    x23 = (20/19)*x14
-    x24 = (1/400000)*x16 + (17/1000000)*x18
-    x25 = x23 + x24
-    x26 = n_ff_out*x13*x2
-    x27 = 2*x26
-    x28 = x19 + x26
-    x29 = x21 + x27
-    x30 = (20/19)*x26
-    x31 = x24 + x30
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.less_equal(x32, 1)
-    x34 = numpy.sqrt(numpy.ceil(x5*x9/sigma_attn))
-    x35 = x32/x34
-    x36 = sigma_attn*numpy.maximum(x0*(x34 - 1), x11*x34*numpy.maximum(0, x35 - 1))
-    x37 = x2*x36
-    x38 = 2*x37
-    x39 = x17*numpy.log(x34)
-    x40 = (7/125000)*x35 + (7/125000)*x39
-    x41 = x37 + x40
-    x42 = (3/2500000)*x35 + (1/100000)*x39
-    x43 = x38 + x42
-    x44 = (20/19)*x37
-    x45 = (1/400000)*x35 + (17/1000000)*x39
+    x21 = (20/19)*x13
+    x22 = (1/400000)*x11 + (17/1000000)*x16
+    x23 = x21 + x22
+    x24 = d_head*x1*x12*(n_q + 2*n_q/g)
+    x25 = 2*x24
+    x26 = x17 + x24
+    x27 = x19 + x25
+    x28 = (20/19)*x24
+    x29 = x22 + x28
+    x30 = numpy.maximum(1, x8)
+    x31 = numpy.sqrt(x30)
+    x32 = numpy.less_equal(x31, 1)
+    x33 = numpy.sqrt(numpy.ceil(x30*x7))
+    x34 = x33**(-1.0)
+    x35 = numpy.maximum(x0*(x33 - 1), x10*x33*numpy.maximum(0, x31*x34 - 1))
+    x36 = n_ff_out*x2*x35*(n_active + n_sh)
+    x37 = 2*x36
+    x38 = x31*x34
+    x39 = x15*numpy.log(x33)
+    x40 = (7/125000)*x38 + (7/125000)*x39
+    x41 = x36 + x40
+    x42 = (3/2500000)*x38 + (1/100000)*x39
+    x43 = x37 + x42
+    x44 = (20/19)*x36
+    x45 = (1/400000)*x38 + (17/1000000)*x39
     x46 = x44 + x45
-    x47 = d_head*x1*x36*(n_q + 2*n_q/g)
+    x47 = n_ff_in*x1*x35*(d_ff*n_active + d_ff_shared*n_sh)
     x48 = 2*x47
     x49 = x40 + x47
     x50 = x42 + x48
     x51 = (20/19)*x47
     x52 = x45 + x51
-    return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
+    return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x3/flops
-    x10 = s**(-1.0)
-    x11 = 2*x7
-    x12 = d_head*n_q
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.maximum(1, x18)
-    x21 = numpy.sqrt(x20)
-    x22 = numpy.maximum(1, numpy.minimum(x18, x19*x21/numpy.sqrt(d_ff)))
-    x23 = p_act*x17
-    x24 = x17*x4
-    x25 = n_pp*x3/hbm_bw
-    x26 = d_head*x13
-    x27 = n_q + 2*n_q/g
-    x28 = sigma_attn**(-1.0)
-    x29 = x18*x28
-    x30 = numpy.sqrt(d_head)
-    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x32 = numpy.minimum(x29, numpy.maximum(1, x19*x31/(numpy.sqrt(n_q)*x30)))
-    x33 = n_gpu*x28/n_pp**2
-    x34 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x30*x31/x19))
-    x35 = p_act*x7
-    x36 = numpy.less_equal(x21, 1)
-    x37 = numpy.sqrt(numpy.ceil(x20/node_size))
-    x38 = x37**(-1.0)
-    x39 = n_active*numpy.maximum(x2*(x37 - 1), x37*numpy.maximum(0, x21*x38 - 1)/bw_ar_intra)
-    x40 = d_ff*n_ff_in*x3*x39
-    x41 = x35*x40
-    x42 = x21*x38
-    x43 = numpy.log(x37)/numpy.log(2)
-    x44 = (7/125000)*x42 + (7/125000)*x43 - 7/125000
-    x45 = (3/2500000)*x42 + (1/100000)*x43 + 7/1250000
-    x46 = (1/400000)*x42 + (17/1000000)*x43 + 23/2000000
-    x47 = n_ff_out*x39*x5
-    x48 = x47*x7
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x41 + x44, (20/19)*x41 + x46), p_act*x11*x40 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x48, x46 + (20/19)*x48), x11*x47 + x45))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + x0*x12*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x25*(d_head*x27*x33*x35/x34 + n_q*x26 + x12*x23*x32 + x24*x34 + x26*x27 + x33*x4*x7/x32) + x25*(n_experts*n_layers*(1 - (1 - x10)**x17)*(n_ff_in + n_ff_out)*(d_ff*x10*x22*x23 + d_ff*x13 + x10*x20*x24/x22) + vocab*x13 + x16)), numpy.inf)
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = x2/flops
+    x10 = d_head*n_q
+    x11 = s**(-1.0)
+    x12 = n_ff_in + n_ff_out
+    x13 = d_ff_shared*n_sh
+    x14 = d_model*n_layers*x12*x13
+    x15 = d_model*p
+    x16 = n_pp**(-1.0)
+    x17 = kv_bytes*ctx*b*x16
+    x18 = n_gpu*x16
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.sqrt(x19)
+    x21 = numpy.sqrt(d_model)
+    x22 = x20*x21
+    x23 = numpy.maximum(1, numpy.minimum(x18, x22/numpy.sqrt(d_ff_shared)))
+    x24 = x16*x6
+    x25 = p_act*x24
+    x26 = d_model*x25
+    x27 = x19*x26
+    x28 = numpy.maximum(1, numpy.minimum(x18, x22/numpy.sqrt(d_ff)))
+    x29 = n_pp*x2/hbm_bw
+    x30 = d_head*x15
+    x31 = n_q + 2*n_q/g
+    x32 = sigma_attn**(-1.0)
+    x33 = x18*x32
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x36 = numpy.minimum(x33, numpy.maximum(1, x21*x35/(numpy.sqrt(n_q)*x34)))
+    x37 = n_gpu*p_act*x32*x6/n_pp**2
+    x38 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x31)*x34*x35/x21))
+    x39 = numpy.less_equal(x20, 1)
+    x40 = numpy.sqrt(numpy.ceil(x19/node_size))
+    x41 = x40**(-1.0)
+    x42 = x7*numpy.maximum(x4*(x40 - 1), x40*numpy.maximum(0, x20*x41 - 1)/bw_ar_intra)
+    x43 = d_model*n_ff_out*x42*(n_active + n_sh)
+    x44 = x20*x41
+    x45 = numpy.log(x40)/numpy.log(2)
+    x46 = (7/125000)*x44 + (7/125000)*x45 - 7/125000
+    x47 = (3/2500000)*x44 + (1/100000)*x45 + 7/1250000
+    x48 = (1/400000)*x44 + (17/1000000)*x45 + 23/2000000
+    x49 = n_ff_in*x42*(d_ff*n_active + x13)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x43 + x46, (20/19)*x43 + x48), 2*x43 + x47)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x46 + x49, x47 + 2*x49), x48 + (20/19)*x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_head*x31*x37/x38 + d_model*x37/x36 + n_q*x30 + x10*x25*x36 + x26*x38 + x30*x31) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
 
 
-def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = numpy.sqrt(numpy.ceil(x12*x15))
+    x17 = bw_ar_intra**(-1.0)
+    x18 = x16**(-1.0)
+    x19 = x7*numpy.maximum(x4*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
+    x20 = d_model*n_ff_out*x19*(n_active + n_sh)
+    x21 = x13*x18
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x16)
+    x24 = (7/125000)*x21 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x21 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x21 + (17/1000000)*x23 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = n_ff_in*x19*(d_ff*n_active + x27)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x15*x32))
+    x34 = x29/x33
+    x35 = sigma_attn*x6
+    x36 = x3*x35*numpy.maximum(x4*(x33 - 1), x17*x33*numpy.maximum(0, x34 - 1))
+    x37 = d_model*x36
+    x38 = x22*numpy.log(x33)
+    x39 = (7/125000)*x34 + (7/125000)*x38 - 7/125000
+    x40 = (3/2500000)*x34 + (1/100000)*x38 + 7/1250000
+    x41 = (1/400000)*x34 + (17/1000000)*x38 + 23/2000000
+    x42 = n_q + 2*n_q/g
+    x43 = d_head*x42
+    x44 = x36*x43
+    x45 = d_model*p
+    x46 = kv_bytes*ctx*b*x10
+    x47 = n_ff_in + n_ff_out
+    x48 = numpy.sqrt(d_model)
+    x49 = x13*x48
+    x50 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x10*x6
+    x52 = p_act*x51
+    x53 = d_model*x52
+    x54 = x12*x53
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff)))
+    x57 = n_pp*x2/hbm_bw
+    x58 = d_head*x45
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x32, numpy.maximum(1, x29*x48/(numpy.sqrt(n_q)*x59)))
+    x61 = d_head*n_q
+    x62 = n_gpu*p_act*x31*x6/n_pp**2
+    x63 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x42)*x59/x48))
+    x64 = x2/flops
+    x65 = d_model*n_layers*x27*x47
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x62/x60 + n_q*x58 + x42*x58 + x43*x62/x63 + x52*x60*x61 + x53*x63) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x64*(2*n_attn + 2*n_unembed) + x64*(x0*x6*x61*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x65)), p*(n_attn + n_ff + n_unembed + x65) + x46, x9
+
+
+def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -830,7 +997,7 @@ def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -839,11 +1006,11 @@ def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x5 = numpy.log(x4)/numpy.log(2)
     x6 = x4**(-1.0)
     x7 = x3*x6
-    x8 = n_ff_out*n_active*x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
+    x8 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -865,33 +1032,37 @@ def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -909,46 +1080,50 @@ def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x14 = x5*numpy.log(x13)
     x15 = x13**(-1.0)
     x16 = x12*x15
-    x17 = n_ff_out*n_active*x1*numpy.maximum(x0*(x13 - 1), x10*x13*numpy.maximum(0, x12*x15 - 1))
+    x17 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x13 - 1), x10*x13*numpy.maximum(0, x12*x15 - 1))
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*n_q
-    x13 = c_kv + c_q
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = sigma_attn**(-1.0)
-    x17 = x16*x5
-    x18 = numpy.sqrt(x13)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = numpy.minimum(x17, numpy.maximum(1, x18*x19/x6))
-    x21 = numpy.sqrt(d_head)
-    x22 = numpy.minimum(x17, numpy.maximum(1, x19*x6/(numpy.sqrt(n_q)*x21)))
-    x23 = n_gpu*b*p_act*q_len*x16/n_pp**2
-    x24 = numpy.minimum(x17, numpy.maximum(1, numpy.sqrt(x14)*x19*x21/x18))
-    return sigma_attn*n_layers*x11*(d_model*x23/x22 + p*x13*x15 + x0*x12 + x0*x13 + x10*x20 + x12*x22*x9 + x13*x24*x9 + x13*x23/x20 + x15*x23/x24) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*n_q
+    x17 = c_kv + c_q
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = sigma_attn**(-1.0)
+    x21 = x20*x4
+    x22 = numpy.sqrt(x17)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x21, numpy.maximum(1, x22*x23/x5))
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.minimum(x21, numpy.maximum(1, x23*x5/(numpy.sqrt(n_q)*x25)))
+    x27 = n_gpu*b*p_act*q_len*x20/n_pp**2
+    x28 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x18)*x23*x25/x22))
+    return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -967,49 +1142,51 @@ def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x15 = numpy.ceil(x12*x14)
     x16 = x13*numpy.log(x15)
     x17 = x12/x15
-    x18 = sigma_attn*x7
-    x19 = bw_ar_intra**(-1.0)
-    x20 = x5*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x17 - 1))
-    x21 = x18*x20
-    x22 = 2*x7
-    x23 = numpy.maximum(1, x11)
-    x24 = numpy.ceil(x14*x23)
-    x25 = x13*numpy.log(x24)
-    x26 = x24**(-1.0)
-    x27 = x23*x26
-    x28 = n_ff_out*n_active*x5*numpy.maximum(x2*(x24 - 1), x19*x24*numpy.maximum(0, x23*x26 - 1))
-    x29 = x28*x7
-    x30 = x3/flops
-    x31 = s**(-1.0)
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*x7
+    x20 = x19*x5*numpy.maximum(x2*(x15 - 1), x15*x18*numpy.maximum(0, x17 - 1))
+    x21 = numpy.maximum(1, x11)
+    x22 = numpy.ceil(x14*x21)
+    x23 = x13*numpy.log(x22)
+    x24 = x22**(-1.0)
+    x25 = x21*x24
+    x26 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
+    x27 = x3/flops
+    x28 = s**(-1.0)
+    x29 = n_ff_in + n_ff_out
+    x30 = n_sh*x29
+    x31 = d_model*d_ff_shared*n_layers*x30
     x32 = d_model*p
-    x33 = b*x10
-    x34 = kv_bytes*ctx*x33
-    x35 = q_len*x33
-    x36 = numpy.sqrt(d_model)
-    x37 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(x23)*x36/numpy.sqrt(d_ff)))
-    x38 = p_act*x35
+    x33 = kv_bytes*ctx*b*x10
+    x34 = numpy.sqrt(d_model)
+    x35 = numpy.sqrt(x21)*x34
+    x36 = numpy.maximum(1, numpy.minimum(x11, x35/numpy.sqrt(d_ff_shared)))
+    x37 = x10*x7
+    x38 = p_act*x37
     x39 = d_model*x38
-    x40 = n_pp*x3/hbm_bw
-    x41 = d_head*n_q
-    x42 = c_kv + c_q
-    x43 = n_q + 2*n_q/g
-    x44 = d_head*x43
-    x45 = numpy.sqrt(x42)
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = numpy.minimum(x12, numpy.maximum(1, x45*x46/x36))
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x12, numpy.maximum(1, x36*x46/(numpy.sqrt(n_q)*x48)))
-    x50 = n_gpu*x7*x9/n_pp**2
-    x51 = p_act*x50
-    x52 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x43)*x46*x48/x45))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x34)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x21 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x21 + 23/2000000), sigma_attn*x20*x22 + (1/100000)*x16 + (3/2500000)*x17 + 7/1250000)) + n_layers*numpy.where(numpy.less_equal(x23, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x25 + (7/125000)*x27 + x29 - 7/125000, (17/1000000)*x25 + (1/400000)*x27 + (20/19)*x29 + 23/2000000), x22*x28 + (1/100000)*x25 + (3/2500000)*x27 + 7/1250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x18*x30*(2*n_attn + 2*n_unembed) + x30*(n_ff*x22*x31 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x40*(p*x42*x44 + x32*x41 + x32*x42 + x38*x41*x49 + x38*x42*x52 + x39*x47 + x4*x50/x49 + x42*x51/x47 + x44*x51/x52) + x40*(n_experts*n_layers*(1 - (1 - x31)**x35)*(n_ff_in + n_ff_out)*(d_ff*x31*x37*x38 + d_ff*x32 + x23*x31*x39/x37) + vocab*x32 + x34)), numpy.inf)
+    x40 = x21*x39
+    x41 = numpy.maximum(1, numpy.minimum(x11, x35/numpy.sqrt(d_ff)))
+    x42 = n_pp*x3/hbm_bw
+    x43 = d_head*n_q
+    x44 = c_kv + c_q
+    x45 = n_q + 2*n_q/g
+    x46 = d_head*x45
+    x47 = numpy.sqrt(x44)
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = numpy.minimum(x12, numpy.maximum(1, x47*x48/x34))
+    x50 = numpy.sqrt(d_head)
+    x51 = numpy.minimum(x12, numpy.maximum(1, x34*x48/(numpy.sqrt(n_q)*x50)))
+    x52 = n_gpu*x7*x9/n_pp**2
+    x53 = p_act*x52
+    x54 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x45)*x48*x50/x47))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x31) + x33)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x28 + 2*x31)), sigma_attn*n_layers*x42*(p*x44*x46 + x32*x43 + x32*x44 + x38*x43*x51 + x38*x44*x54 + x39*x49 + x4*x52/x51 + x44*x53/x49 + x46*x53/x54) + x42*(n_layers*(n_experts*x29*(1 - (1 - x28)**x37)*(d_ff*x28*x38*x41 + d_ff*x32 + x28*x40/x41) + x30*(d_ff_shared*x32 + d_ff_shared*x36*x38 + x40/x36)) + vocab*x32 + x33)), numpy.inf)
 
 
-def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1018,11 +1195,11 @@ def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     x5 = numpy.log(x4)/numpy.log(2)
     x6 = x4**(-1.0)
     x7 = x3*x6
-    x8 = n_ff_out*n_active*x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
+    x8 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1047,7 +1224,7 @@ def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x21 = x19**(-1.0)
     x22 = x18*x21
     x23 = (1/100000)*x20 + (3/2500000)*x22
-    x24 = n_ff_out*n_active*x1*numpy.maximum(x0*(x19 - 1), x11*x19*numpy.maximum(0, x18*x21 - 1))
+    x24 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x19 - 1), x11*x19*numpy.maximum(0, x18*x21 - 1))
     x25 = (7/125000)*x20 + (7/125000)*x22
     x26 = x24 + x25
     x27 = x23 + 2*x24
@@ -1056,7 +1233,7 @@ def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1078,7 +1255,7 @@ def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x18 = numpy.maximum(1, x4)
     x19 = numpy.ceil(x18*x6)
     x20 = x19**(-1.0)
-    x21 = n_ff_out*n_active*x1*numpy.maximum(x0*(x19 - 1), x19*x8*numpy.maximum(0, x18*x20 - 1))
+    x21 = n_ff_out*x1*(n_active + n_sh)*numpy.maximum(x0*(x19 - 1), x19*x8*numpy.maximum(0, x18*x20 - 1))
     x22 = 2*x21
     x23 = x12*numpy.log(x19)
     x24 = x18*x20
@@ -1089,7 +1266,7 @@ def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1106,38 +1283,117 @@ def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x13 = numpy.log(x12)/numpy.log(2)
     x14 = x12**(-1.0)
     x15 = x11*x14
-    x16 = n_ff_out*n_active*x5*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
-    x17 = x16*x7
-    x18 = 2*x7
-    x19 = x3/flops
-    x20 = s**(-1.0)
-    x21 = d_model*p
-    x22 = b*x9
-    x23 = kv_bytes*ctx*x22
-    x24 = q_len*x22
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x25/numpy.sqrt(d_ff)))
-    x27 = p_act*x24
-    x28 = d_model*x27
-    x29 = n_pp*x3/hbm_bw
-    x30 = d_head*n_q
-    x31 = c_kv + c_q
-    x32 = n_q + 2*n_q/g
-    x33 = d_head*x32
-    x34 = sigma_attn**(-1.0)
-    x35 = x10*x34
-    x36 = numpy.sqrt(x31)
-    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x25))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x35, numpy.maximum(1, x25*x37/(numpy.sqrt(n_q)*x39)))
-    x41 = n_gpu*x34*x7/n_pp**2
-    x42 = p_act*x41
-    x43 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x23)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x17 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x16*x18 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x17 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x19*x7*(2*n_attn + 2*n_unembed) + x19*(n_ff*x18*x20 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x29*(p*x31*x33 + x21*x30 + x21*x31 + x27*x30*x40 + x27*x31*x43 + x28*x38 + x31*x42/x38 + x33*x42/x43 + x4*x41/x40) + x29*(n_experts*n_layers*(1 - (1 - x20)**x24)*(n_ff_in + n_ff_out)*(d_ff*x20*x26*x27 + d_ff*x21 + x11*x20*x28/x26) + vocab*x21 + x23)), numpy.inf)
+    x16 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x12 - 1), x12*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
+    x17 = x3/flops
+    x18 = s**(-1.0)
+    x19 = n_ff_in + n_ff_out
+    x20 = n_sh*x19
+    x21 = d_model*d_ff_shared*n_layers*x20
+    x22 = d_model*p
+    x23 = kv_bytes*ctx*b*x9
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(x11)*x24
+    x26 = numpy.maximum(1, numpy.minimum(x10, x25/numpy.sqrt(d_ff_shared)))
+    x27 = x7*x9
+    x28 = p_act*x27
+    x29 = d_model*x28
+    x30 = x11*x29
+    x31 = numpy.maximum(1, numpy.minimum(x10, x25/numpy.sqrt(d_ff)))
+    x32 = n_pp*x3/hbm_bw
+    x33 = d_head*n_q
+    x34 = c_kv + c_q
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = sigma_attn**(-1.0)
+    x38 = x10*x37
+    x39 = numpy.sqrt(x34)
+    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x41 = numpy.minimum(x38, numpy.maximum(1, x39*x40/x24))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x38, numpy.maximum(1, x24*x40/(numpy.sqrt(n_q)*x42)))
+    x44 = n_gpu*x37*x7/n_pp**2
+    x45 = p_act*x44
+    x46 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x35)*x40*x42/x39))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x21) + x23)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x18 + 2*x21)), sigma_attn*n_layers*x32*(p*x34*x36 + x22*x33 + x22*x34 + x28*x33*x43 + x28*x34*x46 + x29*x41 + x34*x45/x41 + x36*x45/x46 + x4*x44/x43) + x32*(n_layers*(n_experts*x19*(1 - (1 - x18)**x27)*(d_ff*x18*x28*x31 + d_ff*x22 + x18*x30/x31) + x20*(d_ff_shared*x22 + d_ff_shared*x26*x28 + x30/x26)) + vocab*x22 + x23)), numpy.inf)
 
 
-def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x6*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.log(2)**(-1.0)
+    x14 = node_size**(-1.0)
+    x15 = numpy.ceil(x12*x14)
+    x16 = x13*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x12*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = n_ff_out*x5*x7*(n_active + n_sh)*numpy.maximum(x2*(x15 - 1), x15*x19*numpy.maximum(0, x12*x17 - 1))
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x14*x22)
+    x24 = x13*numpy.log(x23)
+    x25 = x22/x23
+    x26 = sigma_attn*x7
+    x27 = x26*x5*numpy.maximum(x2*(x23 - 1), x19*x23*numpy.maximum(0, x25 - 1))
+    x28 = d_model*p
+    x29 = kv_bytes*ctx*b*x10
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(x12)*x30
+    x32 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff_shared)))
+    x33 = x10*x7
+    x34 = p_act*x33
+    x35 = d_model*x34
+    x36 = x12*x35
+    x37 = n_ff_in + n_ff_out
+    x38 = n_sh*x37
+    x39 = s**(-1.0)
+    x40 = numpy.maximum(1, numpy.minimum(x11, x31/numpy.sqrt(d_ff)))
+    x41 = n_pp*x3/hbm_bw
+    x42 = d_head*n_q
+    x43 = c_kv + c_q
+    x44 = n_q + 2*n_q/g
+    x45 = d_head*x44
+    x46 = numpy.sqrt(x43)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = numpy.minimum(x22, numpy.maximum(1, x46*x47/x30))
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x22, numpy.maximum(1, x30*x47/(numpy.sqrt(n_q)*x49)))
+    x51 = n_gpu*x21*x7/n_pp**2
+    x52 = p_act*x51
+    x53 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x44)*x47*x49/x46))
+    x54 = x3/flops
+    x55 = d_model*d_ff_shared*n_layers*x38
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(p*x43*x45 + x28*x42 + x28*x43 + x34*x42*x50 + x34*x43*x53 + x35*x48 + x4*x51/x50 + x43*x52/x48 + x45*x52/x53) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x54*(2*n_attn + 2*n_unembed) + x54*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x55)), p*(n_attn + n_ff + n_unembed + x55) + x29, x9
+
+
+def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -1149,1094 +1405,83 @@ def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     x8 = x2*x7
     x9 = bw_ar_inter**(-1.0)
     x10 = bw_ar_intra**(-1.0)
-    x11 = numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
-    x12 = b*q_len
-    x13 = n_active*x12
-    x14 = n_gpu**(-1.0)
-    x15 = d_model*p_act
-    x16 = x14*x15
-    x17 = n_ff_out*x16
-    x18 = x13*x17
+    x11 = b*q_len
+    x12 = n_gpu**(-1.0)
+    x13 = p_act*x12
+    x14 = d_model*x13
+    x15 = n_ff_out*x14*(n_active + n_sh)
+    x16 = x11*x15*numpy.maximum(x9*(x5 - 1), x10*x5*numpy.maximum(0, x2*x7 - 1))
+    x17 = (1/2)*q_len
+    x18 = x14*x9
     x19 = x11*x18
-    x20 = 2*x12
-    x21 = n_active*x20
-    x22 = x17*x21
-    x23 = (1/2)*q_len
-    x24 = x16*x9
-    x25 = x12*x24
-    x26 = 4*n_layers
-    x27 = x14/flops
-    x28 = sigma_attn*x12
-    x29 = s**(-1.0)
-    x30 = d_model*p
-    x31 = b*x0
-    x32 = kv_bytes*ctx*x31
-    x33 = q_len*x31
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.sqrt(x2)
-    x36 = numpy.maximum(1, numpy.minimum(x1, x34*x35/numpy.sqrt(d_ff)))
-    x37 = p_act*x33
-    x38 = d_model*x37
-    x39 = n_pp*x14/hbm_bw
-    x40 = d_head*n_q
-    x41 = c_kv + c_q
-    x42 = n_q + 2*n_q/g
-    x43 = d_head*x42
-    x44 = sigma_attn**(-1.0)
-    x45 = x1*x44
-    x46 = numpy.sqrt(x41)
-    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x48 = numpy.minimum(x45, numpy.maximum(1, x46*x47/x34))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x45, numpy.maximum(1, x34*x47/(numpy.sqrt(n_q)*x49)))
-    x51 = n_gpu*x12*x44/n_pp**2
-    x52 = p_act*x51
-    x53 = numpy.minimum(x45, numpy.maximum(1, numpy.sqrt(x42)*x47*x49/x46))
-    x54 = t_kernel*x26 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x25 + 7/250000, (5/19)*x25 + 9/400000), b*x23*x24 + 59/5000000) + numpy.maximum(x27*x28*(2*n_attn + 2*n_unembed) + x27*(n_ff*x20*x29 + c_kv*n_q*x12*x26*(ctx + x23 - 1/2)), sigma_attn*n_layers*x39*(p*x41*x43 + x15*x51/x50 + x30*x40 + x30*x41 + x37*x40*x50 + x37*x41*x53 + x38*x48 + x41*x52/x48 + x43*x52/x53) + x39*(n_experts*n_layers*(1 - (1 - x29)**x33)*(n_ff_in + n_ff_out)*(d_ff*x29*x36*x37 + d_ff*x30 + x2*x29*x38/x36) + vocab*x30 + x32))
-    x55 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32))
-    x56 = numpy.ceil(x4*x45)
-    x57 = x3*numpy.log(x56)
-    x58 = x45/x56
-    x59 = numpy.maximum(x9*(x56 - 1), x10*x56*numpy.maximum(0, x58 - 1))
-    x60 = x16*x28
-    x61 = x59*x60
-    x62 = sigma_attn*x20
-    x63 = x16*x62
-    x64 = numpy.less_equal(x35, 1)
-    x65 = numpy.sqrt(x5)
-    x66 = x65**(-1.0)
-    x67 = numpy.maximum(x9*(x65 - 1), x10*x65*numpy.maximum(0, x35*x66 - 1))
-    x68 = p_act*x14
-    x69 = d_ff*n_ff_in*x67*x68
-    x70 = x13*x69
-    x71 = x35*x66
-    x72 = x3*numpy.log(x65)
-    x73 = (7/125000)*x71 + (7/125000)*x72 - 7/125000
-    x74 = (3/2500000)*x71 + (1/100000)*x72 + 7/1250000
-    x75 = (1/400000)*x71 + (17/1000000)*x72 + 23/2000000
-    x76 = x18*x67
-    x77 = numpy.less_equal(x47, 1)
-    x78 = numpy.sqrt(x56)
-    x79 = x47/x78
-    x80 = numpy.maximum(x9*(x78 - 1), x10*x78*numpy.maximum(0, x79 - 1))
-    x81 = x60*x80
-    x82 = x3*numpy.log(x78)
-    x83 = (7/125000)*x79 + (7/125000)*x82 - 7/125000
-    x84 = (3/2500000)*x79 + (1/100000)*x82 + 7/1250000
-    x85 = (1/400000)*x79 + (17/1000000)*x82 + 23/2000000
-    x86 = x43*x68*x80
-    x87 = x28*x86
-    return numpy.where(x55, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x19 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x19 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), x11*x22 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x54, numpy.inf), n_layers*numpy.where(numpy.less_equal(x45, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x58 + x61 - 7/125000, (1/100000)*x57 + (3/2500000)*x58 + x59*x63 + 7/1250000), (17/1000000)*x57 + (1/400000)*x58 + (20/19)*x61 + 23/2000000)), numpy.where(x55, n_layers*(numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x73, (20/19)*x70 + x75), x21*x69 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x73 + x76, x75 + (20/19)*x76), x22*x67 + x74))) + x54, numpy.inf), n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x83, (20/19)*x81 + x85), x63*x80 + x84)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x87, x85 + (20/19)*x87), x62*x86 + x84)))
-
-
-def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x1 = numpy.less_equal(x0, 1)
-    x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
-    x3 = x0/x2
-    x4 = sigma_attn*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    x5 = d_model*x4
-    x6 = numpy.log(x2)/numpy.log(2)
-    x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
-    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
-    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
-    x10 = d_head*x4*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
-
-
-def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = numpy.maximum(1, n_gpu/n_pp)
-    x5 = numpy.sqrt(x4)
-    x6 = numpy.less_equal(x5, 1)
-    x7 = numpy.sqrt(numpy.ceil(x4/node_size))
-    x8 = x7**(-1.0)
-    x9 = n_active*numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x5*x8 - 1)/bw_ar_intra)
-    x10 = d_ff*n_ff_in*x1*x9
-    x11 = x5*x8
-    x12 = numpy.log(x7)/numpy.log(2)
-    x13 = (7/125000)*x11 + (7/125000)*x12 - 7/125000
-    x14 = (3/2500000)*x11 + (1/100000)*x12 + 7/1250000
-    x15 = (1/400000)*x11 + (17/1000000)*x12 + 23/2000000
-    x16 = n_ff_out*x2*x9
-    return n_layers*(numpy.where(x6, 0, numpy.minimum(numpy.minimum(x10 + x13, (20/19)*x10 + x15), 2*x10 + x14)) + numpy.where(x6, 0, numpy.minimum(numpy.minimum(x13 + x16, x14 + 2*x16), x15 + (20/19)*x16))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
-
-
-def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*n_q
-    x2 = c_kv + c_q
-    x3 = n_q + 2*n_q/g
-    x4 = d_head*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu/sigma_attn
-    x7 = x5*x6
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(x2)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
-    x12 = b*p_act*q_len
-    x13 = x12*x5
-    x14 = numpy.sqrt(d_head)
-    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
-    x16 = x12*x6/n_pp**2
-    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
-    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
-
-
-def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = node_size**(-1.0)
-    x9 = numpy.sqrt(numpy.ceil(x5*x8))
-    x10 = bw_ar_intra**(-1.0)
-    x11 = x9**(-1.0)
-    x12 = n_active*numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11*x6 - 1))
-    x13 = d_ff*n_ff_in*x1*x12
-    x14 = x11*x6
-    x15 = numpy.log(2)**(-1.0)
-    x16 = x15*numpy.log(x9)
-    x17 = (7/125000)*x14 + (7/125000)*x16 - 7/125000
-    x18 = (3/2500000)*x14 + (1/100000)*x16 + 7/1250000
-    x19 = (1/400000)*x14 + (17/1000000)*x16 + 23/2000000
-    x20 = n_ff_out*x12*x2
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = numpy.sqrt(numpy.ceil(x4*x8/sigma_attn))
-    x24 = x21/x23
-    x25 = sigma_attn*numpy.maximum(x0*(x23 - 1), x10*x23*numpy.maximum(0, x24 - 1))
-    x26 = x2*x25
-    x27 = x15*numpy.log(x23)
-    x28 = (7/125000)*x24 + (7/125000)*x27 - 7/125000
-    x29 = (3/2500000)*x24 + (1/100000)*x27 + 7/1250000
-    x30 = (1/400000)*x24 + (17/1000000)*x27 + 23/2000000
-    x31 = d_head*x1*x25*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x26 + x28, (20/19)*x26 + x30), 2*x26 + x29)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x7, 0, numpy.minimum(numpy.minimum(x13 + x17, (20/19)*x13 + x19), 2*x13 + x18)) + numpy.where(x7, 0, numpy.minimum(numpy.minimum(x17 + x20, x18 + 2*x20), x19 + (20/19)*x20))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
-
-
-def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*n_q
-    x13 = c_kv + c_q
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = sigma_attn**(-1.0)
-    x17 = x16*x5
-    x18 = numpy.sqrt(x13)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = numpy.minimum(x17, numpy.maximum(1, x18*x19/x6))
-    x21 = numpy.sqrt(d_head)
-    x22 = numpy.minimum(x17, numpy.maximum(1, x19*x6/(numpy.sqrt(n_q)*x21)))
-    x23 = n_gpu*b*p_act*q_len*x16/n_pp**2
-    x24 = numpy.minimum(x17, numpy.maximum(1, numpy.sqrt(x14)*x19*x21/x18))
-    return sigma_attn*n_layers*x11*(d_model*x23/x22 + p*x13*x15 + x0*x12 + x0*x13 + x10*x20 + x12*x22*x9 + x13*x24*x9 + x13*x23/x20 + x15*x23/x24) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
-
-
-def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x3/flops
-    x10 = sigma_attn*x7
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.maximum(1, x18)
-    x21 = numpy.sqrt(x20)
-    x22 = numpy.maximum(1, numpy.minimum(x18, x19*x21/numpy.sqrt(d_ff)))
-    x23 = p_act*x17
-    x24 = d_model*x23
-    x25 = n_pp*x3/hbm_bw
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = n_q + 2*n_q/g
-    x29 = d_head*x28
-    x30 = sigma_attn**(-1.0)
-    x31 = x18*x30
-    x32 = numpy.sqrt(x27)
-    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x34 = numpy.minimum(x31, numpy.maximum(1, x32*x33/x19))
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x31, numpy.maximum(1, x19*x33/(numpy.sqrt(n_q)*x35)))
-    x37 = n_gpu*p_act*x30*x7/n_pp**2
-    x38 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x28)*x33*x35/x32))
-    x39 = numpy.less_equal(x21, 1)
-    x40 = node_size**(-1.0)
-    x41 = numpy.sqrt(numpy.ceil(x20*x40))
-    x42 = bw_ar_intra**(-1.0)
-    x43 = x41**(-1.0)
-    x44 = n_active*numpy.maximum(x2*(x41 - 1), x41*x42*numpy.maximum(0, x21*x43 - 1))
-    x45 = x44*x7
-    x46 = d_ff*n_ff_in*x4
-    x47 = x45*x46
-    x48 = x21*x43
-    x49 = numpy.log(2)**(-1.0)
-    x50 = x49*numpy.log(x41)
-    x51 = (7/125000)*x48 + (7/125000)*x50 - 7/125000
-    x52 = x12*x44
-    x53 = (3/2500000)*x48 + (1/100000)*x50 + 7/1250000
-    x54 = (1/400000)*x48 + (17/1000000)*x50 + 23/2000000
-    x55 = n_ff_out*x5
-    x56 = x45*x55
-    x57 = numpy.less_equal(x33, 1)
-    x58 = numpy.sqrt(numpy.ceil(x31*x40))
-    x59 = x33/x58
-    x60 = numpy.maximum(x2*(x58 - 1), x42*x58*numpy.maximum(0, x59 - 1))
-    x61 = x5*x60
-    x62 = x10*x61
-    x63 = x49*numpy.log(x58)
-    x64 = (7/125000)*x59 + (7/125000)*x63 - 7/125000
-    x65 = sigma_attn*x12
-    x66 = (3/2500000)*x59 + (1/100000)*x63 + 7/1250000
-    x67 = (1/400000)*x59 + (17/1000000)*x63 + 23/2000000
-    x68 = x29*x4*x60
-    x69 = x10*x68
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, (20/19)*x47 + x54), x46*x52 + x53)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x51 + x56, x54 + (20/19)*x56), x52*x55 + x53))) + n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x62 + x64, (20/19)*x62 + x67), x61*x65 + x66)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x64 + x69, x67 + (20/19)*x69), x65*x68 + x66))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x25*(d_model*x37/x36 + p*x27*x29 + x13*x26 + x13*x27 + x23*x26*x36 + x23*x27*x38 + x24*x34 + x27*x37/x34 + x29*x37/x38) + x25*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x22*x23 + d_ff*x13 + x11*x20*x24/x22) + vocab*x13 + x16)), numpy.inf)
-
-
-def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = numpy.maximum(1, n_gpu/n_pp)
-    x5 = numpy.sqrt(x4)
-    x6 = numpy.less_equal(x5, 1)
-    x7 = numpy.sqrt(numpy.ceil(x4/node_size))
-    x8 = x7**(-1.0)
-    x9 = n_active*numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x5*x8 - 1)/bw_ar_intra)
-    x10 = d_ff*n_ff_in*x1*x9
-    x11 = x5*x8
-    x12 = numpy.log(x7)/numpy.log(2)
-    x13 = (7/125000)*x11 + (7/125000)*x12 - 7/125000
-    x14 = (3/2500000)*x11 + (1/100000)*x12 + 7/1250000
-    x15 = (1/400000)*x11 + (17/1000000)*x12 + 23/2000000
-    x16 = n_ff_out*x2*x9
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x6, 0, numpy.minimum(numpy.minimum(x10 + x13, (20/19)*x10 + x15), 2*x10 + x14)) + numpy.where(x6, 0, numpy.minimum(numpy.minimum(x13 + x16, x14 + 2*x16), x15 + (20/19)*x16))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
-
-
-def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = numpy.log(2)**(-1.0)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x5*x9))
-    x11 = x8*numpy.log(x10)
-    x12 = x10**(-1.0)
-    x13 = x12*x6
-    x14 = (1/100000)*x11 + (3/2500000)*x13
-    x15 = x14 + 7/1250000
-    x16 = bw_ar_intra**(-1.0)
-    x17 = n_active*numpy.maximum(x0*(x10 - 1), x10*x16*numpy.maximum(0, x12*x6 - 1))
-    x18 = d_ff*n_ff_in*x1*x17
-    x19 = (7/125000)*x11 + (7/125000)*x13
-    x20 = x18 + x19
-    x21 = x14 + 2*x18
-    x22 = (17/1000000)*x11 + (1/400000)*x13
-    x23 = (20/19)*x18 + x22
-    x24 = x22 + 23/2000000
-    x25 = x19 - 7/125000
-    x26 = n_ff_out*x17*x2
-    x27 = x19 + x26
-    x28 = x14 + 2*x26
-    x29 = x22 + (20/19)*x26
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = numpy.less_equal(x30, 1)
-    x32 = numpy.sqrt(numpy.ceil(x4*x9/sigma_attn))
-    x33 = x8*numpy.log(x32)
-    x34 = x30/x32
-    x35 = (1/100000)*x33 + (3/2500000)*x34
-    x36 = x35 + 7/1250000
-    x37 = sigma_attn*numpy.maximum(x0*(x32 - 1), x16*x32*numpy.maximum(0, x34 - 1))
-    x38 = x2*x37
-    x39 = (7/125000)*x33 + (7/125000)*x34
-    x40 = x38 + x39
-    x41 = x35 + 2*x38
-    x42 = (17/1000000)*x33 + (1/400000)*x34
-    x43 = (20/19)*x38 + x42
-    x44 = x42 + 23/2000000
-    x45 = x39 - 7/125000
-    x46 = d_head*x1*x37*(n_q + 2*n_q/g)
-    x47 = x39 + x46
-    x48 = x35 + 2*x46
-    x49 = x42 + (20/19)*x46
-    return n_layers*(numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x21 + 77/1250000), numpy.greater_equal(x23, x21 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x23 + 27/400000), x24, x25))) + numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x24, x25)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = (1/2)*x3
-    x5 = n_gpu/n_pp
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.sqrt(x6)
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x6*x9))
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x10**(-1.0)
-    x13 = n_active*numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, x12*x7 - 1))
-    x14 = d_ff*n_ff_in*x1*x13
-    x15 = 2*x14
-    x16 = x12*x7
-    x17 = numpy.log(2)**(-1.0)
-    x18 = x17*numpy.log(x10)
-    x19 = (7/125000)*x16 + (7/125000)*x18
-    x20 = x14 + x19
-    x21 = (3/2500000)*x16 + (1/100000)*x18
-    x22 = x15 + x21
-    x23 = (20/19)*x14
-    x24 = (1/400000)*x16 + (17/1000000)*x18
-    x25 = x23 + x24
-    x26 = n_ff_out*x13*x2
-    x27 = 2*x26
-    x28 = x19 + x26
-    x29 = x21 + x27
-    x30 = (20/19)*x26
-    x31 = x24 + x30
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.less_equal(x32, 1)
-    x34 = numpy.sqrt(numpy.ceil(x5*x9/sigma_attn))
-    x35 = x32/x34
-    x36 = sigma_attn*numpy.maximum(x0*(x34 - 1), x11*x34*numpy.maximum(0, x35 - 1))
-    x37 = x2*x36
-    x38 = 2*x37
-    x39 = x17*numpy.log(x34)
-    x40 = (7/125000)*x35 + (7/125000)*x39
-    x41 = x37 + x40
-    x42 = (3/2500000)*x35 + (1/100000)*x39
-    x43 = x38 + x42
-    x44 = (20/19)*x37
-    x45 = (1/400000)*x35 + (17/1000000)*x39
-    x46 = x44 + x45
-    x47 = d_head*x1*x36*(n_q + 2*n_q/g)
-    x48 = 2*x47
-    x49 = x40 + x47
-    x50 = x42 + x48
-    x51 = (20/19)*x47
-    x52 = x45 + x51
-    return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
-
-
-def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x3/flops
-    x10 = s**(-1.0)
-    x11 = 2*x7
-    x12 = d_model*p
-    x13 = n_pp**(-1.0)
-    x14 = b*x13
-    x15 = kv_bytes*ctx*x14
-    x16 = q_len*x14
-    x17 = n_gpu*x13
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.maximum(1, x17)
-    x20 = numpy.sqrt(x19)
-    x21 = numpy.maximum(1, numpy.minimum(x17, x18*x20/numpy.sqrt(d_ff)))
-    x22 = p_act*x16
-    x23 = d_model*x22
-    x24 = n_pp*x3/hbm_bw
-    x25 = d_head*n_q
-    x26 = c_kv + c_q
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = sigma_attn**(-1.0)
-    x30 = x17*x29
-    x31 = numpy.sqrt(x26)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x18))
-    x34 = numpy.sqrt(d_head)
-    x35 = numpy.minimum(x30, numpy.maximum(1, x18*x32/(numpy.sqrt(n_q)*x34)))
-    x36 = n_gpu*p_act*x29*x7/n_pp**2
-    x37 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
-    x38 = numpy.less_equal(x20, 1)
-    x39 = numpy.sqrt(numpy.ceil(x19/node_size))
-    x40 = x39**(-1.0)
-    x41 = n_active*numpy.maximum(x2*(x39 - 1), x39*numpy.maximum(0, x20*x40 - 1)/bw_ar_intra)
-    x42 = x41*x7
-    x43 = d_ff*n_ff_in*x4
-    x44 = x42*x43
-    x45 = x20*x40
-    x46 = numpy.log(x39)/numpy.log(2)
-    x47 = (7/125000)*x45 + (7/125000)*x46 - 7/125000
-    x48 = x11*x41
-    x49 = (3/2500000)*x45 + (1/100000)*x46 + 7/1250000
-    x50 = (1/400000)*x45 + (17/1000000)*x46 + 23/2000000
-    x51 = n_ff_out*x5
-    x52 = x42*x51
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x15)), n_layers*(numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x47, (20/19)*x44 + x50), x43*x48 + x49)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x47 + x52, x50 + (20/19)*x52), x48*x51 + x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x7*x9*(2*n_attn + 2*n_unembed) + x9*(n_ff*x10*x11 + c_kv*n_q*x0*x7*(ctx + x1 - 1/2)), sigma_attn*n_layers*x24*(d_model*x36/x35 + p*x26*x28 + x12*x25 + x12*x26 + x22*x25*x35 + x22*x26*x37 + x23*x33 + x26*x36/x33 + x28*x36/x37) + x24*(n_experts*n_layers*(1 - (1 - x10)**x16)*(n_ff_in + n_ff_out)*(d_ff*x10*x21*x22 + d_ff*x12 + x10*x19*x23/x21) + vocab*x12 + x15)), numpy.inf)
-
-
-def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu/(n_pp*sigma_attn)
-    x1 = numpy.ceil(x0/node_size)
-    x2 = numpy.log(x1)/numpy.log(2)
-    x3 = x0/x1
-    x4 = sigma_attn*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
-
-
-def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = numpy.less_equal(s, x1*x6)
-    x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*n_active*x4*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
-
-
-def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x7/sigma_attn
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x8)
-    x12 = x9*numpy.log(x11)
-    x13 = x8/x11
-    x14 = bw_ar_intra**(-1.0)
-    x15 = sigma_attn*x4*numpy.maximum(x0*(x11 - 1), x11*x14*numpy.maximum(0, x13 - 1))
-    x16 = numpy.less_equal(s, x1*x6)
-    x17 = numpy.minimum(n_experts, x7)
-    x18 = numpy.where(x16, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x10*x19)
-    x21 = x9*numpy.log(x20)
-    x22 = x20**(-1.0)
-    x23 = x19*x22
-    x24 = numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
-    x25 = x24*x4
-    x26 = numpy.maximum(1, x7/numpy.maximum(1, x18))
-    x27 = numpy.ceil(x10*x26)
-    x28 = x9*numpy.log(x27)
-    x29 = x27**(-1.0)
-    x30 = x26*x29
-    x31 = n_ff_out*n_active*x4*numpy.maximum(x0*(x27 - 1), x14*x27*numpy.maximum(0, x26*x29 - 1))
-    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x31 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + 2*x31 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x31 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x25 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x25 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x24*x3 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*x0
-    x2 = n_q + 2*n_q/g
-    x3 = sigma_attn**(-1.0)
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = x3*x5
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.sqrt(d_head)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
-    x11 = b*x4
-    x12 = q_len*x11
-    x13 = p_act*x12
-    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
-    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
-    x16 = d_model*x13
-    x17 = n_pp/(hbm_bw*n_gpu)
-    x18 = s**(-1.0)
-    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x7/numpy.sqrt(d_ff)))
-    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_experts*n_layers*(1 - (1 - x18)**x12)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x13*x18*x21 + x16*x18*x20/x21) + vocab*x0)
-
-
-def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x13/x16
-    x19 = bw_ar_intra**(-1.0)
-    x20 = sigma_attn*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = x20*x8
-    x22 = 2*x7
-    x23 = x22*x5
-    x24 = x3/flops
-    x25 = s**(-1.0)
-    x26 = d_head*n_q
+    x20 = 4*n_layers
+    x21 = x12/flops
+    x22 = sigma_attn*x11
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = d_ff_shared*n_sh
+    x26 = d_model*n_layers*x24*x25
     x27 = d_model*p
-    x28 = d_head*x27
-    x29 = n_q + 2*n_q/g
+    x28 = kv_bytes*ctx*b*x0
+    x29 = numpy.sqrt(x2)
     x30 = numpy.sqrt(d_model)
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x13, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = b*x11
-    x35 = q_len*x34
-    x36 = p_act*x35
-    x37 = n_gpu*x10*x7/n_pp**2
-    x38 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x29)*x31*x32/x30))
-    x39 = x35*x4
-    x40 = n_pp*x3/hbm_bw
-    x41 = kv_bytes*ctx*x34
-    x42 = numpy.minimum(n_experts, x12)
-    x43 = numpy.less_equal(s, (1/2)*x34)
-    x44 = numpy.where(x43, x42, 1)
-    x45 = x12/numpy.maximum(1, x44)
-    x46 = numpy.maximum(1, x45)
-    x47 = numpy.maximum(1, numpy.minimum(x45, x30*numpy.sqrt(x46)/numpy.sqrt(d_ff)))
-    x48 = numpy.minimum(n_active, x44)
-    x49 = numpy.ceil(x15*x48)
-    x50 = x14*numpy.log(x49)
-    x51 = x49**(-1.0)
-    x52 = x48*x51
-    x53 = numpy.maximum(x1*(x49 - 1), x19*x49*numpy.maximum(0, x48*x51 - 1))
-    x54 = x53*x8
-    x55 = numpy.ceil(x15*x46)
-    x56 = x14*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x46*x57
-    x59 = n_ff_out*n_active*numpy.maximum(x1*(x55 - 1), x19*x55*numpy.maximum(0, x46*x57 - 1))
-    x60 = x59*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x41)), n_layers*numpy.where(numpy.where(x43, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x42, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x42, 1)), 1, x12*numpy.where(numpy.less_equal(x42, 1), 1, x42**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x56 + (7/125000)*x58 + x60 - 7/125000, (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x60 + 23/2000000), x23*x59 + (1/100000)*x56 + (3/2500000)*x58 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x43, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x50 + (3/5000000)*x52 + x54 + 31/5000000, (17/2000000)*x50 + (1/800000)*x52 + (10/19)*x54 + 51/4000000), (7/250000)*x50 + (7/250000)*x52 + x53*x6 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x21 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + x20*x23 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x21 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x24*x7*(2*n_attn + 2*n_unembed) + x24*(n_ff*x22*x25 + x0*x26*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x40*(d_head*p_act*x29*x37/x38 + n_q*x28 + x26*x33*x36 + x28*x29 + x38*x39 + x37*x4/x33) + x40*(n_experts*n_layers*(1 - (1 - x25)**x35)*(n_ff_in + n_ff_out)*(d_ff*x25*x36*x47 + d_ff*x27 + x25*x39*x46/x47) + vocab*x27 + x41)), numpy.inf)
+    x31 = x29*x30
+    x32 = numpy.maximum(1, numpy.minimum(x1, x31/numpy.sqrt(d_ff_shared)))
+    x33 = x0*x11
+    x34 = p_act*x33
+    x35 = d_model*x34
+    x36 = x2*x35
+    x37 = numpy.maximum(1, numpy.minimum(x1, x31/numpy.sqrt(d_ff)))
+    x38 = n_pp*x12/hbm_bw
+    x39 = d_head*n_q
+    x40 = c_kv + c_q
+    x41 = n_q + 2*n_q/g
+    x42 = d_head*x41
+    x43 = sigma_attn**(-1.0)
+    x44 = x1*x43
+    x45 = numpy.sqrt(x40)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = numpy.minimum(x44, numpy.maximum(1, x45*x46/x30))
+    x48 = numpy.sqrt(d_head)
+    x49 = numpy.minimum(x44, numpy.maximum(1, x30*x46/(numpy.sqrt(n_q)*x48)))
+    x50 = n_gpu*p_act*x11*x43/n_pp**2
+    x51 = numpy.minimum(x44, numpy.maximum(1, numpy.sqrt(x41)*x46*x48/x45))
+    x52 = t_kernel*x20 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x19 + 7/250000, (5/19)*x19 + 9/400000), b*x17*x18 + 59/5000000) + numpy.maximum(x21*x22*(2*n_attn + 2*n_unembed) + x21*(c_kv*n_q*x11*x20*(ctx + x17 - 1/2) + x11*(2*n_ff*x23 + 2*x26)), sigma_attn*n_layers*x38*(d_model*x50/x49 + p*x40*x42 + x27*x39 + x27*x40 + x34*x39*x49 + x34*x40*x51 + x35*x47 + x40*x50/x47 + x42*x50/x51) + x38*(n_layers*(n_experts*x24*(1 - (1 - x23)**x33)*(d_ff*x23*x34*x37 + d_ff*x27 + x23*x36/x37) + n_sh*x24*(d_ff_shared*x27 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x27 + x28))
+    x53 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x26) + x28))
+    x54 = numpy.ceil(x4*x44)
+    x55 = x3*numpy.log(x54)
+    x56 = x44/x54
+    x57 = x14*x22
+    x58 = x57*numpy.maximum(x9*(x54 - 1), x10*x54*numpy.maximum(0, x56 - 1))
+    x59 = numpy.less_equal(x29, 1)
+    x60 = numpy.sqrt(x5)
+    x61 = x60**(-1.0)
+    x62 = x11*numpy.maximum(x9*(x60 - 1), x10*x60*numpy.maximum(0, x29*x61 - 1))
+    x63 = x15*x62
+    x64 = x29*x61
+    x65 = x3*numpy.log(x60)
+    x66 = (7/125000)*x64 + (7/125000)*x65 - 7/125000
+    x67 = (3/2500000)*x64 + (1/100000)*x65 + 7/1250000
+    x68 = (1/400000)*x64 + (17/1000000)*x65 + 23/2000000
+    x69 = n_ff_in*x13*x62*(d_ff*n_active + x25)
+    x70 = numpy.less_equal(x46, 1)
+    x71 = numpy.sqrt(x54)
+    x72 = x46/x71
+    x73 = numpy.maximum(x9*(x71 - 1), x10*x71*numpy.maximum(0, x72 - 1))
+    x74 = x57*x73
+    x75 = x3*numpy.log(x71)
+    x76 = (7/125000)*x72 + (7/125000)*x75 - 7/125000
+    x77 = (3/2500000)*x72 + (1/100000)*x75 + 7/1250000
+    x78 = (1/400000)*x72 + (17/1000000)*x75 + 23/2000000
+    x79 = x13*x22*x42*x73
+    return numpy.where(x53, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x44, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x55 + (7/125000)*x56 + x58 - 7/125000, (1/100000)*x55 + (3/2500000)*x56 + 2*x58 + 7/1250000), (17/1000000)*x55 + (1/400000)*x56 + (20/19)*x58 + 23/2000000)), numpy.where(x53, n_layers*(numpy.where(x59, 0, numpy.minimum(numpy.minimum(x63 + x66, (20/19)*x63 + x68), 2*x63 + x67)) + numpy.where(x59, 0, numpy.minimum(numpy.minimum(x66 + x69, x67 + 2*x69), x68 + (20/19)*x69))) + x52, numpy.inf), n_layers*(numpy.where(x70, 0, numpy.minimum(numpy.minimum(x74 + x76, (20/19)*x74 + x78), 2*x74 + x77)) + numpy.where(x70, 0, numpy.minimum(numpy.minimum(x76 + x79, x77 + 2*x79), x78 + (20/19)*x79)))
 
 
-def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = numpy.less_equal(s, x1*x6)
-    x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*n_active*x4*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*p_act*q_len/n_gpu
-    x2 = b*x1
-    x3 = x0*x2
-    x4 = (1/2)*b
-    x5 = x1*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x7/sigma_attn
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x8)
-    x12 = x9*numpy.log(x11)
-    x13 = x8/x11
-    x14 = (1/100000)*x12 + (3/2500000)*x13
-    x15 = bw_ar_intra**(-1.0)
-    x16 = sigma_attn*x2*numpy.maximum(x0*(x11 - 1), x11*x15*numpy.maximum(0, x13 - 1))
-    x17 = (7/125000)*x12 + (7/125000)*x13
-    x18 = x16 + x17
-    x19 = x14 + 2*x16
-    x20 = (17/1000000)*x12 + (1/400000)*x13
-    x21 = (20/19)*x16 + x20
-    x22 = numpy.less_equal(s, x4*x6)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x7)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
-    x28 = numpy.ceil(x10*x27)
-    x29 = numpy.log(x28)
-    x30 = (1/200000)*x9
-    x31 = x27/x28
-    x32 = numpy.ceil(x10*x23)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x23*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x23*x34 - 1))
-    x37 = x2*x36
-    x38 = x30*x33 + (3/5000000)*x35 + x37
-    x39 = x33*x9
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x5 + (7/250000)*x39
-    x42 = numpy.ceil(x10*x24)
-    x43 = numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x24*x44
-    x46 = numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x24*x44 - 1))
-    x47 = x2*x46
-    x48 = x30*x43 + (3/5000000)*x45 + x47
-    x49 = x43*x9
-    x50 = (1/800000)*x45 + (10/19)*x47 + (17/2000000)*x49
-    x51 = (7/250000)*x45 + x46*x5 + (7/250000)*x49
-    x52 = x29*x9
-    x53 = numpy.maximum(1, x7/numpy.maximum(1, x25))
-    x54 = numpy.maximum(1, x7)
-    x55 = numpy.maximum(1, x7/numpy.maximum(1, x26))
-    x56 = numpy.ceil(x10*x55)
-    x57 = numpy.log(x56)
-    x58 = (1/100000)*x9
-    x59 = x55/x56
-    x60 = numpy.ceil(x10*x53)
-    x61 = numpy.log(x60)
-    x62 = x61*x9
-    x63 = x60**(-1.0)
-    x64 = x53*x63
-    x65 = n_ff_out*n_active*x2
-    x66 = x65*numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x53*x63 - 1))
-    x67 = (7/125000)*x62 + (7/125000)*x64 + x66
-    x68 = x58*x61 + (3/2500000)*x64 + 2*x66
-    x69 = (17/1000000)*x62 + (1/400000)*x64 + (20/19)*x66
-    x70 = numpy.ceil(x10*x54)
-    x71 = numpy.log(x70)
-    x72 = x71*x9
-    x73 = x70**(-1.0)
-    x74 = x54*x73
-    x75 = x65*numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x54*x73 - 1))
-    x76 = (7/125000)*x72 + (7/125000)*x74 + x75
-    x77 = x58*x71 + (3/2500000)*x74 + 2*x75
-    x78 = (17/1000000)*x72 + (1/400000)*x74 + (20/19)*x75
-    x79 = x57*x9
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000)), numpy.logical_and(numpy.less_equal(x48, x50 + 131/20000000), numpy.less_equal(x48, x51 - 171/5000000))), x29*x30 + (3/5000000)*x31 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x41, x40 + 163/4000000), numpy.greater_equal(x51, x50 + 163/4000000)), (1/800000)*x31 + (17/2000000)*x52 + 51/4000000, (7/250000)*x31 + (7/250000)*x52 - 7/250000))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x53, 1), numpy.less_equal(x54, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x67, x68 + 77/1250000), numpy.greater_equal(x69, x68 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x76, x77 + 77/1250000), numpy.greater_equal(x78, x77 - 59/10000000))), x57*x58 + (3/2500000)*x59 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x67, x69 + 27/400000), numpy.greater_equal(x76, x78 + 27/400000)), (1/400000)*x59 + (17/1000000)*x79 + 23/2000000, (7/125000)*x59 + (7/125000)*x79 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = x0*x3
-    x5 = b*x2
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x8/sigma_attn
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x9)
-    x12 = bw_ar_intra**(-1.0)
-    x13 = x9/x11
-    x14 = sigma_attn*x5*numpy.maximum(x0*(x11 - 1), x11*x12*numpy.maximum(0, x13 - 1))
-    x15 = 2*x14
-    x16 = numpy.log(2)**(-1.0)
-    x17 = x16*numpy.log(x11)
-    x18 = (7/125000)*x13 + x14 + (7/125000)*x17
-    x19 = (3/2500000)*x13 + x15 + (1/100000)*x17
-    x20 = (20/19)*x14
-    x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
-    x22 = numpy.less_equal(s, x1*x7)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x8)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
-    x28 = numpy.ceil(x10*x27)
-    x29 = numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
-    x30 = x29*x5
-    x31 = numpy.ceil(x10*x23)
-    x32 = x16*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x23*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x23*x33 - 1))
-    x36 = x35*x5
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.ceil(x10*x24)
-    x41 = x16*numpy.log(x40)
-    x42 = x40**(-1.0)
-    x43 = x24*x42
-    x44 = numpy.maximum(x0*(x40 - 1), x12*x40*numpy.maximum(0, x24*x42 - 1))
-    x45 = x44*x5
-    x46 = (1/200000)*x41 + (3/5000000)*x43 + x45
-    x47 = (17/2000000)*x41 + (1/800000)*x43 + (10/19)*x45
-    x48 = x3*x44 + (7/250000)*x41 + (7/250000)*x43
-    x49 = numpy.maximum(1, x8/numpy.maximum(1, x25))
-    x50 = numpy.maximum(1, x8)
-    x51 = numpy.maximum(1, x8/numpy.maximum(1, x26))
-    x52 = numpy.ceil(x10*x51)
-    x53 = n_ff_out*n_active*x5
-    x54 = x53*numpy.maximum(x0*(x52 - 1), x12*x52*numpy.maximum(0, x51/x52 - 1))
-    x55 = numpy.ceil(x10*x49)
-    x56 = x16*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x49*x57
-    x59 = x53*numpy.maximum(x0*(x55 - 1), x12*x55*numpy.maximum(0, x49*x57 - 1))
-    x60 = (7/125000)*x56 + (7/125000)*x58 + x59
-    x61 = (1/100000)*x56 + (3/2500000)*x58 + 2*x59
-    x62 = (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x59
-    x63 = numpy.ceil(x10*x50)
-    x64 = x16*numpy.log(x63)
-    x65 = x63**(-1.0)
-    x66 = x50*x65
-    x67 = x53*numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x50*x65 - 1))
-    x68 = (7/125000)*x64 + (7/125000)*x66 + x67
-    x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
-    x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
-
-
-def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = d_head*x14
-    x16 = n_q + 2*n_q/g
-    x17 = sigma_attn**(-1.0)
-    x18 = n_pp**(-1.0)
-    x19 = n_gpu*x18
-    x20 = x17*x19
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = numpy.minimum(x20, numpy.maximum(1, x21*x23/(numpy.sqrt(n_q)*x22)))
-    x25 = b*x18
-    x26 = q_len*x25
-    x27 = p_act*x26
-    x28 = n_gpu*x17*x7/n_pp**2
-    x29 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x16)*x22*x23/x21))
-    x30 = x26*x4
-    x31 = n_pp*x3/hbm_bw
-    x32 = kv_bytes*ctx*x25
-    x33 = numpy.minimum(n_experts, x19)
-    x34 = numpy.less_equal(s, (1/2)*x25)
-    x35 = numpy.where(x34, x33, 1)
-    x36 = x19/numpy.maximum(1, x35)
-    x37 = numpy.maximum(1, x36)
-    x38 = numpy.maximum(1, numpy.minimum(x36, x21*numpy.sqrt(x37)/numpy.sqrt(d_ff)))
-    x39 = numpy.log(2)**(-1.0)
-    x40 = node_size**(-1.0)
-    x41 = numpy.minimum(n_active, x35)
-    x42 = numpy.ceil(x40*x41)
-    x43 = x39*numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x41*x44
-    x46 = bw_ar_intra**(-1.0)
-    x47 = numpy.maximum(x1*(x42 - 1), x42*x46*numpy.maximum(0, x41*x44 - 1))
-    x48 = x47*x8
-    x49 = numpy.ceil(x37*x40)
-    x50 = x39*numpy.log(x49)
-    x51 = x49**(-1.0)
-    x52 = x37*x51
-    x53 = n_ff_out*n_active*numpy.maximum(x1*(x49 - 1), x46*x49*numpy.maximum(0, x37*x51 - 1))
-    x54 = x53*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32)), n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x33, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x33, 1)), 1, x19*numpy.where(numpy.less_equal(x33, 1), 1, x33**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, x19), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x50 + (7/125000)*x52 + x54 - 7/125000, (17/1000000)*x50 + (1/400000)*x52 + (20/19)*x54 + 23/2000000), x12*x5*x53 + (1/100000)*x50 + (3/2500000)*x52 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x43 + (3/5000000)*x45 + x48 + 31/5000000, (17/2000000)*x43 + (1/800000)*x45 + (10/19)*x48 + 51/4000000), (7/250000)*x43 + (7/250000)*x45 + x47*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x31*(d_head*p_act*x16*x28/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4/x24) + x31*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x38 + d_ff*x14 + x11*x30*x37/x38) + vocab*x14 + x32)), numpy.inf)
-
-
-def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = numpy.less_equal(s, (1/2)*x1)
-    x3 = n_gpu*x0
-    x4 = numpy.minimum(n_experts, x3)
-    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
-    x6 = numpy.maximum(1, x3)
-    x7 = numpy.log(2)**(-1.0)
-    x8 = node_size**(-1.0)
-    x9 = numpy.where(x2, x4, 1)
-    x10 = x3/numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.ceil(x11*x8)
-    x13 = x7*numpy.log(x12)
-    x14 = x12**(-1.0)
-    x15 = x11*x14
-    x16 = bw_ar_inter**(-1.0)
-    x17 = bw_ar_intra**(-1.0)
-    x18 = numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
-    x19 = b*q_len
-    x20 = n_gpu**(-1.0)
-    x21 = d_model*p_act
-    x22 = x20*x21
-    x23 = x19*x22
-    x24 = n_ff_out*n_active
-    x25 = x23*x24
-    x26 = x18*x25
-    x27 = 2*x19
-    x28 = x22*x27
-    x29 = x24*x28
-    x30 = (1/2)*q_len
-    x31 = b*x22*x30
-    x32 = x16*x23
-    x33 = numpy.minimum(n_active, x9)
-    x34 = numpy.ceil(x33*x8)
-    x35 = x7*numpy.log(x34)
-    x36 = x34**(-1.0)
-    x37 = x33*x36
-    x38 = numpy.maximum(x16*(x34 - 1), x17*x34*numpy.maximum(0, x33*x36 - 1))
-    x39 = x23*x38
-    x40 = 4*n_layers
-    x41 = x20/flops
-    x42 = sigma_attn*x19
-    x43 = s**(-1.0)
-    x44 = d_head*n_q
-    x45 = d_model*p
-    x46 = d_head*x45
-    x47 = n_q + 2*n_q/g
-    x48 = sigma_attn**(-1.0)
-    x49 = x3*x48
-    x50 = numpy.sqrt(d_model)
-    x51 = numpy.sqrt(d_head)
-    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x53 = numpy.minimum(x49, numpy.maximum(1, x50*x52/(numpy.sqrt(n_q)*x51)))
-    x54 = q_len*x1
-    x55 = p_act*x54
-    x56 = n_gpu*x19*x48/n_pp**2
-    x57 = numpy.minimum(x49, numpy.maximum(1, numpy.sqrt(x47)*x51*x52/x50))
-    x58 = x21*x54
-    x59 = d_head*x47
-    x60 = n_pp*x20/hbm_bw
-    x61 = kv_bytes*ctx*x1
-    x62 = numpy.sqrt(x11)
-    x63 = numpy.maximum(1, numpy.minimum(x10, x50*x62/numpy.sqrt(d_ff)))
-    x64 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x35 + (3/5000000)*x37 + x39 + 31/5000000, (17/2000000)*x35 + (1/800000)*x37 + (10/19)*x39 + 51/4000000), x31*x38 + (7/250000)*x35 + (7/250000)*x37 - 7/250000)) + t_kernel*x40 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x32 + 7/250000, (5/19)*x32 + 9/400000), x16*x31 + 59/5000000) + numpy.maximum(x41*x42*(2*n_attn + 2*n_unembed) + x41*(n_ff*x27*x43 + x19*x40*x44*(ctx + x30 - 1/2)), sigma_attn*n_layers*x60*(n_q*x46 + p_act*x56*x59/x57 + x21*x56/x53 + x44*x53*x55 + x46*x47 + x57*x58) + x60*(n_experts*n_layers*(1 - (1 - x43)**x54)*(n_ff_in + n_ff_out)*(d_ff*x43*x55*x63 + d_ff*x45 + x11*x43*x58/x63) + vocab*x45 + x61))
-    x65 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x61))
-    x66 = numpy.ceil(x49*x8)
-    x67 = x7*numpy.log(x66)
-    x68 = x49/x66
-    x69 = numpy.maximum(x16*(x66 - 1), x17*x66*numpy.maximum(0, x68 - 1))
-    x70 = sigma_attn*x23
-    x71 = x69*x70
-    x72 = sigma_attn*x28
-    x73 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
-    x74 = numpy.sqrt(x12)
-    x75 = x74**(-1.0)
-    x76 = numpy.maximum(x16*(x74 - 1), x17*x74*numpy.maximum(0, x62*x75 - 1))
-    x77 = p_act*x20
-    x78 = d_ff*n_ff_in*n_active*x76*x77
-    x79 = x19*x78
-    x80 = x62*x75
-    x81 = x7*numpy.log(x74)
-    x82 = (7/125000)*x80 + (7/125000)*x81 - 7/125000
-    x83 = (3/2500000)*x80 + (1/100000)*x81 + 7/1250000
-    x84 = (1/400000)*x80 + (17/1000000)*x81 + 23/2000000
-    x85 = x25*x76
-    x86 = numpy.less_equal(x52, 1)
-    x87 = numpy.sqrt(x66)
-    x88 = x52/x87
-    x89 = numpy.maximum(x16*(x87 - 1), x17*x87*numpy.maximum(0, x88 - 1))
-    x90 = x70*x89
-    x91 = x7*numpy.log(x87)
-    x92 = (7/125000)*x88 + (7/125000)*x91 - 7/125000
-    x93 = (3/2500000)*x88 + (1/100000)*x91 + 7/1250000
-    x94 = (1/400000)*x88 + (17/1000000)*x91 + 23/2000000
-    x95 = x59*x77*x89
-    x96 = x42*x95
-    return numpy.where(x65, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x26 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x18*x29 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x26 + 23/2000000)) + x64, numpy.inf), n_layers*numpy.where(numpy.less_equal(x49, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x67 + (7/125000)*x68 + x71 - 7/125000, (1/100000)*x67 + (3/2500000)*x68 + x69*x72 + 7/1250000), (17/1000000)*x67 + (1/400000)*x68 + (20/19)*x71 + 23/2000000)), numpy.where(x65, n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x79 + x82, (20/19)*x79 + x84), x27*x78 + x83)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x82 + x85, x84 + (20/19)*x85), x29*x76 + x83))) + x64, numpy.inf), n_layers*(numpy.where(x86, 0, numpy.minimum(numpy.minimum(x90 + x92, (20/19)*x90 + x94), x72*x89 + x93)) + numpy.where(x86, 0, numpy.minimum(numpy.minimum(x92 + x96, x94 + (20/19)*x96), sigma_attn*x27*x95 + x93)))
-
-
-def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -2251,1776 +1496,183 @@ def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.sqrt(x23)
-    x26 = x24**(-1.0)
-    x27 = n_active*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
-    x28 = b*d_ff*n_ff_in*p_act*q_len*x2*x27
-    x29 = x25*x26
-    x30 = x10*numpy.log(x24)
-    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
-    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
-    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
-    x34 = n_ff_out*x27*x5
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x0*x1
+    x3 = numpy.maximum(1, n_gpu/n_pp)
+    x4 = numpy.sqrt(x3)
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
+    x7 = x6**(-1.0)
+    x8 = x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
+    x9 = d_model*n_ff_out*x8*(n_active + n_sh)
+    x10 = x4*x7
+    x11 = numpy.log(x6)/numpy.log(2)
+    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
+    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
+    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
+    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
+def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu/sigma_attn
+    x7 = x5*x6
     x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+    x9 = numpy.sqrt(x2)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
+    x12 = b*p_act*q_len
+    x13 = x12*x5
+    x14 = numpy.sqrt(d_head)
+    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
+    x16 = x12*x6/n_pp**2
+    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
+    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = numpy.less_equal(x22, 1)
-    x24 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
-    x25 = x22/x24
-    x26 = sigma_attn*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25 - 1))
-    x27 = x26*x5
-    x28 = x10*numpy.log(x24)
-    x29 = (7/125000)*x25 + (7/125000)*x28 - 7/125000
-    x30 = (3/2500000)*x25 + (1/100000)*x28 + 7/1250000
-    x31 = (1/400000)*x25 + (17/1000000)*x28 + 23/2000000
-    x32 = b*p_act*q_len*x2
-    x33 = d_head*x26*x32*(n_q + 2*n_q/g)
-    x34 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x35 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x36 = numpy.sqrt(numpy.ceil(x11*x35))
-    x37 = numpy.sqrt(x35)
-    x38 = x36**(-1.0)
-    x39 = n_active*numpy.maximum(x0*(x36 - 1), x19*x36*numpy.maximum(0, x37*x38 - 1))
-    x40 = d_ff*n_ff_in*x32*x39
-    x41 = x37*x38
-    x42 = x10*numpy.log(x36)
-    x43 = (7/125000)*x41 + (7/125000)*x42 - 7/125000
-    x44 = (3/2500000)*x41 + (1/100000)*x42 + 7/1250000
-    x45 = (1/400000)*x41 + (17/1000000)*x42 + 23/2000000
-    x46 = n_ff_out*x39*x5
-    return n_layers*(numpy.where(x23, 0, numpy.minimum(numpy.minimum(x27 + x29, (20/19)*x27 + x31), 2*x27 + x30)) + numpy.where(x23, 0, numpy.minimum(numpy.minimum(x29 + x33, x30 + 2*x33), x31 + (20/19)*x33))) + n_layers*(numpy.where(x34, 0, numpy.minimum(numpy.minimum(x40 + x43, (20/19)*x40 + x45), 2*x40 + x44)) + numpy.where(x34, 0, numpy.minimum(numpy.minimum(x43 + x46, x44 + 2*x46), x45 + (20/19)*x46))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x1
+    x3 = x0*x2
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = node_size**(-1.0)
+    x7 = n_gpu/n_pp
+    x8 = numpy.sqrt(numpy.ceil(x6*x7/sigma_attn))
+    x9 = bw_ar_intra**(-1.0)
+    x10 = x4/x8
+    x11 = sigma_attn*numpy.maximum(x0*(x8 - 1), x8*x9*numpy.maximum(0, x10 - 1))
+    x12 = x11*x2
+    x13 = numpy.log(2)**(-1.0)
+    x14 = x13*numpy.log(x8)
+    x15 = (7/125000)*x10 + (7/125000)*x14 - 7/125000
+    x16 = (3/2500000)*x10 + (1/100000)*x14 + 7/1250000
+    x17 = (1/400000)*x10 + (17/1000000)*x14 + 23/2000000
+    x18 = d_head*x1*x11*(n_q + 2*n_q/g)
+    x19 = numpy.maximum(1, x7)
+    x20 = numpy.sqrt(x19)
+    x21 = numpy.less_equal(x20, 1)
+    x22 = numpy.sqrt(numpy.ceil(x19*x6))
+    x23 = x22**(-1.0)
+    x24 = x1*numpy.maximum(x0*(x22 - 1), x22*x9*numpy.maximum(0, x20*x23 - 1))
+    x25 = d_model*n_ff_out*x24*(n_active + n_sh)
+    x26 = x20*x23
+    x27 = x13*numpy.log(x22)
+    x28 = (7/125000)*x26 + (7/125000)*x27 - 7/125000
+    x29 = (3/2500000)*x26 + (1/100000)*x27 + 7/1250000
+    x30 = (1/400000)*x26 + (17/1000000)*x27 + 23/2000000
+    x31 = n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
-    x1 = d_head*x0
-    x2 = n_q + 2*n_q/g
-    x3 = sigma_attn**(-1.0)
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = x3*x5
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.sqrt(d_head)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
-    x11 = b*x4
-    x12 = q_len*x11
-    x13 = p_act*x12
-    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
-    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
-    x16 = d_model*x13
-    x17 = n_pp/(hbm_bw*n_gpu)
-    x18 = s**(-1.0)
-    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x7/numpy.sqrt(d_ff)))
-    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_experts*n_layers*(1 - (1 - x18)**x12)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x13*x18*x21 + x16*x18*x20/x21) + vocab*x0)
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*n_q
+    x17 = c_kv + c_q
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = sigma_attn**(-1.0)
+    x21 = x20*x4
+    x22 = numpy.sqrt(x17)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x21, numpy.maximum(1, x22*x23/x5))
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.minimum(x21, numpy.maximum(1, x23*x5/(numpy.sqrt(n_q)*x25)))
+    x27 = n_gpu*b*p_act*q_len*x20/n_pp**2
+    x28 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x18)*x23*x25/x22))
+    return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
     x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = sigma_attn*x7
-    x12 = s**(-1.0)
-    x13 = 2*x7
-    x14 = d_head*n_q
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x4*x6
+    x8 = d_model*x1*x7
+    x9 = x3/flops
+    x10 = sigma_attn*x6
+    x11 = s**(-1.0)
+    x12 = n_ff_in + n_ff_out
+    x13 = d_ff_shared*n_sh
+    x14 = d_model*n_layers*x12*x13
     x15 = d_model*p
-    x16 = d_head*x15
-    x17 = n_q + 2*n_q/g
-    x18 = sigma_attn**(-1.0)
-    x19 = n_pp**(-1.0)
-    x20 = n_gpu*x19
-    x21 = x18*x20
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.sqrt(d_head)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = numpy.minimum(x21, numpy.maximum(1, x22*x24/(numpy.sqrt(n_q)*x23)))
-    x26 = b*x19
-    x27 = q_len*x26
-    x28 = p_act*x27
-    x29 = n_gpu*x18*x7/n_pp**2
-    x30 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x17)*x23*x24/x22))
-    x31 = x27*x4
-    x32 = d_head*x17
-    x33 = n_pp*x3/hbm_bw
-    x34 = kv_bytes*ctx*x26
-    x35 = numpy.minimum(n_experts, x20)
-    x36 = numpy.less_equal(s, (1/2)*x26)
-    x37 = numpy.where(x36, x35, 1)
-    x38 = x20/numpy.maximum(1, x37)
-    x39 = numpy.maximum(1, x38)
-    x40 = numpy.sqrt(x39)
-    x41 = numpy.maximum(1, numpy.minimum(x38, x22*x40/numpy.sqrt(d_ff)))
-    x42 = numpy.log(2)**(-1.0)
-    x43 = node_size**(-1.0)
-    x44 = numpy.minimum(n_active, x37)
-    x45 = numpy.ceil(x43*x44)
-    x46 = x42*numpy.log(x45)
-    x47 = x45**(-1.0)
-    x48 = x44*x47
-    x49 = bw_ar_intra**(-1.0)
-    x50 = numpy.maximum(x1*(x45 - 1), x45*x49*numpy.maximum(0, x44*x47 - 1))
-    x51 = x50*x8
-    x52 = numpy.less_equal(x24, 1)
-    x53 = numpy.sqrt(numpy.ceil(x21*x43))
-    x54 = x24/x53
-    x55 = numpy.maximum(x1*(x53 - 1), x49*x53*numpy.maximum(0, x54 - 1))
-    x56 = sigma_attn*x55
-    x57 = x56*x8
-    x58 = x42*numpy.log(x53)
-    x59 = (7/125000)*x54 + (7/125000)*x58 - 7/125000
-    x60 = x13*x56
-    x61 = (3/2500000)*x54 + (1/100000)*x58 + 7/1250000
-    x62 = (1/400000)*x54 + (17/1000000)*x58 + 23/2000000
-    x63 = p_act*x3
-    x64 = x32*x63
-    x65 = x11*x55*x64
-    x66 = numpy.where(x36, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x35, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x35, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x35, 1), 1, x35**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
-    x67 = numpy.sqrt(numpy.ceil(x39*x43))
-    x68 = x67**(-1.0)
-    x69 = n_active*numpy.maximum(x1*(x67 - 1), x49*x67*numpy.maximum(0, x40*x68 - 1))
-    x70 = d_ff*n_ff_in*x63*x69
-    x71 = x7*x70
-    x72 = x40*x68
-    x73 = x42*numpy.log(x67)
-    x74 = (7/125000)*x72 + (7/125000)*x73 - 7/125000
-    x75 = (3/2500000)*x72 + (1/100000)*x73 + 7/1250000
-    x76 = (1/400000)*x72 + (17/1000000)*x73 + 23/2000000
-    x77 = n_ff_out*x69
-    x78 = x77*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x34)), n_layers*(numpy.where(x52, 0, numpy.minimum(numpy.minimum(x57 + x59, (20/19)*x57 + x62), x5*x60 + x61)) + numpy.where(x52, 0, numpy.minimum(numpy.minimum(x59 + x65, x62 + (20/19)*x65), x60*x64 + x61))) + n_layers*(numpy.where(x66, 0, numpy.minimum(numpy.minimum(x71 + x74, (20/19)*x71 + x76), x13*x70 + x75)) + numpy.where(x66, 0, numpy.minimum(numpy.minimum(x74 + x78, x76 + (20/19)*x78), x13*x5*x77 + x75))) + 2*n_layers*numpy.where(numpy.where(x36, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x46 + (3/5000000)*x48 + x51 + 31/5000000, (17/2000000)*x46 + (1/800000)*x48 + (10/19)*x51 + 51/4000000), (7/250000)*x46 + (7/250000)*x48 + x50*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(n_ff*x12*x13 + x0*x14*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x33*(n_q*x16 + p_act*x29*x32/x30 + x14*x25*x28 + x16*x17 + x30*x31 + x29*x4/x25) + x33*(n_experts*n_layers*(1 - (1 - x12)**x27)*(n_ff_in + n_ff_out)*(d_ff*x12*x28*x41 + d_ff*x15 + x12*x31*x39/x41) + vocab*x15 + x34)), numpy.inf)
-
-
-def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.sqrt(x23)
-    x26 = x24**(-1.0)
-    x27 = n_active*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
-    x28 = b*d_ff*n_ff_in*p_act*q_len*x2*x27
-    x29 = x25*x26
-    x30 = x10*numpy.log(x24)
-    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
-    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
-    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
-    x34 = n_ff_out*x27*x5
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
-
-
-def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*q_len*x1
-    x3 = b*x2
-    x4 = x0*x3
-    x5 = (1/2)*b
-    x6 = x2*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.minimum(numpy.minimum(n_active, n_experts), x9)
-    x11 = numpy.minimum(1, n_active)
-    x12 = node_size**(-1.0)
-    x13 = numpy.minimum(n_experts, x9)
-    x14 = numpy.where(x8, x13, 1)
-    x15 = numpy.minimum(n_active, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = numpy.log(x16)
-    x18 = numpy.log(2)**(-1.0)
-    x19 = (1/200000)*x18
-    x20 = x15/x16
-    x21 = numpy.ceil(x10*x12)
-    x22 = numpy.log(x21)
-    x23 = x21**(-1.0)
-    x24 = x10*x23
-    x25 = bw_ar_intra**(-1.0)
-    x26 = numpy.maximum(x0*(x21 - 1), x21*x25*numpy.maximum(0, x10*x23 - 1))
-    x27 = x26*x3
-    x28 = x19*x22 + (3/5000000)*x24 + x27
-    x29 = x18*x22
-    x30 = (1/800000)*x24 + (10/19)*x27 + (17/2000000)*x29
-    x31 = (7/250000)*x24 + x26*x6 + (7/250000)*x29
-    x32 = numpy.ceil(x11*x12)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x11*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x25*x32*numpy.maximum(0, x11*x34 - 1))
-    x37 = x3*x36
-    x38 = x19*x33 + (3/5000000)*x35 + x37
-    x39 = x18*x33
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x6 + (7/250000)*x39
-    x42 = x17*x18
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = numpy.less_equal(x43, 1)
-    x45 = numpy.sqrt(numpy.ceil(x12*x9/sigma_attn))
-    x46 = x18*numpy.log(x45)
-    x47 = x43/x45
-    x48 = (1/100000)*x46 + (3/2500000)*x47
-    x49 = x48 + 7/1250000
-    x50 = sigma_attn*numpy.maximum(x0*(x45 - 1), x25*x45*numpy.maximum(0, x47 - 1))
-    x51 = x3*x50
-    x52 = (7/125000)*x46 + (7/125000)*x47
-    x53 = x51 + x52
-    x54 = x48 + 2*x51
-    x55 = (17/1000000)*x46 + (1/400000)*x47
-    x56 = (20/19)*x51 + x55
-    x57 = x55 + 23/2000000
-    x58 = x52 - 7/125000
-    x59 = b*p_act*q_len*x1
-    x60 = d_head*x50*x59*(n_q + 2*n_q/g)
-    x61 = x52 + x60
-    x62 = x48 + 2*x60
-    x63 = x55 + (20/19)*x60
-    x64 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x65 = numpy.sqrt(x64)
-    x66 = numpy.maximum(1, x9)
-    x67 = numpy.sqrt(x66)
-    x68 = numpy.where(x8, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
-    x69 = numpy.maximum(1, x9/numpy.maximum(1, x14))
-    x70 = numpy.sqrt(numpy.ceil(x12*x69))
-    x71 = numpy.log(x70)
-    x72 = (1/100000)*x18
-    x73 = numpy.sqrt(x69)/x70
-    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
-    x75 = numpy.sqrt(numpy.ceil(x12*x64))
-    x76 = x75**(-1.0)
-    x77 = n_active*numpy.maximum(x0*(x75 - 1), x25*x75*numpy.maximum(0, x65*x76 - 1))
-    x78 = d_ff*n_ff_in*x59
-    x79 = x77*x78
-    x80 = x65*x76
-    x81 = numpy.log(x75)
-    x82 = x18*x81
-    x83 = (7/125000)*x80 + (7/125000)*x82
-    x84 = x79 + x83
-    x85 = x72*x81 + (3/2500000)*x80
-    x86 = 2*x79 + x85
-    x87 = (1/400000)*x80 + (17/1000000)*x82
-    x88 = (20/19)*x79 + x87
-    x89 = numpy.sqrt(numpy.ceil(x12*x66))
-    x90 = x89**(-1.0)
-    x91 = n_active*numpy.maximum(x0*(x89 - 1), x25*x89*numpy.maximum(0, x67*x90 - 1))
-    x92 = x78*x91
-    x93 = x67*x90
-    x94 = numpy.log(x89)
-    x95 = x18*x94
-    x96 = (7/125000)*x93 + (7/125000)*x95
-    x97 = x92 + x96
-    x98 = x72*x94 + (3/2500000)*x93
-    x99 = 2*x92 + x98
-    x100 = (1/400000)*x93 + (17/1000000)*x95
-    x101 = x100 + (20/19)*x92
-    x102 = x18*x71
-    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
-    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
-    x105 = n_ff_out*x3
-    x106 = x105*x77
-    x107 = x106 + x83
-    x108 = 2*x106 + x85
-    x109 = (20/19)*x106 + x87
-    x110 = x105*x91
-    x111 = x110 + x96
-    x112 = 2*x110 + x98
-    x113 = x100 + (20/19)*x110
-    return n_layers*(numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x53, x54 + 77/1250000), numpy.greater_equal(x56, x54 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x53, x56 + 27/400000), x57, x58))) + numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x61, x62 + 77/1250000), numpy.greater_equal(x63, x62 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x61, x63 + 27/400000), x57, x58)))) + n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x8, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x8, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(x10, 1), numpy.less_equal(x11, 1)), 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.less_equal(x28, x30 + 131/20000000), numpy.less_equal(x28, x31 - 171/5000000)), numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000))), x17*x19 + (3/5000000)*x20 + 31/5000000, numpy.where(numpy.where(x8, numpy.greater_equal(x31, x30 + 163/4000000), numpy.greater_equal(x41, x40 + 163/4000000)), (1/800000)*x20 + (17/2000000)*x42 + 51/4000000, (7/250000)*x20 + (7/250000)*x42 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = x0*x4
-    x6 = b*x3
-    x7 = x0*x6
-    x8 = n_pp**(-1.0)
-    x9 = numpy.less_equal(s, x1*x8)
-    x10 = n_gpu*x8
-    x11 = numpy.minimum(numpy.minimum(n_active, n_experts), x10)
-    x12 = numpy.minimum(1, n_active)
-    x13 = node_size**(-1.0)
-    x14 = numpy.minimum(n_experts, x10)
-    x15 = numpy.where(x9, x14, 1)
-    x16 = numpy.minimum(n_active, x15)
-    x17 = numpy.ceil(x13*x16)
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))
-    x20 = x19*x6
-    x21 = numpy.log(2)**(-1.0)
-    x22 = numpy.ceil(x11*x13)
-    x23 = x21*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x11*x24
-    x26 = numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x11*x24 - 1))
-    x27 = x26*x6
-    x28 = (1/200000)*x23 + (3/5000000)*x25 + x27
-    x29 = (17/2000000)*x23 + (1/800000)*x25 + (10/19)*x27
-    x30 = (7/250000)*x23 + (7/250000)*x25 + x26*x4
-    x31 = numpy.ceil(x12*x13)
-    x32 = x21*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x12*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x18*x31*numpy.maximum(0, x12*x33 - 1))
-    x36 = x35*x6
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = (7/250000)*x32 + (7/250000)*x34 + x35*x4
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.less_equal(x40, 1)
-    x42 = numpy.sqrt(numpy.ceil(x10*x13/sigma_attn))
-    x43 = x40/x42
-    x44 = sigma_attn*numpy.maximum(x0*(x42 - 1), x18*x42*numpy.maximum(0, x43 - 1))
-    x45 = x44*x6
-    x46 = 2*x45
-    x47 = x21*numpy.log(x42)
-    x48 = (7/125000)*x43 + (7/125000)*x47
-    x49 = x45 + x48
-    x50 = (3/2500000)*x43 + (1/100000)*x47
-    x51 = x46 + x50
-    x52 = (20/19)*x45
-    x53 = (1/400000)*x43 + (17/1000000)*x47
-    x54 = x52 + x53
-    x55 = b*p_act*q_len*x2
-    x56 = d_head*x44*x55*(n_q + 2*n_q/g)
-    x57 = 2*x56
-    x58 = x48 + x56
-    x59 = x50 + x57
-    x60 = (20/19)*x56
-    x61 = x53 + x60
-    x62 = numpy.maximum(1, x10/numpy.maximum(1, x14))
-    x63 = numpy.sqrt(x62)
-    x64 = numpy.maximum(1, x10)
-    x65 = numpy.sqrt(x64)
-    x66 = numpy.where(x9, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
-    x67 = numpy.maximum(1, x10/numpy.maximum(1, x15))
-    x68 = numpy.sqrt(numpy.ceil(x13*x67))
-    x69 = numpy.maximum(x0*(x68 - 1), x18*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
-    x70 = d_ff*n_ff_in*x55
-    x71 = n_active*x70
-    x72 = x69*x71
-    x73 = numpy.sqrt(numpy.ceil(x13*x62))
-    x74 = x73**(-1.0)
-    x75 = n_active*numpy.maximum(x0*(x73 - 1), x18*x73*numpy.maximum(0, x63*x74 - 1))
-    x76 = x70*x75
-    x77 = x63*x74
-    x78 = x21*numpy.log(x73)
-    x79 = (7/125000)*x77 + (7/125000)*x78
-    x80 = x76 + x79
-    x81 = (3/2500000)*x77 + (1/100000)*x78
-    x82 = 2*x76 + x81
-    x83 = (1/400000)*x77 + (17/1000000)*x78
-    x84 = (20/19)*x76 + x83
-    x85 = numpy.sqrt(numpy.ceil(x13*x64))
-    x86 = x85**(-1.0)
-    x87 = numpy.maximum(x0*(x85 - 1), x18*x85*numpy.maximum(0, x65*x86 - 1))
-    x88 = x71*x87
-    x89 = x65*x86
-    x90 = x21*numpy.log(x85)
-    x91 = (7/125000)*x89 + (7/125000)*x90
-    x92 = x88 + x91
-    x93 = (3/2500000)*x89 + (1/100000)*x90
-    x94 = 2*x88 + x93
-    x95 = (1/400000)*x89 + (17/1000000)*x90
-    x96 = (20/19)*x88 + x95
-    x97 = n_ff_out*x6
-    x98 = n_active*x97
-    x99 = x69*x98
-    x100 = x75*x97
-    x101 = x100 + x79
-    x102 = 2*x100 + x81
-    x103 = (20/19)*x100 + x83
-    x104 = x87*x98
-    x105 = x104 + x91
-    x106 = 2*x104 + x93
-    x107 = (20/19)*x104 + x95
-    return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x58, x59 + 77/1250000), numpy.greater_equal(x61, x59 - 59/10000000)), x57, numpy.where(numpy.greater_equal(x58, x61 + 27/400000), x60, x56)))) + n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x80, x82 + 77/1250000), numpy.greater_equal(x84, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x92, x94 + 77/1250000), numpy.greater_equal(x96, x94 - 59/10000000))), 2*x72, numpy.where(numpy.where(x9, numpy.greater_equal(x80, x84 + 27/400000), numpy.greater_equal(x92, x96 + 27/400000)), (20/19)*x72, x72))) + numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x101, x102 + 77/1250000), numpy.greater_equal(x103, x102 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x105, x106 + 77/1250000), numpy.greater_equal(x107, x106 - 59/10000000))), 2*x99, numpy.where(numpy.where(x9, numpy.greater_equal(x101, x103 + 27/400000), numpy.greater_equal(x105, x107 + 27/400000)), (20/19)*x99, x99)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x4))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x5 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x5, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
-
-
-def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = d_head*x14
-    x16 = n_q + 2*n_q/g
-    x17 = sigma_attn**(-1.0)
-    x18 = n_pp**(-1.0)
-    x19 = n_gpu*x18
-    x20 = x17*x19
+    x16 = n_pp**(-1.0)
+    x17 = kv_bytes*ctx*b*x16
+    x18 = n_gpu*x16
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.sqrt(x19)
     x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = numpy.minimum(x20, numpy.maximum(1, x21*x23/(numpy.sqrt(n_q)*x22)))
-    x25 = b*x18
-    x26 = q_len*x25
-    x27 = p_act*x26
-    x28 = n_gpu*x17/n_pp**2
-    x29 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x16)*x22*x23/x21))
-    x30 = x26*x4
-    x31 = p_act*x7
-    x32 = n_pp*x3/hbm_bw
-    x33 = kv_bytes*ctx*x25
-    x34 = numpy.minimum(n_experts, x19)
-    x35 = numpy.less_equal(s, (1/2)*x25)
-    x36 = numpy.where(x35, x34, 1)
-    x37 = x19/numpy.maximum(1, x36)
-    x38 = numpy.maximum(1, x37)
-    x39 = numpy.sqrt(x38)
-    x40 = numpy.maximum(1, numpy.minimum(x37, x21*x39/numpy.sqrt(d_ff)))
-    x41 = numpy.log(2)**(-1.0)
-    x42 = node_size**(-1.0)
-    x43 = numpy.minimum(n_active, x36)
-    x44 = numpy.ceil(x42*x43)
-    x45 = x41*numpy.log(x44)
-    x46 = x44**(-1.0)
-    x47 = x43*x46
-    x48 = bw_ar_intra**(-1.0)
-    x49 = numpy.maximum(x1*(x44 - 1), x44*x48*numpy.maximum(0, x43*x46 - 1))
-    x50 = x49*x8
-    x51 = numpy.where(x35, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x34, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x34, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x34, 1), 1, x34**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
-    x52 = numpy.sqrt(numpy.ceil(x38*x42))
-    x53 = x52**(-1.0)
-    x54 = n_active*numpy.maximum(x1*(x52 - 1), x48*x52*numpy.maximum(0, x39*x53 - 1))
-    x55 = d_ff*n_ff_in*x3*x54
-    x56 = x31*x55
-    x57 = x39*x53
-    x58 = x41*numpy.log(x52)
-    x59 = (7/125000)*x57 + (7/125000)*x58 - 7/125000
-    x60 = (3/2500000)*x57 + (1/100000)*x58 + 7/1250000
-    x61 = (1/400000)*x57 + (17/1000000)*x58 + 23/2000000
-    x62 = n_ff_out*x54
-    x63 = x62*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x33)), n_layers*(numpy.where(x51, 0, numpy.minimum(numpy.minimum(x56 + x59, (20/19)*x56 + x61), p_act*x12*x55 + x60)) + numpy.where(x51, 0, numpy.minimum(numpy.minimum(x59 + x63, x61 + (20/19)*x63), x12*x5*x62 + x60))) + 2*n_layers*numpy.where(numpy.where(x35, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x45 + (3/5000000)*x47 + x50 + 31/5000000, (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x50 + 51/4000000), (7/250000)*x45 + (7/250000)*x47 + x49*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + x0*x13*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x32*(d_head*x16*x28*x31/x29 + n_q*x15 + x13*x24*x27 + x15*x16 + x29*x30 + x28*x4*x7/x24) + x32*(n_experts*n_layers*(1 - (1 - x11)**x26)*(n_ff_in + n_ff_out)*(d_ff*x11*x27*x40 + d_ff*x14 + x11*x30*x38/x40) + vocab*x14 + x33)), numpy.inf)
-
-
-def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu/(n_pp*sigma_attn)
-    x1 = numpy.ceil(x0/node_size)
-    x2 = numpy.log(x1)/numpy.log(2)
-    x3 = x0/x1
-    x4 = sigma_attn*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
-
-
-def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = numpy.less_equal(s, x1*x6)
-    x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*n_active*x4*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*n_q
-    x2 = c_kv + c_q
-    x3 = n_q + 2*n_q/g
-    x4 = d_head*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu/sigma_attn
-    x7 = x5*x6
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(x2)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
-    x12 = b*p_act*q_len
-    x13 = x12*x5
-    x14 = numpy.sqrt(d_head)
-    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
-    x16 = x12*x6/n_pp**2
-    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
-    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
-
-
-def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x7/sigma_attn
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x8)
-    x12 = x9*numpy.log(x11)
-    x13 = x8/x11
-    x14 = bw_ar_intra**(-1.0)
-    x15 = sigma_attn*x4*numpy.maximum(x0*(x11 - 1), x11*x14*numpy.maximum(0, x13 - 1))
-    x16 = numpy.less_equal(s, x1*x6)
-    x17 = numpy.minimum(n_experts, x7)
-    x18 = numpy.where(x16, x17, 1)
-    x19 = numpy.minimum(n_active, x18)
-    x20 = numpy.ceil(x10*x19)
-    x21 = x9*numpy.log(x20)
-    x22 = x20**(-1.0)
-    x23 = x19*x22
-    x24 = numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
-    x25 = x24*x4
-    x26 = numpy.maximum(1, x7/numpy.maximum(1, x18))
-    x27 = numpy.ceil(x10*x26)
-    x28 = x9*numpy.log(x27)
-    x29 = x27**(-1.0)
-    x30 = x26*x29
-    x31 = n_ff_out*n_active*x4*numpy.maximum(x0*(x27 - 1), x14*x27*numpy.maximum(0, x26*x29 - 1))
-    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x31 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + 2*x31 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x31 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x25 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x25 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x24*x3 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x4
-    x11 = d_model*x10
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = sigma_attn**(-1.0)
-    x18 = x17*x5
-    x19 = numpy.sqrt(x14)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.minimum(x18, numpy.maximum(1, x19*x20/x7))
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.minimum(x18, numpy.maximum(1, x20*x7/(numpy.sqrt(n_q)*x22)))
-    x24 = n_gpu*b*p_act*q_len*x17/n_pp**2
-    x25 = numpy.minimum(x18, numpy.maximum(1, numpy.sqrt(x15)*x20*x22/x19))
-    return sigma_attn*n_layers*x12*(d_model*x24/x23 + p*x14*x16 + x0*x13 + x0*x14 + x10*x13*x23 + x10*x14*x25 + x11*x21 + x14*x24/x21 + x16*x24/x25) + x12*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x3*x9 + x11*x3*x8/x9) + vocab*x0)
-
-
-def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x13/x16
-    x19 = bw_ar_intra**(-1.0)
-    x20 = sigma_attn*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = x20*x8
-    x22 = 2*x7
-    x23 = x22*x5
-    x24 = x3/flops
-    x25 = s**(-1.0)
-    x26 = d_model*p
-    x27 = b*x11
-    x28 = kv_bytes*ctx*x27
-    x29 = q_len*x27
-    x30 = numpy.minimum(n_experts, x12)
-    x31 = numpy.less_equal(s, (1/2)*x27)
-    x32 = numpy.where(x31, x30, 1)
-    x33 = x12/numpy.maximum(1, x32)
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.maximum(1, x33)
-    x36 = numpy.maximum(1, numpy.minimum(x33, x34*numpy.sqrt(x35)/numpy.sqrt(d_ff)))
-    x37 = p_act*x29
-    x38 = x29*x4
-    x39 = n_pp*x3/hbm_bw
-    x40 = d_head*n_q
-    x41 = c_kv + c_q
-    x42 = n_q + 2*n_q/g
-    x43 = d_head*x42
-    x44 = numpy.sqrt(x41)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = numpy.minimum(x13, numpy.maximum(1, x44*x45/x34))
-    x47 = numpy.sqrt(d_head)
-    x48 = numpy.minimum(x13, numpy.maximum(1, x34*x45/(numpy.sqrt(n_q)*x47)))
-    x49 = n_gpu*x10*x7/n_pp**2
-    x50 = p_act*x49
-    x51 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x42)*x45*x47/x44))
-    x52 = numpy.minimum(n_active, x32)
-    x53 = numpy.ceil(x15*x52)
-    x54 = x14*numpy.log(x53)
-    x55 = x53**(-1.0)
-    x56 = x52*x55
-    x57 = numpy.maximum(x1*(x53 - 1), x19*x53*numpy.maximum(0, x52*x55 - 1))
-    x58 = x57*x8
-    x59 = numpy.ceil(x15*x35)
-    x60 = x14*numpy.log(x59)
-    x61 = x59**(-1.0)
-    x62 = x35*x61
-    x63 = n_ff_out*n_active*numpy.maximum(x1*(x59 - 1), x19*x59*numpy.maximum(0, x35*x61 - 1))
-    x64 = x63*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x28)), n_layers*numpy.where(numpy.where(x31, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x30, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x30, 1)), 1, x12*numpy.where(numpy.less_equal(x30, 1), 1, x30**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x60 + (7/125000)*x62 + x64 - 7/125000, (17/1000000)*x60 + (1/400000)*x62 + (20/19)*x64 + 23/2000000), x23*x63 + (1/100000)*x60 + (3/2500000)*x62 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x31, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x54 + (3/5000000)*x56 + x58 + 31/5000000, (17/2000000)*x54 + (1/800000)*x56 + (10/19)*x58 + 51/4000000), (7/250000)*x54 + (7/250000)*x56 + x57*x6 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x21 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + x20*x23 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x21 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x24*x7*(2*n_attn + 2*n_unembed) + x24*(n_ff*x22*x25 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x39*(p*x41*x43 + x26*x40 + x26*x41 + x37*x40*x48 + x37*x41*x51 + x38*x46 + x4*x49/x48 + x41*x50/x46 + x43*x50/x51) + x39*(n_experts*n_layers*(1 - (1 - x25)**x29)*(n_ff_in + n_ff_out)*(d_ff*x25*x36*x37 + d_ff*x26 + x25*x35*x38/x36) + vocab*x26 + x28)), numpy.inf)
-
-
-def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = b*x2
-    x5 = x0*x4
-    x6 = n_pp**(-1.0)
-    x7 = numpy.less_equal(s, x1*x6)
-    x8 = n_gpu*x6
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.minimum(n_experts, x8)
-    x12 = numpy.where(x7, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = numpy.ceil(x10*x13)
-    x15 = x9*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
-    x20 = x19*x4
-    x21 = numpy.maximum(1, x8/numpy.maximum(1, x12))
-    x22 = numpy.ceil(x10*x21)
-    x23 = x9*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = n_ff_out*n_active*x4*numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x21*x24 - 1))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x11, 1)), 1, x8*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x15 + (3/5000000)*x17 + x20 + 31/5000000, (17/2000000)*x15 + (1/800000)*x17 + (10/19)*x20 + 51/4000000), (7/250000)*x15 + (7/250000)*x17 + x19*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
-
-
-def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*p_act*q_len/n_gpu
-    x2 = b*x1
-    x3 = x0*x2
-    x4 = (1/2)*b
-    x5 = x1*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x7/sigma_attn
-    x9 = numpy.log(2)**(-1.0)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x8)
-    x12 = x9*numpy.log(x11)
-    x13 = x8/x11
-    x14 = (1/100000)*x12 + (3/2500000)*x13
-    x15 = bw_ar_intra**(-1.0)
-    x16 = sigma_attn*x2*numpy.maximum(x0*(x11 - 1), x11*x15*numpy.maximum(0, x13 - 1))
-    x17 = (7/125000)*x12 + (7/125000)*x13
-    x18 = x16 + x17
-    x19 = x14 + 2*x16
-    x20 = (17/1000000)*x12 + (1/400000)*x13
-    x21 = (20/19)*x16 + x20
-    x22 = numpy.less_equal(s, x4*x6)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x7)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
-    x28 = numpy.ceil(x10*x27)
-    x29 = numpy.log(x28)
-    x30 = (1/200000)*x9
-    x31 = x27/x28
-    x32 = numpy.ceil(x10*x23)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x23*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x23*x34 - 1))
-    x37 = x2*x36
-    x38 = x30*x33 + (3/5000000)*x35 + x37
-    x39 = x33*x9
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x5 + (7/250000)*x39
-    x42 = numpy.ceil(x10*x24)
-    x43 = numpy.log(x42)
-    x44 = x42**(-1.0)
-    x45 = x24*x44
-    x46 = numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x24*x44 - 1))
-    x47 = x2*x46
-    x48 = x30*x43 + (3/5000000)*x45 + x47
-    x49 = x43*x9
-    x50 = (1/800000)*x45 + (10/19)*x47 + (17/2000000)*x49
-    x51 = (7/250000)*x45 + x46*x5 + (7/250000)*x49
-    x52 = x29*x9
-    x53 = numpy.maximum(1, x7/numpy.maximum(1, x25))
-    x54 = numpy.maximum(1, x7)
-    x55 = numpy.maximum(1, x7/numpy.maximum(1, x26))
-    x56 = numpy.ceil(x10*x55)
-    x57 = numpy.log(x56)
-    x58 = (1/100000)*x9
-    x59 = x55/x56
-    x60 = numpy.ceil(x10*x53)
-    x61 = numpy.log(x60)
-    x62 = x61*x9
-    x63 = x60**(-1.0)
-    x64 = x53*x63
-    x65 = n_ff_out*n_active*x2
-    x66 = x65*numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x53*x63 - 1))
-    x67 = (7/125000)*x62 + (7/125000)*x64 + x66
-    x68 = x58*x61 + (3/2500000)*x64 + 2*x66
-    x69 = (17/1000000)*x62 + (1/400000)*x64 + (20/19)*x66
-    x70 = numpy.ceil(x10*x54)
-    x71 = numpy.log(x70)
-    x72 = x71*x9
-    x73 = x70**(-1.0)
-    x74 = x54*x73
-    x75 = x65*numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x54*x73 - 1))
-    x76 = (7/125000)*x72 + (7/125000)*x74 + x75
-    x77 = x58*x71 + (3/2500000)*x74 + 2*x75
-    x78 = (17/1000000)*x72 + (1/400000)*x74 + (20/19)*x75
-    x79 = x57*x9
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000)), numpy.logical_and(numpy.less_equal(x48, x50 + 131/20000000), numpy.less_equal(x48, x51 - 171/5000000))), x29*x30 + (3/5000000)*x31 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x41, x40 + 163/4000000), numpy.greater_equal(x51, x50 + 163/4000000)), (1/800000)*x31 + (17/2000000)*x52 + 51/4000000, (7/250000)*x31 + (7/250000)*x52 - 7/250000))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x53, 1), numpy.less_equal(x54, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x67, x68 + 77/1250000), numpy.greater_equal(x69, x68 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x76, x77 + 77/1250000), numpy.greater_equal(x78, x77 - 59/10000000))), x57*x58 + (3/2500000)*x59 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x67, x69 + 27/400000), numpy.greater_equal(x76, x78 + 27/400000)), (1/400000)*x59 + (17/1000000)*x79 + 23/2000000, (7/125000)*x59 + (7/125000)*x79 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = d_model*p_act*q_len/n_gpu
-    x3 = x1*x2
-    x4 = x0*x3
-    x5 = b*x2
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x8/sigma_attn
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x9)
-    x12 = bw_ar_intra**(-1.0)
-    x13 = x9/x11
-    x14 = sigma_attn*x5*numpy.maximum(x0*(x11 - 1), x11*x12*numpy.maximum(0, x13 - 1))
-    x15 = 2*x14
-    x16 = numpy.log(2)**(-1.0)
-    x17 = x16*numpy.log(x11)
-    x18 = (7/125000)*x13 + x14 + (7/125000)*x17
-    x19 = (3/2500000)*x13 + x15 + (1/100000)*x17
-    x20 = (20/19)*x14
-    x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
-    x22 = numpy.less_equal(s, x1*x7)
-    x23 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
-    x24 = numpy.minimum(1, n_active)
-    x25 = numpy.minimum(n_experts, x8)
-    x26 = numpy.where(x22, x25, 1)
-    x27 = numpy.minimum(n_active, x26)
-    x28 = numpy.ceil(x10*x27)
-    x29 = numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
-    x30 = x29*x5
-    x31 = numpy.ceil(x10*x23)
-    x32 = x16*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x23*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x23*x33 - 1))
-    x36 = x35*x5
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = x3*x35 + (7/250000)*x32 + (7/250000)*x34
-    x40 = numpy.ceil(x10*x24)
-    x41 = x16*numpy.log(x40)
-    x42 = x40**(-1.0)
-    x43 = x24*x42
-    x44 = numpy.maximum(x0*(x40 - 1), x12*x40*numpy.maximum(0, x24*x42 - 1))
-    x45 = x44*x5
-    x46 = (1/200000)*x41 + (3/5000000)*x43 + x45
-    x47 = (17/2000000)*x41 + (1/800000)*x43 + (10/19)*x45
-    x48 = x3*x44 + (7/250000)*x41 + (7/250000)*x43
-    x49 = numpy.maximum(1, x8/numpy.maximum(1, x25))
-    x50 = numpy.maximum(1, x8)
-    x51 = numpy.maximum(1, x8/numpy.maximum(1, x26))
-    x52 = numpy.ceil(x10*x51)
-    x53 = n_ff_out*n_active*x5
-    x54 = x53*numpy.maximum(x0*(x52 - 1), x12*x52*numpy.maximum(0, x51/x52 - 1))
-    x55 = numpy.ceil(x10*x49)
-    x56 = x16*numpy.log(x55)
-    x57 = x55**(-1.0)
-    x58 = x49*x57
-    x59 = x53*numpy.maximum(x0*(x55 - 1), x12*x55*numpy.maximum(0, x49*x57 - 1))
-    x60 = (7/125000)*x56 + (7/125000)*x58 + x59
-    x61 = (1/100000)*x56 + (3/2500000)*x58 + 2*x59
-    x62 = (17/1000000)*x56 + (1/400000)*x58 + (20/19)*x59
-    x63 = numpy.ceil(x10*x50)
-    x64 = x16*numpy.log(x63)
-    x65 = x63**(-1.0)
-    x66 = x50*x65
-    x67 = x53*numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x50*x65 - 1))
-    x68 = (7/125000)*x64 + (7/125000)*x66 + x67
-    x69 = (1/100000)*x64 + (3/2500000)*x66 + 2*x67
-    x70 = (17/1000000)*x64 + (1/400000)*x66 + (20/19)*x67
-    return 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x23, 1), numpy.less_equal(x24, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000)), numpy.logical_and(numpy.less_equal(x46, x47 + 131/20000000), numpy.less_equal(x46, x48 - 171/5000000))), x30, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x38 + 163/4000000), numpy.greater_equal(x48, x47 + 163/4000000)), (10/19)*x30, x29*x3))) + n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x49, 1), numpy.less_equal(x50, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x60, x61 + 77/1250000), numpy.greater_equal(x62, x61 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x68, x69 + 77/1250000), numpy.greater_equal(x70, x69 - 59/10000000))), 2*x54, numpy.where(numpy.where(x22, numpy.greater_equal(x60, x62 + 27/400000), numpy.greater_equal(x68, x70 + 27/400000)), (20/19)*x54, x54))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
-
-
-def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.minimum(n_experts, x18)
-    x20 = numpy.less_equal(s, (1/2)*x15)
-    x21 = numpy.where(x20, x19, 1)
-    x22 = x18/numpy.maximum(1, x21)
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, x22)
-    x25 = numpy.maximum(1, numpy.minimum(x22, x23*numpy.sqrt(x24)/numpy.sqrt(d_ff)))
-    x26 = p_act*x17
-    x27 = x17*x4
-    x28 = n_pp*x3/hbm_bw
-    x29 = d_head*n_q
-    x30 = c_kv + c_q
-    x31 = n_q + 2*n_q/g
-    x32 = d_head*x31
-    x33 = sigma_attn**(-1.0)
-    x34 = x18*x33
-    x35 = numpy.sqrt(x30)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x23))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x34, numpy.maximum(1, x23*x36/(numpy.sqrt(n_q)*x38)))
-    x40 = n_gpu*x33*x7/n_pp**2
-    x41 = p_act*x40
-    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
-    x43 = numpy.log(2)**(-1.0)
-    x44 = node_size**(-1.0)
-    x45 = numpy.minimum(n_active, x21)
-    x46 = numpy.ceil(x44*x45)
-    x47 = x43*numpy.log(x46)
-    x48 = x46**(-1.0)
-    x49 = x45*x48
-    x50 = bw_ar_intra**(-1.0)
-    x51 = numpy.maximum(x1*(x46 - 1), x46*x50*numpy.maximum(0, x45*x48 - 1))
-    x52 = x51*x8
-    x53 = numpy.ceil(x24*x44)
-    x54 = x43*numpy.log(x53)
-    x55 = x53**(-1.0)
-    x56 = x24*x55
-    x57 = n_ff_out*n_active*numpy.maximum(x1*(x53 - 1), x50*x53*numpy.maximum(0, x24*x55 - 1))
-    x58 = x57*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x19, 1)), 1, x18*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, x18), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x54 + (7/125000)*x56 + x58 - 7/125000, (17/1000000)*x54 + (1/400000)*x56 + (20/19)*x58 + 23/2000000), x12*x5*x57 + (1/100000)*x54 + (3/2500000)*x56 + 7/1250000)) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x47 + (3/5000000)*x49 + x52 + 31/5000000, (17/2000000)*x47 + (1/800000)*x49 + (10/19)*x52 + 51/4000000), (7/250000)*x47 + (7/250000)*x49 + x51*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x28*(p*x30*x32 + x13*x29 + x13*x30 + x26*x29*x39 + x26*x30*x42 + x27*x37 + x30*x41/x37 + x32*x41/x42 + x4*x40/x39) + x28*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x25*x26 + d_ff*x13 + x11*x24*x27/x25) + vocab*x13 + x16)), numpy.inf)
-
-
-def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = numpy.less_equal(s, (1/2)*x1)
-    x3 = n_gpu*x0
-    x4 = numpy.minimum(n_experts, x3)
-    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
-    x6 = numpy.maximum(1, x3)
-    x7 = numpy.log(2)**(-1.0)
-    x8 = node_size**(-1.0)
-    x9 = numpy.where(x2, x4, 1)
-    x10 = x3/numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.ceil(x11*x8)
-    x13 = x7*numpy.log(x12)
-    x14 = x12**(-1.0)
-    x15 = x11*x14
-    x16 = bw_ar_inter**(-1.0)
-    x17 = bw_ar_intra**(-1.0)
-    x18 = numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
-    x19 = b*q_len
-    x20 = n_gpu**(-1.0)
-    x21 = d_model*p_act
     x22 = x20*x21
-    x23 = x19*x22
-    x24 = n_ff_out*n_active
-    x25 = x23*x24
-    x26 = x18*x25
-    x27 = 2*x19
-    x28 = x22*x27
-    x29 = x24*x28
-    x30 = (1/2)*q_len
-    x31 = b*x22*x30
-    x32 = x16*x23
-    x33 = numpy.minimum(n_active, x9)
-    x34 = numpy.ceil(x33*x8)
-    x35 = x7*numpy.log(x34)
-    x36 = x34**(-1.0)
-    x37 = x33*x36
-    x38 = numpy.maximum(x16*(x34 - 1), x17*x34*numpy.maximum(0, x33*x36 - 1))
-    x39 = x23*x38
-    x40 = 4*n_layers
-    x41 = x20/flops
-    x42 = sigma_attn*x19
-    x43 = s**(-1.0)
-    x44 = d_model*p
-    x45 = kv_bytes*ctx*x1
-    x46 = q_len*x1
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.sqrt(x11)
-    x49 = numpy.maximum(1, numpy.minimum(x10, x47*x48/numpy.sqrt(d_ff)))
-    x50 = p_act*x46
-    x51 = x21*x46
-    x52 = n_pp*x20/hbm_bw
-    x53 = d_head*n_q
-    x54 = c_kv + c_q
-    x55 = n_q + 2*n_q/g
-    x56 = d_head*x55
-    x57 = sigma_attn**(-1.0)
-    x58 = x3*x57
-    x59 = numpy.sqrt(x54)
-    x60 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x61 = numpy.minimum(x58, numpy.maximum(1, x59*x60/x47))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x58, numpy.maximum(1, x47*x60/(numpy.sqrt(n_q)*x62)))
-    x64 = n_gpu*x19*x57/n_pp**2
-    x65 = p_act*x64
-    x66 = numpy.minimum(x58, numpy.maximum(1, numpy.sqrt(x55)*x60*x62/x59))
-    x67 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x35 + (3/5000000)*x37 + x39 + 31/5000000, (17/2000000)*x35 + (1/800000)*x37 + (10/19)*x39 + 51/4000000), x31*x38 + (7/250000)*x35 + (7/250000)*x37 - 7/250000)) + t_kernel*x40 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x32 + 7/250000, (5/19)*x32 + 9/400000), x16*x31 + 59/5000000) + numpy.maximum(x41*x42*(2*n_attn + 2*n_unembed) + x41*(n_ff*x27*x43 + c_kv*n_q*x19*x40*(ctx + x30 - 1/2)), sigma_attn*n_layers*x52*(p*x54*x56 + x21*x64/x63 + x44*x53 + x44*x54 + x50*x53*x63 + x50*x54*x66 + x51*x61 + x54*x65/x61 + x56*x65/x66) + x52*(n_experts*n_layers*(1 - (1 - x43)**x46)*(n_ff_in + n_ff_out)*(d_ff*x43*x49*x50 + d_ff*x44 + x11*x43*x51/x49) + vocab*x44 + x45))
-    x68 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x45))
-    x69 = numpy.ceil(x58*x8)
-    x70 = x7*numpy.log(x69)
-    x71 = x58/x69
-    x72 = numpy.maximum(x16*(x69 - 1), x17*x69*numpy.maximum(0, x71 - 1))
-    x73 = sigma_attn*x23
-    x74 = x72*x73
-    x75 = sigma_attn*x28
-    x76 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
-    x77 = numpy.sqrt(x12)
-    x78 = x77**(-1.0)
-    x79 = numpy.maximum(x16*(x77 - 1), x17*x77*numpy.maximum(0, x48*x78 - 1))
-    x80 = p_act*x20
-    x81 = d_ff*n_ff_in*n_active*x79*x80
-    x82 = x19*x81
-    x83 = x48*x78
-    x84 = x7*numpy.log(x77)
-    x85 = (7/125000)*x83 + (7/125000)*x84 - 7/125000
-    x86 = (3/2500000)*x83 + (1/100000)*x84 + 7/1250000
-    x87 = (1/400000)*x83 + (17/1000000)*x84 + 23/2000000
-    x88 = x25*x79
-    x89 = numpy.less_equal(x60, 1)
-    x90 = numpy.sqrt(x69)
-    x91 = x60/x90
-    x92 = numpy.maximum(x16*(x90 - 1), x17*x90*numpy.maximum(0, x91 - 1))
-    x93 = x73*x92
-    x94 = x7*numpy.log(x90)
-    x95 = (7/125000)*x91 + (7/125000)*x94 - 7/125000
-    x96 = (3/2500000)*x91 + (1/100000)*x94 + 7/1250000
-    x97 = (1/400000)*x91 + (17/1000000)*x94 + 23/2000000
-    x98 = x56*x80*x92
-    x99 = x42*x98
-    return numpy.where(x68, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x26 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + x18*x29 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x26 + 23/2000000)) + x67, numpy.inf), n_layers*numpy.where(numpy.less_equal(x58, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x70 + (7/125000)*x71 + x74 - 7/125000, (1/100000)*x70 + (3/2500000)*x71 + x72*x75 + 7/1250000), (17/1000000)*x70 + (1/400000)*x71 + (20/19)*x74 + 23/2000000)), numpy.where(x68, n_layers*(numpy.where(x76, 0, numpy.minimum(numpy.minimum(x82 + x85, (20/19)*x82 + x87), x27*x81 + x86)) + numpy.where(x76, 0, numpy.minimum(numpy.minimum(x85 + x88, x87 + (20/19)*x88), x29*x79 + x86))) + x67, numpy.inf), n_layers*(numpy.where(x89, 0, numpy.minimum(numpy.minimum(x93 + x95, (20/19)*x93 + x97), x75*x92 + x96)) + numpy.where(x89, 0, numpy.minimum(numpy.minimum(x95 + x99, x97 + (20/19)*x99), sigma_attn*x27*x98 + x96)))
-
-
-def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x1 = numpy.less_equal(x0, 1)
-    x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
-    x3 = x0/x2
-    x4 = sigma_attn*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    x5 = d_model*x4
-    x6 = numpy.log(x2)/numpy.log(2)
-    x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
-    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
-    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
-    x10 = d_head*x4*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
-
-
-def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.sqrt(x23)
-    x26 = x24**(-1.0)
-    x27 = n_active*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
-    x28 = b*d_ff*n_ff_in*p_act*q_len*x2*x27
-    x29 = x25*x26
-    x30 = x10*numpy.log(x24)
-    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
-    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
-    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
-    x34 = n_ff_out*x27*x5
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
-
-
-def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*n_q
-    x2 = c_kv + c_q
-    x3 = n_q + 2*n_q/g
-    x4 = d_head*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu/sigma_attn
-    x7 = x5*x6
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(x2)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
-    x12 = b*p_act*q_len
-    x13 = x12*x5
-    x14 = numpy.sqrt(d_head)
-    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
-    x16 = x12*x6/n_pp**2
-    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
-    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
-
-
-def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = numpy.less_equal(x22, 1)
-    x24 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
-    x25 = x22/x24
-    x26 = sigma_attn*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25 - 1))
-    x27 = x26*x5
-    x28 = x10*numpy.log(x24)
-    x29 = (7/125000)*x25 + (7/125000)*x28 - 7/125000
-    x30 = (3/2500000)*x25 + (1/100000)*x28 + 7/1250000
-    x31 = (1/400000)*x25 + (17/1000000)*x28 + 23/2000000
-    x32 = b*p_act*q_len*x2
-    x33 = d_head*x26*x32*(n_q + 2*n_q/g)
-    x34 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x35 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x36 = numpy.sqrt(numpy.ceil(x11*x35))
-    x37 = numpy.sqrt(x35)
-    x38 = x36**(-1.0)
-    x39 = n_active*numpy.maximum(x0*(x36 - 1), x19*x36*numpy.maximum(0, x37*x38 - 1))
-    x40 = d_ff*n_ff_in*x32*x39
-    x41 = x37*x38
-    x42 = x10*numpy.log(x36)
-    x43 = (7/125000)*x41 + (7/125000)*x42 - 7/125000
-    x44 = (3/2500000)*x41 + (1/100000)*x42 + 7/1250000
-    x45 = (1/400000)*x41 + (17/1000000)*x42 + 23/2000000
-    x46 = n_ff_out*x39*x5
-    return n_layers*(numpy.where(x23, 0, numpy.minimum(numpy.minimum(x27 + x29, (20/19)*x27 + x31), 2*x27 + x30)) + numpy.where(x23, 0, numpy.minimum(numpy.minimum(x29 + x33, x30 + 2*x33), x31 + (20/19)*x33))) + n_layers*(numpy.where(x34, 0, numpy.minimum(numpy.minimum(x40 + x43, (20/19)*x40 + x45), 2*x40 + x44)) + numpy.where(x34, 0, numpy.minimum(numpy.minimum(x43 + x46, x44 + 2*x46), x45 + (20/19)*x46))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
-
-
-def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x4
-    x11 = d_model*x10
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = sigma_attn**(-1.0)
-    x18 = x17*x5
-    x19 = numpy.sqrt(x14)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.minimum(x18, numpy.maximum(1, x19*x20/x7))
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.minimum(x18, numpy.maximum(1, x20*x7/(numpy.sqrt(n_q)*x22)))
-    x24 = n_gpu*b*p_act*q_len*x17/n_pp**2
-    x25 = numpy.minimum(x18, numpy.maximum(1, numpy.sqrt(x15)*x20*x22/x19))
-    return sigma_attn*n_layers*x12*(d_model*x24/x23 + p*x14*x16 + x0*x13 + x0*x14 + x10*x13*x23 + x10*x14*x25 + x11*x21 + x14*x24/x21 + x16*x24/x25) + x12*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x3*x9 + x11*x3*x8/x9) + vocab*x0)
-
-
-def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = sigma_attn*x7
-    x12 = s**(-1.0)
-    x13 = 2*x7
-    x14 = d_model*p
-    x15 = n_pp**(-1.0)
-    x16 = b*x15
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = n_gpu*x15
-    x20 = numpy.minimum(n_experts, x19)
-    x21 = numpy.less_equal(s, (1/2)*x16)
-    x22 = numpy.where(x21, x20, 1)
-    x23 = x19/numpy.maximum(1, x22)
-    x24 = numpy.sqrt(d_model)
-    x25 = numpy.maximum(1, x23)
-    x26 = numpy.sqrt(x25)
-    x27 = numpy.maximum(1, numpy.minimum(x23, x24*x26/numpy.sqrt(d_ff)))
-    x28 = p_act*x18
-    x29 = x18*x4
-    x30 = n_pp*x3/hbm_bw
-    x31 = d_head*n_q
-    x32 = c_kv + c_q
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = sigma_attn**(-1.0)
-    x36 = x19*x35
-    x37 = numpy.sqrt(x32)
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = numpy.minimum(x36, numpy.maximum(1, x37*x38/x24))
-    x40 = numpy.sqrt(d_head)
-    x41 = numpy.minimum(x36, numpy.maximum(1, x24*x38/(numpy.sqrt(n_q)*x40)))
-    x42 = n_gpu*x35*x7/n_pp**2
-    x43 = p_act*x42
-    x44 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x33)*x38*x40/x37))
-    x45 = numpy.log(2)**(-1.0)
-    x46 = node_size**(-1.0)
-    x47 = numpy.minimum(n_active, x22)
-    x48 = numpy.ceil(x46*x47)
-    x49 = x45*numpy.log(x48)
-    x50 = x48**(-1.0)
-    x51 = x47*x50
-    x52 = bw_ar_intra**(-1.0)
-    x53 = numpy.maximum(x1*(x48 - 1), x48*x52*numpy.maximum(0, x47*x50 - 1))
-    x54 = x53*x8
-    x55 = numpy.less_equal(x38, 1)
-    x56 = numpy.sqrt(numpy.ceil(x36*x46))
-    x57 = x38/x56
-    x58 = numpy.maximum(x1*(x56 - 1), x52*x56*numpy.maximum(0, x57 - 1))
-    x59 = sigma_attn*x58
-    x60 = x59*x8
-    x61 = x45*numpy.log(x56)
-    x62 = (7/125000)*x57 + (7/125000)*x61 - 7/125000
-    x63 = x13*x59
-    x64 = (3/2500000)*x57 + (1/100000)*x61 + 7/1250000
-    x65 = (1/400000)*x57 + (17/1000000)*x61 + 23/2000000
-    x66 = p_act*x3
-    x67 = x34*x66
-    x68 = x11*x58*x67
-    x69 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
-    x70 = numpy.sqrt(numpy.ceil(x25*x46))
-    x71 = x70**(-1.0)
-    x72 = n_active*numpy.maximum(x1*(x70 - 1), x52*x70*numpy.maximum(0, x26*x71 - 1))
-    x73 = d_ff*n_ff_in*x66*x72
-    x74 = x7*x73
-    x75 = x26*x71
-    x76 = x45*numpy.log(x70)
-    x77 = (7/125000)*x75 + (7/125000)*x76 - 7/125000
-    x78 = (3/2500000)*x75 + (1/100000)*x76 + 7/1250000
-    x79 = (1/400000)*x75 + (17/1000000)*x76 + 23/2000000
-    x80 = n_ff_out*x72
-    x81 = x8*x80
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17)), n_layers*(numpy.where(x55, 0, numpy.minimum(numpy.minimum(x60 + x62, (20/19)*x60 + x65), x5*x63 + x64)) + numpy.where(x55, 0, numpy.minimum(numpy.minimum(x62 + x68, x65 + (20/19)*x68), x63*x67 + x64))) + n_layers*(numpy.where(x69, 0, numpy.minimum(numpy.minimum(x74 + x77, (20/19)*x74 + x79), x13*x73 + x78)) + numpy.where(x69, 0, numpy.minimum(numpy.minimum(x77 + x81, x79 + (20/19)*x81), x13*x5*x80 + x78))) + 2*n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x49 + (3/5000000)*x51 + x54 + 31/5000000, (17/2000000)*x49 + (1/800000)*x51 + (10/19)*x54 + 51/4000000), (7/250000)*x49 + (7/250000)*x51 + x53*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(x10*x11*(2*n_attn + 2*n_unembed) + x10*(n_ff*x12*x13 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x14*x31 + x14*x32 + x28*x31*x41 + x28*x32*x44 + x29*x39 + x32*x43/x39 + x34*x43/x44 + x4*x42/x41) + x30*(n_experts*n_layers*(1 - (1 - x12)**x18)*(n_ff_in + n_ff_out)*(d_ff*x12*x27*x28 + d_ff*x14 + x12*x25*x29/x27) + vocab*x14 + x17)), numpy.inf)
-
-
-def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = b*x3
-    x6 = x0*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x1*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.log(2)**(-1.0)
-    x11 = node_size**(-1.0)
-    x12 = numpy.minimum(n_experts, x9)
-    x13 = numpy.where(x8, x12, 1)
-    x14 = numpy.minimum(n_active, x13)
-    x15 = numpy.ceil(x11*x14)
-    x16 = x10*numpy.log(x15)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
-    x21 = x20*x5
-    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.sqrt(x23)
-    x26 = x24**(-1.0)
-    x27 = n_active*numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
-    x28 = b*d_ff*n_ff_in*p_act*q_len*x2*x27
-    x29 = x25*x26
-    x30 = x10*numpy.log(x24)
-    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
-    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
-    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
-    x34 = n_ff_out*x27*x5
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x4 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x4 + 59/5000000)
-
-
-def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*q_len*x1
-    x3 = b*x2
-    x4 = x0*x3
-    x5 = (1/2)*b
-    x6 = x2*x5
-    x7 = n_pp**(-1.0)
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x7
-    x10 = numpy.minimum(numpy.minimum(n_active, n_experts), x9)
-    x11 = numpy.minimum(1, n_active)
-    x12 = node_size**(-1.0)
-    x13 = numpy.minimum(n_experts, x9)
-    x14 = numpy.where(x8, x13, 1)
-    x15 = numpy.minimum(n_active, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = numpy.log(x16)
-    x18 = numpy.log(2)**(-1.0)
-    x19 = (1/200000)*x18
-    x20 = x15/x16
-    x21 = numpy.ceil(x10*x12)
-    x22 = numpy.log(x21)
-    x23 = x21**(-1.0)
-    x24 = x10*x23
-    x25 = bw_ar_intra**(-1.0)
-    x26 = numpy.maximum(x0*(x21 - 1), x21*x25*numpy.maximum(0, x10*x23 - 1))
-    x27 = x26*x3
-    x28 = x19*x22 + (3/5000000)*x24 + x27
-    x29 = x18*x22
-    x30 = (1/800000)*x24 + (10/19)*x27 + (17/2000000)*x29
-    x31 = (7/250000)*x24 + x26*x6 + (7/250000)*x29
-    x32 = numpy.ceil(x11*x12)
-    x33 = numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x11*x34
-    x36 = numpy.maximum(x0*(x32 - 1), x25*x32*numpy.maximum(0, x11*x34 - 1))
-    x37 = x3*x36
-    x38 = x19*x33 + (3/5000000)*x35 + x37
-    x39 = x18*x33
-    x40 = (1/800000)*x35 + (10/19)*x37 + (17/2000000)*x39
-    x41 = (7/250000)*x35 + x36*x6 + (7/250000)*x39
-    x42 = x17*x18
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = numpy.less_equal(x43, 1)
-    x45 = numpy.sqrt(numpy.ceil(x12*x9/sigma_attn))
-    x46 = x18*numpy.log(x45)
-    x47 = x43/x45
-    x48 = (1/100000)*x46 + (3/2500000)*x47
-    x49 = x48 + 7/1250000
-    x50 = sigma_attn*numpy.maximum(x0*(x45 - 1), x25*x45*numpy.maximum(0, x47 - 1))
-    x51 = x3*x50
-    x52 = (7/125000)*x46 + (7/125000)*x47
-    x53 = x51 + x52
-    x54 = x48 + 2*x51
-    x55 = (17/1000000)*x46 + (1/400000)*x47
-    x56 = (20/19)*x51 + x55
-    x57 = x55 + 23/2000000
-    x58 = x52 - 7/125000
-    x59 = b*p_act*q_len*x1
-    x60 = d_head*x50*x59*(n_q + 2*n_q/g)
-    x61 = x52 + x60
-    x62 = x48 + 2*x60
-    x63 = x55 + (20/19)*x60
-    x64 = numpy.maximum(1, x9/numpy.maximum(1, x13))
-    x65 = numpy.sqrt(x64)
-    x66 = numpy.maximum(1, x9)
-    x67 = numpy.sqrt(x66)
-    x68 = numpy.where(x8, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
-    x69 = numpy.maximum(1, x9/numpy.maximum(1, x14))
-    x70 = numpy.sqrt(numpy.ceil(x12*x69))
-    x71 = numpy.log(x70)
-    x72 = (1/100000)*x18
-    x73 = numpy.sqrt(x69)/x70
-    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
-    x75 = numpy.sqrt(numpy.ceil(x12*x64))
-    x76 = x75**(-1.0)
-    x77 = n_active*numpy.maximum(x0*(x75 - 1), x25*x75*numpy.maximum(0, x65*x76 - 1))
-    x78 = d_ff*n_ff_in*x59
-    x79 = x77*x78
-    x80 = x65*x76
-    x81 = numpy.log(x75)
-    x82 = x18*x81
-    x83 = (7/125000)*x80 + (7/125000)*x82
-    x84 = x79 + x83
-    x85 = x72*x81 + (3/2500000)*x80
-    x86 = 2*x79 + x85
-    x87 = (1/400000)*x80 + (17/1000000)*x82
-    x88 = (20/19)*x79 + x87
-    x89 = numpy.sqrt(numpy.ceil(x12*x66))
-    x90 = x89**(-1.0)
-    x91 = n_active*numpy.maximum(x0*(x89 - 1), x25*x89*numpy.maximum(0, x67*x90 - 1))
-    x92 = x78*x91
-    x93 = x67*x90
-    x94 = numpy.log(x89)
-    x95 = x18*x94
-    x96 = (7/125000)*x93 + (7/125000)*x95
-    x97 = x92 + x96
-    x98 = x72*x94 + (3/2500000)*x93
-    x99 = 2*x92 + x98
-    x100 = (1/400000)*x93 + (17/1000000)*x95
-    x101 = x100 + (20/19)*x92
-    x102 = x18*x71
-    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
-    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
-    x105 = n_ff_out*x3
-    x106 = x105*x77
-    x107 = x106 + x83
-    x108 = 2*x106 + x85
-    x109 = (20/19)*x106 + x87
-    x110 = x105*x91
-    x111 = x110 + x96
-    x112 = 2*x110 + x98
-    x113 = x100 + (20/19)*x110
-    return n_layers*(numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x53, x54 + 77/1250000), numpy.greater_equal(x56, x54 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x53, x56 + 27/400000), x57, x58))) + numpy.where(x44, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x61, x62 + 77/1250000), numpy.greater_equal(x63, x62 - 59/10000000)), x49, numpy.where(numpy.greater_equal(x61, x63 + 27/400000), x57, x58)))) + n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x8, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x8, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(x10, 1), numpy.less_equal(x11, 1)), 0, numpy.where(numpy.where(x8, numpy.logical_and(numpy.less_equal(x28, x30 + 131/20000000), numpy.less_equal(x28, x31 - 171/5000000)), numpy.logical_and(numpy.less_equal(x38, x40 + 131/20000000), numpy.less_equal(x38, x41 - 171/5000000))), x17*x19 + (3/5000000)*x20 + 31/5000000, numpy.where(numpy.where(x8, numpy.greater_equal(x31, x30 + 163/4000000), numpy.greater_equal(x41, x40 + 163/4000000)), (1/800000)*x20 + (17/2000000)*x42 + 51/4000000, (7/250000)*x20 + (7/250000)*x42 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
-
-
-def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*b
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*q_len*x2
-    x4 = x1*x3
-    x5 = x0*x4
-    x6 = b*x3
-    x7 = x0*x6
-    x8 = n_pp**(-1.0)
-    x9 = numpy.less_equal(s, x1*x8)
-    x10 = n_gpu*x8
-    x11 = numpy.minimum(numpy.minimum(n_active, n_experts), x10)
-    x12 = numpy.minimum(1, n_active)
-    x13 = node_size**(-1.0)
-    x14 = numpy.minimum(n_experts, x10)
-    x15 = numpy.where(x9, x14, 1)
-    x16 = numpy.minimum(n_active, x15)
-    x17 = numpy.ceil(x13*x16)
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))
-    x20 = x19*x6
-    x21 = numpy.log(2)**(-1.0)
-    x22 = numpy.ceil(x11*x13)
-    x23 = x21*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x11*x24
-    x26 = numpy.maximum(x0*(x22 - 1), x18*x22*numpy.maximum(0, x11*x24 - 1))
-    x27 = x26*x6
-    x28 = (1/200000)*x23 + (3/5000000)*x25 + x27
-    x29 = (17/2000000)*x23 + (1/800000)*x25 + (10/19)*x27
-    x30 = (7/250000)*x23 + (7/250000)*x25 + x26*x4
-    x31 = numpy.ceil(x12*x13)
-    x32 = x21*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x12*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x18*x31*numpy.maximum(0, x12*x33 - 1))
-    x36 = x35*x6
-    x37 = (1/200000)*x32 + (3/5000000)*x34 + x36
-    x38 = (17/2000000)*x32 + (1/800000)*x34 + (10/19)*x36
-    x39 = (7/250000)*x32 + (7/250000)*x34 + x35*x4
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = numpy.less_equal(x40, 1)
-    x42 = numpy.sqrt(numpy.ceil(x10*x13/sigma_attn))
-    x43 = x40/x42
-    x44 = sigma_attn*numpy.maximum(x0*(x42 - 1), x18*x42*numpy.maximum(0, x43 - 1))
-    x45 = x44*x6
-    x46 = 2*x45
-    x47 = x21*numpy.log(x42)
-    x48 = (7/125000)*x43 + (7/125000)*x47
-    x49 = x45 + x48
-    x50 = (3/2500000)*x43 + (1/100000)*x47
-    x51 = x46 + x50
-    x52 = (20/19)*x45
-    x53 = (1/400000)*x43 + (17/1000000)*x47
-    x54 = x52 + x53
-    x55 = b*p_act*q_len*x2
-    x56 = d_head*x44*x55*(n_q + 2*n_q/g)
-    x57 = 2*x56
-    x58 = x48 + x56
-    x59 = x50 + x57
-    x60 = (20/19)*x56
-    x61 = x53 + x60
-    x62 = numpy.maximum(1, x10/numpy.maximum(1, x14))
-    x63 = numpy.sqrt(x62)
-    x64 = numpy.maximum(1, x10)
-    x65 = numpy.sqrt(x64)
-    x66 = numpy.where(x9, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
-    x67 = numpy.maximum(1, x10/numpy.maximum(1, x15))
-    x68 = numpy.sqrt(numpy.ceil(x13*x67))
-    x69 = numpy.maximum(x0*(x68 - 1), x18*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
-    x70 = d_ff*n_ff_in*x55
-    x71 = n_active*x70
-    x72 = x69*x71
-    x73 = numpy.sqrt(numpy.ceil(x13*x62))
-    x74 = x73**(-1.0)
-    x75 = n_active*numpy.maximum(x0*(x73 - 1), x18*x73*numpy.maximum(0, x63*x74 - 1))
-    x76 = x70*x75
-    x77 = x63*x74
-    x78 = x21*numpy.log(x73)
-    x79 = (7/125000)*x77 + (7/125000)*x78
-    x80 = x76 + x79
-    x81 = (3/2500000)*x77 + (1/100000)*x78
-    x82 = 2*x76 + x81
-    x83 = (1/400000)*x77 + (17/1000000)*x78
-    x84 = (20/19)*x76 + x83
-    x85 = numpy.sqrt(numpy.ceil(x13*x64))
-    x86 = x85**(-1.0)
-    x87 = numpy.maximum(x0*(x85 - 1), x18*x85*numpy.maximum(0, x65*x86 - 1))
-    x88 = x71*x87
-    x89 = x65*x86
-    x90 = x21*numpy.log(x85)
-    x91 = (7/125000)*x89 + (7/125000)*x90
-    x92 = x88 + x91
-    x93 = (3/2500000)*x89 + (1/100000)*x90
-    x94 = 2*x88 + x93
-    x95 = (1/400000)*x89 + (17/1000000)*x90
-    x96 = (20/19)*x88 + x95
-    x97 = n_ff_out*x6
-    x98 = n_active*x97
-    x99 = x69*x98
-    x100 = x75*x97
-    x101 = x100 + x79
-    x102 = 2*x100 + x81
-    x103 = (20/19)*x100 + x83
-    x104 = x87*x98
-    x105 = x104 + x91
-    x106 = 2*x104 + x93
-    x107 = (20/19)*x104 + x95
-    return n_layers*(numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x51 + 77/1250000), numpy.greater_equal(x54, x51 - 59/10000000)), x46, numpy.where(numpy.greater_equal(x49, x54 + 27/400000), x52, x45))) + numpy.where(x41, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x58, x59 + 77/1250000), numpy.greater_equal(x61, x59 - 59/10000000)), x57, numpy.where(numpy.greater_equal(x58, x61 + 27/400000), x60, x56)))) + n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x80, x82 + 77/1250000), numpy.greater_equal(x84, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x92, x94 + 77/1250000), numpy.greater_equal(x96, x94 - 59/10000000))), 2*x72, numpy.where(numpy.where(x9, numpy.greater_equal(x80, x84 + 27/400000), numpy.greater_equal(x92, x96 + 27/400000)), (20/19)*x72, x72))) + numpy.where(x66, 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.greater_equal(x101, x102 + 77/1250000), numpy.greater_equal(x103, x102 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x105, x106 + 77/1250000), numpy.greater_equal(x107, x106 - 59/10000000))), 2*x99, numpy.where(numpy.where(x9, numpy.greater_equal(x101, x103 + 27/400000), numpy.greater_equal(x105, x107 + 27/400000)), (20/19)*x99, x99)))) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(x11, 1), numpy.less_equal(x12, 1)), 0, numpy.where(numpy.where(x9, numpy.logical_and(numpy.less_equal(x28, x29 + 131/20000000), numpy.less_equal(x28, x30 - 171/5000000)), numpy.logical_and(numpy.less_equal(x37, x38 + 131/20000000), numpy.less_equal(x37, x39 - 171/5000000))), x20, numpy.where(numpy.where(x9, numpy.greater_equal(x30, x29 + 163/4000000), numpy.greater_equal(x39, x38 + 163/4000000)), (10/19)*x20, x19*x4))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x5 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x5, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
-
-
-def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = b*x2*x5
-    x7 = b*q_len
-    x8 = x5*x7
-    x9 = x1*x8
-    x10 = x3/flops
-    x11 = s**(-1.0)
-    x12 = 2*x7
-    x13 = d_model*p
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = n_gpu*x14
-    x19 = numpy.minimum(n_experts, x18)
-    x20 = numpy.less_equal(s, (1/2)*x15)
-    x21 = numpy.where(x20, x19, 1)
-    x22 = x18/numpy.maximum(1, x21)
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, x22)
-    x25 = numpy.sqrt(x24)
-    x26 = numpy.maximum(1, numpy.minimum(x22, x23*x25/numpy.sqrt(d_ff)))
-    x27 = p_act*x17
-    x28 = x17*x4
+    x23 = numpy.maximum(1, numpy.minimum(x18, x22/numpy.sqrt(d_ff_shared)))
+    x24 = x16*x6
+    x25 = p_act*x24
+    x26 = d_model*x25
+    x27 = x19*x26
+    x28 = numpy.maximum(1, numpy.minimum(x18, x22/numpy.sqrt(d_ff)))
     x29 = n_pp*x3/hbm_bw
     x30 = d_head*n_q
     x31 = c_kv + c_q
@@ -4030,529 +1682,1760 @@ def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x35 = x18*x34
     x36 = numpy.sqrt(x31)
     x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x23))
+    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x21))
     x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x35, numpy.maximum(1, x23*x37/(numpy.sqrt(n_q)*x39)))
-    x41 = n_gpu*x34/n_pp**2
-    x42 = p_act*x7
-    x43 = x41*x42
-    x44 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
-    x45 = numpy.log(2)**(-1.0)
-    x46 = node_size**(-1.0)
-    x47 = numpy.minimum(n_active, x21)
-    x48 = numpy.ceil(x46*x47)
-    x49 = x45*numpy.log(x48)
-    x50 = x48**(-1.0)
-    x51 = x47*x50
-    x52 = bw_ar_intra**(-1.0)
-    x53 = numpy.maximum(x1*(x48 - 1), x48*x52*numpy.maximum(0, x47*x50 - 1))
-    x54 = x53*x8
-    x55 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x19, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
-    x56 = numpy.sqrt(numpy.ceil(x24*x46))
-    x57 = x56**(-1.0)
-    x58 = n_active*numpy.maximum(x1*(x56 - 1), x52*x56*numpy.maximum(0, x25*x57 - 1))
-    x59 = d_ff*n_ff_in*x3*x58
-    x60 = x42*x59
-    x61 = x25*x57
-    x62 = x45*numpy.log(x56)
+    x40 = numpy.minimum(x35, numpy.maximum(1, x21*x37/(numpy.sqrt(n_q)*x39)))
+    x41 = n_gpu*p_act*x34*x6/n_pp**2
+    x42 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
+    x43 = numpy.less_equal(x37, 1)
+    x44 = node_size**(-1.0)
+    x45 = numpy.sqrt(numpy.ceil(x35*x44))
+    x46 = bw_ar_intra**(-1.0)
+    x47 = x37/x45
+    x48 = x10*numpy.maximum(x1*(x45 - 1), x45*x46*numpy.maximum(0, x47 - 1))
+    x49 = x48*x5
+    x50 = numpy.log(2)**(-1.0)
+    x51 = x50*numpy.log(x45)
+    x52 = (7/125000)*x47 + (7/125000)*x51 - 7/125000
+    x53 = (3/2500000)*x47 + (1/100000)*x51 + 7/1250000
+    x54 = (1/400000)*x47 + (17/1000000)*x51 + 23/2000000
+    x55 = x33*x4*x48
+    x56 = numpy.less_equal(x20, 1)
+    x57 = numpy.sqrt(numpy.ceil(x19*x44))
+    x58 = x57**(-1.0)
+    x59 = x7*numpy.maximum(x1*(x57 - 1), x46*x57*numpy.maximum(0, x20*x58 - 1))
+    x60 = d_model*n_ff_out*x59*(n_active + n_sh)
+    x61 = x20*x58
+    x62 = x50*numpy.log(x57)
     x63 = (7/125000)*x61 + (7/125000)*x62 - 7/125000
     x64 = (3/2500000)*x61 + (1/100000)*x62 + 7/1250000
     x65 = (1/400000)*x61 + (17/1000000)*x62 + 23/2000000
-    x66 = n_ff_out*x58
-    x67 = x66*x8
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16)), n_layers*(numpy.where(x55, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), p_act*x12*x59 + x64)) + numpy.where(x55, 0, numpy.minimum(numpy.minimum(x63 + x67, x65 + (20/19)*x67), x12*x5*x66 + x64))) + 2*n_layers*numpy.where(numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x49 + (3/5000000)*x51 + x54 + 31/5000000, (17/2000000)*x49 + (1/800000)*x51 + (10/19)*x54 + 51/4000000), (7/250000)*x49 + (7/250000)*x51 + x53*x6 - 7/250000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(n_ff*x11*x12 + c_kv*n_q*x0*x7*(ctx + x2 - 1/2)), sigma_attn*n_layers*x29*(p*x31*x33 + x13*x30 + x13*x31 + x27*x30*x40 + x27*x31*x44 + x28*x38 + x31*x43/x38 + x33*x43/x44 + x4*x41*x7/x40) + x29*(n_experts*n_layers*(1 - (1 - x11)**x17)*(n_ff_in + n_ff_out)*(d_ff*x11*x26*x27 + d_ff*x13 + x11*x24*x28/x26) + vocab*x13 + x16)), numpy.inf)
-
-
-def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
-
-
-def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*n_active*x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
-
-
-def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
-
-
-def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
-
-
-def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*x0
-    x13 = n_q + 2*n_q/g
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x5
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.minimum(x15, numpy.maximum(1, x17*x6/(numpy.sqrt(n_q)*x16)))
-    x19 = n_gpu*b*p_act*q_len*x14/n_pp**2
-    x20 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x13)*x16*x17/x6))
-    return sigma_attn*n_layers*x11*(d_head*n_q*x18*x9 + d_head*x13*x19/x20 + d_model*x19/x18 + n_q*x12 + x10*x20 + x12*x13) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
-
-
-def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x8
-    x12 = sigma_attn*x1
-    x13 = x4/flops
-    x14 = s**(-1.0)
-    x15 = d_head*n_q
-    x16 = d_model*p
-    x17 = b*x7
-    x18 = kv_bytes*ctx*x17
-    x19 = q_len*x17
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, numpy.minimum(x8, x20*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x22 = p_act*x19
-    x23 = x19*x2
-    x24 = n_pp*x4/hbm_bw
-    x25 = d_head*x16
-    x26 = n_q + 2*n_q/g
-    x27 = numpy.sqrt(d_head)
-    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x29 = numpy.minimum(x11, numpy.maximum(1, x20*x28/(numpy.sqrt(n_q)*x27)))
-    x30 = n_gpu*x10/n_pp**2
-    x31 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x26)*x27*x28/x20))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x18)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, (1/500000)*x11 + x12*x2*x5*(x11 - 1) - 1/500000) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, n_ff_out*n_active*x6*(x9 - 1) + (1/500000)*x9 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x12*x13*(2*n_attn + 2*n_unembed) + x13*(2*n_ff*x1*x14 + x0*x1*x15*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(d_head*p_act*x1*x26*x30/x31 + n_q*x25 + x15*x22*x29 + x23*x31 + x25*x26 + x3*x30/x29) + x24*(n_experts*n_layers*(1 - (1 - x14)**x19)*(n_ff_in + n_ff_out)*(d_ff*x14*x21*x22 + d_ff*x16 + x14*x23*x9/x21) + vocab*x16 + x18)), numpy.inf)
-
-
-def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*n_active*x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
-
-
-def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu/n_pp
-    x1 = numpy.maximum(1, x0)
-    x2 = x0/sigma_attn
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
-
-
-def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
-
-
-def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = x1*x4/bw_ar_inter
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = x1/flops
-    x10 = s**(-1.0)
-    x11 = d_head*n_q
-    x12 = d_model*p
-    x13 = b*x6
-    x14 = kv_bytes*ctx*x13
-    x15 = q_len*x13
-    x16 = numpy.sqrt(d_model)
-    x17 = numpy.maximum(1, numpy.minimum(x7, x16*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x18 = p_act*x15
-    x19 = x15*x3
-    x20 = n_pp*x1/hbm_bw
-    x21 = d_head*x12
-    x22 = n_q + 2*n_q/g
-    x23 = sigma_attn**(-1.0)
-    x24 = x23*x7
-    x25 = numpy.sqrt(d_head)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = numpy.minimum(x24, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x25)))
-    x28 = n_gpu*x23/n_pp**2
-    x29 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x22)*x25*x26/x16))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x14)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*n_active*x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(2*n_ff*x10*x2 + x0*x11*x2*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x20*(d_head*p_act*x2*x22*x28/x29 + n_q*x21 + x11*x18*x27 + x19*x29 + x21*x22 + x28*x4/x27) + x20*(n_experts*n_layers*(1 - (1 - x10)**x15)*(n_ff_in + n_ff_out)*(d_ff*x10*x17*x18 + d_ff*x12 + x10*x19*x8/x17) + vocab*x12 + x14)), numpy.inf)
-
-
-def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_pp**(-1.0)
-    x1 = n_gpu*x0
-    x2 = numpy.maximum(1, x1)
-    x3 = b*q_len
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = n_gpu**(-1.0)
-    x7 = x6/bw_ar_inter
-    x8 = x5*x7
-    x9 = n_ff_out*n_active*x8
-    x10 = 4*n_layers
-    x11 = x6/flops
-    x12 = sigma_attn*x3
-    x13 = s**(-1.0)
-    x14 = d_head*n_q
-    x15 = d_model*p
-    x16 = b*x0
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.sqrt(x2)
-    x21 = numpy.maximum(1, numpy.minimum(x1, x19*x20/numpy.sqrt(d_ff)))
-    x22 = p_act*x18
-    x23 = x18*x4
-    x24 = n_pp*x6/hbm_bw
-    x25 = d_head*x15
-    x26 = n_q + 2*n_q/g
-    x27 = sigma_attn**(-1.0)
-    x28 = x1*x27
-    x29 = numpy.sqrt(d_head)
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = numpy.minimum(x28, numpy.maximum(1, x19*x30/(numpy.sqrt(n_q)*x29)))
-    x32 = n_gpu*x27/n_pp**2
-    x33 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x26)*x29*x30/x19))
-    x34 = p_act*x3
-    x35 = d_head*x26
-    x36 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(2*n_ff*x13*x3 + x10*x14*x3*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(n_q*x25 + x14*x22*x31 + x23*x33 + x25*x26 + x32*x34*x35/x33 + x32*x5/x31) + x24*(n_experts*n_layers*(1 - (1 - x13)**x18)*(n_ff_in + n_ff_out)*(d_ff*x13*x21*x22 + d_ff*x15 + x13*x2*x23/x21) + vocab*x15 + x17))
-    x37 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17))
-    x38 = x12*x7
-    x39 = x38*x4
-    x40 = numpy.less_equal(x20, 1)
-    x41 = x20 - 1
-    x42 = (1/500000)*x20 - 1/500000
-    x43 = numpy.less_equal(x30, 1)
-    x44 = x30 - 1
-    x45 = (1/500000)*x30 - 1/500000
-    return numpy.where(x37, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x36, numpy.inf), n_layers*numpy.where(numpy.less_equal(x28, 1), 0, (1/500000)*x28 + x39*(x28 - 1) - 1/500000), numpy.where(x37, n_layers*(numpy.where(x40, 0, x41*x9 + x42) + numpy.where(x40, 0, d_ff*n_ff_in*n_active*x34*x41*x7 + x42)) + x36, numpy.inf), n_layers*(numpy.where(x43, 0, x39*x44 + x45) + numpy.where(x43, 0, p_act*x35*x38*x44 + x45))
-
-
-def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x1 = numpy.less_equal(x0, 1)
-    x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    x3 = (1/500000)*x0 - 1/500000
-    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
-
-
-def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
-    x5 = (1/500000)*x2 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
-
-
-def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
-
-
-def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
-    x5 = (1/500000)*x2 - 1/500000
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = sigma_attn*(x6 - 1)
-    x9 = (1/500000)*x6 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
-
-
-def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*x0
-    x13 = n_q + 2*n_q/g
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x5
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.minimum(x15, numpy.maximum(1, x17*x6/(numpy.sqrt(n_q)*x16)))
-    x19 = n_gpu*b*p_act*q_len*x14/n_pp**2
-    x20 = numpy.minimum(x15, numpy.maximum(1, numpy.sqrt(x13)*x16*x17/x6))
-    return sigma_attn*n_layers*x11*(d_head*n_q*x18*x9 + d_head*x13*x19/x20 + d_model*x19/x18 + n_q*x12 + x10*x20 + x12*x13) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
-
-
-def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
-    x13 = p_act*x1
-    x14 = (1/500000)*x10 - 1/500000
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = numpy.less_equal(x15, 1)
-    x17 = sigma_attn*x1
-    x18 = x17*x5*(x15 - 1)
-    x19 = (1/500000)*x15 - 1/500000
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = x4/flops
-    x23 = s**(-1.0)
-    x24 = d_head*n_q
-    x25 = d_model*p
-    x26 = b*x7
-    x27 = kv_bytes*ctx*x26
-    x28 = q_len*x26
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.maximum(1, numpy.minimum(x8, x10*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x28
-    x32 = x2*x28
-    x33 = n_pp*x4/hbm_bw
-    x34 = d_head*x25
-    x35 = sigma_attn**(-1.0)
-    x36 = x35*x8
-    x37 = numpy.sqrt(d_head)
-    x38 = numpy.minimum(x36, numpy.maximum(1, x15*x29/(numpy.sqrt(n_q)*x37)))
-    x39 = n_gpu*x35/n_pp**2
-    x40 = numpy.minimum(x36, numpy.maximum(1, x15*numpy.sqrt(x20)*x37/x29))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x27)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x14) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x13*x5 + x14)) + n_layers*(numpy.where(x16, 0, x18*x2 + x19) + numpy.where(x16, 0, p_act*x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x1*x23 + x0*x1*x24*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x33*(n_q*x34 + x13*x21*x39/x40 + x20*x34 + x24*x31*x38 + x3*x39/x38 + x32*x40) + x33*(n_experts*n_layers*(1 - (1 - x23)**x28)*(n_ff_in + n_ff_out)*(d_ff*x23*x30*x31 + d_ff*x25 + x23*x32*x9/x30) + vocab*x25 + x27)), numpy.inf)
-
-
-def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
-    x5 = (1/500000)*x2 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
-
-
-def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x1 = 2*n_layers
-    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
-
-
-def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
+    x66 = n_ff_in*x59*(d_ff*n_active + x13)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x43, 0, numpy.minimum(numpy.minimum(x49 + x52, (20/19)*x49 + x54), 2*x49 + x53)) + numpy.where(x43, 0, numpy.minimum(numpy.minimum(x52 + x55, x53 + 2*x55), x54 + (20/19)*x55))) + n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_model*x41/x40 + p*x31*x33 + x15*x30 + x15*x31 + x25*x30*x40 + x25*x31*x42 + x26*x38 + x31*x41/x38 + x33*x41/x42) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
+
+
+def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x0*x1
+    x3 = numpy.maximum(1, n_gpu/n_pp)
+    x4 = numpy.sqrt(x3)
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
+    x7 = x6**(-1.0)
+    x8 = x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
+    x9 = d_model*n_ff_out*x8*(n_active + n_sh)
+    x10 = x4*x7
+    x11 = numpy.log(x6)/numpy.log(2)
+    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
+    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
+    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
+    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+
+
+def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x1
+    x3 = x0*x2
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.log(2)**(-1.0)
+    x7 = node_size**(-1.0)
+    x8 = n_gpu/n_pp
+    x9 = numpy.sqrt(numpy.ceil(x7*x8/sigma_attn))
+    x10 = x6*numpy.log(x9)
+    x11 = x4/x9
+    x12 = (1/100000)*x10 + (3/2500000)*x11
+    x13 = x12 + 7/1250000
+    x14 = bw_ar_intra**(-1.0)
+    x15 = sigma_attn*numpy.maximum(x0*(x9 - 1), x14*x9*numpy.maximum(0, x11 - 1))
+    x16 = x15*x2
+    x17 = (7/125000)*x10 + (7/125000)*x11
+    x18 = x16 + x17
+    x19 = x12 + 2*x16
+    x20 = (17/1000000)*x10 + (1/400000)*x11
+    x21 = (20/19)*x16 + x20
+    x22 = x20 + 23/2000000
+    x23 = x17 - 7/125000
+    x24 = d_head*x1*x15*(n_q + 2*n_q/g)
+    x25 = x17 + x24
+    x26 = x12 + 2*x24
+    x27 = x20 + (20/19)*x24
+    x28 = numpy.maximum(1, x8)
+    x29 = numpy.sqrt(x28)
+    x30 = numpy.less_equal(x29, 1)
+    x31 = numpy.sqrt(numpy.ceil(x28*x7))
+    x32 = x6*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x29*x33
+    x35 = (1/100000)*x32 + (3/2500000)*x34
+    x36 = x35 + 7/1250000
+    x37 = numpy.maximum(x0*(x31 - 1), x14*x31*numpy.maximum(0, x29*x33 - 1))
+    x38 = n_ff_out*x2*x37*(n_active + n_sh)
+    x39 = (7/125000)*x32 + (7/125000)*x34
+    x40 = x38 + x39
+    x41 = x35 + 2*x38
+    x42 = (17/1000000)*x32 + (1/400000)*x34
+    x43 = (20/19)*x38 + x42
+    x44 = x42 + 23/2000000
+    x45 = x39 - 7/125000
+    x46 = n_ff_in*x1*x37*(d_ff*n_active + d_ff_shared*n_sh)
+    x47 = x39 + x46
+    x48 = x35 + 2*x46
+    x49 = x42 + (20/19)*x46
+    return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*p_act*q_len/n_gpu
+    x2 = d_model*x1
+    x3 = x0*x2
+    x4 = (1/2)*x3
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = numpy.less_equal(x5, 1)
-    x7 = sigma_attn*(x5 - 1)
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4)) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
+    x7 = node_size**(-1.0)
+    x8 = n_gpu/n_pp
+    x9 = numpy.sqrt(numpy.ceil(x7*x8/sigma_attn))
+    x10 = bw_ar_intra**(-1.0)
+    x11 = x5/x9
+    x12 = sigma_attn*numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11 - 1))
+    x13 = x12*x2
+    x14 = 2*x13
+    x15 = numpy.log(2)**(-1.0)
+    x16 = x15*numpy.log(x9)
+    x17 = (7/125000)*x11 + (7/125000)*x16
+    x18 = x13 + x17
+    x19 = (3/2500000)*x11 + (1/100000)*x16
+    x20 = x14 + x19
+    x21 = (20/19)*x13
+    x22 = (1/400000)*x11 + (17/1000000)*x16
+    x23 = x21 + x22
+    x24 = d_head*x1*x12*(n_q + 2*n_q/g)
+    x25 = 2*x24
+    x26 = x17 + x24
+    x27 = x19 + x25
+    x28 = (20/19)*x24
+    x29 = x22 + x28
+    x30 = numpy.maximum(1, x8)
+    x31 = numpy.sqrt(x30)
+    x32 = numpy.less_equal(x31, 1)
+    x33 = numpy.sqrt(numpy.ceil(x30*x7))
+    x34 = x33**(-1.0)
+    x35 = numpy.maximum(x0*(x33 - 1), x10*x33*numpy.maximum(0, x31*x34 - 1))
+    x36 = n_ff_out*x2*x35*(n_active + n_sh)
+    x37 = 2*x36
+    x38 = x31*x34
+    x39 = x15*numpy.log(x33)
+    x40 = (7/125000)*x38 + (7/125000)*x39
+    x41 = x36 + x40
+    x42 = (3/2500000)*x38 + (1/100000)*x39
+    x43 = x37 + x42
+    x44 = (20/19)*x36
+    x45 = (1/400000)*x38 + (17/1000000)*x39
+    x46 = x44 + x45
+    x47 = n_ff_in*x1*x35*(d_ff*n_active + d_ff_shared*n_sh)
+    x48 = 2*x47
+    x49 = x40 + x47
+    x50 = x42 + x48
+    x51 = (20/19)*x47
+    x52 = x45 + x51
+    return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
-    x13 = p_act*x1
-    x14 = (1/500000)*x10 - 1/500000
-    x15 = x4/flops
-    x16 = s**(-1.0)
-    x17 = d_head*n_q
-    x18 = d_model*p
-    x19 = b*x7
-    x20 = kv_bytes*ctx*x19
-    x21 = q_len*x19
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.maximum(1, numpy.minimum(x8, x10*x22/numpy.sqrt(d_ff)))
-    x24 = p_act*x21
-    x25 = x2*x21
-    x26 = n_pp*x4/hbm_bw
-    x27 = d_head*x18
-    x28 = n_q + 2*n_q/g
-    x29 = sigma_attn**(-1.0)
-    x30 = x29*x8
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x30, numpy.maximum(1, x22*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = n_gpu*x29/n_pp**2
-    x35 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x28)*x31*x32/x22))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x14) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x13*x5 + x14)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(2*n_ff*x1*x16 + x0*x1*x17*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x26*(d_head*x13*x28*x34/x35 + n_q*x27 + x17*x24*x33 + x25*x35 + x27*x28 + x3*x34/x33) + x26*(n_experts*n_layers*(1 - (1 - x16)**x21)*(n_ff_in + n_ff_out)*(d_ff*x16*x23*x24 + d_ff*x18 + x16*x25*x9/x23) + vocab*x18 + x20)), numpy.inf)
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = x2/flops
+    x10 = s**(-1.0)
+    x11 = n_ff_in + n_ff_out
+    x12 = d_ff_shared*n_sh
+    x13 = d_model*n_layers*x11*x12
+    x14 = d_model*p
+    x15 = n_pp**(-1.0)
+    x16 = kv_bytes*ctx*b*x15
+    x17 = n_gpu*x15
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.sqrt(x18)
+    x20 = numpy.sqrt(d_model)
+    x21 = x19*x20
+    x22 = numpy.maximum(1, numpy.minimum(x17, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x15*x6
+    x24 = p_act*x23
+    x25 = d_model*x24
+    x26 = x18*x25
+    x27 = numpy.maximum(1, numpy.minimum(x17, x21/numpy.sqrt(d_ff)))
+    x28 = n_pp*x2/hbm_bw
+    x29 = d_head*n_q
+    x30 = c_kv + c_q
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = sigma_attn**(-1.0)
+    x34 = x17*x33
+    x35 = numpy.sqrt(x30)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x20))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x34, numpy.maximum(1, x20*x36/(numpy.sqrt(n_q)*x38)))
+    x40 = n_gpu*p_act*x33*x6/n_pp**2
+    x41 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
+    x42 = numpy.less_equal(x19, 1)
+    x43 = numpy.sqrt(numpy.ceil(x18/node_size))
+    x44 = x43**(-1.0)
+    x45 = x7*numpy.maximum(x4*(x43 - 1), x43*numpy.maximum(0, x19*x44 - 1)/bw_ar_intra)
+    x46 = d_model*n_ff_out*x45*(n_active + n_sh)
+    x47 = x19*x44
+    x48 = numpy.log(x43)/numpy.log(2)
+    x49 = (7/125000)*x47 + (7/125000)*x48 - 7/125000
+    x50 = (3/2500000)*x47 + (1/100000)*x48 + 7/1250000
+    x51 = (1/400000)*x47 + (17/1000000)*x48 + 23/2000000
+    x52 = n_ff_in*x45*(d_ff*n_active + x12)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x16)), n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x46 + x49, (20/19)*x46 + x51), 2*x46 + x50)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x49 + x52, x50 + 2*x52), x51 + (20/19)*x52))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x28*(d_model*x40/x39 + p*x30*x32 + x14*x29 + x14*x30 + x24*x29*x39 + x24*x30*x41 + x25*x37 + x30*x40/x37 + x32*x40/x41) + x28*(n_layers*(n_experts*x11*(1 - (1 - x10)**x23)*(d_ff*x10*x24*x27 + d_ff*x14 + x10*x26/x27) + n_sh*x11*(d_ff_shared*x14 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x14 + x16)), numpy.inf)
 
 
-def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*x4
+    x6 = b*q_len
+    x7 = x3*x6
+    x8 = x5*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = numpy.sqrt(numpy.ceil(x12*x15))
+    x17 = bw_ar_intra**(-1.0)
+    x18 = x16**(-1.0)
+    x19 = x7*numpy.maximum(x4*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
+    x20 = d_model*n_ff_out*x19*(n_active + n_sh)
+    x21 = x13*x18
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x16)
+    x24 = (7/125000)*x21 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x21 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x21 + (17/1000000)*x23 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = n_ff_in*x19*(d_ff*n_active + x27)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x15*x32))
+    x34 = x29/x33
+    x35 = sigma_attn*x6
+    x36 = x3*x35*numpy.maximum(x4*(x33 - 1), x17*x33*numpy.maximum(0, x34 - 1))
+    x37 = d_model*x36
+    x38 = x22*numpy.log(x33)
+    x39 = (7/125000)*x34 + (7/125000)*x38 - 7/125000
+    x40 = (3/2500000)*x34 + (1/100000)*x38 + 7/1250000
+    x41 = (1/400000)*x34 + (17/1000000)*x38 + 23/2000000
+    x42 = n_q + 2*n_q/g
+    x43 = d_head*x42
+    x44 = x36*x43
+    x45 = d_model*p
+    x46 = kv_bytes*ctx*b*x10
+    x47 = n_ff_in + n_ff_out
+    x48 = numpy.sqrt(d_model)
+    x49 = x13*x48
+    x50 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x10*x6
+    x52 = p_act*x51
+    x53 = d_model*x52
+    x54 = x12*x53
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x11, x49/numpy.sqrt(d_ff)))
+    x57 = n_pp*x2/hbm_bw
+    x58 = d_head*n_q
+    x59 = c_kv + c_q
+    x60 = numpy.sqrt(x59)
+    x61 = numpy.minimum(x32, numpy.maximum(1, x29*x60/x48))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x32, numpy.maximum(1, x29*x48/(numpy.sqrt(n_q)*x62)))
+    x64 = n_gpu*p_act*x31*x6/n_pp**2
+    x65 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x42)*x62/x60))
+    x66 = x2/flops
+    x67 = d_model*n_layers*x27*x47
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x64/x63 + p*x43*x59 + x43*x64/x65 + x45*x58 + x45*x59 + x52*x58*x63 + x52*x59*x65 + x53*x61 + x59*x64/x61) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x66*(2*n_attn + 2*n_unembed) + x66*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x67)), p*(n_attn + n_ff + n_unembed + x67) + x46, x9
+
+
+def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+    x1 = numpy.ceil(x0/node_size)
+    x2 = numpy.log(x1)/numpy.log(2)
+    x3 = x0/x1
+    x4 = sigma_attn*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
+    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = numpy.less_equal(s, x1*x6)
+    x8 = n_gpu*x6
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
+    x16 = x14**(-1.0)
+    x17 = x13*x16
+    x18 = bw_ar_intra**(-1.0)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+
+
+def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x7/sigma_attn
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x8)
+    x12 = x9*numpy.log(x11)
+    x13 = x8/x11
+    x14 = bw_ar_intra**(-1.0)
+    x15 = sigma_attn*x4*numpy.maximum(x0*(x11 - 1), x11*x14*numpy.maximum(0, x13 - 1))
+    x16 = numpy.less_equal(s, x1*x6)
+    x17 = numpy.minimum(n_experts, x7)
+    x18 = numpy.where(x16, x17, 1)
+    x19 = numpy.maximum(1, x7/numpy.maximum(1, x18))
+    x20 = numpy.ceil(x10*x19)
+    x21 = x9*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
+    x25 = numpy.minimum(n_active, x18)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x10*x18)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x9*numpy.log(x26)
+    x28 = x26**(-1.0)
+    x29 = x25*x28
+    x30 = numpy.maximum(x0*(x26 - 1), x14*x26*numpy.maximum(0, x25*x28 - 1))
+    x31 = x30*x4
+    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*x0
+    x2 = n_q + 2*n_q/g
+    x3 = sigma_attn**(-1.0)
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = x3*x5
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(d_head)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
+    x11 = b*x4
+    x12 = q_len*x11
+    x13 = p_act*x12
+    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
+    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
+    x16 = d_model*x13
+    x17 = n_pp/(hbm_bw*n_gpu)
+    x18 = n_ff_in + n_ff_out
+    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(x20)*x7
+    x22 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x16*x20
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
+
+
+def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.log(2)**(-1.0)
+    x15 = node_size**(-1.0)
+    x16 = numpy.ceil(x13*x15)
+    x17 = x14*numpy.log(x16)
+    x18 = x13/x16
+    x19 = bw_ar_intra**(-1.0)
+    x20 = sigma_attn*x8*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
+    x21 = x3/flops
+    x22 = d_head*n_q
+    x23 = s**(-1.0)
+    x24 = 2*n_layers
+    x25 = n_ff_in + n_ff_out
+    x26 = n_sh*x25
+    x27 = d_model*d_ff_shared*x26
+    x28 = d_model*p
+    x29 = d_head*x28
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x13, numpy.maximum(1, x31*x33/(numpy.sqrt(n_q)*x32)))
+    x35 = b*x11
+    x36 = q_len*x35
+    x37 = p_act*x36
+    x38 = n_gpu*x10*x7/n_pp**2
+    x39 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x30)*x32*x33/x31))
+    x40 = x36*x4
+    x41 = n_pp*x3/hbm_bw
+    x42 = kv_bytes*ctx*x35
+    x43 = numpy.minimum(n_experts, x12)
+    x44 = numpy.less_equal(s, (1/2)*x35)
+    x45 = numpy.where(x44, x43, 1)
+    x46 = x12/numpy.maximum(1, x45)
+    x47 = numpy.maximum(1, x46)
+    x48 = x31*numpy.sqrt(x47)
+    x49 = numpy.maximum(1, numpy.minimum(x46, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x40*x47
+    x51 = numpy.maximum(1, numpy.minimum(x46, x48/numpy.sqrt(d_ff)))
+    x52 = numpy.ceil(x15*x47)
+    x53 = x14*numpy.log(x52)
+    x54 = x52**(-1.0)
+    x55 = x47*x54
+    x56 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x52 - 1), x19*x52*numpy.maximum(0, x47*x54 - 1))
+    x57 = numpy.minimum(n_active, x45)
+    x58 = xi_ep*numpy.minimum(numpy.minimum(n_active, x45), numpy.ceil(x15*x45)) + (1 - xi_ep)*numpy.ceil(x15*x57)
+    x59 = x14*numpy.log(x58)
+    x60 = x58**(-1.0)
+    x61 = x57*x60
+    x62 = numpy.maximum(x1*(x58 - 1), x19*x58*numpy.maximum(0, x57*x60 - 1))
+    x63 = x62*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x42)), n_layers*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x43, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x43, 1)), 1, x12*numpy.where(numpy.less_equal(x43, 1), 1, x43**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x55 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x55 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x55 + (20/19)*x56 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x24*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(x0*x22*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x23 + x24*x27)), sigma_attn*n_layers*x41*(d_head*p_act*x30*x38/x39 + n_q*x29 + x22*x34*x37 + x29*x30 + x39*x40 + x38*x4/x34) + x41*(n_layers*(n_experts*x25*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x51 + d_ff*x28 + x23*x50/x51) + x26*(d_ff_shared*x28 + d_ff_shared*x37*x49 + x50/x49)) + vocab*x28 + x42)), numpy.inf)
+
+
+def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = numpy.less_equal(s, x1*x6)
+    x8 = n_gpu*x6
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
+    x16 = x14**(-1.0)
+    x17 = x13*x16
+    x18 = bw_ar_intra**(-1.0)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = d_model*p_act*q_len/n_gpu
+    x2 = b*x1
+    x3 = x0*x2
+    x4 = (1/2)*b
+    x5 = x1*x4
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x7/sigma_attn
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x8)
+    x12 = x9*numpy.log(x11)
+    x13 = x8/x11
+    x14 = (1/100000)*x12 + (3/2500000)*x13
+    x15 = bw_ar_intra**(-1.0)
+    x16 = sigma_attn*x2*numpy.maximum(x0*(x11 - 1), x11*x15*numpy.maximum(0, x13 - 1))
+    x17 = (7/125000)*x12 + (7/125000)*x13
+    x18 = x16 + x17
+    x19 = x14 + 2*x16
+    x20 = (17/1000000)*x12 + (1/400000)*x13
+    x21 = (20/19)*x16 + x20
+    x22 = numpy.less_equal(s, x4*x6)
+    x23 = numpy.minimum(n_experts, x7)
+    x24 = numpy.maximum(1, x7/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x7)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x7/numpy.maximum(1, x26))
+    x28 = numpy.ceil(x10*x27)
+    x29 = numpy.log(x28)
+    x30 = (1/100000)*x9
+    x31 = x27/x28
+    x32 = numpy.ceil(x10*x24)
+    x33 = numpy.log(x32)
+    x34 = x33*x9
+    x35 = x32**(-1.0)
+    x36 = x24*x35
+    x37 = n_ff_out*x2*(n_active + n_sh)
+    x38 = x37*numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x24*x35 - 1))
+    x39 = (7/125000)*x34 + (7/125000)*x36 + x38
+    x40 = x30*x33 + (3/2500000)*x36 + 2*x38
+    x41 = (17/1000000)*x34 + (1/400000)*x36 + (20/19)*x38
+    x42 = numpy.ceil(x10*x25)
+    x43 = numpy.log(x42)
+    x44 = x43*x9
+    x45 = x42**(-1.0)
+    x46 = x25*x45
+    x47 = x37*numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x25*x45 - 1))
+    x48 = (7/125000)*x44 + (7/125000)*x46 + x47
+    x49 = x30*x43 + (3/2500000)*x46 + 2*x47
+    x50 = (17/1000000)*x44 + (1/400000)*x46 + (20/19)*x47
+    x51 = x29*x9
+    x52 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
+    x53 = numpy.minimum(1, n_active)
+    x54 = 1 - xi_ep
+    x55 = numpy.minimum(n_active, x26)
+    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x54*numpy.ceil(x10*x55)
+    x57 = numpy.log(x56)
+    x58 = (1/200000)*x9
+    x59 = x55/x56
+    x60 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x7), numpy.ceil(x10*x23)) + x54*numpy.ceil(x10*x52)
+    x61 = numpy.log(x60)
+    x62 = x60**(-1.0)
+    x63 = x52*x62
+    x64 = numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x52*x62 - 1))
+    x65 = x2*x64
+    x66 = x58*x61 + (3/5000000)*x63 + x65
+    x67 = x61*x9
+    x68 = (1/800000)*x63 + (10/19)*x65 + (17/2000000)*x67
+    x69 = x5*x64 + (7/250000)*x63 + (7/250000)*x67
+    x70 = xi_ep*x53 + x54*numpy.ceil(x10*x53)
+    x71 = x70**(-1.0)
+    x72 = x53*x71
+    x73 = numpy.log(x70)
+    x74 = numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x53*x71 - 1))
+    x75 = x2*x74
+    x76 = x58*x73 + (3/5000000)*x72 + x75
+    x77 = x73*x9
+    x78 = (1/800000)*x72 + (10/19)*x75 + (17/2000000)*x77
+    x79 = x5*x74 + (7/250000)*x72 + (7/250000)*x77
+    x80 = x57*x9
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = x0*x3
+    x5 = b*x2
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x8/sigma_attn
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x9)
+    x12 = bw_ar_intra**(-1.0)
+    x13 = x9/x11
+    x14 = sigma_attn*x5*numpy.maximum(x0*(x11 - 1), x11*x12*numpy.maximum(0, x13 - 1))
+    x15 = 2*x14
+    x16 = numpy.log(2)**(-1.0)
+    x17 = x16*numpy.log(x11)
+    x18 = (7/125000)*x13 + x14 + (7/125000)*x17
+    x19 = (3/2500000)*x13 + x15 + (1/100000)*x17
+    x20 = (20/19)*x14
+    x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
+    x22 = numpy.less_equal(s, x1*x7)
+    x23 = numpy.minimum(n_experts, x8)
+    x24 = numpy.maximum(1, x8/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x8)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x8/numpy.maximum(1, x26))
+    x28 = numpy.ceil(x10*x27)
+    x29 = n_ff_out*x5*(n_active + n_sh)
+    x30 = x29*numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
+    x31 = numpy.ceil(x10*x24)
+    x32 = x16*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x24*x33
+    x35 = x29*numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x24*x33 - 1))
+    x36 = (7/125000)*x32 + (7/125000)*x34 + x35
+    x37 = (1/100000)*x32 + (3/2500000)*x34 + 2*x35
+    x38 = (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x35
+    x39 = numpy.ceil(x10*x25)
+    x40 = x16*numpy.log(x39)
+    x41 = x39**(-1.0)
+    x42 = x25*x41
+    x43 = x29*numpy.maximum(x0*(x39 - 1), x12*x39*numpy.maximum(0, x25*x41 - 1))
+    x44 = (7/125000)*x40 + (7/125000)*x42 + x43
+    x45 = (1/100000)*x40 + (3/2500000)*x42 + 2*x43
+    x46 = (17/1000000)*x40 + (1/400000)*x42 + (20/19)*x43
+    x47 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
+    x48 = numpy.minimum(1, n_active)
+    x49 = 1 - xi_ep
+    x50 = numpy.minimum(n_active, x26)
+    x51 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x49*numpy.ceil(x10*x50)
+    x52 = numpy.maximum(x0*(x51 - 1), x12*x51*numpy.maximum(0, x50/x51 - 1))
+    x53 = x5*x52
+    x54 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x8), numpy.ceil(x10*x23)) + x49*numpy.ceil(x10*x47)
+    x55 = x16*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x47*x56
+    x58 = numpy.maximum(x0*(x54 - 1), x12*x54*numpy.maximum(0, x47*x56 - 1))
+    x59 = x5*x58
+    x60 = (1/200000)*x55 + (3/5000000)*x57 + x59
+    x61 = (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59
+    x62 = x3*x58 + (7/250000)*x55 + (7/250000)*x57
+    x63 = xi_ep*x48 + x49*numpy.ceil(x10*x48)
+    x64 = x63**(-1.0)
+    x65 = x48*x64
+    x66 = x16*numpy.log(x63)
+    x67 = numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x48*x64 - 1))
+    x68 = x5*x67
+    x69 = (3/5000000)*x65 + (1/200000)*x66 + x68
+    x70 = (1/800000)*x65 + (17/2000000)*x66 + (10/19)*x68
+    x71 = x3*x67 + (7/250000)*x65 + (7/250000)*x66
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+
+
+def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = n_sh*x14
+    x16 = d_model*d_ff_shared*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x7/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = n_pp*x3/hbm_bw
+    x35 = kv_bytes*ctx*x28
+    x36 = numpy.minimum(n_experts, x22)
+    x37 = numpy.less_equal(s, (1/2)*x28)
+    x38 = numpy.where(x37, x36, 1)
+    x39 = x22/numpy.maximum(1, x38)
+    x40 = numpy.maximum(1, x39)
+    x41 = x24*numpy.sqrt(x40)
+    x42 = numpy.maximum(1, numpy.minimum(x39, x41/numpy.sqrt(d_ff_shared)))
+    x43 = x33*x40
+    x44 = numpy.maximum(1, numpy.minimum(x39, x41/numpy.sqrt(d_ff)))
+    x45 = numpy.log(2)**(-1.0)
+    x46 = node_size**(-1.0)
+    x47 = numpy.ceil(x40*x46)
+    x48 = x45*numpy.log(x47)
+    x49 = x47**(-1.0)
+    x50 = x40*x49
+    x51 = bw_ar_intra**(-1.0)
+    x52 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x47 - 1), x47*x51*numpy.maximum(0, x40*x49 - 1))
+    x53 = numpy.minimum(n_active, x38)
+    x54 = xi_ep*numpy.minimum(numpy.minimum(n_active, x38), numpy.ceil(x38*x46)) + (1 - xi_ep)*numpy.ceil(x46*x53)
+    x55 = x45*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x53*x56
+    x58 = numpy.maximum(x1*(x54 - 1), x51*x54*numpy.maximum(0, x53*x56 - 1))
+    x59 = x58*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x36, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x36, 1)), 1, x22*numpy.where(numpy.less_equal(x36, 1), 1, x36**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, x22), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x48 + (7/125000)*x50 + x52 - 7/125000, (1/100000)*x48 + (3/2500000)*x50 + 2*x52 + 7/1250000), (17/1000000)*x48 + (1/400000)*x50 + (20/19)*x52 + 23/2000000)) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x55 + (3/5000000)*x57 + x59 + 31/5000000, (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59 + 51/4000000), (7/250000)*x55 + (7/250000)*x57 + x58*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x44 + d_ff*x17 + x12*x43/x44) + x15*(d_ff_shared*x17 + d_ff_shared*x30*x42 + x43/x42)) + vocab*x17 + x35)), numpy.inf)
+
+
+def nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*n_active*x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.log(2)**(-1.0)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = x16*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = bw_ar_intra**(-1.0)
+    x26 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x21 - 1), x21*x25*numpy.maximum(0, x20*x23 - 1))
+    x27 = numpy.minimum(n_active, x18)
+    x28 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x27)
+    x29 = x16*numpy.log(x28)
+    x30 = x28**(-1.0)
+    x31 = x27*x30
+    x32 = numpy.maximum(x1*(x28 - 1), x25*x28*numpy.maximum(0, x27*x30 - 1))
+    x33 = x32*x8
+    x34 = 2*n_layers
+    x35 = sigma_attn**(-1.0)
+    x36 = x14*x35
+    x37 = numpy.ceil(x17*x36)
+    x38 = x16*numpy.log(x37)
+    x39 = x36/x37
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x25*x37*numpy.maximum(0, x39 - 1))
+    x41 = d_model*p
+    x42 = d_head*x41
+    x43 = n_q + 2*n_q/g
+    x44 = numpy.sqrt(d_model)
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = numpy.minimum(x36, numpy.maximum(1, x44*x46/(numpy.sqrt(n_q)*x45)))
+    x48 = q_len*x12
+    x49 = p_act*x48
+    x50 = d_head*n_q
+    x51 = n_gpu*x35*x7/n_pp**2
+    x52 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x43)*x45*x46/x44))
+    x53 = x4*x48
+    x54 = n_pp*x3/hbm_bw
+    x55 = kv_bytes*ctx*x12
+    x56 = numpy.sqrt(x20)*x44
+    x57 = numpy.maximum(1, numpy.minimum(x19, x56/numpy.sqrt(d_ff_shared)))
+    x58 = x20*x53
+    x59 = n_ff_in + n_ff_out
+    x60 = n_sh*x59
+    x61 = s**(-1.0)
+    x62 = numpy.maximum(1, numpy.minimum(x19, x56/numpy.sqrt(d_ff)))
+    x63 = x3/flops
+    x64 = d_model*d_ff_shared*x60
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x54*(d_head*p_act*x43*x51/x52 + n_q*x42 + x4*x51/x47 + x42*x43 + x47*x49*x50 + x52*x53) + x54*(n_layers*(n_experts*x59*(1 - (1 - x61)**x48)*(d_ff*x41 + d_ff*x49*x61*x62 + x58*x61/x62) + x60*(d_ff_shared*x41 + d_ff_shared*x49*x57 + x58/x57)) + vocab*x41 + x55), sigma_attn*x63*x7*(2*n_attn + 2*n_unembed) + x63*(x0*x50*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x61 + x34*x64)), p*(n_attn + n_ff + n_unembed + n_layers*x64) + x55, x10
+
+
+def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.log(2)**(-1.0)
+    x8 = node_size**(-1.0)
+    x9 = numpy.where(x2, x4, 1)
+    x10 = x3/numpy.maximum(1, x9)
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11*x8)
+    x13 = x7*numpy.log(x12)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = bw_ar_inter**(-1.0)
+    x17 = bw_ar_intra**(-1.0)
+    x18 = b*q_len
+    x19 = n_gpu**(-1.0)
+    x20 = d_model*p_act
+    x21 = x19*x20
+    x22 = x18*x21
+    x23 = n_ff_out*x22*(n_active + n_sh)
+    x24 = x23*numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
+    x25 = (1/2)*q_len
+    x26 = b*x21*x25
+    x27 = x16*x22
+    x28 = numpy.minimum(n_active, x9)
+    x29 = xi_ep*numpy.minimum(numpy.minimum(n_active, x9), numpy.ceil(x8*x9)) + (1 - xi_ep)*numpy.ceil(x28*x8)
+    x30 = x7*numpy.log(x29)
+    x31 = x29**(-1.0)
+    x32 = x28*x31
+    x33 = numpy.maximum(x16*(x29 - 1), x17*x29*numpy.maximum(0, x28*x31 - 1))
+    x34 = x22*x33
+    x35 = 2*n_layers
+    x36 = 4*n_layers
+    x37 = x19/flops
+    x38 = sigma_attn*x18
+    x39 = d_head*n_q
+    x40 = s**(-1.0)
+    x41 = n_ff_in + n_ff_out
+    x42 = d_ff_shared*n_sh
+    x43 = d_model*x41*x42
+    x44 = d_model*p
+    x45 = d_head*x44
+    x46 = n_q + 2*n_q/g
+    x47 = sigma_attn**(-1.0)
+    x48 = x3*x47
+    x49 = numpy.sqrt(d_model)
+    x50 = numpy.sqrt(d_head)
+    x51 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x52 = numpy.minimum(x48, numpy.maximum(1, x49*x51/(numpy.sqrt(n_q)*x50)))
+    x53 = q_len*x1
+    x54 = p_act*x53
+    x55 = n_gpu*x18*x47/n_pp**2
+    x56 = numpy.minimum(x48, numpy.maximum(1, numpy.sqrt(x46)*x50*x51/x49))
+    x57 = x20*x53
+    x58 = d_head*x46
+    x59 = n_pp*x19/hbm_bw
+    x60 = kv_bytes*ctx*x1
+    x61 = numpy.sqrt(x11)
+    x62 = x49*x61
+    x63 = numpy.maximum(1, numpy.minimum(x10, x62/numpy.sqrt(d_ff_shared)))
+    x64 = x11*x57
+    x65 = numpy.maximum(1, numpy.minimum(x10, x62/numpy.sqrt(d_ff)))
+    x66 = t_kernel*x36 + x35*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x30 + (3/5000000)*x32 + x34 + 31/5000000, (17/2000000)*x30 + (1/800000)*x32 + (10/19)*x34 + 51/4000000), x26*x33 + (7/250000)*x30 + (7/250000)*x32 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x27 + 7/250000, (5/19)*x27 + 9/400000), x16*x26 + 59/5000000) + numpy.maximum(x37*x38*(2*n_attn + 2*n_unembed) + x37*(x18*x36*x39*(ctx + x25 - 1/2) + x18*(2*n_ff*x40 + x35*x43)), sigma_attn*n_layers*x59*(n_q*x45 + p_act*x55*x58/x56 + x20*x55/x52 + x39*x52*x54 + x45*x46 + x56*x57) + x59*(n_layers*(n_experts*x41*(1 - (1 - x40)**x53)*(d_ff*x40*x54*x65 + d_ff*x44 + x40*x64/x65) + n_sh*x41*(d_ff_shared*x44 + d_ff_shared*x54*x63 + x64/x63)) + vocab*x44 + x60))
+    x67 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x43) + x60))
+    x68 = numpy.ceil(x48*x8)
+    x69 = x7*numpy.log(x68)
+    x70 = x48/x68
+    x71 = sigma_attn*x22
+    x72 = x71*numpy.maximum(x16*(x68 - 1), x17*x68*numpy.maximum(0, x70 - 1))
+    x73 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x74 = numpy.sqrt(x12)
+    x75 = x74**(-1.0)
+    x76 = numpy.maximum(x16*(x74 - 1), x17*x74*numpy.maximum(0, x61*x75 - 1))
+    x77 = x23*x76
+    x78 = x61*x75
+    x79 = x7*numpy.log(x74)
+    x80 = (7/125000)*x78 + (7/125000)*x79 - 7/125000
+    x81 = (3/2500000)*x78 + (1/100000)*x79 + 7/1250000
+    x82 = (1/400000)*x78 + (17/1000000)*x79 + 23/2000000
+    x83 = p_act*x19
+    x84 = n_ff_in*x18*x76*x83*(d_ff*n_active + x42)
+    x85 = numpy.less_equal(x51, 1)
+    x86 = numpy.sqrt(x68)
+    x87 = x51/x86
+    x88 = numpy.maximum(x16*(x86 - 1), x17*x86*numpy.maximum(0, x87 - 1))
+    x89 = x71*x88
+    x90 = x7*numpy.log(x86)
+    x91 = (7/125000)*x87 + (7/125000)*x90 - 7/125000
+    x92 = (3/2500000)*x87 + (1/100000)*x90 + 7/1250000
+    x93 = (1/400000)*x87 + (17/1000000)*x90 + 23/2000000
+    x94 = x38*x58*x83*x88
+    return numpy.where(x67, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x66, numpy.inf), n_layers*numpy.where(numpy.less_equal(x48, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x69 + (7/125000)*x70 + x72 - 7/125000, (1/100000)*x69 + (3/2500000)*x70 + 2*x72 + 7/1250000), (17/1000000)*x69 + (1/400000)*x70 + (20/19)*x72 + 23/2000000)), numpy.where(x67, n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x77 + x80, (20/19)*x77 + x82), 2*x77 + x81)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x80 + x84, x81 + 2*x84), x82 + (20/19)*x84))) + x66, numpy.inf), n_layers*(numpy.where(x85, 0, numpy.minimum(numpy.minimum(x89 + x91, (20/19)*x89 + x93), 2*x89 + x92)) + numpy.where(x85, 0, numpy.minimum(numpy.minimum(x91 + x94, x92 + 2*x94), x93 + (20/19)*x94)))
+
+
+def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x1 = numpy.less_equal(x0, 1)
+    x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x3 = x0/x2
+    x4 = sigma_attn*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
+    x5 = d_model*x4
+    x6 = numpy.log(x2)/numpy.log(2)
+    x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
+    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
+    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
+    x10 = d_head*x4*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
+
+
+def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = numpy.less_equal(s, x2*x7)
+    x9 = n_gpu*x7
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.minimum(n_experts, x9)
+    x13 = numpy.where(x8, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
+    x16 = x10*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
+    x21 = x20*x5
+    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
+    x24 = numpy.sqrt(numpy.ceil(x11*x23))
+    x25 = numpy.sqrt(x23)
+    x26 = x24**(-1.0)
+    x27 = numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
+    x28 = n_ff_out*x27*x5*(n_active + n_sh)
+    x29 = x25*x26
+    x30 = x10*numpy.log(x24)
+    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
+    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
+    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
+    x34 = n_ff_in*x27*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+
+
+def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = node_size**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
+    x13 = bw_ar_intra**(-1.0)
+    x14 = x7/x12
+    x15 = sigma_attn*numpy.maximum(x0*(x12 - 1), x12*x13*numpy.maximum(0, x14 - 1))
+    x16 = x15*x5
+    x17 = numpy.log(2)**(-1.0)
+    x18 = x17*numpy.log(x12)
+    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
+    x20 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
+    x21 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
+    x22 = d_head*x15*x4*(n_q + 2*n_q/g)
+    x23 = numpy.less_equal(s, x10*x2)
+    x24 = numpy.minimum(n_experts, x11)
+    x25 = numpy.where(x23, x24, 1)
+    x26 = numpy.minimum(n_active, x25)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x25), numpy.ceil(x25*x9)) + (1 - xi_ep)*numpy.ceil(x26*x9)
+    x28 = x17*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = numpy.maximum(x0*(x27 - 1), x13*x27*numpy.maximum(0, x26*x29 - 1))
+    x32 = x31*x5
+    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x24, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x34 = numpy.maximum(1, x11/numpy.maximum(1, x25))
+    x35 = numpy.sqrt(numpy.ceil(x34*x9))
+    x36 = numpy.sqrt(x34)
+    x37 = x35**(-1.0)
+    x38 = numpy.maximum(x0*(x35 - 1), x13*x35*numpy.maximum(0, x36*x37 - 1))
+    x39 = n_ff_out*x38*x5*(n_active + n_sh)
+    x40 = x36*x37
+    x41 = x17*numpy.log(x35)
+    x42 = (7/125000)*x40 + (7/125000)*x41 - 7/125000
+    x43 = (3/2500000)*x40 + (1/100000)*x41 + 7/1250000
+    x44 = (1/400000)*x40 + (17/1000000)*x41 + 23/2000000
+    x45 = n_ff_in*x38*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*x0
+    x2 = n_q + 2*n_q/g
+    x3 = sigma_attn**(-1.0)
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = x3*x5
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(d_head)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
+    x11 = b*x4
+    x12 = q_len*x11
+    x13 = p_act*x12
+    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
+    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
+    x16 = d_model*x13
+    x17 = n_pp/(hbm_bw*n_gpu)
+    x18 = n_ff_in + n_ff_out
+    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(x20)*x7
+    x22 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x16*x20
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
+
+
+def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = x2/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = d_ff_shared*n_sh
+    x16 = d_model*x14*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x6/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = d_head*x19
+    x35 = n_pp*x2/hbm_bw
+    x36 = kv_bytes*ctx*x28
+    x37 = numpy.minimum(n_experts, x22)
+    x38 = numpy.less_equal(s, (1/2)*x28)
+    x39 = numpy.where(x38, x37, 1)
+    x40 = x22/numpy.maximum(1, x39)
+    x41 = numpy.maximum(1, x40)
+    x42 = numpy.sqrt(x41)
+    x43 = x24*x42
+    x44 = numpy.maximum(1, numpy.minimum(x40, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x33*x41
+    x46 = numpy.maximum(1, numpy.minimum(x40, x43/numpy.sqrt(d_ff)))
+    x47 = numpy.less_equal(x26, 1)
+    x48 = node_size**(-1.0)
+    x49 = numpy.sqrt(numpy.ceil(x23*x48))
+    x50 = bw_ar_intra**(-1.0)
+    x51 = x26/x49
+    x52 = sigma_attn*numpy.maximum(x1*(x49 - 1), x49*x50*numpy.maximum(0, x51 - 1))
+    x53 = x52*x8
+    x54 = numpy.log(2)**(-1.0)
+    x55 = x54*numpy.log(x49)
+    x56 = (7/125000)*x51 + (7/125000)*x55 - 7/125000
+    x57 = (3/2500000)*x51 + (1/100000)*x55 + 7/1250000
+    x58 = (1/400000)*x51 + (17/1000000)*x55 + 23/2000000
+    x59 = p_act*x7
+    x60 = x34*x52*x59
+    x61 = numpy.minimum(n_active, x39)
+    x62 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x39*x48)) + (1 - xi_ep)*numpy.ceil(x48*x61)
+    x63 = x54*numpy.log(x62)
+    x64 = x62**(-1.0)
+    x65 = x61*x64
+    x66 = numpy.maximum(x1*(x62 - 1), x50*x62*numpy.maximum(0, x61*x64 - 1))
+    x67 = x66*x8
+    x68 = numpy.where(x38, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x37, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x37, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x37, 1), 1, x37**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
+    x69 = numpy.sqrt(numpy.ceil(x41*x48))
+    x70 = x69**(-1.0)
+    x71 = numpy.maximum(x1*(x69 - 1), x50*x69*numpy.maximum(0, x42*x70 - 1))
+    x72 = n_ff_out*x71*x8*(n_active + n_sh)
+    x73 = x42*x70
+    x74 = x54*numpy.log(x69)
+    x75 = (7/125000)*x73 + (7/125000)*x74 - 7/125000
+    x76 = (3/2500000)*x73 + (1/100000)*x74 + 7/1250000
+    x77 = (1/400000)*x73 + (17/1000000)*x74 + 23/2000000
+    x78 = n_ff_in*x59*x71*(d_ff*n_active + x15)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x36)), n_layers*(numpy.where(x47, 0, numpy.minimum(numpy.minimum(x53 + x56, (20/19)*x53 + x58), 2*x53 + x57)) + numpy.where(x47, 0, numpy.minimum(numpy.minimum(x56 + x60, x57 + 2*x60), x58 + (20/19)*x60))) + n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x75, (20/19)*x72 + x77), 2*x72 + x76)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x75 + x78, x76 + 2*x78), x77 + (20/19)*x78))) + t_kernel*x0 + x13*numpy.where(numpy.where(x38, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x5*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x35*(n_q*x18 + p_act*x31*x34/x32 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x35*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x46 + d_ff*x17 + x12*x45/x46) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x44 + x45/x44)) + vocab*x17 + x36)), numpy.inf)
+
+
+def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = numpy.less_equal(s, x2*x7)
+    x9 = n_gpu*x7
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.minimum(n_experts, x9)
+    x13 = numpy.where(x8, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
+    x16 = x10*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
+    x21 = x20*x5
+    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
+    x24 = numpy.sqrt(numpy.ceil(x11*x23))
+    x25 = numpy.sqrt(x23)
+    x26 = x24**(-1.0)
+    x27 = numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
+    x28 = n_ff_out*x27*x5*(n_active + n_sh)
+    x29 = x25*x26
+    x30 = x10*numpy.log(x24)
+    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
+    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
+    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
+    x34 = n_ff_in*x27*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*p_act*q_len*x1
+    x3 = d_model*x2
+    x4 = x0*x3
+    x5 = (1/2)*b
+    x6 = d_model*p_act*q_len*x1*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = x9*numpy.log(x13)
+    x15 = x7/x13
+    x16 = (1/100000)*x14 + (3/2500000)*x15
+    x17 = x16 + 7/1250000
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x18*numpy.maximum(0, x15 - 1))
+    x20 = x19*x3
+    x21 = (7/125000)*x14 + (7/125000)*x15
+    x22 = x20 + x21
+    x23 = x16 + 2*x20
+    x24 = (17/1000000)*x14 + (1/400000)*x15
+    x25 = (20/19)*x20 + x24
+    x26 = x24 + 23/2000000
+    x27 = x21 - 7/125000
+    x28 = d_head*x19*x2*(n_q + 2*n_q/g)
+    x29 = x21 + x28
+    x30 = x16 + 2*x28
+    x31 = x24 + (20/19)*x28
+    x32 = numpy.less_equal(s, x11*x5)
+    x33 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x34 = numpy.minimum(1, n_active)
+    x35 = 1 - xi_ep
+    x36 = numpy.minimum(n_experts, x12)
+    x37 = numpy.where(x32, x36, 1)
+    x38 = numpy.minimum(n_active, x37)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x37), numpy.ceil(x10*x37)) + x35*numpy.ceil(x10*x38)
+    x40 = numpy.log(x39)
+    x41 = (1/200000)*x9
+    x42 = x38/x39
+    x43 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x36)) + x35*numpy.ceil(x10*x33)
+    x44 = numpy.log(x43)
+    x45 = x43**(-1.0)
+    x46 = x33*x45
+    x47 = numpy.maximum(x0*(x43 - 1), x18*x43*numpy.maximum(0, x33*x45 - 1))
+    x48 = x3*x47
+    x49 = x41*x44 + (3/5000000)*x46 + x48
+    x50 = x44*x9
+    x51 = (1/800000)*x46 + (10/19)*x48 + (17/2000000)*x50
+    x52 = (7/250000)*x46 + x47*x6 + (7/250000)*x50
+    x53 = xi_ep*x34 + x35*numpy.ceil(x10*x34)
+    x54 = x53**(-1.0)
+    x55 = x34*x54
+    x56 = numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x18*x53*numpy.maximum(0, x34*x54 - 1))
+    x58 = x3*x57
+    x59 = x41*x56 + (3/5000000)*x55 + x58
+    x60 = x56*x9
+    x61 = (1/800000)*x55 + (10/19)*x58 + (17/2000000)*x60
+    x62 = (7/250000)*x55 + x57*x6 + (7/250000)*x60
+    x63 = x40*x9
+    x64 = numpy.maximum(1, x12/numpy.maximum(1, x36))
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.maximum(1, x12)
+    x67 = numpy.sqrt(x66)
+    x68 = numpy.where(x32, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
+    x69 = numpy.maximum(1, x12/numpy.maximum(1, x37))
+    x70 = numpy.sqrt(numpy.ceil(x10*x69))
+    x71 = numpy.log(x70)
+    x72 = (1/100000)*x9
+    x73 = numpy.sqrt(x69)/x70
+    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
+    x75 = numpy.sqrt(numpy.ceil(x10*x64))
+    x76 = x75**(-1.0)
+    x77 = numpy.maximum(x0*(x75 - 1), x18*x75*numpy.maximum(0, x65*x76 - 1))
+    x78 = n_ff_out*x3*(n_active + n_sh)
+    x79 = x77*x78
+    x80 = x65*x76
+    x81 = numpy.log(x75)
+    x82 = x81*x9
+    x83 = (7/125000)*x80 + (7/125000)*x82
+    x84 = x79 + x83
+    x85 = x72*x81 + (3/2500000)*x80
+    x86 = 2*x79 + x85
+    x87 = (1/400000)*x80 + (17/1000000)*x82
+    x88 = (20/19)*x79 + x87
+    x89 = numpy.sqrt(numpy.ceil(x10*x66))
+    x90 = x89**(-1.0)
+    x91 = numpy.maximum(x0*(x89 - 1), x18*x89*numpy.maximum(0, x67*x90 - 1))
+    x92 = x78*x91
+    x93 = x67*x90
+    x94 = numpy.log(x89)
+    x95 = x9*x94
+    x96 = (7/125000)*x93 + (7/125000)*x95
+    x97 = x92 + x96
+    x98 = x72*x94 + (3/2500000)*x93
+    x99 = 2*x92 + x98
+    x100 = (1/400000)*x93 + (17/1000000)*x95
+    x101 = x100 + (20/19)*x92
+    x102 = x71*x9
+    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
+    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
+    x105 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
+    x106 = x105*x77
+    x107 = x106 + x83
+    x108 = 2*x106 + x85
+    x109 = (20/19)*x106 + x87
+    x110 = x105*x91
+    x111 = x110 + x96
+    x112 = 2*x110 + x98
+    x113 = x100 + (20/19)*x110
+    return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = x0*x3
+    x5 = b*p_act*q_len*x1
+    x6 = d_model*x5
+    x7 = x0*x6
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = bw_ar_intra**(-1.0)
+    x15 = x8/x13
+    x16 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x14*numpy.maximum(0, x15 - 1))
+    x17 = x16*x6
+    x18 = 2*x17
+    x19 = numpy.log(2)**(-1.0)
+    x20 = x19*numpy.log(x13)
+    x21 = (7/125000)*x15 + (7/125000)*x20
+    x22 = x17 + x21
+    x23 = (3/2500000)*x15 + (1/100000)*x20
+    x24 = x18 + x23
+    x25 = (20/19)*x17
+    x26 = (1/400000)*x15 + (17/1000000)*x20
+    x27 = x25 + x26
+    x28 = d_head*x16*x5*(n_q + 2*n_q/g)
+    x29 = 2*x28
+    x30 = x21 + x28
+    x31 = x23 + x29
+    x32 = (20/19)*x28
+    x33 = x26 + x32
+    x34 = numpy.less_equal(s, x11*x2)
+    x35 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x36 = numpy.minimum(1, n_active)
+    x37 = 1 - xi_ep
+    x38 = numpy.minimum(n_experts, x12)
+    x39 = numpy.where(x34, x38, 1)
+    x40 = numpy.minimum(n_active, x39)
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x10*x39)) + x37*numpy.ceil(x10*x40)
+    x42 = numpy.maximum(x0*(x41 - 1), x14*x41*numpy.maximum(0, x40/x41 - 1))
+    x43 = x42*x6
+    x44 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x38)) + x37*numpy.ceil(x10*x35)
+    x45 = x19*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x35*x46
+    x48 = numpy.maximum(x0*(x44 - 1), x14*x44*numpy.maximum(0, x35*x46 - 1))
+    x49 = x48*x6
+    x50 = (1/200000)*x45 + (3/5000000)*x47 + x49
+    x51 = (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x49
+    x52 = x3*x48 + (7/250000)*x45 + (7/250000)*x47
+    x53 = xi_ep*x36 + x37*numpy.ceil(x10*x36)
+    x54 = x53**(-1.0)
+    x55 = x36*x54
+    x56 = x19*numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x14*x53*numpy.maximum(0, x36*x54 - 1))
+    x58 = x57*x6
+    x59 = (3/5000000)*x55 + (1/200000)*x56 + x58
+    x60 = (1/800000)*x55 + (17/2000000)*x56 + (10/19)*x58
+    x61 = x3*x57 + (7/250000)*x55 + (7/250000)*x56
+    x62 = numpy.maximum(1, x12/numpy.maximum(1, x38))
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.maximum(1, x12)
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.where(x34, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
+    x67 = numpy.maximum(1, x12/numpy.maximum(1, x39))
+    x68 = numpy.sqrt(numpy.ceil(x10*x67))
+    x69 = numpy.maximum(x0*(x68 - 1), x14*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
+    x70 = n_ff_out*x6*(n_active + n_sh)
+    x71 = x69*x70
+    x72 = numpy.sqrt(numpy.ceil(x10*x62))
+    x73 = x72**(-1.0)
+    x74 = numpy.maximum(x0*(x72 - 1), x14*x72*numpy.maximum(0, x63*x73 - 1))
+    x75 = x70*x74
+    x76 = x63*x73
+    x77 = x19*numpy.log(x72)
+    x78 = (7/125000)*x76 + (7/125000)*x77
+    x79 = x75 + x78
+    x80 = (3/2500000)*x76 + (1/100000)*x77
+    x81 = 2*x75 + x80
+    x82 = (1/400000)*x76 + (17/1000000)*x77
+    x83 = (20/19)*x75 + x82
+    x84 = numpy.sqrt(numpy.ceil(x10*x64))
+    x85 = x84**(-1.0)
+    x86 = numpy.maximum(x0*(x84 - 1), x14*x84*numpy.maximum(0, x65*x85 - 1))
+    x87 = x70*x86
+    x88 = x65*x85
+    x89 = x19*numpy.log(x84)
+    x90 = (7/125000)*x88 + (7/125000)*x89
+    x91 = x87 + x90
+    x92 = (3/2500000)*x88 + (1/100000)*x89
+    x93 = 2*x87 + x92
+    x94 = (1/400000)*x88 + (17/1000000)*x89
+    x95 = (20/19)*x87 + x94
+    x96 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
+    x97 = x69*x96
+    x98 = x74*x96
+    x99 = x78 + x98
+    x100 = x80 + 2*x98
+    x101 = x82 + (20/19)*x98
+    x102 = x86*x96
+    x103 = x102 + x90
+    x104 = 2*x102 + x92
+    x105 = (20/19)*x102 + x94
+    return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
+
+
+def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = x2/flops
+    x11 = d_head*n_q
+    x12 = s**(-1.0)
+    x13 = 2*n_layers
+    x14 = n_ff_in + n_ff_out
+    x15 = d_ff_shared*n_sh
+    x16 = d_model*x14*x15
+    x17 = d_model*p
+    x18 = d_head*x17
+    x19 = n_q + 2*n_q/g
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.minimum(x23, numpy.maximum(1, x24*x26/(numpy.sqrt(n_q)*x25)))
+    x28 = b*x21
+    x29 = q_len*x28
+    x30 = p_act*x29
+    x31 = n_gpu*x20*x6/n_pp**2
+    x32 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x19)*x25*x26/x24))
+    x33 = x29*x4
+    x34 = n_pp*x2/hbm_bw
+    x35 = kv_bytes*ctx*x28
+    x36 = numpy.minimum(n_experts, x22)
+    x37 = numpy.less_equal(s, (1/2)*x28)
+    x38 = numpy.where(x37, x36, 1)
+    x39 = x22/numpy.maximum(1, x38)
+    x40 = numpy.maximum(1, x39)
+    x41 = numpy.sqrt(x40)
+    x42 = x24*x41
+    x43 = numpy.maximum(1, numpy.minimum(x39, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x33*x40
+    x45 = numpy.maximum(1, numpy.minimum(x39, x42/numpy.sqrt(d_ff)))
+    x46 = numpy.log(2)**(-1.0)
+    x47 = node_size**(-1.0)
+    x48 = numpy.minimum(n_active, x38)
+    x49 = xi_ep*numpy.minimum(numpy.minimum(n_active, x38), numpy.ceil(x38*x47)) + (1 - xi_ep)*numpy.ceil(x47*x48)
+    x50 = x46*numpy.log(x49)
+    x51 = x49**(-1.0)
+    x52 = x48*x51
+    x53 = bw_ar_intra**(-1.0)
+    x54 = numpy.maximum(x1*(x49 - 1), x49*x53*numpy.maximum(0, x48*x51 - 1))
+    x55 = x54*x8
+    x56 = numpy.where(x37, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x36, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x36, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x36, 1), 1, x36**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
+    x57 = numpy.sqrt(numpy.ceil(x40*x47))
+    x58 = x57**(-1.0)
+    x59 = numpy.maximum(x1*(x57 - 1), x53*x57*numpy.maximum(0, x41*x58 - 1))
+    x60 = n_ff_out*x59*x8*(n_active + n_sh)
+    x61 = x41*x58
+    x62 = x46*numpy.log(x57)
+    x63 = (7/125000)*x61 + (7/125000)*x62 - 7/125000
+    x64 = (3/2500000)*x61 + (1/100000)*x62 + 7/1250000
+    x65 = (1/400000)*x61 + (17/1000000)*x62 + 23/2000000
+    x66 = n_ff_in*p_act*x59*x7*(d_ff*n_active + x15)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x50 + (3/5000000)*x52 + x55 + 31/5000000, (17/2000000)*x50 + (1/800000)*x52 + (10/19)*x55 + 51/4000000), x5*x54 + (7/250000)*x50 + (7/250000)*x52 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x45 + d_ff*x17 + x12*x44/x45) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x43 + x44/x43)) + vocab*x17 + x35)), numpy.inf)
+
+
+def nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x16*x18)) + (1 - xi_ep)*numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x29 = x14/numpy.maximum(1, x18)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.sqrt(numpy.ceil(x16*x30))
+    x32 = numpy.sqrt(x30)
+    x33 = x31**(-1.0)
+    x34 = numpy.maximum(x1*(x31 - 1), x24*x31*numpy.maximum(0, x32*x33 - 1))
+    x35 = n_ff_out*x34*x8*(n_active + n_sh)
+    x36 = x32*x33
+    x37 = x15*numpy.log(x31)
+    x38 = (7/125000)*x36 + (7/125000)*x37 - 7/125000
+    x39 = (3/2500000)*x36 + (1/100000)*x37 + 7/1250000
+    x40 = (1/400000)*x36 + (17/1000000)*x37 + 23/2000000
+    x41 = d_ff_shared*n_sh
+    x42 = p_act*x7
+    x43 = n_ff_in*x34*x42*(d_ff*n_active + x41)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x14*x46
+    x48 = numpy.sqrt(numpy.ceil(x16*x47))
+    x49 = x44/x48
+    x50 = sigma_attn*numpy.maximum(x1*(x48 - 1), x24*x48*numpy.maximum(0, x49 - 1))
+    x51 = x50*x8
+    x52 = x15*numpy.log(x48)
+    x53 = (7/125000)*x49 + (7/125000)*x52 - 7/125000
+    x54 = (3/2500000)*x49 + (1/100000)*x52 + 7/1250000
+    x55 = (1/400000)*x49 + (17/1000000)*x52 + 23/2000000
+    x56 = n_q + 2*n_q/g
+    x57 = d_head*x56
+    x58 = x42*x50*x57
+    x59 = d_model*p
+    x60 = d_head*x59
+    x61 = numpy.sqrt(d_model)
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x47, numpy.maximum(1, x44*x61/(numpy.sqrt(n_q)*x62)))
+    x64 = q_len*x12
+    x65 = p_act*x64
+    x66 = d_head*n_q
+    x67 = n_gpu*x46*x6/n_pp**2
+    x68 = numpy.minimum(x47, numpy.maximum(1, x44*numpy.sqrt(x56)*x62/x61))
+    x69 = x4*x64
+    x70 = n_pp*x2/hbm_bw
+    x71 = kv_bytes*ctx*x12
+    x72 = n_ff_in + n_ff_out
+    x73 = x32*x61
+    x74 = numpy.maximum(1, numpy.minimum(x29, x73/numpy.sqrt(d_ff_shared)))
+    x75 = x30*x69
+    x76 = s**(-1.0)
+    x77 = numpy.maximum(1, numpy.minimum(x29, x73/numpy.sqrt(d_ff)))
+    x78 = x2/flops
+    x79 = d_model*x41*x72
+    return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x70*(n_q*x60 + p_act*x57*x67/x68 + x4*x67/x63 + x56*x60 + x63*x65*x66 + x68*x69) + x70*(n_layers*(n_experts*x72*(1 - (1 - x76)**x64)*(d_ff*x59 + d_ff*x65*x76*x77 + x75*x76/x77) + n_sh*x72*(d_ff_shared*x59 + d_ff_shared*x65*x74 + x75/x74)) + vocab*x59 + x71), sigma_attn*x6*x78*(2*n_attn + 2*n_unembed) + x78*(x0*x6*x66*(ctx + x3 - 1/2) + x6*(2*n_ff*x76 + x27*x79)), p*(n_attn + n_ff + n_unembed + n_layers*x79) + x71, x10
+
+
+def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu/(n_pp*sigma_attn)
+    x1 = numpy.ceil(x0/node_size)
+    x2 = numpy.log(x1)/numpy.log(2)
+    x3 = x0/x1
+    x4 = sigma_attn*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
+    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
+
+
+def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = numpy.less_equal(s, x1*x6)
+    x8 = n_gpu*x6
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
+    x16 = x14**(-1.0)
+    x17 = x13*x16
+    x18 = bw_ar_intra**(-1.0)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4574,76 +3457,1817 @@ def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
     x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x7/sigma_attn
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x8)
+    x12 = x9*numpy.log(x11)
+    x13 = x8/x11
+    x14 = bw_ar_intra**(-1.0)
+    x15 = sigma_attn*x4*numpy.maximum(x0*(x11 - 1), x11*x14*numpy.maximum(0, x13 - 1))
+    x16 = numpy.less_equal(s, x1*x6)
+    x17 = numpy.minimum(n_experts, x7)
+    x18 = numpy.where(x16, x17, 1)
+    x19 = numpy.maximum(1, x7/numpy.maximum(1, x18))
+    x20 = numpy.ceil(x10*x19)
+    x21 = x9*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x20 - 1), x14*x20*numpy.maximum(0, x19*x22 - 1))
+    x25 = numpy.minimum(n_active, x18)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x10*x18)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x9*numpy.log(x26)
+    x28 = x26**(-1.0)
+    x29 = x25*x28
+    x30 = numpy.maximum(x0*(x26 - 1), x14*x26*numpy.maximum(0, x25*x28 - 1))
+    x31 = x30*x4
+    return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(d_model)
+    x10 = numpy.sqrt(x2)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.minimum(x8, numpy.maximum(1, x10*x11/x9))
+    x13 = b*x6
+    x14 = q_len*x13
+    x15 = p_act*x14
+    x16 = d_model*x15
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.minimum(x8, numpy.maximum(1, x11*x9/(numpy.sqrt(n_q)*x17)))
+    x19 = n_gpu*b*p_act*q_len*x5/n_pp**2
+    x20 = numpy.minimum(x8, numpy.maximum(1, x11*x17*numpy.sqrt(x3)/x10))
+    x21 = n_pp/(hbm_bw*n_gpu)
+    x22 = n_ff_in + n_ff_out
+    x23 = x7/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x13), numpy.minimum(n_experts, x7), 1))
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)*x9
+    x26 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff_shared)))
+    x27 = x16*x24
+    x28 = s**(-1.0)
+    x29 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
+
+
+def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.log(2)**(-1.0)
+    x15 = node_size**(-1.0)
+    x16 = numpy.ceil(x13*x15)
+    x17 = x14*numpy.log(x16)
+    x18 = x13/x16
+    x19 = bw_ar_intra**(-1.0)
+    x20 = sigma_attn*x8*numpy.maximum(x1*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
+    x21 = x3/flops
+    x22 = s**(-1.0)
+    x23 = 2*n_layers
+    x24 = n_ff_in + n_ff_out
+    x25 = n_sh*x24
+    x26 = d_model*d_ff_shared*x25
+    x27 = d_model*p
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = numpy.sqrt(x29)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = numpy.minimum(x13, numpy.maximum(1, x33*x34/x32))
+    x36 = b*x11
+    x37 = q_len*x36
+    x38 = x37*x4
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x13, numpy.maximum(1, x32*x34/(numpy.sqrt(n_q)*x39)))
+    x41 = p_act*x37
+    x42 = n_gpu*x10*x7/n_pp**2
+    x43 = p_act*x42
+    x44 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x30)*x34*x39/x33))
+    x45 = n_pp*x3/hbm_bw
+    x46 = kv_bytes*ctx*x36
+    x47 = numpy.minimum(n_experts, x12)
+    x48 = numpy.less_equal(s, (1/2)*x36)
+    x49 = numpy.where(x48, x47, 1)
+    x50 = x12/numpy.maximum(1, x49)
+    x51 = numpy.maximum(1, x50)
+    x52 = x32*numpy.sqrt(x51)
+    x53 = numpy.maximum(1, numpy.minimum(x50, x52/numpy.sqrt(d_ff_shared)))
+    x54 = x38*x51
+    x55 = numpy.maximum(1, numpy.minimum(x50, x52/numpy.sqrt(d_ff)))
+    x56 = numpy.ceil(x15*x51)
+    x57 = x14*numpy.log(x56)
+    x58 = x56**(-1.0)
+    x59 = x51*x58
+    x60 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x56 - 1), x19*x56*numpy.maximum(0, x51*x58 - 1))
+    x61 = numpy.minimum(n_active, x49)
+    x62 = xi_ep*numpy.minimum(numpy.minimum(n_active, x49), numpy.ceil(x15*x49)) + (1 - xi_ep)*numpy.ceil(x15*x61)
+    x63 = x14*numpy.log(x62)
+    x64 = x62**(-1.0)
+    x65 = x61*x64
+    x66 = numpy.maximum(x1*(x62 - 1), x19*x62*numpy.maximum(0, x61*x64 - 1))
+    x67 = x66*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x46)), n_layers*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x47, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x47, 1)), 1, x12*numpy.where(numpy.less_equal(x47, 1), 1, x47**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x59 + x60 - 7/125000, (1/100000)*x57 + (3/2500000)*x59 + 2*x60 + 7/1250000), (17/1000000)*x57 + (1/400000)*x59 + (20/19)*x60 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x23*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x6*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x22 + x23*x26)), sigma_attn*n_layers*x45*(p*x29*x31 + x27*x28 + x27*x29 + x28*x40*x41 + x29*x41*x44 + x29*x43/x35 + x31*x43/x44 + x35*x38 + x4*x42/x40) + x45*(n_layers*(n_experts*x24*(1 - (1 - x22)**x37)*(d_ff*x22*x41*x55 + d_ff*x27 + x22*x54/x55) + x25*(d_ff_shared*x27 + d_ff_shared*x41*x53 + x54/x53)) + vocab*x27 + x46)), numpy.inf)
+
+
+def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = b*x2
+    x5 = x0*x4
+    x6 = n_pp**(-1.0)
+    x7 = numpy.less_equal(s, x1*x6)
+    x8 = n_gpu*x6
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.where(x7, x9, 1)
+    x13 = numpy.maximum(1, x8/numpy.maximum(1, x12))
+    x14 = numpy.ceil(x11*x13)
+    x15 = x10*numpy.log(x14)
+    x16 = x14**(-1.0)
+    x17 = x13*x16
+    x18 = bw_ar_intra**(-1.0)
+    x19 = n_ff_out*x4*(n_active + n_sh)*numpy.maximum(x0*(x14 - 1), x14*x18*numpy.maximum(0, x13*x16 - 1))
+    x20 = numpy.minimum(n_active, x12)
+    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x12), numpy.ceil(x11*x12)) + (1 - xi_ep)*numpy.ceil(x11*x20)
+    x22 = x10*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = numpy.maximum(x0*(x21 - 1), x18*x21*numpy.maximum(0, x20*x23 - 1))
+    x26 = x25*x4
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = d_model*p_act*q_len/n_gpu
+    x2 = b*x1
+    x3 = x0*x2
+    x4 = (1/2)*b
+    x5 = x1*x4
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x7/sigma_attn
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x8)
+    x12 = x9*numpy.log(x11)
+    x13 = x8/x11
+    x14 = (1/100000)*x12 + (3/2500000)*x13
+    x15 = bw_ar_intra**(-1.0)
+    x16 = sigma_attn*x2*numpy.maximum(x0*(x11 - 1), x11*x15*numpy.maximum(0, x13 - 1))
+    x17 = (7/125000)*x12 + (7/125000)*x13
+    x18 = x16 + x17
+    x19 = x14 + 2*x16
+    x20 = (17/1000000)*x12 + (1/400000)*x13
+    x21 = (20/19)*x16 + x20
+    x22 = numpy.less_equal(s, x4*x6)
+    x23 = numpy.minimum(n_experts, x7)
+    x24 = numpy.maximum(1, x7/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x7)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x7/numpy.maximum(1, x26))
+    x28 = numpy.ceil(x10*x27)
+    x29 = numpy.log(x28)
+    x30 = (1/100000)*x9
+    x31 = x27/x28
+    x32 = numpy.ceil(x10*x24)
+    x33 = numpy.log(x32)
+    x34 = x33*x9
+    x35 = x32**(-1.0)
+    x36 = x24*x35
+    x37 = n_ff_out*x2*(n_active + n_sh)
+    x38 = x37*numpy.maximum(x0*(x32 - 1), x15*x32*numpy.maximum(0, x24*x35 - 1))
+    x39 = (7/125000)*x34 + (7/125000)*x36 + x38
+    x40 = x30*x33 + (3/2500000)*x36 + 2*x38
+    x41 = (17/1000000)*x34 + (1/400000)*x36 + (20/19)*x38
+    x42 = numpy.ceil(x10*x25)
+    x43 = numpy.log(x42)
+    x44 = x43*x9
+    x45 = x42**(-1.0)
+    x46 = x25*x45
+    x47 = x37*numpy.maximum(x0*(x42 - 1), x15*x42*numpy.maximum(0, x25*x45 - 1))
+    x48 = (7/125000)*x44 + (7/125000)*x46 + x47
+    x49 = x30*x43 + (3/2500000)*x46 + 2*x47
+    x50 = (17/1000000)*x44 + (1/400000)*x46 + (20/19)*x47
+    x51 = x29*x9
+    x52 = numpy.minimum(numpy.minimum(n_active, n_experts), x7)
+    x53 = numpy.minimum(1, n_active)
+    x54 = 1 - xi_ep
+    x55 = numpy.minimum(n_active, x26)
+    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x54*numpy.ceil(x10*x55)
+    x57 = numpy.log(x56)
+    x58 = (1/200000)*x9
+    x59 = x55/x56
+    x60 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x7), numpy.ceil(x10*x23)) + x54*numpy.ceil(x10*x52)
+    x61 = numpy.log(x60)
+    x62 = x60**(-1.0)
+    x63 = x52*x62
+    x64 = numpy.maximum(x0*(x60 - 1), x15*x60*numpy.maximum(0, x52*x62 - 1))
+    x65 = x2*x64
+    x66 = x58*x61 + (3/5000000)*x63 + x65
+    x67 = x61*x9
+    x68 = (1/800000)*x63 + (10/19)*x65 + (17/2000000)*x67
+    x69 = x5*x64 + (7/250000)*x63 + (7/250000)*x67
+    x70 = xi_ep*x53 + x54*numpy.ceil(x10*x53)
+    x71 = x70**(-1.0)
+    x72 = x53*x71
+    x73 = numpy.log(x70)
+    x74 = numpy.maximum(x0*(x70 - 1), x15*x70*numpy.maximum(0, x53*x71 - 1))
+    x75 = x2*x74
+    x76 = x58*x73 + (3/5000000)*x72 + x75
+    x77 = x73*x9
+    x78 = (1/800000)*x72 + (10/19)*x75 + (17/2000000)*x77
+    x79 = x5*x74 + (7/250000)*x72 + (7/250000)*x77
+    x80 = x57*x9
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*b
+    x2 = d_model*p_act*q_len/n_gpu
+    x3 = x1*x2
+    x4 = x0*x3
+    x5 = b*x2
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x8/sigma_attn
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x9)
+    x12 = bw_ar_intra**(-1.0)
+    x13 = x9/x11
+    x14 = sigma_attn*x5*numpy.maximum(x0*(x11 - 1), x11*x12*numpy.maximum(0, x13 - 1))
+    x15 = 2*x14
+    x16 = numpy.log(2)**(-1.0)
+    x17 = x16*numpy.log(x11)
+    x18 = (7/125000)*x13 + x14 + (7/125000)*x17
+    x19 = (3/2500000)*x13 + x15 + (1/100000)*x17
+    x20 = (20/19)*x14
+    x21 = (1/400000)*x13 + (17/1000000)*x17 + x20
+    x22 = numpy.less_equal(s, x1*x7)
+    x23 = numpy.minimum(n_experts, x8)
+    x24 = numpy.maximum(1, x8/numpy.maximum(1, x23))
+    x25 = numpy.maximum(1, x8)
+    x26 = numpy.where(x22, x23, 1)
+    x27 = numpy.maximum(1, x8/numpy.maximum(1, x26))
+    x28 = numpy.ceil(x10*x27)
+    x29 = n_ff_out*x5*(n_active + n_sh)
+    x30 = x29*numpy.maximum(x0*(x28 - 1), x12*x28*numpy.maximum(0, x27/x28 - 1))
+    x31 = numpy.ceil(x10*x24)
+    x32 = x16*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x24*x33
+    x35 = x29*numpy.maximum(x0*(x31 - 1), x12*x31*numpy.maximum(0, x24*x33 - 1))
+    x36 = (7/125000)*x32 + (7/125000)*x34 + x35
+    x37 = (1/100000)*x32 + (3/2500000)*x34 + 2*x35
+    x38 = (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x35
+    x39 = numpy.ceil(x10*x25)
+    x40 = x16*numpy.log(x39)
+    x41 = x39**(-1.0)
+    x42 = x25*x41
+    x43 = x29*numpy.maximum(x0*(x39 - 1), x12*x39*numpy.maximum(0, x25*x41 - 1))
+    x44 = (7/125000)*x40 + (7/125000)*x42 + x43
+    x45 = (1/100000)*x40 + (3/2500000)*x42 + 2*x43
+    x46 = (17/1000000)*x40 + (1/400000)*x42 + (20/19)*x43
+    x47 = numpy.minimum(numpy.minimum(n_active, n_experts), x8)
+    x48 = numpy.minimum(1, n_active)
+    x49 = 1 - xi_ep
+    x50 = numpy.minimum(n_active, x26)
+    x51 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x10*x26)) + x49*numpy.ceil(x10*x50)
+    x52 = numpy.maximum(x0*(x51 - 1), x12*x51*numpy.maximum(0, x50/x51 - 1))
+    x53 = x5*x52
+    x54 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x8), numpy.ceil(x10*x23)) + x49*numpy.ceil(x10*x47)
+    x55 = x16*numpy.log(x54)
+    x56 = x54**(-1.0)
+    x57 = x47*x56
+    x58 = numpy.maximum(x0*(x54 - 1), x12*x54*numpy.maximum(0, x47*x56 - 1))
+    x59 = x5*x58
+    x60 = (1/200000)*x55 + (3/5000000)*x57 + x59
+    x61 = (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59
+    x62 = x3*x58 + (7/250000)*x55 + (7/250000)*x57
+    x63 = xi_ep*x48 + x49*numpy.ceil(x10*x48)
+    x64 = x63**(-1.0)
+    x65 = x48*x64
+    x66 = x16*numpy.log(x63)
+    x67 = numpy.maximum(x0*(x63 - 1), x12*x63*numpy.maximum(0, x48*x64 - 1))
+    x68 = x5*x67
+    x69 = (3/5000000)*x65 + (1/200000)*x66 + x68
+    x70 = (1/800000)*x65 + (17/2000000)*x66 + (10/19)*x68
+    x71 = x3*x67 + (7/250000)*x65 + (7/250000)*x66
+    return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
+
+
+def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = x3/flops
+    x11 = s**(-1.0)
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = n_sh*x13
+    x15 = d_model*d_ff_shared*x14
+    x16 = d_model*p
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = n_pp**(-1.0)
+    x23 = n_gpu*x22
+    x24 = x21*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(x18)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x24, numpy.maximum(1, x26*x27/x25))
+    x29 = b*x22
+    x30 = q_len*x29
+    x31 = x30*x4
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x32)))
+    x34 = p_act*x30
+    x35 = n_gpu*x21*x7/n_pp**2
+    x36 = p_act*x35
+    x37 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x19)*x27*x32/x26))
+    x38 = n_pp*x3/hbm_bw
+    x39 = kv_bytes*ctx*x29
+    x40 = numpy.minimum(n_experts, x23)
+    x41 = numpy.less_equal(s, (1/2)*x29)
+    x42 = numpy.where(x41, x40, 1)
+    x43 = x23/numpy.maximum(1, x42)
+    x44 = numpy.maximum(1, x43)
+    x45 = x25*numpy.sqrt(x44)
+    x46 = numpy.maximum(1, numpy.minimum(x43, x45/numpy.sqrt(d_ff_shared)))
+    x47 = x31*x44
+    x48 = numpy.maximum(1, numpy.minimum(x43, x45/numpy.sqrt(d_ff)))
+    x49 = numpy.log(2)**(-1.0)
+    x50 = node_size**(-1.0)
+    x51 = numpy.ceil(x44*x50)
+    x52 = x49*numpy.log(x51)
+    x53 = x51**(-1.0)
+    x54 = x44*x53
+    x55 = bw_ar_intra**(-1.0)
+    x56 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x51 - 1), x51*x55*numpy.maximum(0, x44*x53 - 1))
+    x57 = numpy.minimum(n_active, x42)
+    x58 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x42*x50)) + (1 - xi_ep)*numpy.ceil(x50*x57)
+    x59 = x49*numpy.log(x58)
+    x60 = x58**(-1.0)
+    x61 = x57*x60
+    x62 = numpy.maximum(x1*(x58 - 1), x55*x58*numpy.maximum(0, x57*x60 - 1))
+    x63 = x62*x8
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x23, 1), numpy.less_equal(x23/x40, 1)), 1, x23*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x23, 1), 1, x23), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x52 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x48 + d_ff*x16 + x11*x47/x48) + x14*(d_ff_shared*x16 + d_ff_shared*x34*x46 + x47/x46)) + vocab*x16 + x39)), numpy.inf)
+
+
+def nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = b*x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.log(2)**(-1.0)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = x16*numpy.log(x21)
+    x23 = x21**(-1.0)
+    x24 = x20*x23
+    x25 = bw_ar_intra**(-1.0)
+    x26 = n_ff_out*x8*(n_active + n_sh)*numpy.maximum(x1*(x21 - 1), x21*x25*numpy.maximum(0, x20*x23 - 1))
+    x27 = numpy.minimum(n_active, x18)
+    x28 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x27)
+    x29 = x16*numpy.log(x28)
+    x30 = x28**(-1.0)
+    x31 = x27*x30
+    x32 = numpy.maximum(x1*(x28 - 1), x25*x28*numpy.maximum(0, x27*x30 - 1))
+    x33 = x32*x8
+    x34 = 2*n_layers
+    x35 = sigma_attn**(-1.0)
+    x36 = x14*x35
+    x37 = numpy.ceil(x17*x36)
+    x38 = x16*numpy.log(x37)
+    x39 = x36/x37
+    x40 = sigma_attn*x8*numpy.maximum(x1*(x37 - 1), x25*x37*numpy.maximum(0, x39 - 1))
+    x41 = d_model*p
+    x42 = d_head*n_q
+    x43 = c_kv + c_q
+    x44 = n_q + 2*n_q/g
+    x45 = d_head*x44
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(x43)
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = numpy.minimum(x36, numpy.maximum(1, x47*x48/x46))
+    x50 = q_len*x12
+    x51 = x4*x50
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x36, numpy.maximum(1, x46*x48/(numpy.sqrt(n_q)*x52)))
+    x54 = p_act*x50
+    x55 = n_gpu*x35*x7/n_pp**2
+    x56 = p_act*x55
+    x57 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x44)*x48*x52/x47))
+    x58 = n_pp*x3/hbm_bw
+    x59 = kv_bytes*ctx*x12
+    x60 = numpy.sqrt(x20)*x46
+    x61 = numpy.maximum(1, numpy.minimum(x19, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x20*x51
+    x63 = n_ff_in + n_ff_out
+    x64 = n_sh*x63
+    x65 = s**(-1.0)
+    x66 = numpy.maximum(1, numpy.minimum(x19, x60/numpy.sqrt(d_ff)))
+    x67 = x3/flops
+    x68 = d_model*d_ff_shared*x64
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x58*(p*x43*x45 + x4*x55/x53 + x41*x42 + x41*x43 + x42*x53*x54 + x43*x54*x57 + x43*x56/x49 + x45*x56/x57 + x49*x51) + x58*(n_layers*(n_experts*x63*(1 - (1 - x65)**x50)*(d_ff*x41 + d_ff*x54*x65*x66 + x62*x65/x66) + x64*(d_ff_shared*x41 + d_ff_shared*x54*x61 + x62/x61)) + vocab*x41 + x59), sigma_attn*x67*x7*(2*n_attn + 2*n_unembed) + x67*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x65 + x34*x68)), p*(n_attn + n_ff + n_unembed + n_layers*x68) + x59, x10
+
+
+def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.log(2)**(-1.0)
+    x8 = node_size**(-1.0)
+    x9 = numpy.where(x2, x4, 1)
+    x10 = x3/numpy.maximum(1, x9)
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11*x8)
+    x13 = x7*numpy.log(x12)
+    x14 = x12**(-1.0)
+    x15 = x11*x14
+    x16 = bw_ar_inter**(-1.0)
+    x17 = bw_ar_intra**(-1.0)
+    x18 = b*q_len
+    x19 = n_gpu**(-1.0)
+    x20 = d_model*p_act
+    x21 = x19*x20
+    x22 = x18*x21
+    x23 = n_ff_out*x22*(n_active + n_sh)
+    x24 = x23*numpy.maximum(x16*(x12 - 1), x12*x17*numpy.maximum(0, x11*x14 - 1))
+    x25 = (1/2)*q_len
+    x26 = b*x21*x25
+    x27 = x16*x22
+    x28 = numpy.minimum(n_active, x9)
+    x29 = xi_ep*numpy.minimum(numpy.minimum(n_active, x9), numpy.ceil(x8*x9)) + (1 - xi_ep)*numpy.ceil(x28*x8)
+    x30 = x7*numpy.log(x29)
+    x31 = x29**(-1.0)
+    x32 = x28*x31
+    x33 = numpy.maximum(x16*(x29 - 1), x17*x29*numpy.maximum(0, x28*x31 - 1))
+    x34 = x22*x33
+    x35 = 2*n_layers
+    x36 = 4*n_layers
+    x37 = x19/flops
+    x38 = sigma_attn*x18
+    x39 = s**(-1.0)
+    x40 = n_ff_in + n_ff_out
+    x41 = d_ff_shared*n_sh
+    x42 = d_model*x40*x41
+    x43 = d_model*p
+    x44 = d_head*n_q
+    x45 = c_kv + c_q
+    x46 = n_q + 2*n_q/g
+    x47 = d_head*x46
+    x48 = sigma_attn**(-1.0)
+    x49 = x3*x48
+    x50 = numpy.sqrt(d_model)
+    x51 = numpy.sqrt(x45)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = numpy.minimum(x49, numpy.maximum(1, x51*x52/x50))
+    x54 = q_len*x1
+    x55 = x20*x54
+    x56 = numpy.sqrt(d_head)
+    x57 = numpy.minimum(x49, numpy.maximum(1, x50*x52/(numpy.sqrt(n_q)*x56)))
+    x58 = p_act*x54
+    x59 = n_gpu*x48/n_pp**2
+    x60 = p_act*x18
+    x61 = x59*x60
+    x62 = numpy.minimum(x49, numpy.maximum(1, numpy.sqrt(x46)*x52*x56/x51))
+    x63 = n_pp*x19/hbm_bw
+    x64 = kv_bytes*ctx*x1
+    x65 = numpy.sqrt(x11)
+    x66 = x50*x65
+    x67 = numpy.maximum(1, numpy.minimum(x10, x66/numpy.sqrt(d_ff_shared)))
+    x68 = x11*x55
+    x69 = numpy.maximum(1, numpy.minimum(x10, x66/numpy.sqrt(d_ff)))
+    x70 = t_kernel*x36 + x35*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x30 + (3/5000000)*x32 + x34 + 31/5000000, (17/2000000)*x30 + (1/800000)*x32 + (10/19)*x34 + 51/4000000), x26*x33 + (7/250000)*x30 + (7/250000)*x32 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x27 + 7/250000, (5/19)*x27 + 9/400000), x16*x26 + 59/5000000) + numpy.maximum(x37*x38*(2*n_attn + 2*n_unembed) + x37*(c_kv*n_q*x18*x36*(ctx + x25 - 1/2) + x18*(2*n_ff*x39 + x35*x42)), sigma_attn*n_layers*x63*(p*x45*x47 + x18*x20*x59/x57 + x43*x44 + x43*x45 + x44*x57*x58 + x45*x58*x62 + x45*x61/x53 + x47*x61/x62 + x53*x55) + x63*(n_layers*(n_experts*x40*(1 - (1 - x39)**x54)*(d_ff*x39*x58*x69 + d_ff*x43 + x39*x68/x69) + n_sh*x40*(d_ff_shared*x43 + d_ff_shared*x58*x67 + x68/x67)) + vocab*x43 + x64))
+    x71 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x42) + x64))
+    x72 = numpy.ceil(x49*x8)
+    x73 = x7*numpy.log(x72)
+    x74 = x49/x72
+    x75 = sigma_attn*x22
+    x76 = x75*numpy.maximum(x16*(x72 - 1), x17*x72*numpy.maximum(0, x74 - 1))
+    x77 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x78 = numpy.sqrt(x12)
+    x79 = x78**(-1.0)
+    x80 = numpy.maximum(x16*(x78 - 1), x17*x78*numpy.maximum(0, x65*x79 - 1))
+    x81 = x23*x80
+    x82 = x65*x79
+    x83 = x7*numpy.log(x78)
+    x84 = (7/125000)*x82 + (7/125000)*x83 - 7/125000
+    x85 = (3/2500000)*x82 + (1/100000)*x83 + 7/1250000
+    x86 = (1/400000)*x82 + (17/1000000)*x83 + 23/2000000
+    x87 = n_ff_in*x19*x60*x80*(d_ff*n_active + x41)
+    x88 = numpy.less_equal(x52, 1)
+    x89 = numpy.sqrt(x72)
+    x90 = x52/x89
+    x91 = numpy.maximum(x16*(x89 - 1), x17*x89*numpy.maximum(0, x90 - 1))
+    x92 = x75*x91
+    x93 = x7*numpy.log(x89)
+    x94 = (7/125000)*x90 + (7/125000)*x93 - 7/125000
+    x95 = (3/2500000)*x90 + (1/100000)*x93 + 7/1250000
+    x96 = (1/400000)*x90 + (17/1000000)*x93 + 23/2000000
+    x97 = p_act*x19*x38*x47*x91
+    return numpy.where(x71, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x70, numpy.inf), n_layers*numpy.where(numpy.less_equal(x49, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (1/100000)*x73 + (3/2500000)*x74 + 2*x76 + 7/1250000), (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000)), numpy.where(x71, n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x84, (20/19)*x81 + x86), 2*x81 + x85)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x84 + x87, x85 + 2*x87), x86 + (20/19)*x87))) + x70, numpy.inf), n_layers*(numpy.where(x88, 0, numpy.minimum(numpy.minimum(x92 + x94, (20/19)*x92 + x96), 2*x92 + x95)) + numpy.where(x88, 0, numpy.minimum(numpy.minimum(x94 + x97, x95 + 2*x97), x96 + (20/19)*x97)))
+
+
+def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x1 = numpy.less_equal(x0, 1)
+    x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x3 = x0/x2
+    x4 = sigma_attn*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
+    x5 = d_model*x4
+    x6 = numpy.log(x2)/numpy.log(2)
+    x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
+    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
+    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
+    x10 = d_head*x4*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
+
+
+def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = numpy.less_equal(s, x2*x7)
+    x9 = n_gpu*x7
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.minimum(n_experts, x9)
+    x13 = numpy.where(x8, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
+    x16 = x10*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
+    x21 = x20*x5
+    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
+    x24 = numpy.sqrt(numpy.ceil(x11*x23))
+    x25 = numpy.sqrt(x23)
+    x26 = x24**(-1.0)
+    x27 = numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
+    x28 = n_ff_out*x27*x5*(n_active + n_sh)
+    x29 = x25*x26
+    x30 = x10*numpy.log(x24)
+    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
+    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
+    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
+    x34 = n_ff_in*x27*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu/sigma_attn
+    x7 = x5*x6
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(x2)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
+    x12 = b*p_act*q_len
+    x13 = x12*x5
+    x14 = numpy.sqrt(d_head)
+    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
+    x16 = x12*x6/n_pp**2
+    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
+    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
+
+
+def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*n_q
-    x13 = c_kv + c_q
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = sigma_attn**(-1.0)
-    x17 = x16*x5
-    x18 = numpy.sqrt(x13)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = numpy.minimum(x17, numpy.maximum(1, x18*x19/x6))
-    x21 = numpy.sqrt(d_head)
-    x22 = numpy.minimum(x17, numpy.maximum(1, x19*x6/(numpy.sqrt(n_q)*x21)))
-    x23 = n_gpu*b*p_act*q_len*x16/n_pp**2
-    x24 = numpy.minimum(x17, numpy.maximum(1, numpy.sqrt(x14)*x19*x21/x18))
-    return sigma_attn*n_layers*x11*(d_model*x23/x22 + p*x13*x15 + x0*x12 + x0*x13 + x10*x20 + x12*x22*x9 + x13*x24*x9 + x13*x23/x20 + x15*x23/x24) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
+def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = node_size**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11*x9/sigma_attn))
+    x13 = bw_ar_intra**(-1.0)
+    x14 = x7/x12
+    x15 = sigma_attn*numpy.maximum(x0*(x12 - 1), x12*x13*numpy.maximum(0, x14 - 1))
+    x16 = x15*x5
+    x17 = numpy.log(2)**(-1.0)
+    x18 = x17*numpy.log(x12)
+    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
+    x20 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
+    x21 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
+    x22 = d_head*x15*x4*(n_q + 2*n_q/g)
+    x23 = numpy.less_equal(s, x10*x2)
+    x24 = numpy.minimum(n_experts, x11)
+    x25 = numpy.where(x23, x24, 1)
+    x26 = numpy.minimum(n_active, x25)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x25), numpy.ceil(x25*x9)) + (1 - xi_ep)*numpy.ceil(x26*x9)
+    x28 = x17*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = numpy.maximum(x0*(x27 - 1), x13*x27*numpy.maximum(0, x26*x29 - 1))
+    x32 = x31*x5
+    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x24, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x34 = numpy.maximum(1, x11/numpy.maximum(1, x25))
+    x35 = numpy.sqrt(numpy.ceil(x34*x9))
+    x36 = numpy.sqrt(x34)
+    x37 = x35**(-1.0)
+    x38 = numpy.maximum(x0*(x35 - 1), x13*x35*numpy.maximum(0, x36*x37 - 1))
+    x39 = n_ff_out*x38*x5*(n_active + n_sh)
+    x40 = x36*x37
+    x41 = x17*numpy.log(x35)
+    x42 = (7/125000)*x40 + (7/125000)*x41 - 7/125000
+    x43 = (3/2500000)*x40 + (1/100000)*x41 + 7/1250000
+    x44 = (1/400000)*x40 + (17/1000000)*x41 + 23/2000000
+    x45 = n_ff_in*x38*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(d_model)
+    x10 = numpy.sqrt(x2)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.minimum(x8, numpy.maximum(1, x10*x11/x9))
+    x13 = b*x6
+    x14 = q_len*x13
+    x15 = p_act*x14
+    x16 = d_model*x15
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.minimum(x8, numpy.maximum(1, x11*x9/(numpy.sqrt(n_q)*x17)))
+    x19 = n_gpu*b*p_act*q_len*x5/n_pp**2
+    x20 = numpy.minimum(x8, numpy.maximum(1, x11*x17*numpy.sqrt(x3)/x10))
+    x21 = n_pp/(hbm_bw*n_gpu)
+    x22 = n_ff_in + n_ff_out
+    x23 = x7/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x13), numpy.minimum(n_experts, x7), 1))
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)*x9
+    x26 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff_shared)))
+    x27 = x16*x24
+    x28 = s**(-1.0)
+    x29 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
+
+
+def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.less_equal(x10, 1)
+    x12 = node_size**(-1.0)
+    x13 = sigma_attn**(-1.0)
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = x13*x15
+    x17 = numpy.sqrt(numpy.ceil(x12*x16))
+    x18 = bw_ar_intra**(-1.0)
+    x19 = x10/x17
+    x20 = sigma_attn*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x19 - 1))
+    x21 = x20*x8
+    x22 = numpy.log(2)**(-1.0)
+    x23 = x22*numpy.log(x17)
+    x24 = (7/125000)*x19 + (7/125000)*x23 - 7/125000
+    x25 = (3/2500000)*x19 + (1/100000)*x23 + 7/1250000
+    x26 = (1/400000)*x19 + (17/1000000)*x23 + 23/2000000
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = p_act*x7
+    x30 = x20*x28*x29
+    x31 = x2/flops
+    x32 = s**(-1.0)
+    x33 = 2*n_layers
+    x34 = n_ff_in + n_ff_out
+    x35 = d_ff_shared*n_sh
+    x36 = d_model*x34*x35
+    x37 = d_model*p
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(x39)
+    x42 = numpy.minimum(x16, numpy.maximum(1, x10*x41/x40))
+    x43 = b*x14
+    x44 = q_len*x43
+    x45 = x4*x44
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.minimum(x16, numpy.maximum(1, x10*x40/(numpy.sqrt(n_q)*x46)))
+    x48 = p_act*x44
+    x49 = n_gpu*x13*x6/n_pp**2
+    x50 = p_act*x49
+    x51 = numpy.minimum(x16, numpy.maximum(1, x10*numpy.sqrt(x27)*x46/x41))
+    x52 = n_pp*x2/hbm_bw
+    x53 = kv_bytes*ctx*x43
+    x54 = numpy.minimum(n_experts, x15)
+    x55 = numpy.less_equal(s, (1/2)*x43)
+    x56 = numpy.where(x55, x54, 1)
+    x57 = x15/numpy.maximum(1, x56)
+    x58 = numpy.maximum(1, x57)
+    x59 = numpy.sqrt(x58)
+    x60 = x40*x59
+    x61 = numpy.maximum(1, numpy.minimum(x57, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x45*x58
+    x63 = numpy.maximum(1, numpy.minimum(x57, x60/numpy.sqrt(d_ff)))
+    x64 = numpy.minimum(n_active, x56)
+    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x56), numpy.ceil(x12*x56)) + (1 - xi_ep)*numpy.ceil(x12*x64)
+    x66 = x22*numpy.log(x65)
+    x67 = x65**(-1.0)
+    x68 = x64*x67
+    x69 = numpy.maximum(x1*(x65 - 1), x18*x65*numpy.maximum(0, x64*x67 - 1))
+    x70 = x69*x8
+    x71 = numpy.where(x55, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x54, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x54, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x54, 1), 1, x54**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
+    x72 = numpy.sqrt(numpy.ceil(x12*x58))
+    x73 = x72**(-1.0)
+    x74 = numpy.maximum(x1*(x72 - 1), x18*x72*numpy.maximum(0, x59*x73 - 1))
+    x75 = n_ff_out*x74*x8*(n_active + n_sh)
+    x76 = x59*x73
+    x77 = x22*numpy.log(x72)
+    x78 = (7/125000)*x76 + (7/125000)*x77 - 7/125000
+    x79 = (3/2500000)*x76 + (1/100000)*x77 + 7/1250000
+    x80 = (1/400000)*x76 + (17/1000000)*x77 + 23/2000000
+    x81 = n_ff_in*x29*x74*(d_ff*n_active + x35)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x36) + x53)), n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x24 + x30, x25 + 2*x30), x26 + (20/19)*x30))) + n_layers*(numpy.where(x71, 0, numpy.minimum(numpy.minimum(x75 + x78, (20/19)*x75 + x80), 2*x75 + x79)) + numpy.where(x71, 0, numpy.minimum(numpy.minimum(x78 + x81, x79 + 2*x81), x80 + (20/19)*x81))) + t_kernel*x0 + x33*numpy.where(numpy.where(x55, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x66 + (3/5000000)*x68 + x70 + 31/5000000, (17/2000000)*x66 + (1/800000)*x68 + (10/19)*x70 + 51/4000000), x5*x69 + (7/250000)*x66 + (7/250000)*x68 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x31*x6*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x32 + x33*x36)), sigma_attn*n_layers*x52*(p*x28*x39 + x28*x50/x51 + x37*x38 + x37*x39 + x38*x47*x48 + x39*x48*x51 + x39*x50/x42 + x4*x49/x47 + x42*x45) + x52*(n_layers*(n_experts*x34*(1 - (1 - x32)**x44)*(d_ff*x32*x48*x63 + d_ff*x37 + x32*x62/x63) + n_sh*x34*(d_ff_shared*x37 + d_ff_shared*x48*x61 + x62/x61)) + vocab*x37 + x53)), numpy.inf)
+
+
+def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = b*p_act*q_len*x1
+    x5 = d_model*x4
+    x6 = x0*x5
+    x7 = n_pp**(-1.0)
+    x8 = numpy.less_equal(s, x2*x7)
+    x9 = n_gpu*x7
+    x10 = numpy.log(2)**(-1.0)
+    x11 = node_size**(-1.0)
+    x12 = numpy.minimum(n_experts, x9)
+    x13 = numpy.where(x8, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x11*x13)) + (1 - xi_ep)*numpy.ceil(x11*x14)
+    x16 = x10*numpy.log(x15)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.maximum(x0*(x15 - 1), x15*x19*numpy.maximum(0, x14*x17 - 1))
+    x21 = x20*x5
+    x22 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x12, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x23 = numpy.maximum(1, x9/numpy.maximum(1, x13))
+    x24 = numpy.sqrt(numpy.ceil(x11*x23))
+    x25 = numpy.sqrt(x23)
+    x26 = x24**(-1.0)
+    x27 = numpy.maximum(x0*(x24 - 1), x19*x24*numpy.maximum(0, x25*x26 - 1))
+    x28 = n_ff_out*x27*x5*(n_active + n_sh)
+    x29 = x25*x26
+    x30 = x10*numpy.log(x24)
+    x31 = (7/125000)*x29 + (7/125000)*x30 - 7/125000
+    x32 = (3/2500000)*x29 + (1/100000)*x30 + 7/1250000
+    x33 = (1/400000)*x29 + (17/1000000)*x30 + 23/2000000
+    x34 = n_ff_in*x27*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
+
+
+def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*p_act*q_len*x1
+    x3 = d_model*x2
+    x4 = x0*x3
+    x5 = (1/2)*b
+    x6 = d_model*p_act*q_len*x1*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = numpy.log(2)**(-1.0)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = x9*numpy.log(x13)
+    x15 = x7/x13
+    x16 = (1/100000)*x14 + (3/2500000)*x15
+    x17 = x16 + 7/1250000
+    x18 = bw_ar_intra**(-1.0)
+    x19 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x18*numpy.maximum(0, x15 - 1))
+    x20 = x19*x3
+    x21 = (7/125000)*x14 + (7/125000)*x15
+    x22 = x20 + x21
+    x23 = x16 + 2*x20
+    x24 = (17/1000000)*x14 + (1/400000)*x15
+    x25 = (20/19)*x20 + x24
+    x26 = x24 + 23/2000000
+    x27 = x21 - 7/125000
+    x28 = d_head*x19*x2*(n_q + 2*n_q/g)
+    x29 = x21 + x28
+    x30 = x16 + 2*x28
+    x31 = x24 + (20/19)*x28
+    x32 = numpy.less_equal(s, x11*x5)
+    x33 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x34 = numpy.minimum(1, n_active)
+    x35 = 1 - xi_ep
+    x36 = numpy.minimum(n_experts, x12)
+    x37 = numpy.where(x32, x36, 1)
+    x38 = numpy.minimum(n_active, x37)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x37), numpy.ceil(x10*x37)) + x35*numpy.ceil(x10*x38)
+    x40 = numpy.log(x39)
+    x41 = (1/200000)*x9
+    x42 = x38/x39
+    x43 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x36)) + x35*numpy.ceil(x10*x33)
+    x44 = numpy.log(x43)
+    x45 = x43**(-1.0)
+    x46 = x33*x45
+    x47 = numpy.maximum(x0*(x43 - 1), x18*x43*numpy.maximum(0, x33*x45 - 1))
+    x48 = x3*x47
+    x49 = x41*x44 + (3/5000000)*x46 + x48
+    x50 = x44*x9
+    x51 = (1/800000)*x46 + (10/19)*x48 + (17/2000000)*x50
+    x52 = (7/250000)*x46 + x47*x6 + (7/250000)*x50
+    x53 = xi_ep*x34 + x35*numpy.ceil(x10*x34)
+    x54 = x53**(-1.0)
+    x55 = x34*x54
+    x56 = numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x18*x53*numpy.maximum(0, x34*x54 - 1))
+    x58 = x3*x57
+    x59 = x41*x56 + (3/5000000)*x55 + x58
+    x60 = x56*x9
+    x61 = (1/800000)*x55 + (10/19)*x58 + (17/2000000)*x60
+    x62 = (7/250000)*x55 + x57*x6 + (7/250000)*x60
+    x63 = x40*x9
+    x64 = numpy.maximum(1, x12/numpy.maximum(1, x36))
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.maximum(1, x12)
+    x67 = numpy.sqrt(x66)
+    x68 = numpy.where(x32, numpy.less_equal(x65, 1), numpy.less_equal(x67, 1))
+    x69 = numpy.maximum(1, x12/numpy.maximum(1, x37))
+    x70 = numpy.sqrt(numpy.ceil(x10*x69))
+    x71 = numpy.log(x70)
+    x72 = (1/100000)*x9
+    x73 = numpy.sqrt(x69)/x70
+    x74 = x71*x72 + (3/2500000)*x73 + 7/1250000
+    x75 = numpy.sqrt(numpy.ceil(x10*x64))
+    x76 = x75**(-1.0)
+    x77 = numpy.maximum(x0*(x75 - 1), x18*x75*numpy.maximum(0, x65*x76 - 1))
+    x78 = n_ff_out*x3*(n_active + n_sh)
+    x79 = x77*x78
+    x80 = x65*x76
+    x81 = numpy.log(x75)
+    x82 = x81*x9
+    x83 = (7/125000)*x80 + (7/125000)*x82
+    x84 = x79 + x83
+    x85 = x72*x81 + (3/2500000)*x80
+    x86 = 2*x79 + x85
+    x87 = (1/400000)*x80 + (17/1000000)*x82
+    x88 = (20/19)*x79 + x87
+    x89 = numpy.sqrt(numpy.ceil(x10*x66))
+    x90 = x89**(-1.0)
+    x91 = numpy.maximum(x0*(x89 - 1), x18*x89*numpy.maximum(0, x67*x90 - 1))
+    x92 = x78*x91
+    x93 = x67*x90
+    x94 = numpy.log(x89)
+    x95 = x9*x94
+    x96 = (7/125000)*x93 + (7/125000)*x95
+    x97 = x92 + x96
+    x98 = x72*x94 + (3/2500000)*x93
+    x99 = 2*x92 + x98
+    x100 = (1/400000)*x93 + (17/1000000)*x95
+    x101 = x100 + (20/19)*x92
+    x102 = x71*x9
+    x103 = (17/1000000)*x102 + (1/400000)*x73 + 23/2000000
+    x104 = (7/125000)*x102 + (7/125000)*x73 - 7/125000
+    x105 = n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)
+    x106 = x105*x77
+    x107 = x106 + x83
+    x108 = 2*x106 + x85
+    x109 = (20/19)*x106 + x87
+    x110 = x105*x91
+    x111 = x110 + x96
+    x112 = 2*x110 + x98
+    x113 = x100 + (20/19)*x110
+    return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*b
+    x3 = d_model*p_act*q_len*x1*x2
+    x4 = x0*x3
+    x5 = b*p_act*q_len*x1
+    x6 = d_model*x5
+    x7 = x0*x6
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = numpy.sqrt(numpy.ceil(x10*x12/sigma_attn))
+    x14 = bw_ar_intra**(-1.0)
+    x15 = x8/x13
+    x16 = sigma_attn*numpy.maximum(x0*(x13 - 1), x13*x14*numpy.maximum(0, x15 - 1))
+    x17 = x16*x6
+    x18 = 2*x17
+    x19 = numpy.log(2)**(-1.0)
+    x20 = x19*numpy.log(x13)
+    x21 = (7/125000)*x15 + (7/125000)*x20
+    x22 = x17 + x21
+    x23 = (3/2500000)*x15 + (1/100000)*x20
+    x24 = x18 + x23
+    x25 = (20/19)*x17
+    x26 = (1/400000)*x15 + (17/1000000)*x20
+    x27 = x25 + x26
+    x28 = d_head*x16*x5*(n_q + 2*n_q/g)
+    x29 = 2*x28
+    x30 = x21 + x28
+    x31 = x23 + x29
+    x32 = (20/19)*x28
+    x33 = x26 + x32
+    x34 = numpy.less_equal(s, x11*x2)
+    x35 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
+    x36 = numpy.minimum(1, n_active)
+    x37 = 1 - xi_ep
+    x38 = numpy.minimum(n_experts, x12)
+    x39 = numpy.where(x34, x38, 1)
+    x40 = numpy.minimum(n_active, x39)
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x39), numpy.ceil(x10*x39)) + x37*numpy.ceil(x10*x40)
+    x42 = numpy.maximum(x0*(x41 - 1), x14*x41*numpy.maximum(0, x40/x41 - 1))
+    x43 = x42*x6
+    x44 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x10*x38)) + x37*numpy.ceil(x10*x35)
+    x45 = x19*numpy.log(x44)
+    x46 = x44**(-1.0)
+    x47 = x35*x46
+    x48 = numpy.maximum(x0*(x44 - 1), x14*x44*numpy.maximum(0, x35*x46 - 1))
+    x49 = x48*x6
+    x50 = (1/200000)*x45 + (3/5000000)*x47 + x49
+    x51 = (17/2000000)*x45 + (1/800000)*x47 + (10/19)*x49
+    x52 = x3*x48 + (7/250000)*x45 + (7/250000)*x47
+    x53 = xi_ep*x36 + x37*numpy.ceil(x10*x36)
+    x54 = x53**(-1.0)
+    x55 = x36*x54
+    x56 = x19*numpy.log(x53)
+    x57 = numpy.maximum(x0*(x53 - 1), x14*x53*numpy.maximum(0, x36*x54 - 1))
+    x58 = x57*x6
+    x59 = (3/5000000)*x55 + (1/200000)*x56 + x58
+    x60 = (1/800000)*x55 + (17/2000000)*x56 + (10/19)*x58
+    x61 = x3*x57 + (7/250000)*x55 + (7/250000)*x56
+    x62 = numpy.maximum(1, x12/numpy.maximum(1, x38))
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.maximum(1, x12)
+    x65 = numpy.sqrt(x64)
+    x66 = numpy.where(x34, numpy.less_equal(x63, 1), numpy.less_equal(x65, 1))
+    x67 = numpy.maximum(1, x12/numpy.maximum(1, x39))
+    x68 = numpy.sqrt(numpy.ceil(x10*x67))
+    x69 = numpy.maximum(x0*(x68 - 1), x14*x68*numpy.maximum(0, numpy.sqrt(x67)/x68 - 1))
+    x70 = n_ff_out*x6*(n_active + n_sh)
+    x71 = x69*x70
+    x72 = numpy.sqrt(numpy.ceil(x10*x62))
+    x73 = x72**(-1.0)
+    x74 = numpy.maximum(x0*(x72 - 1), x14*x72*numpy.maximum(0, x63*x73 - 1))
+    x75 = x70*x74
+    x76 = x63*x73
+    x77 = x19*numpy.log(x72)
+    x78 = (7/125000)*x76 + (7/125000)*x77
+    x79 = x75 + x78
+    x80 = (3/2500000)*x76 + (1/100000)*x77
+    x81 = 2*x75 + x80
+    x82 = (1/400000)*x76 + (17/1000000)*x77
+    x83 = (20/19)*x75 + x82
+    x84 = numpy.sqrt(numpy.ceil(x10*x64))
+    x85 = x84**(-1.0)
+    x86 = numpy.maximum(x0*(x84 - 1), x14*x84*numpy.maximum(0, x65*x85 - 1))
+    x87 = x70*x86
+    x88 = x65*x85
+    x89 = x19*numpy.log(x84)
+    x90 = (7/125000)*x88 + (7/125000)*x89
+    x91 = x87 + x90
+    x92 = (3/2500000)*x88 + (1/100000)*x89
+    x93 = 2*x87 + x92
+    x94 = (1/400000)*x88 + (17/1000000)*x89
+    x95 = (20/19)*x87 + x94
+    x96 = n_ff_in*x5*(d_ff*n_active + d_ff_shared*n_sh)
+    x97 = x69*x96
+    x98 = x74*x96
+    x99 = x78 + x98
+    x100 = x80 + 2*x98
+    x101 = x82 + (20/19)*x98
+    x102 = x86*x96
+    x103 = x102 + x90
+    x104 = 2*x102 + x92
+    x105 = (20/19)*x102 + x94
+    return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
+
+
+def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = x2/flops
+    x11 = s**(-1.0)
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = d_ff_shared*n_sh
+    x15 = d_model*x13*x14
+    x16 = d_model*p
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = n_pp**(-1.0)
+    x23 = n_gpu*x22
+    x24 = x21*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(x18)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = numpy.minimum(x24, numpy.maximum(1, x26*x27/x25))
+    x29 = b*x22
+    x30 = q_len*x29
+    x31 = x30*x4
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x32)))
+    x34 = p_act*x30
+    x35 = n_gpu*x21*x6/n_pp**2
+    x36 = p_act*x35
+    x37 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x19)*x27*x32/x26))
+    x38 = n_pp*x2/hbm_bw
+    x39 = kv_bytes*ctx*x29
+    x40 = numpy.minimum(n_experts, x23)
+    x41 = numpy.less_equal(s, (1/2)*x29)
+    x42 = numpy.where(x41, x40, 1)
+    x43 = x23/numpy.maximum(1, x42)
+    x44 = numpy.maximum(1, x43)
+    x45 = numpy.sqrt(x44)
+    x46 = x25*x45
+    x47 = numpy.maximum(1, numpy.minimum(x43, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x31*x44
+    x49 = numpy.maximum(1, numpy.minimum(x43, x46/numpy.sqrt(d_ff)))
+    x50 = numpy.log(2)**(-1.0)
+    x51 = node_size**(-1.0)
+    x52 = numpy.minimum(n_active, x42)
+    x53 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x42*x51)) + (1 - xi_ep)*numpy.ceil(x51*x52)
+    x54 = x50*numpy.log(x53)
+    x55 = x53**(-1.0)
+    x56 = x52*x55
+    x57 = bw_ar_intra**(-1.0)
+    x58 = numpy.maximum(x1*(x53 - 1), x53*x57*numpy.maximum(0, x52*x55 - 1))
+    x59 = x58*x8
+    x60 = numpy.where(x41, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x23, 1), numpy.less_equal(x23/x40, 1)), 1, numpy.sqrt(x23*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x23, 1), 1, numpy.sqrt(x23)), 1))
+    x61 = numpy.sqrt(numpy.ceil(x44*x51))
+    x62 = x61**(-1.0)
+    x63 = numpy.maximum(x1*(x61 - 1), x57*x61*numpy.maximum(0, x45*x62 - 1))
+    x64 = n_ff_out*x63*x8*(n_active + n_sh)
+    x65 = x45*x62
+    x66 = x50*numpy.log(x61)
+    x67 = (7/125000)*x65 + (7/125000)*x66 - 7/125000
+    x68 = (3/2500000)*x65 + (1/100000)*x66 + 7/1250000
+    x69 = (1/400000)*x65 + (17/1000000)*x66 + 23/2000000
+    x70 = n_ff_in*p_act*x63*x7*(d_ff*n_active + x14)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*(numpy.where(x60, 0, numpy.minimum(numpy.minimum(x64 + x67, (20/19)*x64 + x69), 2*x64 + x68)) + numpy.where(x60, 0, numpy.minimum(numpy.minimum(x67 + x70, x68 + 2*x70), x69 + (20/19)*x70))) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x54 + (3/5000000)*x56 + x59 + 31/5000000, (17/2000000)*x54 + (1/800000)*x56 + (10/19)*x59 + 51/4000000), x5*x58 + (7/250000)*x54 + (7/250000)*x56 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x49 + d_ff*x16 + x11*x48/x49) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x34*x47 + x48/x47)) + vocab*x16 + x39)), numpy.inf)
+
+
+def nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
+
+
+def nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
+
+
+def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = (1/2)*x0
+    return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
+
+
+def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = d_model*p_act
+    x5 = b*x2*x3*x4
+    x6 = b*q_len
+    x7 = x2*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, (1/2)*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.minimum(n_experts, x14)
+    x18 = numpy.where(x13, x17, 1)
+    x19 = numpy.minimum(n_active, x18)
+    x20 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x16*x18)) + (1 - xi_ep)*numpy.ceil(x16*x19)
+    x21 = x15*numpy.log(x20)
+    x22 = x20**(-1.0)
+    x23 = x19*x22
+    x24 = bw_ar_intra**(-1.0)
+    x25 = numpy.maximum(x1*(x20 - 1), x20*x24*numpy.maximum(0, x19*x22 - 1))
+    x26 = x25*x8
+    x27 = 2*n_layers
+    x28 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x17, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x29 = x14/numpy.maximum(1, x18)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.sqrt(numpy.ceil(x16*x30))
+    x32 = numpy.sqrt(x30)
+    x33 = x31**(-1.0)
+    x34 = numpy.maximum(x1*(x31 - 1), x24*x31*numpy.maximum(0, x32*x33 - 1))
+    x35 = n_ff_out*x34*x8*(n_active + n_sh)
+    x36 = x32*x33
+    x37 = x15*numpy.log(x31)
+    x38 = (7/125000)*x36 + (7/125000)*x37 - 7/125000
+    x39 = (3/2500000)*x36 + (1/100000)*x37 + 7/1250000
+    x40 = (1/400000)*x36 + (17/1000000)*x37 + 23/2000000
+    x41 = d_ff_shared*n_sh
+    x42 = p_act*x7
+    x43 = n_ff_in*x34*x42*(d_ff*n_active + x41)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x14*x46
+    x48 = numpy.sqrt(numpy.ceil(x16*x47))
+    x49 = x44/x48
+    x50 = sigma_attn*numpy.maximum(x1*(x48 - 1), x24*x48*numpy.maximum(0, x49 - 1))
+    x51 = x50*x8
+    x52 = x15*numpy.log(x48)
+    x53 = (7/125000)*x49 + (7/125000)*x52 - 7/125000
+    x54 = (3/2500000)*x49 + (1/100000)*x52 + 7/1250000
+    x55 = (1/400000)*x49 + (17/1000000)*x52 + 23/2000000
+    x56 = n_q + 2*n_q/g
+    x57 = d_head*x56
+    x58 = x42*x50*x57
+    x59 = d_model*p
+    x60 = d_head*n_q
+    x61 = c_kv + c_q
+    x62 = numpy.sqrt(d_model)
+    x63 = numpy.sqrt(x61)
+    x64 = numpy.minimum(x47, numpy.maximum(1, x44*x63/x62))
+    x65 = q_len*x12
+    x66 = x4*x65
+    x67 = numpy.sqrt(d_head)
+    x68 = numpy.minimum(x47, numpy.maximum(1, x44*x62/(numpy.sqrt(n_q)*x67)))
+    x69 = p_act*x65
+    x70 = n_gpu*x46*x6/n_pp**2
+    x71 = p_act*x70
+    x72 = numpy.minimum(x47, numpy.maximum(1, x44*numpy.sqrt(x56)*x67/x63))
+    x73 = n_pp*x2/hbm_bw
+    x74 = kv_bytes*ctx*x12
+    x75 = n_ff_in + n_ff_out
+    x76 = x32*x62
+    x77 = numpy.maximum(1, numpy.minimum(x29, x76/numpy.sqrt(d_ff_shared)))
+    x78 = x30*x66
+    x79 = s**(-1.0)
+    x80 = numpy.maximum(1, numpy.minimum(x29, x76/numpy.sqrt(d_ff)))
+    x81 = x2/flops
+    x82 = d_model*x41*x75
+    return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x73*(p*x57*x61 + x4*x70/x68 + x57*x71/x72 + x59*x60 + x59*x61 + x60*x68*x69 + x61*x69*x72 + x61*x71/x64 + x64*x66) + x73*(n_layers*(n_experts*x75*(1 - (1 - x79)**x65)*(d_ff*x59 + d_ff*x69*x79*x80 + x78*x79/x80) + n_sh*x75*(d_ff_shared*x59 + d_ff_shared*x69*x77 + x78/x77)) + vocab*x59 + x74), sigma_attn*x6*x81*(2*n_attn + 2*n_unembed) + x81*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x79 + x27*x82)), p*(n_attn + n_ff + n_unembed + n_layers*x82) + x74, x10
+
+
+def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+
+
+def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = numpy.maximum(1, n_gpu/n_pp)
+    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+
+
+def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+
+
+def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = n_gpu/n_pp
+    x2 = x1/sigma_attn
+    x3 = numpy.maximum(1, x1)
+    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+
+
+def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*x0
+    x17 = n_q + 2*n_q/g
+    x18 = sigma_attn**(-1.0)
+    x19 = x18*x4
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = numpy.minimum(x19, numpy.maximum(1, x21*x5/(numpy.sqrt(n_q)*x20)))
+    x23 = n_gpu*b*p_act*q_len*x18/n_pp**2
+    x24 = numpy.minimum(x19, numpy.maximum(1, numpy.sqrt(x17)*x20*x21/x5))
+    return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
+
+
+def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
     x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = sigma_attn*x1
+    x12 = numpy.maximum(1, x9)
+    x13 = x4/flops
+    x14 = d_head*n_q
+    x15 = s**(-1.0)
+    x16 = n_ff_in + n_ff_out
+    x17 = n_sh*x16
+    x18 = d_model*d_ff_shared*n_layers*x17
+    x19 = d_model*p
+    x20 = kv_bytes*ctx*b*x8
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(x12)*x21
+    x23 = numpy.maximum(1, numpy.minimum(x9, x22/numpy.sqrt(d_ff_shared)))
+    x24 = x1*x8
+    x25 = p_act*x24
+    x26 = d_model*x25
+    x27 = x12*x26
+    x28 = numpy.maximum(1, numpy.minimum(x9, x22/numpy.sqrt(d_ff)))
+    x29 = n_pp*x4/hbm_bw
+    x30 = d_head*x19
+    x31 = n_q + 2*n_q/g
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x10, numpy.maximum(1, x21*x33/(numpy.sqrt(n_q)*x32)))
+    x35 = n_gpu*x7/n_pp**2
+    x36 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x31)*x32*x33/x21))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(x0*x1*x14*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x15 + 2*x18)), sigma_attn*n_layers*x29*(d_head*x2*x31*x35/x36 + n_q*x30 + x14*x25*x34 + x26*x36 + x3*x35/x34 + x30*x31) + x29*(n_layers*(n_experts*x16*(1 - (1 - x15)**x24)*(d_ff*x15*x25*x28 + d_ff*x19 + x15*x27/x28) + x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = numpy.maximum(1, n_gpu/n_pp)
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+
+
+def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu/n_pp
+    x1 = numpy.maximum(1, x0)
+    x2 = x0/sigma_attn
+    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+
+
+def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = n_gpu/n_pp
+    x2 = x1/sigma_attn
+    x3 = numpy.maximum(1, x1)
+    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+
+
+def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = x1*x4/bw_ar_inter
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = numpy.maximum(1, x7)
+    x9 = x1/flops
+    x10 = d_head*n_q
+    x11 = s**(-1.0)
+    x12 = n_ff_in + n_ff_out
+    x13 = n_sh*x12
+    x14 = d_model*d_ff_shared*n_layers*x13
+    x15 = d_model*p
+    x16 = kv_bytes*ctx*b*x6
+    x17 = numpy.sqrt(d_model)
+    x18 = x17*numpy.sqrt(x8)
+    x19 = numpy.maximum(1, numpy.minimum(x7, x18/numpy.sqrt(d_ff_shared)))
+    x20 = x2*x6
+    x21 = p_act*x20
+    x22 = d_model*x21
+    x23 = x22*x8
+    x24 = numpy.maximum(1, numpy.minimum(x7, x18/numpy.sqrt(d_ff)))
+    x25 = n_pp*x1/hbm_bw
+    x26 = d_head*x15
+    x27 = n_q + 2*n_q/g
+    x28 = sigma_attn**(-1.0)
+    x29 = x28*x7
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x29, numpy.maximum(1, x17*x31/(numpy.sqrt(n_q)*x30)))
+    x33 = n_gpu*x28/n_pp**2
+    x34 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x30*x31/x17))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x16)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x25*(d_head*x27*x3*x33/x34 + n_q*x26 + x10*x21*x32 + x22*x34 + x26*x27 + x33*x4/x32) + x25*(n_layers*(n_experts*x12*(1 - (1 - x11)**x20)*(d_ff*x11*x21*x24 + d_ff*x15 + x11*x23/x24) + x13*(d_ff_shared*x15 + d_ff_shared*x19*x21 + x23/x19)) + vocab*x15 + x16)), numpy.inf)
+
+
+def torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = sigma_attn**(-1.0)
+    x12 = x11*x9
+    x13 = sigma_attn*x1
+    x14 = d_model*p
+    x15 = kv_bytes*ctx*b*x8
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(x10)*x16
+    x18 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff_shared)))
+    x19 = x1*x8
+    x20 = p_act*x19
+    x21 = d_model*x20
+    x22 = x10*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = n_sh*x23
+    x25 = s**(-1.0)
+    x26 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff)))
+    x27 = n_pp*x4/hbm_bw
+    x28 = d_head*x14
+    x29 = n_q + 2*n_q/g
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x12, numpy.maximum(1, x16*x31/(numpy.sqrt(n_q)*x30)))
+    x33 = d_head*n_q
+    x34 = n_gpu*x11/n_pp**2
+    x35 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x29)*x30*x31/x16))
+    x36 = x4/flops
+    x37 = d_model*d_ff_shared*n_layers*x24
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(d_head*x2*x29*x34/x35 + n_q*x28 + x20*x32*x33 + x21*x35 + x28*x29 + x3*x34/x32) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x36*(2*n_attn + 2*n_unembed) + x36*(x0*x1*x33*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x37)), p*(n_attn + n_ff + n_unembed + x37) + x15, x7
+
+
+def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = numpy.maximum(1, x1)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = x6/bw_ar_inter
+    x8 = x5*x7
+    x9 = n_ff_out*x8*(n_active + n_sh)
+    x10 = 4*n_layers
+    x11 = x6/flops
+    x12 = sigma_attn*x3
+    x13 = d_head*n_q
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_ff_shared*n_sh
+    x17 = d_model*n_layers*x15*x16
+    x18 = d_model*p
+    x19 = kv_bytes*ctx*b*x0
+    x20 = numpy.sqrt(x2)
+    x21 = numpy.sqrt(d_model)
+    x22 = x20*x21
+    x23 = numpy.maximum(1, numpy.minimum(x1, x22/numpy.sqrt(d_ff_shared)))
+    x24 = x0*x3
+    x25 = p_act*x24
+    x26 = d_model*x25
+    x27 = x2*x26
+    x28 = numpy.maximum(1, numpy.minimum(x1, x22/numpy.sqrt(d_ff)))
+    x29 = n_pp*x6/hbm_bw
+    x30 = d_head*x18
+    x31 = n_q + 2*n_q/g
+    x32 = sigma_attn**(-1.0)
+    x33 = x1*x32
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x36 = numpy.minimum(x33, numpy.maximum(1, x21*x35/(numpy.sqrt(n_q)*x34)))
+    x37 = n_gpu*x32/n_pp**2
+    x38 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x31)*x34*x35/x21))
+    x39 = d_head*x31
+    x40 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(x10*x13*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff*x14 + 2*x17)), sigma_attn*n_layers*x29*(n_q*x30 + x13*x25*x36 + x26*x38 + x30*x31 + x37*x39*x4/x38 + x37*x5/x36) + x29*(n_layers*(n_experts*x15*(1 - (1 - x14)**x24)*(d_ff*x14*x25*x28 + d_ff*x18 + x14*x27/x28) + n_sh*x15*(d_ff_shared*x18 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x18 + x19))
+    x41 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x17) + x19))
+    x42 = p_act*x12*x7
+    x43 = d_model*x42
+    x44 = numpy.less_equal(x20, 1)
+    x45 = x20 - 1
+    x46 = (1/500000)*x20 - 1/500000
+    x47 = numpy.less_equal(x35, 1)
+    x48 = x35 - 1
+    x49 = (1/500000)*x35 - 1/500000
+    return numpy.where(x41, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x40, numpy.inf), n_layers*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x43*(x33 - 1) - 1/500000), numpy.where(x41, n_layers*(numpy.where(x44, 0, x45*x9 + x46) + numpy.where(x44, 0, n_ff_in*x4*x45*x7*(d_ff*n_active + x16) + x46)) + x40, numpy.inf), n_layers*(numpy.where(x47, 0, x43*x48 + x49) + numpy.where(x47, 0, x39*x42*x48 + x49))
+
+
+def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x1 = numpy.less_equal(x0, 1)
+    x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
+    x3 = (1/500000)*x0 - 1/500000
+    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
+
+
+def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = d_model*x0
+    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.less_equal(x2, 1)
+    x4 = x2 - 1
+    x5 = (1/500000)*x2 - 1/500000
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+
+
+def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = d_model*x0
+    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.less_equal(x2, 1)
+    x4 = x2 - 1
+    x5 = (1/500000)*x2 - 1/500000
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = sigma_attn*(x6 - 1)
+    x9 = (1/500000)*x6 - 1/500000
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*x0
+    x17 = n_q + 2*n_q/g
+    x18 = sigma_attn**(-1.0)
+    x19 = x18*x4
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = numpy.minimum(x19, numpy.maximum(1, x21*x5/(numpy.sqrt(n_q)*x20)))
+    x23 = n_gpu*b*p_act*q_len*x18/n_pp**2
+    x24 = numpy.minimum(x19, numpy.maximum(1, numpy.sqrt(x17)*x20*x21/x5))
+    return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
+
+
+def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4654,61 +5278,368 @@ def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x7 = n_pp**(-1.0)
     x8 = n_gpu*x7
     x9 = numpy.maximum(1, x8)
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x8
-    x12 = sigma_attn*x1
-    x13 = x4/flops
-    x14 = s**(-1.0)
-    x15 = d_model*p
-    x16 = b*x7
-    x17 = kv_bytes*ctx*x16
-    x18 = q_len*x16
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.maximum(1, numpy.minimum(x8, x19*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x21 = p_act*x18
-    x22 = d_model*x21
-    x23 = n_pp*x4/hbm_bw
-    x24 = d_head*n_q
-    x25 = c_kv + c_q
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = numpy.sqrt(x25)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = numpy.minimum(x11, numpy.maximum(1, x28*x29/x19))
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.minimum(x11, numpy.maximum(1, x19*x29/(numpy.sqrt(n_q)*x31)))
-    x33 = n_gpu*x10/n_pp**2
-    x34 = x2*x33
-    x35 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x26)*x29*x31/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x17)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, d_model*p_act*x12*x5*(x11 - 1) + (1/500000)*x11 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, n_ff_out*n_active*x6*(x9 - 1) + (1/500000)*x9 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x12*x13*(2*n_attn + 2*n_unembed) + x13*(2*n_ff*x1*x14 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x23*(p*x25*x27 + x15*x24 + x15*x25 + x21*x24*x32 + x21*x25*x35 + x22*x30 + x25*x34/x30 + x27*x34/x35 + x3*x33/x32) + x23*(n_experts*n_layers*(1 - (1 - x14)**x18)*(n_ff_in + n_ff_out)*(d_ff*x14*x20*x21 + d_ff*x15 + x14*x22*x9/x20) + vocab*x15 + x17)), numpy.inf)
+    x10 = numpy.sqrt(x9)
+    x11 = numpy.less_equal(x10, 1)
+    x12 = x10 - 1
+    x13 = (1/500000)*x10 - 1/500000
+    x14 = d_ff_shared*n_sh
+    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x16 = numpy.less_equal(x15, 1)
+    x17 = sigma_attn*x1
+    x18 = p_act*x17*x5*(x15 - 1)
+    x19 = (1/500000)*x15 - 1/500000
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = x4/flops
+    x23 = d_head*n_q
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_model*n_layers*x14*x25
+    x27 = d_model*p
+    x28 = kv_bytes*ctx*b*x7
+    x29 = numpy.sqrt(d_model)
+    x30 = x10*x29
+    x31 = numpy.maximum(1, numpy.minimum(x8, x30/numpy.sqrt(d_ff_shared)))
+    x32 = x1*x7
+    x33 = p_act*x32
+    x34 = d_model*x33
+    x35 = x34*x9
+    x36 = numpy.maximum(1, numpy.minimum(x8, x30/numpy.sqrt(d_ff)))
+    x37 = n_pp*x4/hbm_bw
+    x38 = d_head*x27
+    x39 = sigma_attn**(-1.0)
+    x40 = x39*x8
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x40, numpy.maximum(1, x15*x29/(numpy.sqrt(n_q)*x41)))
+    x43 = n_gpu*x39/n_pp**2
+    x44 = numpy.minimum(x40, numpy.maximum(1, x15*numpy.sqrt(x20)*x41/x29))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x26) + x28)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x24 + 2*x26)), sigma_attn*n_layers*x37*(n_q*x38 + x2*x21*x43/x44 + x20*x38 + x23*x33*x42 + x3*x43/x42 + x34*x44) + x37*(n_layers*(n_experts*x25*(1 - (1 - x24)**x32)*(d_ff*x24*x33*x36 + d_ff*x27 + x24*x35/x36) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x31*x33 + x35/x31)) + vocab*x27 + x28)), numpy.inf)
 
 
-def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = d_model*x0
+    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.less_equal(x2, 1)
+    x4 = x2 - 1
+    x5 = (1/500000)*x2 - 1/500000
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x1 = 2*n_layers
+    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+
+
+def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = d_model*x0
+    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.less_equal(x2, 1)
+    x4 = x0*(x2 - 1)
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = sigma_attn*(x5 - 1)
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
+
+
+def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = numpy.maximum(1, x8)
+    x10 = numpy.sqrt(x9)
+    x11 = numpy.less_equal(x10, 1)
+    x12 = x10 - 1
+    x13 = (1/500000)*x10 - 1/500000
+    x14 = d_ff_shared*n_sh
+    x15 = x4/flops
+    x16 = d_head*n_q
+    x17 = s**(-1.0)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*n_layers*x14*x18
+    x20 = d_model*p
+    x21 = kv_bytes*ctx*b*x7
+    x22 = numpy.sqrt(d_model)
+    x23 = x10*x22
+    x24 = numpy.maximum(1, numpy.minimum(x8, x23/numpy.sqrt(d_ff_shared)))
+    x25 = x1*x7
+    x26 = p_act*x25
+    x27 = d_model*x26
+    x28 = x27*x9
+    x29 = numpy.maximum(1, numpy.minimum(x8, x23/numpy.sqrt(d_ff)))
+    x30 = n_pp*x4/hbm_bw
+    x31 = d_head*x20
+    x32 = n_q + 2*n_q/g
+    x33 = sigma_attn**(-1.0)
+    x34 = x33*x8
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x22*x36/(numpy.sqrt(n_q)*x35)))
+    x38 = n_gpu*x33/n_pp**2
+    x39 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x32)*x35*x36/x22))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x19) + x21)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(x0*x1*x16*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x17 + 2*x19)), sigma_attn*n_layers*x30*(d_head*x2*x32*x38/x39 + n_q*x31 + x16*x26*x37 + x27*x39 + x3*x38/x37 + x31*x32) + x30*(n_layers*(n_experts*x18*(1 - (1 - x17)**x25)*(d_ff*x17*x26*x29 + d_ff*x20 + x17*x28/x29) + n_sh*x18*(d_ff_shared*x20 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x20 + x21)), numpy.inf)
+
+
+def torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = numpy.sqrt(x10)
+    x12 = numpy.less_equal(x11, 1)
+    x13 = x11 - 1
+    x14 = (1/500000)*x11 - 1/500000
+    x15 = d_ff_shared*n_sh
+    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x17 = numpy.less_equal(x16, 1)
+    x18 = sigma_attn*x1
+    x19 = p_act*x18*x5*(x16 - 1)
+    x20 = (1/500000)*x16 - 1/500000
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*b*x8
+    x25 = n_ff_in + n_ff_out
+    x26 = numpy.sqrt(d_model)
+    x27 = x11*x26
+    x28 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff_shared)))
+    x29 = x1*x8
+    x30 = p_act*x29
+    x31 = d_model*x30
+    x32 = x10*x31
+    x33 = s**(-1.0)
+    x34 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff)))
+    x35 = n_pp*x4/hbm_bw
+    x36 = d_head*x23
+    x37 = sigma_attn**(-1.0)
+    x38 = x37*x9
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x38, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x39)))
+    x41 = d_head*n_q
+    x42 = n_gpu*x37/n_pp**2
+    x43 = numpy.minimum(x38, numpy.maximum(1, x16*numpy.sqrt(x21)*x39/x26))
+    x44 = x4/flops
+    x45 = d_model*n_layers*x15*x25
+    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(n_q*x36 + x2*x22*x42/x43 + x21*x36 + x3*x42/x40 + x30*x40*x41 + x31*x43) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x44*(2*n_attn + 2*n_unembed) + x44*(x0*x1*x41*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x45)), p*(n_attn + n_ff + n_unembed + x45) + x24, x7
+
+
+def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+
+
+def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*n_active*x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu/sigma_attn
+    x7 = x5*x6
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(x2)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
+    x12 = b*p_act*q_len
+    x13 = x12*x5
+    x14 = numpy.sqrt(d_head)
+    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
+    x16 = x12*x6/n_pp**2
+    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
+    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
+
+
+def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = n_gpu/n_pp
+    x2 = x1/sigma_attn
+    x3 = numpy.maximum(1, x1)
+    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+
+
+def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*n_q
+    x17 = c_kv + c_q
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = sigma_attn**(-1.0)
+    x21 = x20*x4
+    x22 = numpy.sqrt(x17)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x21, numpy.maximum(1, x22*x23/x5))
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.minimum(x21, numpy.maximum(1, x23*x5/(numpy.sqrt(n_q)*x25)))
+    x27 = n_gpu*b*p_act*q_len*x20/n_pp**2
+    x28 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x18)*x23*x25/x22))
+    return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
+
+
+def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = sigma_attn*x1
+    x12 = numpy.maximum(1, x9)
+    x13 = x4/flops
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = n_sh*x15
+    x17 = d_model*d_ff_shared*n_layers*x16
+    x18 = d_model*p
+    x19 = kv_bytes*ctx*b*x8
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(x12)*x20
+    x22 = numpy.maximum(1, numpy.minimum(x9, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x1*x8
+    x24 = p_act*x23
+    x25 = d_model*x24
+    x26 = x12*x25
+    x27 = numpy.maximum(1, numpy.minimum(x9, x21/numpy.sqrt(d_ff)))
+    x28 = n_pp*x4/hbm_bw
+    x29 = d_head*n_q
+    x30 = c_kv + c_q
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = numpy.sqrt(x30)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = numpy.minimum(x10, numpy.maximum(1, x33*x34/x20))
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x10, numpy.maximum(1, x20*x34/(numpy.sqrt(n_q)*x36)))
+    x38 = n_gpu*x7/n_pp**2
+    x39 = x2*x38
+    x40 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x31)*x34*x36/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x17) + x19)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x14 + 2*x17)), sigma_attn*n_layers*x28*(p*x30*x32 + x18*x29 + x18*x30 + x24*x29*x37 + x24*x30*x40 + x25*x35 + x3*x38/x37 + x30*x39/x35 + x32*x39/x40) + x28*(n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x14*x24*x27 + d_ff*x18 + x14*x26/x27) + x16*(d_ff_shared*x18 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x18 + x19)), numpy.inf)
+
+
+def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = numpy.maximum(1, n_gpu/n_pp)
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+
+
+def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/n_pp
     x1 = numpy.maximum(1, x0)
     x2 = x0/sigma_attn
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, n_ff_out*n_active*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, sigma_attn*x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+    x2 = x1/sigma_attn
+    x3 = numpy.maximum(1, x1)
+    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -4720,33 +5651,96 @@ def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x8 = numpy.maximum(1, x7)
     x9 = x1/flops
     x10 = s**(-1.0)
-    x11 = d_model*p
-    x12 = b*x6
-    x13 = kv_bytes*ctx*x12
-    x14 = q_len*x12
-    x15 = numpy.sqrt(d_model)
-    x16 = numpy.maximum(1, numpy.minimum(x7, x15*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x17 = p_act*x14
-    x18 = d_model*x17
-    x19 = n_pp*x1/hbm_bw
-    x20 = d_head*n_q
-    x21 = c_kv + c_q
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = sigma_attn**(-1.0)
-    x25 = x24*x7
-    x26 = numpy.sqrt(x21)
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = numpy.minimum(x25, numpy.maximum(1, x26*x27/x15))
-    x29 = numpy.sqrt(d_head)
-    x30 = numpy.minimum(x25, numpy.maximum(1, x15*x27/(numpy.sqrt(n_q)*x29)))
-    x31 = n_gpu*x24/n_pp**2
-    x32 = x3*x31
-    x33 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x22)*x27*x29/x26))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x13)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*n_active*x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(2*n_ff*x10*x2 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x19*(p*x21*x23 + x11*x20 + x11*x21 + x17*x20*x30 + x17*x21*x33 + x18*x28 + x21*x32/x28 + x23*x32/x33 + x31*x4/x30) + x19*(n_experts*n_layers*(1 - (1 - x10)**x14)*(n_ff_in + n_ff_out)*(d_ff*x10*x16*x17 + d_ff*x11 + x10*x18*x8/x16) + vocab*x11 + x13)), numpy.inf)
+    x11 = n_ff_in + n_ff_out
+    x12 = n_sh*x11
+    x13 = d_model*d_ff_shared*n_layers*x12
+    x14 = d_model*p
+    x15 = kv_bytes*ctx*b*x6
+    x16 = numpy.sqrt(d_model)
+    x17 = x16*numpy.sqrt(x8)
+    x18 = numpy.maximum(1, numpy.minimum(x7, x17/numpy.sqrt(d_ff_shared)))
+    x19 = x2*x6
+    x20 = p_act*x19
+    x21 = d_model*x20
+    x22 = x21*x8
+    x23 = numpy.maximum(1, numpy.minimum(x7, x17/numpy.sqrt(d_ff)))
+    x24 = n_pp*x1/hbm_bw
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x29*x7
+    x31 = numpy.sqrt(x26)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x16))
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x30, numpy.maximum(1, x16*x32/(numpy.sqrt(n_q)*x34)))
+    x36 = n_gpu*x29/n_pp**2
+    x37 = x3*x36
+    x38 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x15)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x24*(p*x26*x28 + x14*x25 + x14*x26 + x20*x25*x35 + x20*x26*x38 + x21*x33 + x26*x37/x33 + x28*x37/x38 + x36*x4/x35) + x24*(n_layers*(n_experts*x11*(1 - (1 - x10)**x19)*(d_ff*x10*x20*x23 + d_ff*x14 + x10*x22/x23) + x12*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15)), numpy.inf)
 
 
-def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = numpy.maximum(1, x9)
+    x11 = sigma_attn**(-1.0)
+    x12 = x11*x9
+    x13 = sigma_attn*x1
+    x14 = d_model*p
+    x15 = kv_bytes*ctx*b*x8
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(x10)*x16
+    x18 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff_shared)))
+    x19 = x1*x8
+    x20 = p_act*x19
+    x21 = d_model*x20
+    x22 = x10*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = n_sh*x23
+    x25 = s**(-1.0)
+    x26 = numpy.maximum(1, numpy.minimum(x9, x17/numpy.sqrt(d_ff)))
+    x27 = n_pp*x4/hbm_bw
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(x29)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x12, numpy.maximum(1, x32*x33/x16))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x12, numpy.maximum(1, x16*x33/(numpy.sqrt(n_q)*x35)))
+    x37 = n_gpu*x11/n_pp**2
+    x38 = x2*x37
+    x39 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x30)*x33*x35/x32))
+    x40 = x4/flops
+    x41 = d_model*d_ff_shared*n_layers*x24
+    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(p*x29*x31 + x14*x28 + x14*x29 + x20*x28*x36 + x20*x29*x39 + x21*x34 + x29*x38/x34 + x3*x37/x36 + x31*x38/x39) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x40*(2*n_attn + 2*n_unembed) + x40*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x41)), p*(n_attn + n_ff + n_unembed + x41) + x15, x7
+
+
+def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -4756,53 +5750,58 @@ def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x6 = n_gpu**(-1.0)
     x7 = x6/bw_ar_inter
     x8 = x5*x7
-    x9 = n_ff_out*n_active*x8
+    x9 = n_ff_out*x8*(n_active + n_sh)
     x10 = 4*n_layers
     x11 = x6/flops
     x12 = sigma_attn*x3
     x13 = s**(-1.0)
-    x14 = d_model*p
-    x15 = b*x0
-    x16 = kv_bytes*ctx*x15
-    x17 = q_len*x15
-    x18 = numpy.sqrt(d_model)
+    x14 = n_ff_in + n_ff_out
+    x15 = d_ff_shared*n_sh
+    x16 = d_model*n_layers*x14*x15
+    x17 = d_model*p
+    x18 = kv_bytes*ctx*b*x0
     x19 = numpy.sqrt(x2)
-    x20 = numpy.maximum(1, numpy.minimum(x1, x18*x19/numpy.sqrt(d_ff)))
-    x21 = p_act*x17
-    x22 = d_model*x21
-    x23 = n_pp*x6/hbm_bw
-    x24 = d_head*n_q
-    x25 = c_kv + c_q
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = sigma_attn**(-1.0)
-    x29 = x1*x28
-    x30 = numpy.sqrt(x25)
-    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x32 = numpy.minimum(x29, numpy.maximum(1, x30*x31/x18))
-    x33 = numpy.sqrt(d_head)
-    x34 = numpy.minimum(x29, numpy.maximum(1, x18*x31/(numpy.sqrt(n_q)*x33)))
-    x35 = n_gpu*x28/n_pp**2
-    x36 = x35*x4
-    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x26)*x31*x33/x30))
-    x38 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(2*n_ff*x13*x3 + c_kv*n_q*x10*x3*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x23*(p*x25*x27 + x14*x24 + x14*x25 + x21*x24*x34 + x21*x25*x37 + x22*x32 + x25*x36/x32 + x27*x36/x37 + x35*x5/x34) + x23*(n_experts*n_layers*(1 - (1 - x13)**x17)*(n_ff_in + n_ff_out)*(d_ff*x13*x20*x21 + d_ff*x14 + x13*x2*x22/x20) + vocab*x14 + x16))
-    x39 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x16))
-    x40 = p_act*x12*x7
-    x41 = d_model*x40
-    x42 = numpy.less_equal(x19, 1)
-    x43 = x19 - 1
-    x44 = (1/500000)*x19 - 1/500000
-    x45 = numpy.less_equal(x31, 1)
-    x46 = x31 - 1
-    x47 = (1/500000)*x31 - 1/500000
-    return numpy.where(x39, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x38, numpy.inf), n_layers*numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x41*(x29 - 1) - 1/500000), numpy.where(x39, n_layers*(numpy.where(x42, 0, x43*x9 + x44) + numpy.where(x42, 0, d_ff*n_ff_in*n_active*x4*x43*x7 + x44)) + x38, numpy.inf), n_layers*(numpy.where(x45, 0, x41*x46 + x47) + numpy.where(x45, 0, x27*x40*x46 + x47))
+    x20 = numpy.sqrt(d_model)
+    x21 = x19*x20
+    x22 = numpy.maximum(1, numpy.minimum(x1, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x0*x3
+    x24 = p_act*x23
+    x25 = d_model*x24
+    x26 = x2*x25
+    x27 = numpy.maximum(1, numpy.minimum(x1, x21/numpy.sqrt(d_ff)))
+    x28 = n_pp*x6/hbm_bw
+    x29 = d_head*n_q
+    x30 = c_kv + c_q
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = sigma_attn**(-1.0)
+    x34 = x1*x33
+    x35 = numpy.sqrt(x30)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x34, numpy.maximum(1, x35*x36/x20))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x34, numpy.maximum(1, x20*x36/(numpy.sqrt(n_q)*x38)))
+    x40 = n_gpu*x33/n_pp**2
+    x41 = x4*x40
+    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x31)*x36*x38/x35))
+    x43 = t_kernel*x10 + (n_pp - 1)*((1/4)*x8 + 1/1000000) + numpy.maximum(x11*x12*(2*n_attn + 2*n_unembed) + x11*(c_kv*n_q*x10*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff*x13 + 2*x16)), sigma_attn*n_layers*x28*(p*x30*x32 + x17*x29 + x17*x30 + x24*x29*x39 + x24*x30*x42 + x25*x37 + x30*x41/x37 + x32*x41/x42 + x40*x5/x39) + x28*(n_layers*(n_experts*x14*(1 - (1 - x13)**x23)*(d_ff*x13*x24*x27 + d_ff*x17 + x13*x26/x27) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x17 + x18))
+    x44 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x16) + x18))
+    x45 = p_act*x12*x7
+    x46 = d_model*x45
+    x47 = numpy.less_equal(x19, 1)
+    x48 = x19 - 1
+    x49 = (1/500000)*x19 - 1/500000
+    x50 = numpy.less_equal(x36, 1)
+    x51 = x36 - 1
+    x52 = (1/500000)*x36 - 1/500000
+    return numpy.where(x44, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x43, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x46*(x34 - 1) - 1/500000), numpy.where(x44, n_layers*(numpy.where(x47, 0, x48*x9 + x49) + numpy.where(x47, 0, n_ff_in*x4*x48*x7*(d_ff*n_active + x15) + x49)) + x43, numpy.inf), n_layers*(numpy.where(x50, 0, x46*x51 + x52) + numpy.where(x50, 0, x32*x45*x51 + x52))
 
 
-def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -4810,17 +5809,17 @@ def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
+    x4 = x2 - 1
     x5 = (1/500000)*x2 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4842,82 +5841,90 @@ def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x8 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x7*x8 + d_model*x6*x8/x7) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.maximum(1, x4)
+    x6 = numpy.sqrt(d_model)*numpy.sqrt(x5)
+    x7 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff_shared)))
+    x8 = q_len*x2
+    x9 = p_act*x8
+    x10 = d_model*x5*x9
+    x11 = s**(-1.0)
+    x12 = numpy.maximum(1, numpy.minimum(x4, x6/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
+    x4 = x2 - 1
     x5 = (1/500000)*x2 - 1/500000
     x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x7 = numpy.less_equal(x6, 1)
     x8 = sigma_attn*(x6 - 1)
     x9 = (1/500000)*x6 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = numpy.sqrt(d_model)
-    x7 = numpy.maximum(1, x5)
-    x8 = numpy.maximum(1, numpy.minimum(x5, x6*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x4
-    x10 = d_model*x9
-    x11 = n_pp/(hbm_bw*n_gpu)
-    x12 = d_head*n_q
-    x13 = c_kv + c_q
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = sigma_attn**(-1.0)
-    x17 = x16*x5
-    x18 = numpy.sqrt(x13)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = numpy.minimum(x17, numpy.maximum(1, x18*x19/x6))
-    x21 = numpy.sqrt(d_head)
-    x22 = numpy.minimum(x17, numpy.maximum(1, x19*x6/(numpy.sqrt(n_q)*x21)))
-    x23 = n_gpu*b*p_act*q_len*x16/n_pp**2
-    x24 = numpy.minimum(x17, numpy.maximum(1, numpy.sqrt(x14)*x19*x21/x18))
-    return sigma_attn*n_layers*x11*(d_model*x23/x22 + p*x13*x15 + x0*x12 + x0*x13 + x10*x20 + x12*x22*x9 + x13*x24*x9 + x13*x23/x20 + x15*x23/x24) + x11*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x3*x8*x9 + x10*x3*x7/x8) + vocab*x0)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.maximum(1, x4)
+    x7 = x5*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10
+    x12 = x11*x6
+    x13 = s**(-1.0)
+    x14 = numpy.maximum(1, numpy.minimum(x4, x7/numpy.sqrt(d_ff)))
+    x15 = n_pp/(hbm_bw*n_gpu)
+    x16 = d_head*n_q
+    x17 = c_kv + c_q
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = sigma_attn**(-1.0)
+    x21 = x20*x4
+    x22 = numpy.sqrt(x17)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = numpy.minimum(x21, numpy.maximum(1, x22*x23/x5))
+    x25 = numpy.sqrt(d_head)
+    x26 = numpy.minimum(x21, numpy.maximum(1, x23*x5/(numpy.sqrt(n_q)*x25)))
+    x27 = n_gpu*b*p_act*q_len*x20/n_pp**2
+    x28 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x18)*x23*x25/x22))
+    return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4930,74 +5937,79 @@ def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x9 = numpy.maximum(1, x8)
     x10 = numpy.sqrt(x9)
     x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
+    x12 = x10 - 1
     x13 = (1/500000)*x10 - 1/500000
-    x14 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x15 = numpy.less_equal(x14, 1)
-    x16 = sigma_attn*x1
-    x17 = p_act*x16*x5*(x14 - 1)
-    x18 = (1/500000)*x14 - 1/500000
-    x19 = n_q + 2*n_q/g
-    x20 = d_head*x19
-    x21 = x4/flops
-    x22 = s**(-1.0)
-    x23 = d_model*p
-    x24 = b*x7
-    x25 = kv_bytes*ctx*x24
-    x26 = q_len*x24
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.maximum(1, numpy.minimum(x8, x10*x27/numpy.sqrt(d_ff)))
-    x29 = p_act*x26
-    x30 = d_model*x29
-    x31 = n_pp*x4/hbm_bw
-    x32 = d_head*n_q
-    x33 = c_kv + c_q
-    x34 = sigma_attn**(-1.0)
-    x35 = x34*x8
-    x36 = numpy.sqrt(x33)
-    x37 = numpy.minimum(x35, numpy.maximum(1, x14*x36/x27))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x35, numpy.maximum(1, x14*x27/(numpy.sqrt(n_q)*x38)))
-    x40 = n_gpu*x34/n_pp**2
-    x41 = x2*x40
-    x42 = numpy.minimum(x35, numpy.maximum(1, x14*numpy.sqrt(x19)*x38/x36))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x25)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x2*x5 + x13)) + n_layers*(numpy.where(x15, 0, d_model*x17 + x18) + numpy.where(x15, 0, x17*x20 + x18)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x16*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x31*(p*x20*x33 + x20*x41/x42 + x23*x32 + x23*x33 + x29*x32*x39 + x29*x33*x42 + x3*x40/x39 + x30*x37 + x33*x41/x37) + x31*(n_experts*n_layers*(1 - (1 - x22)**x26)*(n_ff_in + n_ff_out)*(d_ff*x22*x28*x29 + d_ff*x23 + x22*x30*x9/x28) + vocab*x23 + x25)), numpy.inf)
+    x14 = d_ff_shared*n_sh
+    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x16 = numpy.less_equal(x15, 1)
+    x17 = sigma_attn*x1
+    x18 = p_act*x17*x5*(x15 - 1)
+    x19 = (1/500000)*x15 - 1/500000
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = x4/flops
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = d_model*n_layers*x14*x24
+    x26 = d_model*p
+    x27 = kv_bytes*ctx*b*x7
+    x28 = numpy.sqrt(d_model)
+    x29 = x10*x28
+    x30 = numpy.maximum(1, numpy.minimum(x8, x29/numpy.sqrt(d_ff_shared)))
+    x31 = x1*x7
+    x32 = p_act*x31
+    x33 = d_model*x32
+    x34 = x33*x9
+    x35 = numpy.maximum(1, numpy.minimum(x8, x29/numpy.sqrt(d_ff)))
+    x36 = n_pp*x4/hbm_bw
+    x37 = d_head*n_q
+    x38 = c_kv + c_q
+    x39 = sigma_attn**(-1.0)
+    x40 = x39*x8
+    x41 = numpy.sqrt(x38)
+    x42 = numpy.minimum(x40, numpy.maximum(1, x15*x41/x28))
+    x43 = numpy.sqrt(d_head)
+    x44 = numpy.minimum(x40, numpy.maximum(1, x15*x28/(numpy.sqrt(n_q)*x43)))
+    x45 = n_gpu*x39/n_pp**2
+    x46 = x2*x45
+    x47 = numpy.minimum(x40, numpy.maximum(1, x15*numpy.sqrt(x20)*x43/x41))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x25) + x27)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x23 + 2*x25)), sigma_attn*n_layers*x36*(p*x21*x38 + x21*x46/x47 + x26*x37 + x26*x38 + x3*x45/x44 + x32*x37*x44 + x32*x38*x47 + x33*x42 + x38*x46/x42) + x36*(n_layers*(n_experts*x24*(1 - (1 - x23)**x31)*(d_ff*x23*x32*x35 + d_ff*x26 + x23*x34/x35) + n_sh*x24*(d_ff_shared*x26 + d_ff_shared*x30*x32 + x34/x30)) + vocab*x26 + x27)), numpy.inf)
 
 
-def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
+    x4 = x2 - 1
     x5 = (1/500000)*x2 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4 + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x1 = 2*n_layers
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x3 = numpy.less_equal(x2, 1)
-    x4 = n_active*(x2 - 1)
+    x4 = x0*(x2 - 1)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = numpy.less_equal(x5, 1)
     x7 = sigma_attn*(x5 - 1)
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, d_ff*n_ff_in*x0*x4)) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
+    return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5010,630 +6022,116 @@ def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x9 = numpy.maximum(1, x8)
     x10 = numpy.sqrt(x9)
     x11 = numpy.less_equal(x10, 1)
-    x12 = n_active*(x10 - 1)
+    x12 = x10 - 1
     x13 = (1/500000)*x10 - 1/500000
-    x14 = x4/flops
-    x15 = s**(-1.0)
-    x16 = d_model*p
-    x17 = b*x7
-    x18 = kv_bytes*ctx*x17
-    x19 = q_len*x17
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, numpy.minimum(x8, x10*x20/numpy.sqrt(d_ff)))
-    x22 = p_act*x19
-    x23 = d_model*x22
-    x24 = n_pp*x4/hbm_bw
-    x25 = d_head*n_q
-    x26 = c_kv + c_q
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = sigma_attn**(-1.0)
-    x30 = x29*x8
-    x31 = numpy.sqrt(x26)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x30, numpy.maximum(1, x31*x32/x20))
-    x34 = numpy.sqrt(d_head)
-    x35 = numpy.minimum(x30, numpy.maximum(1, x20*x32/(numpy.sqrt(n_q)*x34)))
-    x36 = n_gpu*x29/n_pp**2
-    x37 = x2*x36
-    x38 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x27)*x32*x34/x31))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x18)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, d_ff*n_ff_in*x12*x2*x5 + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x14*(2*n_attn + 2*n_unembed) + x14*(2*n_ff*x1*x15 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2)), sigma_attn*n_layers*x24*(p*x26*x28 + x16*x25 + x16*x26 + x22*x25*x35 + x22*x26*x38 + x23*x33 + x26*x37/x33 + x28*x37/x38 + x3*x36/x35) + x24*(n_experts*n_layers*(1 - (1 - x15)**x19)*(n_ff_in + n_ff_out)*(d_ff*x15*x21*x22 + d_ff*x16 + x15*x23*x9/x21) + vocab*x16 + x18)), numpy.inf)
+    x14 = d_ff_shared*n_sh
+    x15 = x4/flops
+    x16 = s**(-1.0)
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*n_layers*x14*x17
+    x19 = d_model*p
+    x20 = kv_bytes*ctx*b*x7
+    x21 = numpy.sqrt(d_model)
+    x22 = x10*x21
+    x23 = numpy.maximum(1, numpy.minimum(x8, x22/numpy.sqrt(d_ff_shared)))
+    x24 = x1*x7
+    x25 = p_act*x24
+    x26 = d_model*x25
+    x27 = x26*x9
+    x28 = numpy.maximum(1, numpy.minimum(x8, x22/numpy.sqrt(d_ff)))
+    x29 = n_pp*x4/hbm_bw
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x34*x8
+    x36 = numpy.sqrt(x31)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = numpy.minimum(x35, numpy.maximum(1, x36*x37/x21))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x35, numpy.maximum(1, x21*x37/(numpy.sqrt(n_q)*x39)))
+    x41 = n_gpu*x34/n_pp**2
+    x42 = x2*x41
+    x43 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x37*x39/x36))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x16 + 2*x18)), sigma_attn*n_layers*x29*(p*x31*x33 + x19*x30 + x19*x31 + x25*x30*x40 + x25*x31*x43 + x26*x38 + x3*x41/x40 + x31*x42/x38 + x33*x42/x43) + x29*(n_layers*(n_experts*x17*(1 - (1 - x16)**x24)*(d_ff*x16*x25*x28 + d_ff*x19 + x16*x27/x28) + n_sh*x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
+def torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+def torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = b*x0
-    x2 = n_pp**(-1.0)
-    x3 = (1/2)*b
-    x4 = numpy.less_equal(s, x2*x3)
-    x5 = n_gpu*x2
-    x6 = numpy.minimum(n_experts, x5)
-    x7 = numpy.where(x4, x6, 1)
-    x8 = numpy.minimum(n_active, x7)
-    x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
-    return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*n_active*x1*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
-
-
-def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = b*x0
-    x2 = n_pp**(-1.0)
-    x3 = n_gpu*x2
-    x4 = x3/sigma_attn
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x2*x5)
-    x7 = numpy.minimum(n_experts, x3)
-    x8 = numpy.where(x6, x7, 1)
-    x9 = numpy.minimum(n_active, x8)
-    x10 = numpy.maximum(1, x3/numpy.maximum(1, x8))
-    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
-
-
-def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*x0
-    x2 = n_q + 2*n_q/g
-    x3 = sigma_attn**(-1.0)
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = x3*x5
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.sqrt(d_head)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
-    x11 = b*x4
-    x12 = q_len*x11
-    x13 = p_act*x12
-    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
-    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
-    x16 = d_model*x13
-    x17 = n_pp/(hbm_bw*n_gpu)
-    x18 = s**(-1.0)
-    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x7/numpy.sqrt(d_ff)))
-    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_experts*n_layers*(1 - (1 - x18)**x12)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x13*x18*x21 + x16*x18*x20/x21) + vocab*x0)
-
-
-def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
+    x2 = p_act*x1
+    x3 = d_model*x2
     x4 = n_gpu**(-1.0)
     x5 = x4/bw_ar_inter
     x6 = x3*x5
-    x7 = sigma_attn**(-1.0)
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x8 = n_pp**(-1.0)
     x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = sigma_attn*x1
-    x12 = x2*x5
-    x13 = b*x8
-    x14 = numpy.less_equal(s, (1/2)*x13)
-    x15 = numpy.minimum(n_experts, x9)
-    x16 = numpy.where(x14, x15, 1)
-    x17 = numpy.minimum(n_active, x16)
-    x18 = (1/2)*q_len
-    x19 = x9/numpy.maximum(1, x16)
-    x20 = numpy.maximum(1, x19)
-    x21 = x4/flops
-    x22 = s**(-1.0)
-    x23 = d_head*n_q
-    x24 = d_model*p
-    x25 = d_head*x24
-    x26 = n_q + 2*n_q/g
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = numpy.minimum(x10, numpy.maximum(1, x27*x29/(numpy.sqrt(n_q)*x28)))
-    x31 = q_len*x13
-    x32 = p_act*x31
-    x33 = n_gpu*x7/n_pp**2
-    x34 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x26)*x28*x29/x27))
-    x35 = x2*x31
-    x36 = n_pp*x4/hbm_bw
-    x37 = kv_bytes*ctx*x13
-    x38 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x27/numpy.sqrt(d_ff)))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x37)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*n_active*x6*(x20 - 1) + (1/500000)*x20 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + x0*x1*x23*(ctx + x18 - 1/2)), sigma_attn*n_layers*x36*(d_head*p_act*x1*x26*x33/x34 + n_q*x25 + x23*x30*x32 + x25*x26 + x3*x33/x30 + x34*x35) + x36*(n_experts*n_layers*(1 - (1 - x22)**x31)*(n_ff_in + n_ff_out)*(d_ff*x22*x32*x38 + d_ff*x24 + x20*x22*x35/x38) + vocab*x24 + x37)), numpy.inf)
-
-
-def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = b*x0
-    x2 = n_pp**(-1.0)
-    x3 = (1/2)*b
-    x4 = numpy.less_equal(s, x2*x3)
-    x5 = n_gpu*x2
-    x6 = numpy.minimum(n_experts, x5)
-    x7 = numpy.where(x4, x6, 1)
-    x8 = numpy.minimum(n_active, x7)
-    x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*n_active*x1*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
-
-
-def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_pp**(-1.0)
-    x1 = n_gpu*x0
-    x2 = x1/sigma_attn
-    x3 = numpy.less_equal(s, (1/2)*b*x0)
-    x4 = numpy.minimum(n_experts, x1)
-    x5 = numpy.where(x3, x4, 1)
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
-
-
-def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = b*x0
-    x2 = n_pp**(-1.0)
-    x3 = n_gpu*x2
-    x4 = x3/sigma_attn
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x2*x5)
-    x7 = numpy.minimum(n_experts, x3)
-    x8 = numpy.where(x6, x7, 1)
-    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
-
-
-def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = x10/numpy.maximum(1, x12)
-    x16 = numpy.maximum(1, x15)
-    x17 = x4/flops
-    x18 = s**(-1.0)
-    x19 = d_head*n_q
-    x20 = d_model*p
-    x21 = d_head*x20
-    x22 = n_q + 2*n_q/g
-    x23 = sigma_attn**(-1.0)
-    x24 = x10*x23
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.sqrt(d_head)
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = numpy.minimum(x24, numpy.maximum(1, x25*x27/(numpy.sqrt(n_q)*x26)))
-    x29 = q_len*x8
-    x30 = p_act*x29
-    x31 = n_gpu*x23/n_pp**2
-    x32 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x22)*x26*x27/x25))
-    x33 = x2*x29
-    x34 = n_pp*x4/hbm_bw
-    x35 = kv_bytes*ctx*x8
-    x36 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x25/numpy.sqrt(d_ff)))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x35)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x16 - 1) + (1/500000)*x16 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x2*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x17*(2*n_attn + 2*n_unembed) + x17*(2*n_ff*x1*x18 + x0*x1*x19*(ctx + x14 - 1/2)), sigma_attn*n_layers*x34*(d_head*p_act*x1*x22*x31/x32 + n_q*x21 + x19*x28*x30 + x21*x22 + x32*x33 + x3*x31/x28) + x34*(n_experts*n_layers*(1 - (1 - x18)**x29)*(n_ff_in + n_ff_out)*(d_ff*x18*x30*x36 + d_ff*x20 + x16*x18*x33/x36) + vocab*x20 + x35)), numpy.inf)
-
-
-def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = numpy.less_equal(s, (1/2)*x1)
-    x3 = n_gpu*x0
-    x4 = numpy.minimum(n_experts, x3)
-    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
-    x6 = numpy.maximum(1, x3)
-    x7 = numpy.where(x2, x4, 1)
-    x8 = x3/numpy.maximum(1, x7)
-    x9 = numpy.maximum(1, x8)
-    x10 = b*q_len
-    x11 = d_model*p_act
-    x12 = x10*x11
-    x13 = n_gpu**(-1.0)
-    x14 = x13/bw_ar_inter
-    x15 = x12*x14
-    x16 = n_ff_out*n_active*x15
-    x17 = numpy.minimum(n_active, x7)
-    x18 = (1/2)*q_len
-    x19 = x11*x14
-    x20 = 4*n_layers
-    x21 = x13/flops
-    x22 = sigma_attn*x10
-    x23 = s**(-1.0)
-    x24 = d_head*n_q
-    x25 = d_model*p
-    x26 = d_head*x25
-    x27 = n_q + 2*n_q/g
-    x28 = sigma_attn**(-1.0)
-    x29 = x28*x3
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x29, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = q_len*x1
-    x35 = p_act*x34
-    x36 = n_gpu*x28/n_pp**2
-    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x31*x32/x30))
-    x38 = x11*x34
-    x39 = p_act*x10
-    x40 = d_head*x27
-    x41 = n_pp*x13/hbm_bw
-    x42 = kv_bytes*ctx*x1
-    x43 = numpy.sqrt(x9)
-    x44 = numpy.maximum(1, numpy.minimum(x8, x30*x43/numpy.sqrt(d_ff)))
-    x45 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x19*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + t_kernel*x20 + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x21*x22*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x10*x23 + x10*x20*x24*(ctx + x18 - 1/2)), sigma_attn*n_layers*x41*(n_q*x26 + x12*x36/x33 + x24*x33*x35 + x26*x27 + x36*x39*x40/x37 + x37*x38) + x41*(n_experts*n_layers*(1 - (1 - x23)**x34)*(n_ff_in + n_ff_out)*(d_ff*x23*x35*x44 + d_ff*x25 + x23*x38*x9/x44) + vocab*x25 + x42))
-    x46 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x42))
-    x47 = x19*x22
-    x48 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
-    x49 = x43 - 1
-    x50 = (1/500000)*x43 - 1/500000
-    x51 = numpy.less_equal(x32, 1)
-    x52 = x32 - 1
-    x53 = (1/500000)*x32 - 1/500000
-    return numpy.where(x46, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x45, numpy.inf), n_layers*numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x47*(x29 - 1) - 1/500000), numpy.where(x46, n_layers*(numpy.where(x48, 0, x16*x49 + x50) + numpy.where(x48, 0, d_ff*n_ff_in*n_active*x14*x39*x49 + x50)) + x45, numpy.inf), n_layers*(numpy.where(x51, 0, x47*x52 + x53) + numpy.where(x51, 0, p_act*x14*x22*x40*x52 + x53))
-
-
-def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return 4*n_layers*t_kernel
-
-
-def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x1 = numpy.less_equal(x0, 1)
-    x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    x3 = (1/500000)*x0 - 1/500000
-    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
-
-
-def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
-    x4 = n_pp**(-1.0)
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x4*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = numpy.where(x6, x8, 1)
-    x10 = numpy.minimum(n_active, x9)
-    x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x13 = n_active*(x12 - 1)
-    x14 = (1/500000)*x12 - 1/500000
-    return n_layers*(numpy.where(x11, 0, n_ff_out*x13*x3 + x14) + numpy.where(x11, 0, b*d_ff*n_ff_in*p_act*q_len*x0*x1*x13 + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-
-
-def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_head*n_q
-    x1 = d_model*p
-    x2 = n_q + 2*n_q/g
-    x3 = d_head*x2
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu/sigma_attn
-    x6 = x4*x5
-    x7 = numpy.sqrt(d_head)
-    x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
-    x11 = b*p_act*q_len
-    x12 = x11*x4
-    x13 = x11*x5/n_pp**2
-    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
-    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
-
-
-def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
-
-
-def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
-
-
-def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = b*q_len
-    return (2*n_ff*x0/s + 4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
-
-
-def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
-
-
-def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
-    x4 = n_pp**(-1.0)
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x4*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = numpy.where(x6, x8, 1)
-    x10 = numpy.minimum(n_active, x9)
-    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.maximum(1, x9)
+    x11 = numpy.sqrt(x10)
     x12 = numpy.less_equal(x11, 1)
-    x13 = sigma_attn*(x11 - 1)
+    x13 = x11 - 1
     x14 = (1/500000)*x11 - 1/500000
-    x15 = b*p_act*q_len*x0*x1
-    x16 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x17 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x18 = n_active*(x17 - 1)
-    x19 = (1/500000)*x17 - 1/500000
-    return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x15*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3 + x19) + numpy.where(x16, 0, d_ff*n_ff_in*x15*x18 + x19)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-
-
-def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*x0
-    x2 = n_q + 2*n_q/g
-    x3 = sigma_attn**(-1.0)
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = x3*x5
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.sqrt(d_head)
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
-    x11 = b*x4
-    x12 = q_len*x11
-    x13 = p_act*x12
-    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
-    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
-    x16 = d_model*x13
-    x17 = n_pp/(hbm_bw*n_gpu)
-    x18 = s**(-1.0)
-    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x7/numpy.sqrt(d_ff)))
-    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_experts*n_layers*(1 - (1 - x18)**x12)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x13*x18*x21 + x16*x18*x20/x21) + vocab*x0)
-
-
-def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*d_head*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
-
-
-def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = x2*x5
+    x15 = d_ff_shared*n_sh
     x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x17 = numpy.less_equal(x16, 1)
     x18 = sigma_attn*x1
-    x19 = x18*(x16 - 1)
+    x19 = p_act*x18*x5*(x16 - 1)
     x20 = (1/500000)*x16 - 1/500000
-    x21 = p_act*x5
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x25 = x10/numpy.maximum(1, x12)
-    x26 = numpy.maximum(1, x25)
-    x27 = numpy.sqrt(x26)
-    x28 = n_active*(x27 - 1)
-    x29 = (1/500000)*x27 - 1/500000
-    x30 = x4/flops
-    x31 = s**(-1.0)
-    x32 = d_head*n_q
-    x33 = d_model*p
-    x34 = d_head*x33
-    x35 = sigma_attn**(-1.0)
-    x36 = x10*x35
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x36, numpy.maximum(1, x16*x37/(numpy.sqrt(n_q)*x38)))
-    x40 = q_len*x8
-    x41 = p_act*x40
-    x42 = n_gpu*x35/n_pp**2
-    x43 = numpy.minimum(x36, numpy.maximum(1, x16*numpy.sqrt(x22)*x38/x37))
-    x44 = x2*x40
-    x45 = n_pp*x4/hbm_bw
-    x46 = kv_bytes*ctx*x8
-    x47 = numpy.maximum(1, numpy.minimum(x25, x27*x37/numpy.sqrt(d_ff)))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x46)), n_layers*(numpy.where(x17, 0, x15*x19 + x20) + numpy.where(x17, 0, x19*x21*x23 + x20)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6 + x29) + numpy.where(x24, 0, d_ff*n_ff_in*x1*x21*x28 + x29)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x18*x30*(2*n_attn + 2*n_unembed) + x30*(2*n_ff*x1*x31 + x0*x1*x32*(ctx + x14 - 1/2)), sigma_attn*n_layers*x45*(n_q*x34 + p_act*x1*x23*x42/x43 + x22*x34 + x3*x42/x39 + x32*x39*x41 + x43*x44) + x45*(n_experts*n_layers*(1 - (1 - x31)**x40)*(n_ff_in + n_ff_out)*(d_ff*x31*x41*x47 + d_ff*x33 + x26*x31*x44/x47) + vocab*x33 + x46)), numpy.inf)
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = d_model*p
+    x24 = kv_bytes*ctx*b*x8
+    x25 = n_ff_in + n_ff_out
+    x26 = numpy.sqrt(d_model)
+    x27 = x11*x26
+    x28 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff_shared)))
+    x29 = x1*x8
+    x30 = p_act*x29
+    x31 = d_model*x30
+    x32 = x10*x31
+    x33 = s**(-1.0)
+    x34 = numpy.maximum(1, numpy.minimum(x9, x27/numpy.sqrt(d_ff)))
+    x35 = n_pp*x4/hbm_bw
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = sigma_attn**(-1.0)
+    x39 = x38*x9
+    x40 = numpy.sqrt(x37)
+    x41 = numpy.minimum(x39, numpy.maximum(1, x16*x40/x26))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x39, numpy.maximum(1, x16*x26/(numpy.sqrt(n_q)*x42)))
+    x44 = n_gpu*x38/n_pp**2
+    x45 = x2*x44
+    x46 = numpy.minimum(x39, numpy.maximum(1, x16*numpy.sqrt(x21)*x42/x40))
+    x47 = x4/flops
+    x48 = d_model*n_layers*x15*x25
+    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(p*x22*x37 + x22*x45/x46 + x23*x36 + x23*x37 + x3*x44/x43 + x30*x36*x43 + x30*x37*x46 + x31*x41 + x37*x45/x41) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x47*(2*n_attn + 2*n_unembed) + x47*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x48)), p*(n_attn + n_ff + n_unembed + x48) + x24, x7
 
 
-def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
-
-
-def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
-    x4 = n_pp**(-1.0)
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x4*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = numpy.where(x6, x8, 1)
-    x10 = numpy.minimum(n_active, x9)
-    x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x13 = n_active*(x12 - 1)
-    x14 = (1/500000)*x12 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_out*x13*x3 + x14) + numpy.where(x11, 0, b*d_ff*n_ff_in*p_act*q_len*x0*x1*x13 + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-
-
-def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x1 = 2*n_layers
-    x2 = n_pp**(-1.0)
-    x3 = numpy.less_equal(s, (1/2)*b*x2)
-    x4 = n_gpu*x2
-    x5 = numpy.minimum(n_experts, x4)
-    x6 = numpy.where(x3, x5, 1)
-    return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
-
-
-def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
-    x4 = n_pp**(-1.0)
-    x5 = (1/2)*b
-    x6 = numpy.less_equal(s, x4*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = numpy.where(x6, x8, 1)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.less_equal(x10, 1)
-    x12 = sigma_attn*(x10 - 1)
-    x13 = b*p_act*q_len*x0*x1
-    x14 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x15 = n_active*(numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9))) - 1)
-    return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x13*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x14, 0, n_ff_out*x15*x3) + numpy.where(x14, 0, d_ff*n_ff_in*x13*x15)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x2*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
-
-
-def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, (1/2)*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = numpy.minimum(n_active, x12)
-    x14 = (1/2)*q_len
-    x15 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x16 = x10/numpy.maximum(1, x12)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(x17)
-    x19 = n_active*(x18 - 1)
-    x20 = p_act*x1
-    x21 = (1/500000)*x18 - 1/500000
-    x22 = x4/flops
-    x23 = s**(-1.0)
-    x24 = d_head*n_q
-    x25 = d_model*p
-    x26 = d_head*x25
-    x27 = n_q + 2*n_q/g
-    x28 = sigma_attn**(-1.0)
-    x29 = x10*x28
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.minimum(x29, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x31)))
-    x34 = q_len*x8
-    x35 = p_act*x34
-    x36 = n_gpu*x28/n_pp**2
-    x37 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x27)*x31*x32/x30))
-    x38 = x2*x34
-    x39 = n_pp*x4/hbm_bw
-    x40 = kv_bytes*ctx*x8
-    x41 = numpy.maximum(1, numpy.minimum(x16, x18*x30/numpy.sqrt(d_ff)))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x40)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x21) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x20*x5 + x21)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x2*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x22*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x1*x23 + x0*x1*x24*(ctx + x14 - 1/2)), sigma_attn*n_layers*x39*(d_head*x20*x27*x36/x37 + n_q*x26 + x24*x33*x35 + x26*x27 + x3*x36/x33 + x37*x38) + x39*(n_experts*n_layers*(1 - (1 - x23)**x34)*(n_ff_in + n_ff_out)*(d_ff*x23*x35*x41 + d_ff*x25 + x17*x23*x38/x41) + vocab*x25 + x40)), numpy.inf)
-
-
-def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -5644,59 +6142,60 @@ def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x7 = numpy.where(x4, x6, 1)
     x8 = numpy.minimum(n_active, x7)
     x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
-    return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*n_active*x1*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = d_model*p
-    x1 = d_head*n_q
-    x2 = c_kv + c_q
-    x3 = n_q + 2*n_q/g
-    x4 = d_head*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu/sigma_attn
-    x7 = x5*x6
+def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
     x8 = numpy.sqrt(d_model)
-    x9 = numpy.sqrt(x2)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
-    x12 = b*p_act*q_len
-    x13 = x12*x5
-    x14 = numpy.sqrt(d_head)
-    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
-    x16 = x12*x6/n_pp**2
-    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
-    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -5708,46 +6207,46 @@ def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x8 = numpy.where(x6, x7, 1)
     x9 = numpy.minimum(n_active, x8)
     x10 = numpy.maximum(1, x3/numpy.maximum(1, x8))
-    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
+    x1 = d_head*x0
+    x2 = n_q + 2*n_q/g
+    x3 = sigma_attn**(-1.0)
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = x3*x5
     x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x4
-    x11 = d_model*x10
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = sigma_attn**(-1.0)
-    x18 = x17*x5
-    x19 = numpy.sqrt(x14)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.minimum(x18, numpy.maximum(1, x19*x20/x7))
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.minimum(x18, numpy.maximum(1, x20*x7/(numpy.sqrt(n_q)*x22)))
-    x24 = n_gpu*b*p_act*q_len*x17/n_pp**2
-    x25 = numpy.minimum(x18, numpy.maximum(1, numpy.sqrt(x15)*x20*x22/x19))
-    return sigma_attn*n_layers*x12*(d_model*x24/x23 + p*x14*x16 + x0*x13 + x0*x14 + x10*x13*x23 + x10*x14*x25 + x11*x21 + x14*x24/x21 + x16*x24/x25) + x12*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x3*x9 + x11*x3*x8/x9) + vocab*x0)
+    x8 = numpy.sqrt(d_head)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
+    x11 = b*x4
+    x12 = q_len*x11
+    x13 = p_act*x12
+    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
+    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
+    x16 = d_model*x13
+    x17 = n_pp/(hbm_bw*n_gpu)
+    x18 = n_ff_in + n_ff_out
+    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(x20)*x7
+    x22 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x16*x20
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5767,38 +6266,41 @@ def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x16 = numpy.where(x14, x15, 1)
     x17 = numpy.minimum(n_active, x16)
     x18 = (1/2)*q_len
-    x19 = x9/numpy.maximum(1, x16)
-    x20 = numpy.maximum(1, x19)
-    x21 = x4/flops
-    x22 = s**(-1.0)
-    x23 = d_model*p
-    x24 = kv_bytes*ctx*x13
-    x25 = q_len*x13
-    x26 = numpy.sqrt(d_model)
-    x27 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x26/numpy.sqrt(d_ff)))
-    x28 = p_act*x25
-    x29 = d_model*x28
-    x30 = n_pp*x4/hbm_bw
-    x31 = d_head*n_q
-    x32 = c_kv + c_q
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = numpy.sqrt(x32)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = numpy.minimum(x10, numpy.maximum(1, x35*x36/x26))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x10, numpy.maximum(1, x26*x36/(numpy.sqrt(n_q)*x38)))
-    x40 = n_gpu*x7/n_pp**2
-    x41 = x2*x40
-    x42 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x33)*x36*x38/x35))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*n_active*x6*(x20 - 1) + (1/500000)*x20 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + c_kv*n_q*x0*x1*(ctx + x18 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x23*x31 + x23*x32 + x28*x31*x39 + x28*x32*x42 + x29*x37 + x3*x40/x39 + x32*x41/x37 + x34*x41/x42) + x30*(n_experts*n_layers*(1 - (1 - x22)**x25)*(n_ff_in + n_ff_out)*(d_ff*x22*x27*x28 + d_ff*x23 + x20*x22*x29/x27) + vocab*x23 + x24)), numpy.inf)
+    x19 = 2*n_layers
+    x20 = x9/numpy.maximum(1, x16)
+    x21 = numpy.maximum(1, x20)
+    x22 = x4/flops
+    x23 = d_head*n_q
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = n_sh*x25
+    x27 = d_model*d_ff_shared*x26
+    x28 = d_model*p
+    x29 = d_head*x28
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = numpy.minimum(x10, numpy.maximum(1, x31*x33/(numpy.sqrt(n_q)*x32)))
+    x35 = q_len*x13
+    x36 = p_act*x35
+    x37 = n_gpu*x7/n_pp**2
+    x38 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x30)*x32*x33/x31))
+    x39 = d_model*x36
+    x40 = n_pp*x4/hbm_bw
+    x41 = kv_bytes*ctx*x13
+    x42 = numpy.sqrt(x21)*x31
+    x43 = numpy.maximum(1, numpy.minimum(x20, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x21*x39
+    x45 = numpy.maximum(1, numpy.minimum(x20, x42/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x41)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + x18 - 1/2) + x1*(2*n_ff*x24 + x19*x27)), sigma_attn*n_layers*x40*(d_head*x2*x30*x37/x38 + n_q*x29 + x23*x34*x36 + x29*x30 + x3*x37/x34 + x38*x39) + x40*(n_layers*(n_experts*x25*(1 - (1 - x24)**x35)*(d_ff*x24*x36*x45 + d_ff*x28 + x24*x44/x45) + x26*(d_ff_shared*x28 + d_ff_shared*x36*x43 + x44/x43)) + vocab*x28 + x41)), numpy.inf)
 
 
-def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -5809,10 +6311,10 @@ def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x7 = numpy.where(x4, x6, 1)
     x8 = numpy.minimum(n_active, x7)
     x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*n_active*x1*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -5822,7 +6324,7 @@ def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -5832,10 +6334,10 @@ def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x6 = numpy.less_equal(s, x2*x5)
     x7 = numpy.minimum(n_experts, x3)
     x8 = numpy.where(x6, x7, 1)
-    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*n_active*x1*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
+    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5851,36 +6353,102 @@ def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x12 = numpy.where(x9, x11, 1)
     x13 = numpy.minimum(n_active, x12)
     x14 = (1/2)*q_len
-    x15 = x10/numpy.maximum(1, x12)
-    x16 = numpy.maximum(1, x15)
-    x17 = x4/flops
-    x18 = s**(-1.0)
-    x19 = d_model*p
-    x20 = kv_bytes*ctx*x8
-    x21 = q_len*x8
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x22/numpy.sqrt(d_ff)))
-    x24 = p_act*x21
-    x25 = d_model*x24
-    x26 = n_pp*x4/hbm_bw
-    x27 = d_head*n_q
-    x28 = c_kv + c_q
-    x29 = n_q + 2*n_q/g
-    x30 = d_head*x29
-    x31 = sigma_attn**(-1.0)
-    x32 = x10*x31
-    x33 = numpy.sqrt(x28)
-    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x35 = numpy.minimum(x32, numpy.maximum(1, x33*x34/x22))
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x32, numpy.maximum(1, x22*x34/(numpy.sqrt(n_q)*x36)))
-    x38 = n_gpu*x31/n_pp**2
-    x39 = x2*x38
-    x40 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x29)*x34*x36/x33))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x20)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*n_active*x6*(x16 - 1) + (1/500000)*x16 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x17*(2*n_attn + 2*n_unembed) + x17*(2*n_ff*x1*x18 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x26*(p*x28*x30 + x19*x27 + x19*x28 + x24*x27*x37 + x24*x28*x40 + x25*x35 + x28*x39/x35 + x3*x38/x37 + x30*x39/x40) + x26*(n_experts*n_layers*(1 - (1 - x18)**x21)*(n_ff_in + n_ff_out)*(d_ff*x18*x23*x24 + d_ff*x19 + x16*x18*x25/x23) + vocab*x19 + x20)), numpy.inf)
+    x15 = 2*n_layers
+    x16 = x10/numpy.maximum(1, x12)
+    x17 = numpy.maximum(1, x16)
+    x18 = x4/flops
+    x19 = d_head*n_q
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = n_sh*x21
+    x23 = d_model*d_ff_shared*x22
+    x24 = d_model*p
+    x25 = d_head*x24
+    x26 = n_q + 2*n_q/g
+    x27 = sigma_attn**(-1.0)
+    x28 = x10*x27
+    x29 = numpy.sqrt(d_model)
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x32 = numpy.minimum(x28, numpy.maximum(1, x29*x31/(numpy.sqrt(n_q)*x30)))
+    x33 = q_len*x8
+    x34 = p_act*x33
+    x35 = n_gpu*x27/n_pp**2
+    x36 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x26)*x30*x31/x29))
+    x37 = d_model*x34
+    x38 = n_pp*x4/hbm_bw
+    x39 = kv_bytes*ctx*x8
+    x40 = numpy.sqrt(x17)*x29
+    x41 = numpy.maximum(1, numpy.minimum(x16, x40/numpy.sqrt(d_ff_shared)))
+    x42 = x17*x37
+    x43 = numpy.maximum(1, numpy.minimum(x16, x40/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x23) + x39)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(x0*x1*x19*(ctx + x14 - 1/2) + x1*(2*n_ff*x20 + x15*x23)), sigma_attn*n_layers*x38*(d_head*x2*x26*x35/x36 + n_q*x25 + x19*x32*x34 + x25*x26 + x3*x35/x32 + x36*x37) + x38*(n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x20*x34*x43 + d_ff*x24 + x20*x42/x43) + x22*(d_ff_shared*x24 + d_ff_shared*x34*x41 + x42/x41)) + vocab*x24 + x39)), numpy.inf)
 
 
-def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = d_model*p_act*x5
+    x17 = 2*n_layers
+    x18 = x11/numpy.maximum(1, x13)
+    x19 = numpy.maximum(1, x18)
+    x20 = sigma_attn**(-1.0)
+    x21 = x11*x20
+    x22 = sigma_attn*x1
+    x23 = d_model*p
+    x24 = d_head*x23
+    x25 = n_q + 2*n_q/g
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.sqrt(d_head)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = numpy.minimum(x21, numpy.maximum(1, x26*x28/(numpy.sqrt(n_q)*x27)))
+    x30 = q_len*x9
+    x31 = p_act*x30
+    x32 = d_head*n_q
+    x33 = n_gpu*x20/n_pp**2
+    x34 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x25)*x27*x28/x26))
+    x35 = d_model*x31
+    x36 = n_pp*x4/hbm_bw
+    x37 = kv_bytes*ctx*x9
+    x38 = numpy.sqrt(x19)*x26
+    x39 = numpy.maximum(1, numpy.minimum(x18, x38/numpy.sqrt(d_ff_shared)))
+    x40 = x19*x35
+    x41 = n_ff_in + n_ff_out
+    x42 = n_sh*x41
+    x43 = s**(-1.0)
+    x44 = numpy.maximum(1, numpy.minimum(x18, x38/numpy.sqrt(d_ff)))
+    x45 = x4/flops
+    x46 = d_model*d_ff_shared*x42
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x36*(d_head*x2*x25*x33/x34 + n_q*x24 + x24*x25 + x29*x31*x32 + x34*x35 + x3*x33/x29) + x36*(n_layers*(n_experts*x41*(1 - (1 - x43)**x30)*(d_ff*x23 + d_ff*x31*x43*x44 + x40*x43/x44) + x42*(d_ff_shared*x23 + d_ff_shared*x31*x39 + x40/x39)) + vocab*x23 + x37), x22*x45*(2*n_attn + 2*n_unembed) + x45*(x0*x1*x32*(ctx + x15 - 1/2) + x1*(2*n_ff*x43 + x17*x46)), p*(n_attn + n_ff + n_unembed + n_layers*x46) + x37, x7
+
+
+def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -5897,55 +6465,59 @@ def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x13 = n_gpu**(-1.0)
     x14 = x13/bw_ar_inter
     x15 = x12*x14
-    x16 = n_ff_out*n_active*x15
+    x16 = n_ff_out*x15*(n_active + n_sh)
     x17 = numpy.minimum(n_active, x7)
     x18 = (1/2)*q_len
     x19 = p_act*x14
     x20 = d_model*x19
-    x21 = 4*n_layers
-    x22 = x13/flops
-    x23 = sigma_attn*x10
-    x24 = s**(-1.0)
-    x25 = d_model*p
-    x26 = kv_bytes*ctx*x1
-    x27 = q_len*x1
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(x9)
-    x30 = numpy.maximum(1, numpy.minimum(x8, x28*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x27
-    x32 = d_model*x31
-    x33 = n_pp*x13/hbm_bw
-    x34 = d_head*n_q
-    x35 = c_kv + c_q
-    x36 = n_q + 2*n_q/g
-    x37 = d_head*x36
-    x38 = sigma_attn**(-1.0)
-    x39 = x3*x38
-    x40 = numpy.sqrt(x35)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = numpy.minimum(x39, numpy.maximum(1, x40*x41/x28))
-    x43 = numpy.sqrt(d_head)
-    x44 = numpy.minimum(x39, numpy.maximum(1, x28*x41/(numpy.sqrt(n_q)*x43)))
-    x45 = n_gpu*x38/n_pp**2
-    x46 = x11*x45
-    x47 = numpy.minimum(x39, numpy.maximum(1, numpy.sqrt(x36)*x41*x43/x40))
-    x48 = 2*n_layers*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x20*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + t_kernel*x21 + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x22*x23*(2*n_attn + 2*n_unembed) + x22*(2*n_ff*x10*x24 + c_kv*n_q*x10*x21*(ctx + x18 - 1/2)), sigma_attn*n_layers*x33*(p*x35*x37 + x12*x45/x44 + x25*x34 + x25*x35 + x31*x34*x44 + x31*x35*x47 + x32*x42 + x35*x46/x42 + x37*x46/x47) + x33*(n_experts*n_layers*(1 - (1 - x24)**x27)*(n_ff_in + n_ff_out)*(d_ff*x24*x30*x31 + d_ff*x25 + x24*x32*x9/x30) + vocab*x25 + x26))
-    x49 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x26))
-    x50 = x20*x23
-    x51 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
-    x52 = x29 - 1
-    x53 = (1/500000)*x29 - 1/500000
-    x54 = numpy.less_equal(x41, 1)
-    x55 = x41 - 1
-    x56 = (1/500000)*x41 - 1/500000
-    return numpy.where(x49, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x48, numpy.inf), n_layers*numpy.where(numpy.less_equal(x39, 1), 0, (1/500000)*x39 + x50*(x39 - 1) - 1/500000), numpy.where(x49, n_layers*(numpy.where(x51, 0, x16*x52 + x53) + numpy.where(x51, 0, d_ff*n_ff_in*n_active*x11*x14*x52 + x53)) + x48, numpy.inf), n_layers*(numpy.where(x54, 0, x50*x55 + x56) + numpy.where(x54, 0, x19*x23*x37*x55 + x56))
+    x21 = 2*n_layers
+    x22 = 4*n_layers
+    x23 = x13/flops
+    x24 = sigma_attn*x10
+    x25 = d_head*n_q
+    x26 = s**(-1.0)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_ff_shared*n_sh
+    x29 = d_model*x27*x28
+    x30 = d_model*p
+    x31 = d_head*x30
+    x32 = n_q + 2*n_q/g
+    x33 = sigma_attn**(-1.0)
+    x34 = x3*x33
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = numpy.minimum(x34, numpy.maximum(1, x35*x37/(numpy.sqrt(n_q)*x36)))
+    x39 = q_len*x1
+    x40 = p_act*x39
+    x41 = n_gpu*x33/n_pp**2
+    x42 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x32)*x36*x37/x35))
+    x43 = d_model*x40
+    x44 = d_head*x32
+    x45 = n_pp*x13/hbm_bw
+    x46 = kv_bytes*ctx*x1
+    x47 = numpy.sqrt(x9)
+    x48 = x35*x47
+    x49 = numpy.maximum(1, numpy.minimum(x8, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x43*x9
+    x51 = numpy.maximum(1, numpy.minimum(x8, x48/numpy.sqrt(d_ff)))
+    x52 = t_kernel*x22 + x21*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x20*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x23*x24*(2*n_attn + 2*n_unembed) + x23*(x10*x22*x25*(ctx + x18 - 1/2) + x10*(2*n_ff*x26 + x21*x29)), sigma_attn*n_layers*x45*(n_q*x31 + x11*x41*x44/x42 + x12*x41/x38 + x25*x38*x40 + x31*x32 + x42*x43) + x45*(n_layers*(n_experts*x27*(1 - (1 - x26)**x39)*(d_ff*x26*x40*x51 + d_ff*x30 + x26*x50/x51) + n_sh*x27*(d_ff_shared*x30 + d_ff_shared*x40*x49 + x50/x49)) + vocab*x30 + x46))
+    x53 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x29) + x46))
+    x54 = x20*x24
+    x55 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x56 = x47 - 1
+    x57 = (1/500000)*x47 - 1/500000
+    x58 = numpy.less_equal(x37, 1)
+    x59 = x37 - 1
+    x60 = (1/500000)*x37 - 1/500000
+    return numpy.where(x53, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x54*(x34 - 1) - 1/500000), numpy.where(x53, n_layers*(numpy.where(x55, 0, x16*x56 + x57) + numpy.where(x55, 0, n_ff_in*x11*x14*x56*(d_ff*n_active + x28) + x57)) + x52, numpy.inf), n_layers*(numpy.where(x58, 0, x54*x59 + x60) + numpy.where(x58, 0, x19*x24*x44*x59 + x60))
 
 
-def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5953,11 +6525,11 @@ def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
     x4 = n_pp**(-1.0)
     x5 = (1/2)*b
     x6 = numpy.less_equal(s, x4*x5)
@@ -5967,12 +6539,379 @@ def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x10 = numpy.minimum(n_active, x9)
     x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
     x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x13 = n_active*(x12 - 1)
+    x13 = x12 - 1
     x14 = (1/500000)*x12 - 1/500000
-    return n_layers*(numpy.where(x11, 0, n_ff_out*x13*x3 + x14) + numpy.where(x11, 0, b*d_ff*n_ff_in*p_act*q_len*x0*x1*x13 + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_head*n_q
+    x1 = d_model*p
+    x2 = n_q + 2*n_q/g
+    x3 = d_head*x2
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu/sigma_attn
+    x6 = x4*x5
+    x7 = numpy.sqrt(d_head)
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x8*x9/(numpy.sqrt(n_q)*x7)))
+    x11 = b*p_act*q_len
+    x12 = x11*x4
+    x13 = x11*x5/n_pp**2
+    x14 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x7*x9/x8))
+    return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
+
+
+def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
+    x4 = n_pp**(-1.0)
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x4*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = numpy.where(x6, x8, 1)
+    x10 = numpy.minimum(n_active, x9)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.less_equal(x11, 1)
+    x13 = sigma_attn*(x11 - 1)
+    x14 = (1/500000)*x11 - 1/500000
+    x15 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x16 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
+    x17 = x16 - 1
+    x18 = (1/500000)*x16 - 1/500000
+    return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+
+
+def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*x0
+    x2 = n_q + 2*n_q/g
+    x3 = sigma_attn**(-1.0)
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = x3*x5
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(d_head)
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.minimum(x6, numpy.maximum(1, x7*x9/(numpy.sqrt(n_q)*x8)))
+    x11 = b*x4
+    x12 = q_len*x11
+    x13 = p_act*x12
+    x14 = n_gpu*b*p_act*q_len*x3/n_pp**2
+    x15 = numpy.minimum(x6, numpy.maximum(1, numpy.sqrt(x2)*x8*x9/x7))
+    x16 = d_model*x13
+    x17 = n_pp/(hbm_bw*n_gpu)
+    x18 = n_ff_in + n_ff_out
+    x19 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x11), numpy.minimum(n_experts, x5), 1))
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(x20)*x7
+    x22 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff_shared)))
+    x23 = x16*x20
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x19, x21/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
+
+
+def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = d_model*p_act*x5
+    x16 = 2*n_layers
+    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x18 = numpy.less_equal(x17, 1)
+    x19 = sigma_attn*x1
+    x20 = x19*(x17 - 1)
+    x21 = (1/500000)*x17 - 1/500000
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x25 = x10/numpy.maximum(1, x12)
+    x26 = numpy.maximum(1, x25)
+    x27 = numpy.sqrt(x26)
+    x28 = x27 - 1
+    x29 = (1/500000)*x27 - 1/500000
+    x30 = d_ff_shared*n_sh
+    x31 = x4/flops
+    x32 = d_head*n_q
+    x33 = s**(-1.0)
+    x34 = n_ff_in + n_ff_out
+    x35 = d_model*x30*x34
+    x36 = d_model*p
+    x37 = d_head*x36
+    x38 = sigma_attn**(-1.0)
+    x39 = x10*x38
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x39, numpy.maximum(1, x17*x40/(numpy.sqrt(n_q)*x41)))
+    x43 = q_len*x8
+    x44 = p_act*x43
+    x45 = n_gpu*x38/n_pp**2
+    x46 = numpy.minimum(x39, numpy.maximum(1, x17*numpy.sqrt(x22)*x41/x40))
+    x47 = d_model*x44
+    x48 = n_pp*x4/hbm_bw
+    x49 = kv_bytes*ctx*x8
+    x50 = x27*x40
+    x51 = numpy.maximum(1, numpy.minimum(x25, x50/numpy.sqrt(d_ff_shared)))
+    x52 = x26*x47
+    x53 = numpy.maximum(1, numpy.minimum(x25, x50/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x35) + x49)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(x0*x1*x32*(ctx + x14 - 1/2) + x1*(2*n_ff*x33 + x16*x35)), sigma_attn*n_layers*x48*(n_q*x37 + x2*x23*x45/x46 + x22*x37 + x3*x45/x42 + x32*x42*x44 + x46*x47) + x48*(n_layers*(n_experts*x34*(1 - (1 - x33)**x43)*(d_ff*x33*x44*x53 + d_ff*x36 + x33*x52/x53) + n_sh*x34*(d_ff_shared*x36 + d_ff_shared*x44*x51 + x52/x51)) + vocab*x36 + x49)), numpy.inf)
+
+
+def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
+    x4 = n_pp**(-1.0)
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x4*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = numpy.where(x6, x8, 1)
+    x10 = numpy.minimum(n_active, x9)
+    x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
+    x13 = x12 - 1
+    x14 = (1/500000)*x12 - 1/500000
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+
+
+def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x1 = 2*n_layers
+    x2 = n_pp**(-1.0)
+    x3 = numpy.less_equal(s, (1/2)*b*x2)
+    x4 = n_gpu*x2
+    x5 = numpy.minimum(n_experts, x4)
+    x6 = numpy.where(x3, x5, 1)
+    return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
+
+
+def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
+    x4 = n_pp**(-1.0)
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x4*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = numpy.where(x6, x8, 1)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.less_equal(x10, 1)
+    x12 = sigma_attn*(x10 - 1)
+    x13 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x14 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9))) - 1
+    return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
+
+
+def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = 2*n_layers
+    x16 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x17 = x10/numpy.maximum(1, x12)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.sqrt(x18)
+    x20 = x19 - 1
+    x21 = (1/500000)*x19 - 1/500000
+    x22 = d_ff_shared*n_sh
+    x23 = x4/flops
+    x24 = d_head*n_q
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_model*x22*x26
+    x28 = d_model*p
+    x29 = d_head*x28
+    x30 = n_q + 2*n_q/g
+    x31 = sigma_attn**(-1.0)
+    x32 = x10*x31
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x36 = numpy.minimum(x32, numpy.maximum(1, x33*x35/(numpy.sqrt(n_q)*x34)))
+    x37 = q_len*x8
+    x38 = p_act*x37
+    x39 = n_gpu*x31/n_pp**2
+    x40 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x30)*x34*x35/x33))
+    x41 = d_model*x38
+    x42 = n_pp*x4/hbm_bw
+    x43 = kv_bytes*ctx*x8
+    x44 = x19*x33
+    x45 = numpy.maximum(1, numpy.minimum(x17, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x18*x41
+    x47 = numpy.maximum(1, numpy.minimum(x17, x44/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x43)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(x0*x1*x24*(ctx + x14 - 1/2) + x1*(2*n_ff*x25 + x15*x27)), sigma_attn*n_layers*x42*(d_head*x2*x30*x39/x40 + n_q*x29 + x24*x36*x38 + x29*x30 + x3*x39/x36 + x40*x41) + x42*(n_layers*(n_experts*x26*(1 - (1 - x25)**x37)*(d_ff*x25*x38*x47 + d_ff*x28 + x25*x46/x47) + n_sh*x26*(d_ff_shared*x28 + d_ff_shared*x38*x45 + x46/x45)) + vocab*x28 + x43)), numpy.inf)
+
+
+def torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = p_act*x5
+    x17 = d_model*x16
+    x18 = 2*n_layers
+    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x20 = x11/numpy.maximum(1, x13)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(x21)
+    x23 = x22 - 1
+    x24 = (1/500000)*x22 - 1/500000
+    x25 = d_ff_shared*n_sh
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.less_equal(x26, 1)
+    x28 = sigma_attn*x1
+    x29 = x28*(x26 - 1)
+    x30 = (1/500000)*x26 - 1/500000
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = d_model*p
+    x34 = d_head*x33
+    x35 = sigma_attn**(-1.0)
+    x36 = x11*x35
+    x37 = numpy.sqrt(d_model)
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x36, numpy.maximum(1, x26*x37/(numpy.sqrt(n_q)*x38)))
+    x40 = q_len*x9
+    x41 = p_act*x40
+    x42 = d_head*n_q
+    x43 = n_gpu*x35/n_pp**2
+    x44 = numpy.minimum(x36, numpy.maximum(1, x26*numpy.sqrt(x31)*x38/x37))
+    x45 = d_model*x41
+    x46 = n_pp*x4/hbm_bw
+    x47 = kv_bytes*ctx*x9
+    x48 = n_ff_in + n_ff_out
+    x49 = x22*x37
+    x50 = numpy.maximum(1, numpy.minimum(x20, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x21*x45
+    x52 = s**(-1.0)
+    x53 = numpy.maximum(1, numpy.minimum(x20, x49/numpy.sqrt(d_ff)))
+    x54 = x4/flops
+    x55 = d_model*x25*x48
+    return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x46*(n_q*x34 + x2*x32*x43/x44 + x3*x43/x39 + x31*x34 + x39*x41*x42 + x44*x45) + x46*(n_layers*(n_experts*x48*(1 - (1 - x52)**x40)*(d_ff*x33 + d_ff*x41*x52*x53 + x51*x52/x53) + n_sh*x48*(d_ff_shared*x33 + d_ff_shared*x41*x50 + x51/x50)) + vocab*x33 + x47), x28*x54*(2*n_attn + 2*n_unembed) + x54*(x0*x1*x42*(ctx + x15 - 1/2) + x1*(2*n_ff*x52 + x18*x55)), p*(n_attn + n_ff + n_unembed + n_layers*x55) + x47, x7
+
+
+def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+
+
+def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = b*x0
+    x2 = n_pp**(-1.0)
+    x3 = (1/2)*b
+    x4 = numpy.less_equal(s, x2*x3)
+    x5 = n_gpu*x2
+    x6 = numpy.minimum(n_experts, x5)
+    x7 = numpy.where(x4, x6, 1)
+    x8 = numpy.minimum(n_active, x7)
+    x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
+    return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -5994,38 +6933,463 @@ def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x9 = p_act*x3*x4
-    return n_pp*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x8*x9 + d_model*x7*x9/x8) + vocab*x0)/(hbm_bw*n_gpu)
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = b*q_len
-    return (2*n_ff*x0/s + 4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2))/(flops*n_gpu)
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed)
+def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = b*x0
+    x2 = n_pp**(-1.0)
+    x3 = n_gpu*x2
+    x4 = x3/sigma_attn
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x2*x5)
+    x7 = numpy.minimum(n_experts, x3)
+    x8 = numpy.where(x6, x7, 1)
+    x9 = numpy.minimum(n_active, x8)
+    x10 = numpy.maximum(1, x3/numpy.maximum(1, x8))
+    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(d_model)
+    x10 = numpy.sqrt(x2)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.minimum(x8, numpy.maximum(1, x10*x11/x9))
+    x13 = b*x6
+    x14 = q_len*x13
+    x15 = p_act*x14
+    x16 = d_model*x15
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.minimum(x8, numpy.maximum(1, x11*x9/(numpy.sqrt(n_q)*x17)))
+    x19 = n_gpu*b*p_act*q_len*x5/n_pp**2
+    x20 = numpy.minimum(x8, numpy.maximum(1, x11*x17*numpy.sqrt(x3)/x10))
+    x21 = n_pp/(hbm_bw*n_gpu)
+    x22 = n_ff_in + n_ff_out
+    x23 = x7/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x13), numpy.minimum(n_experts, x7), 1))
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)*x9
+    x26 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff_shared)))
+    x27 = x16*x24
+    x28 = s**(-1.0)
+    x29 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
+
+
+def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+
+
+def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = sigma_attn*x1
+    x12 = d_model*p_act*x5
+    x13 = b*x8
+    x14 = numpy.less_equal(s, (1/2)*x13)
+    x15 = numpy.minimum(n_experts, x9)
+    x16 = numpy.where(x14, x15, 1)
+    x17 = numpy.minimum(n_active, x16)
+    x18 = (1/2)*q_len
+    x19 = 2*n_layers
+    x20 = x9/numpy.maximum(1, x16)
+    x21 = numpy.maximum(1, x20)
+    x22 = x4/flops
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = n_sh*x24
+    x26 = d_model*d_ff_shared*x25
+    x27 = d_model*p
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = numpy.sqrt(x29)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = numpy.minimum(x10, numpy.maximum(1, x33*x34/x32))
+    x36 = q_len*x13
+    x37 = p_act*x36
+    x38 = d_model*x37
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x10, numpy.maximum(1, x32*x34/(numpy.sqrt(n_q)*x39)))
+    x41 = n_gpu*x7/n_pp**2
+    x42 = x2*x41
+    x43 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x30)*x34*x39/x33))
+    x44 = n_pp*x4/hbm_bw
+    x45 = kv_bytes*ctx*x13
+    x46 = numpy.sqrt(x21)*x32
+    x47 = numpy.maximum(1, numpy.minimum(x20, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x21*x38
+    x49 = numpy.maximum(1, numpy.minimum(x20, x46/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x45)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + x18 - 1/2) + x1*(2*n_ff*x23 + x19*x26)), sigma_attn*n_layers*x44*(p*x29*x31 + x27*x28 + x27*x29 + x28*x37*x40 + x29*x37*x43 + x29*x42/x35 + x3*x41/x40 + x31*x42/x43 + x35*x38) + x44*(n_layers*(n_experts*x24*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x49 + d_ff*x27 + x23*x48/x49) + x25*(d_ff_shared*x27 + d_ff_shared*x37*x47 + x48/x47)) + vocab*x27 + x45)), numpy.inf)
+
+
+def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
+
+
+def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = b*x0
+    x2 = n_pp**(-1.0)
+    x3 = (1/2)*b
+    x4 = numpy.less_equal(s, x2*x3)
+    x5 = n_gpu*x2
+    x6 = numpy.minimum(n_experts, x5)
+    x7 = numpy.where(x4, x6, 1)
+    x8 = numpy.minimum(n_active, x7)
+    x9 = numpy.maximum(1, x5/numpy.maximum(1, x7))
+    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+
+
+def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_pp**(-1.0)
+    x1 = n_gpu*x0
+    x2 = x1/sigma_attn
+    x3 = numpy.less_equal(s, (1/2)*b*x0)
+    x4 = numpy.minimum(n_experts, x1)
+    x5 = numpy.where(x3, x4, 1)
+    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+
+
+def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = b*x0
+    x2 = n_pp**(-1.0)
+    x3 = n_gpu*x2
+    x4 = x3/sigma_attn
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x2*x5)
+    x7 = numpy.minimum(n_experts, x3)
+    x8 = numpy.where(x6, x7, 1)
+    return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
+
+
+def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, (1/2)*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = numpy.minimum(n_active, x12)
+    x14 = (1/2)*q_len
+    x15 = 2*n_layers
+    x16 = x10/numpy.maximum(1, x12)
+    x17 = numpy.maximum(1, x16)
+    x18 = x4/flops
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = n_sh*x20
+    x22 = d_model*d_ff_shared*x21
+    x23 = d_model*p
+    x24 = d_head*n_q
+    x25 = c_kv + c_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x10*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.sqrt(x25)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = numpy.minimum(x29, numpy.maximum(1, x31*x32/x30))
+    x34 = q_len*x8
+    x35 = p_act*x34
+    x36 = d_model*x35
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x29, numpy.maximum(1, x30*x32/(numpy.sqrt(n_q)*x37)))
+    x39 = n_gpu*x28/n_pp**2
+    x40 = x2*x39
+    x41 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x26)*x32*x37/x31))
+    x42 = n_pp*x4/hbm_bw
+    x43 = kv_bytes*ctx*x8
+    x44 = numpy.sqrt(x17)*x30
+    x45 = numpy.maximum(1, numpy.minimum(x16, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x17*x36
+    x47 = numpy.maximum(1, numpy.minimum(x16, x44/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x22) + x43)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x19 + x15*x22)), sigma_attn*n_layers*x42*(p*x25*x27 + x23*x24 + x23*x25 + x24*x35*x38 + x25*x35*x41 + x25*x40/x33 + x27*x40/x41 + x3*x39/x38 + x33*x36) + x42*(n_layers*(n_experts*x20*(1 - (1 - x19)**x34)*(d_ff*x19*x35*x47 + d_ff*x23 + x19*x46/x47) + x21*(d_ff_shared*x23 + d_ff_shared*x35*x45 + x46/x45)) + vocab*x23 + x43)), numpy.inf)
+
+
+def torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = d_model*p_act*x5
+    x17 = 2*n_layers
+    x18 = x11/numpy.maximum(1, x13)
+    x19 = numpy.maximum(1, x18)
+    x20 = sigma_attn**(-1.0)
+    x21 = x11*x20
+    x22 = sigma_attn*x1
+    x23 = d_model*p
+    x24 = d_head*n_q
+    x25 = c_kv + c_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(x25)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = numpy.minimum(x21, numpy.maximum(1, x29*x30/x28))
+    x32 = q_len*x9
+    x33 = p_act*x32
+    x34 = d_model*x33
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x21, numpy.maximum(1, x28*x30/(numpy.sqrt(n_q)*x35)))
+    x37 = n_gpu*x20/n_pp**2
+    x38 = x2*x37
+    x39 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x26)*x30*x35/x29))
+    x40 = n_pp*x4/hbm_bw
+    x41 = kv_bytes*ctx*x9
+    x42 = numpy.sqrt(x19)*x28
+    x43 = numpy.maximum(1, numpy.minimum(x18, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x19*x34
+    x45 = n_ff_in + n_ff_out
+    x46 = n_sh*x45
+    x47 = s**(-1.0)
+    x48 = numpy.maximum(1, numpy.minimum(x18, x42/numpy.sqrt(d_ff)))
+    x49 = x4/flops
+    x50 = d_model*d_ff_shared*x46
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x40*(p*x25*x27 + x23*x24 + x23*x25 + x24*x33*x36 + x25*x33*x39 + x25*x38/x31 + x27*x38/x39 + x3*x37/x36 + x31*x34) + x40*(n_layers*(n_experts*x45*(1 - (1 - x47)**x32)*(d_ff*x23 + d_ff*x33*x47*x48 + x44*x47/x48) + x46*(d_ff_shared*x23 + d_ff_shared*x33*x43 + x44/x43)) + vocab*x23 + x41), x22*x49*(2*n_attn + 2*n_unembed) + x49*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x47 + x17*x50)), p*(n_attn + n_ff + n_unembed + n_layers*x50) + x41, x7
+
+
+def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = numpy.less_equal(s, (1/2)*x1)
+    x3 = n_gpu*x0
+    x4 = numpy.minimum(n_experts, x3)
+    x5 = numpy.maximum(1, x3/numpy.maximum(1, x4))
+    x6 = numpy.maximum(1, x3)
+    x7 = numpy.where(x2, x4, 1)
+    x8 = x3/numpy.maximum(1, x7)
+    x9 = numpy.maximum(1, x8)
+    x10 = b*q_len
+    x11 = p_act*x10
+    x12 = d_model*x11
+    x13 = n_gpu**(-1.0)
+    x14 = x13/bw_ar_inter
+    x15 = x12*x14
+    x16 = n_ff_out*x15*(n_active + n_sh)
+    x17 = numpy.minimum(n_active, x7)
+    x18 = (1/2)*q_len
+    x19 = p_act*x14
+    x20 = d_model*x19
+    x21 = 2*n_layers
+    x22 = 4*n_layers
+    x23 = x13/flops
+    x24 = sigma_attn*x10
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_ff_shared*n_sh
+    x28 = d_model*x26*x27
+    x29 = d_model*p
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x3*x34
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.sqrt(x31)
+    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x39 = numpy.minimum(x35, numpy.maximum(1, x37*x38/x36))
+    x40 = q_len*x1
+    x41 = p_act*x40
+    x42 = d_model*x41
+    x43 = numpy.sqrt(d_head)
+    x44 = numpy.minimum(x35, numpy.maximum(1, x36*x38/(numpy.sqrt(n_q)*x43)))
+    x45 = n_gpu*x34/n_pp**2
+    x46 = x11*x45
+    x47 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x32)*x38*x43/x37))
+    x48 = n_pp*x13/hbm_bw
+    x49 = kv_bytes*ctx*x1
+    x50 = numpy.sqrt(x9)
+    x51 = x36*x50
+    x52 = numpy.maximum(1, numpy.minimum(x8, x51/numpy.sqrt(d_ff_shared)))
+    x53 = x42*x9
+    x54 = numpy.maximum(1, numpy.minimum(x8, x51/numpy.sqrt(d_ff)))
+    x55 = t_kernel*x22 + x21*numpy.where(numpy.where(x2, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x18*x20*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x15 + 1/1000000) + numpy.maximum(x23*x24*(2*n_attn + 2*n_unembed) + x23*(c_kv*n_q*x10*x22*(ctx + x18 - 1/2) + x10*(2*n_ff*x25 + x21*x28)), sigma_attn*n_layers*x48*(p*x31*x33 + x12*x45/x44 + x29*x30 + x29*x31 + x30*x41*x44 + x31*x41*x47 + x31*x46/x39 + x33*x46/x47 + x39*x42) + x48*(n_layers*(n_experts*x26*(1 - (1 - x25)**x40)*(d_ff*x25*x41*x54 + d_ff*x29 + x25*x53/x54) + n_sh*x26*(d_ff_shared*x29 + d_ff_shared*x41*x52 + x53/x52)) + vocab*x29 + x49))
+    x56 = numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x28) + x49))
+    x57 = x20*x24
+    x58 = numpy.where(x2, numpy.less_equal(numpy.sqrt(x5), 1), numpy.less_equal(numpy.sqrt(x6), 1))
+    x59 = x50 - 1
+    x60 = (1/500000)*x50 - 1/500000
+    x61 = numpy.less_equal(x38, 1)
+    x62 = x38 - 1
+    x63 = (1/500000)*x38 - 1/500000
+    return numpy.where(x56, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x55, numpy.inf), n_layers*numpy.where(numpy.less_equal(x35, 1), 0, (1/500000)*x35 + x57*(x35 - 1) - 1/500000), numpy.where(x56, n_layers*(numpy.where(x58, 0, x16*x59 + x60) + numpy.where(x58, 0, n_ff_in*x11*x14*x59*(d_ff*n_active + x27) + x60)) + x55, numpy.inf), n_layers*(numpy.where(x61, 0, x57*x62 + x63) + numpy.where(x61, 0, x19*x24*x33*x62 + x63))
+
+
+def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return 4*n_layers*t_kernel
+
+
+def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x1 = numpy.less_equal(x0, 1)
+    x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
+    x3 = (1/500000)*x0 - 1/500000
+    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
+
+
+def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
+    x4 = n_pp**(-1.0)
+    x5 = (1/2)*b
+    x6 = numpy.less_equal(s, x4*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = numpy.where(x6, x8, 1)
+    x10 = numpy.minimum(n_active, x9)
+    x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
+    x13 = x12 - 1
+    x14 = (1/500000)*x12 - 1/500000
+    return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+
+
+def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu/sigma_attn
+    x7 = x5*x6
+    x8 = numpy.sqrt(d_model)
+    x9 = numpy.sqrt(x2)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.minimum(x7, numpy.maximum(1, x10*x9/x8))
+    x12 = b*p_act*q_len
+    x13 = x12*x5
+    x14 = numpy.sqrt(d_head)
+    x15 = numpy.minimum(x7, numpy.maximum(1, x10*x8/(numpy.sqrt(n_q)*x14)))
+    x16 = x12*x6/n_pp**2
+    x17 = numpy.minimum(x7, numpy.maximum(1, x10*x14*numpy.sqrt(x3)/x9))
+    return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
+
+
+def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = d_model*p
+    x1 = n_pp**(-1.0)
+    x2 = b*x1
+    x3 = n_ff_in + n_ff_out
+    x4 = n_gpu*x1
+    x5 = x4/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x4), 1))
+    x6 = numpy.maximum(1, x5)
+    x7 = numpy.sqrt(d_model)*numpy.sqrt(x6)
+    x8 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff_shared)))
+    x9 = q_len*x2
+    x10 = p_act*x9
+    x11 = d_model*x10*x6
+    x12 = s**(-1.0)
+    x13 = numpy.maximum(1, numpy.minimum(x5, x7/numpy.sqrt(d_ff)))
+    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
+
+
+def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
+
+
+def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+
+
+def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
     x4 = n_pp**(-1.0)
     x5 = (1/2)*b
     x6 = numpy.less_equal(s, x4*x5)
@@ -6037,51 +7401,54 @@ def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x12 = numpy.less_equal(x11, 1)
     x13 = sigma_attn*(x11 - 1)
     x14 = (1/500000)*x11 - 1/500000
-    x15 = b*p_act*q_len*x0*x1
-    x16 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x17 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x18 = n_active*(x17 - 1)
-    x19 = (1/500000)*x17 - 1/500000
-    return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x15*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3 + x19) + numpy.where(x16, 0, d_ff*n_ff_in*x15*x18 + x19)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    x15 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x16 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
+    x17 = x16 - 1
+    x18 = (1/500000)*x16 - 1/500000
+    return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = s**(-1.0)
-    x4 = q_len*x2
-    x5 = n_gpu*x1
-    x6 = x5/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x2), numpy.minimum(n_experts, x5), 1))
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x4
-    x11 = d_model*x10
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = sigma_attn**(-1.0)
-    x18 = x17*x5
-    x19 = numpy.sqrt(x14)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.minimum(x18, numpy.maximum(1, x19*x20/x7))
-    x22 = numpy.sqrt(d_head)
-    x23 = numpy.minimum(x18, numpy.maximum(1, x20*x7/(numpy.sqrt(n_q)*x22)))
-    x24 = n_gpu*b*p_act*q_len*x17/n_pp**2
-    x25 = numpy.minimum(x18, numpy.maximum(1, numpy.sqrt(x15)*x20*x22/x19))
-    return sigma_attn*n_layers*x12*(d_model*x24/x23 + p*x14*x16 + x0*x13 + x0*x14 + x10*x13*x23 + x10*x14*x25 + x11*x21 + x14*x24/x21 + x16*x24/x25) + x12*(kv_bytes*ctx*x2 + n_experts*n_layers*(1 - (1 - x3)**x4)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x3*x9 + x11*x3*x8/x9) + vocab*x0)
+    x1 = d_head*n_q
+    x2 = c_kv + c_q
+    x3 = n_q + 2*n_q/g
+    x4 = d_head*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(d_model)
+    x10 = numpy.sqrt(x2)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.minimum(x8, numpy.maximum(1, x10*x11/x9))
+    x13 = b*x6
+    x14 = q_len*x13
+    x15 = p_act*x14
+    x16 = d_model*x15
+    x17 = numpy.sqrt(d_head)
+    x18 = numpy.minimum(x8, numpy.maximum(1, x11*x9/(numpy.sqrt(n_q)*x17)))
+    x19 = n_gpu*b*p_act*q_len*x5/n_pp**2
+    x20 = numpy.minimum(x8, numpy.maximum(1, x11*x17*numpy.sqrt(x3)/x10))
+    x21 = n_pp/(hbm_bw*n_gpu)
+    x22 = n_ff_in + n_ff_out
+    x23 = x7/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x13), numpy.minimum(n_experts, x7), 1))
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)*x9
+    x26 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff_shared)))
+    x27 = x16*x24
+    x28 = s**(-1.0)
+    x29 = numpy.maximum(1, numpy.minimum(x23, x25/numpy.sqrt(d_ff)))
+    return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    x0 = 1/(flops*n_gpu)
-    x1 = b*q_len
-    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x0*(2*n_ff*x1/s + 4*c_kv*n_layers*n_q*x1*(ctx + (1/2)*q_len - 1/2))
+def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = b*q_len
+    x1 = 1/(flops*n_gpu)
+    return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6098,52 +7465,59 @@ def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x13 = numpy.minimum(n_active, x12)
     x14 = (1/2)*q_len
     x15 = d_model*p_act*x5
-    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x17 = numpy.less_equal(x16, 1)
-    x18 = sigma_attn*x1
-    x19 = x18*(x16 - 1)
-    x20 = (1/500000)*x16 - 1/500000
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x24 = x10/numpy.maximum(1, x12)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.sqrt(x25)
-    x27 = n_active*(x26 - 1)
-    x28 = (1/500000)*x26 - 1/500000
-    x29 = x4/flops
-    x30 = s**(-1.0)
-    x31 = d_model*p
-    x32 = kv_bytes*ctx*x8
-    x33 = q_len*x8
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.maximum(1, numpy.minimum(x24, x26*x34/numpy.sqrt(d_ff)))
-    x36 = p_act*x33
-    x37 = d_model*x36
-    x38 = n_pp*x4/hbm_bw
-    x39 = d_head*n_q
-    x40 = c_kv + c_q
-    x41 = sigma_attn**(-1.0)
-    x42 = x10*x41
-    x43 = numpy.sqrt(x40)
-    x44 = numpy.minimum(x42, numpy.maximum(1, x16*x43/x34))
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x42, numpy.maximum(1, x16*x34/(numpy.sqrt(n_q)*x45)))
-    x47 = n_gpu*x41/n_pp**2
-    x48 = x2*x47
-    x49 = numpy.minimum(x42, numpy.maximum(1, x16*numpy.sqrt(x21)*x45/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x32)), n_layers*(numpy.where(x17, 0, x15*x19 + x20) + numpy.where(x17, 0, p_act*x19*x22*x5 + x20)) + n_layers*(numpy.where(x23, 0, n_ff_out*x27*x6 + x28) + numpy.where(x23, 0, d_ff*n_ff_in*x2*x27*x5 + x28)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x18*x29*(2*n_attn + 2*n_unembed) + x29*(2*n_ff*x1*x30 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x38*(p*x22*x40 + x22*x48/x49 + x3*x47/x46 + x31*x39 + x31*x40 + x36*x39*x46 + x36*x40*x49 + x37*x44 + x40*x48/x44) + x38*(n_experts*n_layers*(1 - (1 - x30)**x33)*(n_ff_in + n_ff_out)*(d_ff*x30*x35*x36 + d_ff*x31 + x25*x30*x37/x35) + vocab*x31 + x32)), numpy.inf)
+    x16 = 2*n_layers
+    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x18 = numpy.less_equal(x17, 1)
+    x19 = sigma_attn*x1
+    x20 = x19*(x17 - 1)
+    x21 = (1/500000)*x17 - 1/500000
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x25 = x10/numpy.maximum(1, x12)
+    x26 = numpy.maximum(1, x25)
+    x27 = numpy.sqrt(x26)
+    x28 = x27 - 1
+    x29 = (1/500000)*x27 - 1/500000
+    x30 = d_ff_shared*n_sh
+    x31 = x4/flops
+    x32 = s**(-1.0)
+    x33 = n_ff_in + n_ff_out
+    x34 = d_model*x30*x33
+    x35 = d_model*p
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = sigma_attn**(-1.0)
+    x39 = x10*x38
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(x37)
+    x42 = numpy.minimum(x39, numpy.maximum(1, x17*x41/x40))
+    x43 = q_len*x8
+    x44 = p_act*x43
+    x45 = d_model*x44
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.minimum(x39, numpy.maximum(1, x17*x40/(numpy.sqrt(n_q)*x46)))
+    x48 = n_gpu*x38/n_pp**2
+    x49 = x2*x48
+    x50 = numpy.minimum(x39, numpy.maximum(1, x17*numpy.sqrt(x22)*x46/x41))
+    x51 = n_pp*x4/hbm_bw
+    x52 = kv_bytes*ctx*x8
+    x53 = x27*x40
+    x54 = numpy.maximum(1, numpy.minimum(x25, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x26*x45
+    x56 = numpy.maximum(1, numpy.minimum(x25, x53/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x34) + x52)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x32 + x16*x34)), sigma_attn*n_layers*x51*(p*x23*x37 + x23*x49/x50 + x3*x48/x47 + x35*x36 + x35*x37 + x36*x44*x47 + x37*x44*x50 + x37*x49/x42 + x42*x45) + x51*(n_layers*(n_experts*x33*(1 - (1 - x32)**x43)*(d_ff*x32*x44*x56 + d_ff*x35 + x32*x55/x56) + n_sh*x33*(d_ff_shared*x35 + d_ff_shared*x44*x54 + x55/x54)) + vocab*x35 + x52)), numpy.inf)
 
 
-def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed))), 1, 0)
+def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
     x4 = n_pp**(-1.0)
     x5 = (1/2)*b
     x6 = numpy.less_equal(s, x4*x5)
@@ -6153,12 +7527,12 @@ def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x10 = numpy.minimum(n_active, x9)
     x11 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
     x12 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9)))
-    x13 = n_active*(x12 - 1)
+    x13 = x12 - 1
     x14 = (1/500000)*x12 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_out*x13*x3 + x14) + numpy.where(x11, 0, b*d_ff*n_ff_in*p_act*q_len*x0*x1*x13 + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*x10 + x2*x5*(x10 - 1) - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = 2*n_layers
     x2 = n_pp**(-1.0)
@@ -6169,11 +7543,11 @@ def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act*q_len*x0*x1
-    x3 = b*x2
+    x2 = b*p_act*q_len*x0*x1
+    x3 = d_model*x2
     x4 = n_pp**(-1.0)
     x5 = (1/2)*b
     x6 = numpy.less_equal(s, x4*x5)
@@ -6183,13 +7557,12 @@ def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x11 = numpy.less_equal(x10, 1)
     x12 = sigma_attn*(x10 - 1)
-    x13 = b*p_act*q_len*x0*x1
-    x14 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
-    x15 = n_active*(numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9))) - 1)
-    return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x13*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x14, 0, n_ff_out*x15*x3) + numpy.where(x14, 0, d_ff*n_ff_in*x13*x15)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x2*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
+    x13 = numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, numpy.sqrt(x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, numpy.sqrt(x7)), 1))
+    x14 = numpy.sqrt(numpy.maximum(1, x7/numpy.maximum(1, x9))) - 1
+    return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
-def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter):
+def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6205,37 +7578,119 @@ def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x12 = numpy.where(x9, x11, 1)
     x13 = numpy.minimum(n_active, x12)
     x14 = (1/2)*q_len
-    x15 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x16 = x10/numpy.maximum(1, x12)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(x17)
-    x19 = n_active*(x18 - 1)
-    x20 = (1/500000)*x18 - 1/500000
-    x21 = x4/flops
-    x22 = s**(-1.0)
-    x23 = d_model*p
-    x24 = kv_bytes*ctx*x8
-    x25 = q_len*x8
-    x26 = numpy.sqrt(d_model)
-    x27 = numpy.maximum(1, numpy.minimum(x16, x18*x26/numpy.sqrt(d_ff)))
-    x28 = p_act*x25
-    x29 = d_model*x28
-    x30 = n_pp*x4/hbm_bw
-    x31 = d_head*n_q
-    x32 = c_kv + c_q
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = sigma_attn**(-1.0)
-    x36 = x10*x35
-    x37 = numpy.sqrt(x32)
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = numpy.minimum(x36, numpy.maximum(1, x37*x38/x26))
-    x40 = numpy.sqrt(d_head)
-    x41 = numpy.minimum(x36, numpy.maximum(1, x26*x38/(numpy.sqrt(n_q)*x40)))
-    x42 = n_gpu*x35/n_pp**2
-    x43 = x2*x42
-    x44 = numpy.minimum(x36, numpy.maximum(1, numpy.sqrt(x33)*x38*x40/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed) + x24)), n_layers*(numpy.where(x15, 0, n_ff_out*x19*x6 + x20) + numpy.where(x15, 0, d_ff*n_ff_in*x19*x2*x5 + x20)) + 2*n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x21*(2*n_attn + 2*n_unembed) + x21*(2*n_ff*x1*x22 + c_kv*n_q*x0*x1*(ctx + x14 - 1/2)), sigma_attn*n_layers*x30*(p*x32*x34 + x23*x31 + x23*x32 + x28*x31*x41 + x28*x32*x44 + x29*x39 + x3*x42/x41 + x32*x43/x39 + x34*x43/x44) + x30*(n_experts*n_layers*(1 - (1 - x22)**x25)*(n_ff_in + n_ff_out)*(d_ff*x22*x27*x28 + d_ff*x23 + x17*x22*x29/x27) + vocab*x23 + x24)), numpy.inf)
+    x15 = 2*n_layers
+    x16 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x17 = x10/numpy.maximum(1, x12)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.sqrt(x18)
+    x20 = x19 - 1
+    x21 = (1/500000)*x19 - 1/500000
+    x22 = d_ff_shared*n_sh
+    x23 = x4/flops
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_model*x22*x25
+    x27 = d_model*p
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = sigma_attn**(-1.0)
+    x33 = x10*x32
+    x34 = numpy.sqrt(d_model)
+    x35 = numpy.sqrt(x29)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = numpy.minimum(x33, numpy.maximum(1, x35*x36/x34))
+    x38 = q_len*x8
+    x39 = p_act*x38
+    x40 = d_model*x39
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x33, numpy.maximum(1, x34*x36/(numpy.sqrt(n_q)*x41)))
+    x43 = n_gpu*x32/n_pp**2
+    x44 = x2*x43
+    x45 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x30)*x36*x41/x35))
+    x46 = n_pp*x4/hbm_bw
+    x47 = kv_bytes*ctx*x8
+    x48 = x19*x34
+    x49 = numpy.maximum(1, numpy.minimum(x17, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x18*x40
+    x51 = numpy.maximum(1, numpy.minimum(x17, x48/numpy.sqrt(d_ff)))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x47)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x24 + x15*x26)), sigma_attn*n_layers*x46*(p*x29*x31 + x27*x28 + x27*x29 + x28*x39*x42 + x29*x39*x45 + x29*x44/x37 + x3*x43/x42 + x31*x44/x45 + x37*x40) + x46*(n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x24*x39*x51 + d_ff*x27 + x24*x50/x51) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x39*x49 + x50/x49)) + vocab*x27 + x47)), numpy.inf)
+
+
+def torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
+
+
+def torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/1000000)*n_pp - 1/1000000
+
+
+def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep):
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, (1/2)*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = numpy.minimum(n_active, x13)
+    x15 = (1/2)*q_len
+    x16 = p_act*x5
+    x17 = d_model*x16
+    x18 = 2*n_layers
+    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x20 = x11/numpy.maximum(1, x13)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(x21)
+    x23 = x22 - 1
+    x24 = (1/500000)*x22 - 1/500000
+    x25 = d_ff_shared*n_sh
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = numpy.less_equal(x26, 1)
+    x28 = sigma_attn*x1
+    x29 = x28*(x26 - 1)
+    x30 = (1/500000)*x26 - 1/500000
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = d_model*p
+    x34 = d_head*n_q
+    x35 = c_kv + c_q
+    x36 = sigma_attn**(-1.0)
+    x37 = x11*x36
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.sqrt(x35)
+    x40 = numpy.minimum(x37, numpy.maximum(1, x26*x39/x38))
+    x41 = q_len*x9
+    x42 = p_act*x41
+    x43 = d_model*x42
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x37, numpy.maximum(1, x26*x38/(numpy.sqrt(n_q)*x44)))
+    x46 = n_gpu*x36/n_pp**2
+    x47 = x2*x46
+    x48 = numpy.minimum(x37, numpy.maximum(1, x26*numpy.sqrt(x31)*x44/x39))
+    x49 = n_pp*x4/hbm_bw
+    x50 = kv_bytes*ctx*x9
+    x51 = n_ff_in + n_ff_out
+    x52 = x22*x38
+    x53 = numpy.maximum(1, numpy.minimum(x20, x52/numpy.sqrt(d_ff_shared)))
+    x54 = x21*x43
+    x55 = s**(-1.0)
+    x56 = numpy.maximum(1, numpy.minimum(x20, x52/numpy.sqrt(d_ff)))
+    x57 = x4/flops
+    x58 = d_model*x25*x51
+    return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x49*(p*x32*x35 + x3*x46/x45 + x32*x47/x48 + x33*x34 + x33*x35 + x34*x42*x45 + x35*x42*x48 + x35*x47/x40 + x40*x43) + x49*(n_layers*(n_experts*x51*(1 - (1 - x55)**x41)*(d_ff*x33 + d_ff*x42*x55*x56 + x54*x55/x56) + n_sh*x51*(d_ff_shared*x33 + d_ff_shared*x42*x53 + x54/x53)) + vocab*x33 + x50), x28*x57*(2*n_attn + 2*n_unembed) + x57*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x55 + x18*x58)), p*(n_attn + n_ff + n_unembed + n_layers*x58) + x50, x7
 
 
 TERMS = {
@@ -6256,6 +7711,10 @@ TERMS = {
     (False, False, False, 'nccl', 'network_latency'): nccl_1d__network_latency,
     (False, False, False, 'nccl', 'network_bandwidth'): nccl_1d__network_bandwidth,
     (False, False, False, 'nccl', 'latency_lower'): nccl_1d__latency_lower,
+    (False, False, False, 'nccl', 'pipeline'): nccl_1d__pipeline,
+    (False, False, False, 'nccl', 'pipeline_latency'): nccl_1d__pipeline_latency,
+    (False, False, False, 'nccl', 'pipeline_bandwidth'): nccl_1d__pipeline_bandwidth,
+    (False, False, False, 'nccl', 'parts'): nccl_1d__parts,
     (False, False, False, 'nccl', 'search'): nccl_1d__search,
     (True, False, False, 'nccl', 'kernel'): nccl_2d__kernel,
     (True, False, False, 'nccl', 'network_attention'): nccl_2d__network_attention,
@@ -6274,6 +7733,10 @@ TERMS = {
     (True, False, False, 'nccl', 'network_latency'): nccl_2d__network_latency,
     (True, False, False, 'nccl', 'network_bandwidth'): nccl_2d__network_bandwidth,
     (True, False, False, 'nccl', 'latency_lower'): nccl_2d__latency_lower,
+    (True, False, False, 'nccl', 'pipeline'): nccl_2d__pipeline,
+    (True, False, False, 'nccl', 'pipeline_latency'): nccl_2d__pipeline_latency,
+    (True, False, False, 'nccl', 'pipeline_bandwidth'): nccl_2d__pipeline_bandwidth,
+    (True, False, False, 'nccl', 'parts'): nccl_2d__parts,
     (False, False, True, 'nccl', 'kernel'): nccl_1d_mla__kernel,
     (False, False, True, 'nccl', 'network_attention'): nccl_1d_mla__network_attention,
     (False, False, True, 'nccl', 'network_rest'): nccl_1d_mla__network_rest,
@@ -6291,6 +7754,10 @@ TERMS = {
     (False, False, True, 'nccl', 'network_latency'): nccl_1d_mla__network_latency,
     (False, False, True, 'nccl', 'network_bandwidth'): nccl_1d_mla__network_bandwidth,
     (False, False, True, 'nccl', 'latency_lower'): nccl_1d_mla__latency_lower,
+    (False, False, True, 'nccl', 'pipeline'): nccl_1d_mla__pipeline,
+    (False, False, True, 'nccl', 'pipeline_latency'): nccl_1d_mla__pipeline_latency,
+    (False, False, True, 'nccl', 'pipeline_bandwidth'): nccl_1d_mla__pipeline_bandwidth,
+    (False, False, True, 'nccl', 'parts'): nccl_1d_mla__parts,
     (False, False, True, 'nccl', 'search'): nccl_1d_mla__search,
     (True, False, True, 'nccl', 'kernel'): nccl_2d_mla__kernel,
     (True, False, True, 'nccl', 'network_attention'): nccl_2d_mla__network_attention,
@@ -6309,6 +7776,10 @@ TERMS = {
     (True, False, True, 'nccl', 'network_latency'): nccl_2d_mla__network_latency,
     (True, False, True, 'nccl', 'network_bandwidth'): nccl_2d_mla__network_bandwidth,
     (True, False, True, 'nccl', 'latency_lower'): nccl_2d_mla__latency_lower,
+    (True, False, True, 'nccl', 'pipeline'): nccl_2d_mla__pipeline,
+    (True, False, True, 'nccl', 'pipeline_latency'): nccl_2d_mla__pipeline_latency,
+    (True, False, True, 'nccl', 'pipeline_bandwidth'): nccl_2d_mla__pipeline_bandwidth,
+    (True, False, True, 'nccl', 'parts'): nccl_2d_mla__parts,
     (False, True, False, 'nccl', 'kernel'): nccl_1d_moe__kernel,
     (False, True, False, 'nccl', 'network_attention'): nccl_1d_moe__network_attention,
     (False, True, False, 'nccl', 'network_rest'): nccl_1d_moe__network_rest,
@@ -6326,6 +7797,10 @@ TERMS = {
     (False, True, False, 'nccl', 'network_latency'): nccl_1d_moe__network_latency,
     (False, True, False, 'nccl', 'network_bandwidth'): nccl_1d_moe__network_bandwidth,
     (False, True, False, 'nccl', 'latency_lower'): nccl_1d_moe__latency_lower,
+    (False, True, False, 'nccl', 'pipeline'): nccl_1d_moe__pipeline,
+    (False, True, False, 'nccl', 'pipeline_latency'): nccl_1d_moe__pipeline_latency,
+    (False, True, False, 'nccl', 'pipeline_bandwidth'): nccl_1d_moe__pipeline_bandwidth,
+    (False, True, False, 'nccl', 'parts'): nccl_1d_moe__parts,
     (False, True, False, 'nccl', 'search'): nccl_1d_moe__search,
     (True, True, False, 'nccl', 'kernel'): nccl_2d_moe__kernel,
     (True, True, False, 'nccl', 'network_attention'): nccl_2d_moe__network_attention,
@@ -6344,6 +7819,10 @@ TERMS = {
     (True, True, False, 'nccl', 'network_latency'): nccl_2d_moe__network_latency,
     (True, True, False, 'nccl', 'network_bandwidth'): nccl_2d_moe__network_bandwidth,
     (True, True, False, 'nccl', 'latency_lower'): nccl_2d_moe__latency_lower,
+    (True, True, False, 'nccl', 'pipeline'): nccl_2d_moe__pipeline,
+    (True, True, False, 'nccl', 'pipeline_latency'): nccl_2d_moe__pipeline_latency,
+    (True, True, False, 'nccl', 'pipeline_bandwidth'): nccl_2d_moe__pipeline_bandwidth,
+    (True, True, False, 'nccl', 'parts'): nccl_2d_moe__parts,
     (False, True, True, 'nccl', 'kernel'): nccl_1d_moe_mla__kernel,
     (False, True, True, 'nccl', 'network_attention'): nccl_1d_moe_mla__network_attention,
     (False, True, True, 'nccl', 'network_rest'): nccl_1d_moe_mla__network_rest,
@@ -6361,6 +7840,10 @@ TERMS = {
     (False, True, True, 'nccl', 'network_latency'): nccl_1d_moe_mla__network_latency,
     (False, True, True, 'nccl', 'network_bandwidth'): nccl_1d_moe_mla__network_bandwidth,
     (False, True, True, 'nccl', 'latency_lower'): nccl_1d_moe_mla__latency_lower,
+    (False, True, True, 'nccl', 'pipeline'): nccl_1d_moe_mla__pipeline,
+    (False, True, True, 'nccl', 'pipeline_latency'): nccl_1d_moe_mla__pipeline_latency,
+    (False, True, True, 'nccl', 'pipeline_bandwidth'): nccl_1d_moe_mla__pipeline_bandwidth,
+    (False, True, True, 'nccl', 'parts'): nccl_1d_moe_mla__parts,
     (False, True, True, 'nccl', 'search'): nccl_1d_moe_mla__search,
     (True, True, True, 'nccl', 'kernel'): nccl_2d_moe_mla__kernel,
     (True, True, True, 'nccl', 'network_attention'): nccl_2d_moe_mla__network_attention,
@@ -6379,6 +7862,10 @@ TERMS = {
     (True, True, True, 'nccl', 'network_latency'): nccl_2d_moe_mla__network_latency,
     (True, True, True, 'nccl', 'network_bandwidth'): nccl_2d_moe_mla__network_bandwidth,
     (True, True, True, 'nccl', 'latency_lower'): nccl_2d_moe_mla__latency_lower,
+    (True, True, True, 'nccl', 'pipeline'): nccl_2d_moe_mla__pipeline,
+    (True, True, True, 'nccl', 'pipeline_latency'): nccl_2d_moe_mla__pipeline_latency,
+    (True, True, True, 'nccl', 'pipeline_bandwidth'): nccl_2d_moe_mla__pipeline_bandwidth,
+    (True, True, True, 'nccl', 'parts'): nccl_2d_moe_mla__parts,
     (False, False, False, 'torus', 'kernel'): torus_1d__kernel,
     (False, False, False, 'torus', 'network_attention'): torus_1d__network_attention,
     (False, False, False, 'torus', 'network_rest'): torus_1d__network_rest,
@@ -6396,6 +7883,10 @@ TERMS = {
     (False, False, False, 'torus', 'network_latency'): torus_1d__network_latency,
     (False, False, False, 'torus', 'network_bandwidth'): torus_1d__network_bandwidth,
     (False, False, False, 'torus', 'latency_lower'): torus_1d__latency_lower,
+    (False, False, False, 'torus', 'pipeline'): torus_1d__pipeline,
+    (False, False, False, 'torus', 'pipeline_latency'): torus_1d__pipeline_latency,
+    (False, False, False, 'torus', 'pipeline_bandwidth'): torus_1d__pipeline_bandwidth,
+    (False, False, False, 'torus', 'parts'): torus_1d__parts,
     (False, False, False, 'torus', 'search'): torus_1d__search,
     (True, False, False, 'torus', 'kernel'): torus_2d__kernel,
     (True, False, False, 'torus', 'network_attention'): torus_2d__network_attention,
@@ -6414,6 +7905,10 @@ TERMS = {
     (True, False, False, 'torus', 'network_latency'): torus_2d__network_latency,
     (True, False, False, 'torus', 'network_bandwidth'): torus_2d__network_bandwidth,
     (True, False, False, 'torus', 'latency_lower'): torus_2d__latency_lower,
+    (True, False, False, 'torus', 'pipeline'): torus_2d__pipeline,
+    (True, False, False, 'torus', 'pipeline_latency'): torus_2d__pipeline_latency,
+    (True, False, False, 'torus', 'pipeline_bandwidth'): torus_2d__pipeline_bandwidth,
+    (True, False, False, 'torus', 'parts'): torus_2d__parts,
     (False, False, True, 'torus', 'kernel'): torus_1d_mla__kernel,
     (False, False, True, 'torus', 'network_attention'): torus_1d_mla__network_attention,
     (False, False, True, 'torus', 'network_rest'): torus_1d_mla__network_rest,
@@ -6431,6 +7926,10 @@ TERMS = {
     (False, False, True, 'torus', 'network_latency'): torus_1d_mla__network_latency,
     (False, False, True, 'torus', 'network_bandwidth'): torus_1d_mla__network_bandwidth,
     (False, False, True, 'torus', 'latency_lower'): torus_1d_mla__latency_lower,
+    (False, False, True, 'torus', 'pipeline'): torus_1d_mla__pipeline,
+    (False, False, True, 'torus', 'pipeline_latency'): torus_1d_mla__pipeline_latency,
+    (False, False, True, 'torus', 'pipeline_bandwidth'): torus_1d_mla__pipeline_bandwidth,
+    (False, False, True, 'torus', 'parts'): torus_1d_mla__parts,
     (False, False, True, 'torus', 'search'): torus_1d_mla__search,
     (True, False, True, 'torus', 'kernel'): torus_2d_mla__kernel,
     (True, False, True, 'torus', 'network_attention'): torus_2d_mla__network_attention,
@@ -6449,6 +7948,10 @@ TERMS = {
     (True, False, True, 'torus', 'network_latency'): torus_2d_mla__network_latency,
     (True, False, True, 'torus', 'network_bandwidth'): torus_2d_mla__network_bandwidth,
     (True, False, True, 'torus', 'latency_lower'): torus_2d_mla__latency_lower,
+    (True, False, True, 'torus', 'pipeline'): torus_2d_mla__pipeline,
+    (True, False, True, 'torus', 'pipeline_latency'): torus_2d_mla__pipeline_latency,
+    (True, False, True, 'torus', 'pipeline_bandwidth'): torus_2d_mla__pipeline_bandwidth,
+    (True, False, True, 'torus', 'parts'): torus_2d_mla__parts,
     (False, True, False, 'torus', 'kernel'): torus_1d_moe__kernel,
     (False, True, False, 'torus', 'network_attention'): torus_1d_moe__network_attention,
     (False, True, False, 'torus', 'network_rest'): torus_1d_moe__network_rest,
@@ -6466,6 +7969,10 @@ TERMS = {
     (False, True, False, 'torus', 'network_latency'): torus_1d_moe__network_latency,
     (False, True, False, 'torus', 'network_bandwidth'): torus_1d_moe__network_bandwidth,
     (False, True, False, 'torus', 'latency_lower'): torus_1d_moe__latency_lower,
+    (False, True, False, 'torus', 'pipeline'): torus_1d_moe__pipeline,
+    (False, True, False, 'torus', 'pipeline_latency'): torus_1d_moe__pipeline_latency,
+    (False, True, False, 'torus', 'pipeline_bandwidth'): torus_1d_moe__pipeline_bandwidth,
+    (False, True, False, 'torus', 'parts'): torus_1d_moe__parts,
     (False, True, False, 'torus', 'search'): torus_1d_moe__search,
     (True, True, False, 'torus', 'kernel'): torus_2d_moe__kernel,
     (True, True, False, 'torus', 'network_attention'): torus_2d_moe__network_attention,
@@ -6484,6 +7991,10 @@ TERMS = {
     (True, True, False, 'torus', 'network_latency'): torus_2d_moe__network_latency,
     (True, True, False, 'torus', 'network_bandwidth'): torus_2d_moe__network_bandwidth,
     (True, True, False, 'torus', 'latency_lower'): torus_2d_moe__latency_lower,
+    (True, True, False, 'torus', 'pipeline'): torus_2d_moe__pipeline,
+    (True, True, False, 'torus', 'pipeline_latency'): torus_2d_moe__pipeline_latency,
+    (True, True, False, 'torus', 'pipeline_bandwidth'): torus_2d_moe__pipeline_bandwidth,
+    (True, True, False, 'torus', 'parts'): torus_2d_moe__parts,
     (False, True, True, 'torus', 'kernel'): torus_1d_moe_mla__kernel,
     (False, True, True, 'torus', 'network_attention'): torus_1d_moe_mla__network_attention,
     (False, True, True, 'torus', 'network_rest'): torus_1d_moe_mla__network_rest,
@@ -6501,6 +8012,10 @@ TERMS = {
     (False, True, True, 'torus', 'network_latency'): torus_1d_moe_mla__network_latency,
     (False, True, True, 'torus', 'network_bandwidth'): torus_1d_moe_mla__network_bandwidth,
     (False, True, True, 'torus', 'latency_lower'): torus_1d_moe_mla__latency_lower,
+    (False, True, True, 'torus', 'pipeline'): torus_1d_moe_mla__pipeline,
+    (False, True, True, 'torus', 'pipeline_latency'): torus_1d_moe_mla__pipeline_latency,
+    (False, True, True, 'torus', 'pipeline_bandwidth'): torus_1d_moe_mla__pipeline_bandwidth,
+    (False, True, True, 'torus', 'parts'): torus_1d_moe_mla__parts,
     (False, True, True, 'torus', 'search'): torus_1d_moe_mla__search,
     (True, True, True, 'torus', 'kernel'): torus_2d_moe_mla__kernel,
     (True, True, True, 'torus', 'network_attention'): torus_2d_moe_mla__network_attention,
@@ -6519,4 +8034,8 @@ TERMS = {
     (True, True, True, 'torus', 'network_latency'): torus_2d_moe_mla__network_latency,
     (True, True, True, 'torus', 'network_bandwidth'): torus_2d_moe_mla__network_bandwidth,
     (True, True, True, 'torus', 'latency_lower'): torus_2d_moe_mla__latency_lower,
+    (True, True, True, 'torus', 'pipeline'): torus_2d_moe_mla__pipeline,
+    (True, True, True, 'torus', 'pipeline_latency'): torus_2d_moe_mla__pipeline_latency,
+    (True, True, True, 'torus', 'pipeline_bandwidth'): torus_2d_moe_mla__pipeline_bandwidth,
+    (True, True, True, 'torus', 'parts'): torus_2d_moe_mla__parts,
 }

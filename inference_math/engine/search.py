@@ -30,6 +30,7 @@ from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
+from ..presets.layered import LayeredModel
 from ..presets.models import Model
 from . import full_model as fm
 from .cache import cached
@@ -72,10 +73,10 @@ class Setting:
     label: str = ""
 
     def __post_init__(self):
-        of_kind("model", self.model, Model)
+        for role, value in (("model", self.model), ("drafter", self.drafter)):
+            if value is not None and not isinstance(value, LayeredModel):
+                of_kind(role, value, Model)
         of_kind("gpu", self.gpu, GPU)
-        if self.drafter is not None:
-            of_kind("drafter", self.drafter, Model)
         self.gpu.require_collective_model()
         if self.weight_bytes is not None:
             positive("weight_bytes", self.weight_bytes)

@@ -8,7 +8,7 @@ layout the paper cites). Counts are evaluated from the SymPy expressions of
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,9 @@ class Model:
     mla_kv_dim: int | None = None  # set for multi-head latent attention
     mla_q_dim: int | None = None
     note: str = field(default="")
+    # False: a token's experts share a node (the reference code); True: they are spread over the
+    # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
+    experts_spread: bool = False
 
     def __post_init__(self):
         where = f"model {self.name!r}"
@@ -198,7 +201,7 @@ MODELS: dict[str, Model] = {
                            group_size=6, ff_matrix_count=(2, 1), n_experts=8,
                            n_active_experts=2, vocab=32000,
                            source="mistral2024mixtral8x22b,erdil2025inference"),
-    "deepseek-v3": Model("DeepSeek-V3", d_model=7168, d_ff=2048, layers=58, n_q_heads=128,
+    "deepseek-v3-paper": Model("DeepSeek-V3", d_model=7168, d_ff=2048, layers=58, n_q_heads=128,
                          d_head=128, ff_matrix_count=(2, 1), n_experts=256, n_active_experts=9,
                          weight_bytes=1, vocab=129280, mla_kv_dim=512, mla_q_dim=1536,
                          source="deepseekai2024v3,erdil2025inference",
@@ -287,15 +290,48 @@ def is_path(name) -> bool:
         return Path(text).exists()
 
 
-def get_model(name) -> Model:
-    """The model preset called ``name`` (e.g. 'llama-3-70b'), or the Model of a config.json.
+#: Presets read from the Hugging Face configs in inference_math/data/hf_configs (the models of
+#: "Serving today's frontier models"), with the bib keys of their model cards.
+CONFIG_PRESETS: dict[str, tuple[str, str]] = {
+    "deepseek-v3": ("deepseek-ai--DeepSeek-V3", "deepseekai2024v3"),
+    "kimi-k2": ("moonshotai--Kimi-K2-Instruct", "kimi2025k2"),
+    "qwen3-235b-a22b": ("Qwen--Qwen3-235B-A22B", "qwen2025qwen3"),
+    "gpt-oss-120b": ("openai--gpt-oss-120b", "openai2025gptoss"),
+    "llama-4-maverick": ("meta-llama--Llama-4-Maverick-17B-128E-Instruct", "meta2025llama4"),
+    "llama-3.1-405b-config": ("meta-llama--Meta-Llama-3.1-405B", "dubey2024llama3"),
+}
+HF_CONFIGS = Path(__file__).resolve().parent.parent / "data" / "hf_configs"
 
-    A path (see :func:`is_path`) is read with Model.from_hf_config; anything else is looked up
-    among the presets (InputError listing them).
+
+def preset_names() -> list[str]:
+    """Every model preset: the paper's and the configs' (:data:`CONFIG_PRESETS`)."""
+    return [*MODELS, *CONFIG_PRESETS]
+
+
+def get_model(name):
+    """The model preset called ``name`` (e.g. 'llama-3-70b', 'deepseek-v3'), or the model of a
+    config.json: a Model, or a LayeredModel for a config whose layers differ.
+
+    A path (see :func:`is_path`) is read with :func:`inference_math.presets.layered.from_hf_config`;
+    a name of :data:`CONFIG_PRESETS` reads its bundled config; anything else is looked up among
+    the presets (InputError listing them all).
     """
+    from . import layered
     if is_path(name):
-        return Model.from_hf_config(name)
-    return lookup("model", name, MODELS)
+        return layered.from_hf_config(name)
+    key = lookup("model", name, {key: key for key in preset_names()})
+    return _config_preset(key) if key in CONFIG_PRESETS else MODELS[key]
+
+
+@cache
+def _config_preset(key: str):
+    from . import layered
+    stem, bib = CONFIG_PRESETS[key]
+    arch = hf_config.read_architecture(HF_CONFIGS / f"{stem}.config.json")
+    try:
+        return Model(**{**hf_config.model_fields(arch), "source": bib})
+    except InputError:
+        return layered.LayeredModel.from_architecture(arch, source=bib)
 
 
 def describe(name, weight_bits: float | None = None) -> dict:
@@ -306,7 +342,12 @@ def describe(name, weight_bits: float | None = None) -> dict:
     """
     if is_path(name):
         return hf_config.describe_architecture(hf_config.read_architecture(name), weight_bits)
-    model = get_model(name)
+    key = lookup("model", name, {key: key for key in preset_names()})
+    if key in CONFIG_PRESETS:
+        path = HF_CONFIGS / f"{CONFIG_PRESETS[key][0]}.config.json"
+        return {**hf_config.describe_architecture(hf_config.read_architecture(path), weight_bits),
+                "source": f"preset {key} (config.json)"}
+    model = MODELS[key]
     moe = model.n_experts > 1
     attention = {"span": "full", "heads": "MLA" if model.is_mla else hf_config._heads(
         model.n_q_heads, model.n_q_heads // model.group_size), "n_q": model.n_q_heads,

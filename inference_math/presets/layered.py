@@ -1,0 +1,195 @@
+"""Models whose layers are not all alike, for the full model: one uniform piece per layer group.
+
+A Hugging Face config such as DeepSeek-V3's (3 dense layers, then 58 MoE layers with a shared
+expert) or Llama 4 Maverick's (chunked and full attention, dense and MoE layers alternating) is
+read by :mod:`inference_math.presets.hf_config` into layer groups. The full model's terms are
+sums over layers of per-layer terms plus terms paid once per pass (the unembedding, the pipeline
+hops), so a model with groups is timed as the sum of its groups, each a uniform :class:`Model` of
+its own layers (eq-full-grouped-latency). Each group carries the counts the layer-mix derivations
+give it (attention with its router, routed experts, shared experts, KV bytes per token) and the
+window its cache is capped at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ..core.validation import InputError
+from . import hf_config
+from .models import Model
+
+
+@dataclass(frozen=True)
+class LayerPiece:
+    """One layer group as the full model sees it: a uniform shape and the counts of its layers.
+
+    ``shape`` sets the matrices' shapes in the memory-traffic and network terms; the counts below
+    (from eq-layers-attn-*, eq-layers-ff-* and eq-layers-kv-*) replace its own parameter counts.
+    """
+
+    shape: Model
+    attention_params: float  # all layers of the group, attention and the MoE router
+    ff_params: float  # routed experts (MoE) or the dense feed-forward block, all layers
+    shared_params: float  # shared experts, all layers
+    n_shared: int
+    d_shared: int
+    kv_bytes_per_token: float  # all layers of the group, per token of context
+    window: float  # tokens the group's cache holds at most (inf: full attention)
+    weight_bytes: float  # bytes per parameter of this group
+
+    @property
+    def params(self) -> float:
+        return self.attention_params + self.ff_params + self.shared_params
+
+    @property
+    def active_ff_params(self) -> float:
+        return self.ff_params / self.shape.sparsity + self.shared_params
+
+
+@dataclass(frozen=True)
+class LayeredModel:
+    """A model whose layer groups differ (attention kind, window, dense or MoE, shared experts).
+
+    Built from a Hugging Face config by :meth:`from_architecture`. The first piece carries the
+    embeddings; every piece its own layers. ``weight_bytes`` is the mean over all parameters.
+    """
+
+    name: str
+    pieces: tuple[LayerPiece, ...]
+    embedding_params: float
+    embedding_bytes: float
+    source: str
+    architecture: hf_config.Architecture | None = field(default=None, repr=False, compare=False)
+    note: str = ""
+
+    @classmethod
+    def from_architecture(cls, arch: hf_config.Architecture, name: str | None = None,
+                          source: str | None = None, note: str = "") -> LayeredModel:
+        """The full model's view of an Architecture; InputError for what it cannot time."""
+        refusal = hf_config.linear_attention_refusal(arch)
+        if refusal:
+            raise InputError(refusal)
+        n_q, b_q, b_w = arch.weight_bits_used()
+        pieces = []
+        for number, (group, layer) in enumerate(zip(arch.groups, arch.layers, strict=True)):
+            a, ffn = group.attention, group.ffn
+            count = group.count
+            router = ffn.n_experts * arch.d_model if ffn.kind == "moe" else 0.0
+            routed = layer["routed_experts"] if ffn.kind == "moe" else layer["ff"]
+            shared = layer["ff"] - routed - router if ffn.kind == "moe" else 0.0
+            attention = layer["attention"] + router
+            quantized = {"routed experts": routed,
+                         "linear layers": attention - router + routed + shared}.get(
+                (arch.quantization or {}).get("which"), 0.0) if n_q else 0.0
+            params = attention + routed + shared
+            bits = (quantized * b_q + (params - quantized) * b_w) / params
+            shape = {"name": f"{arch.name}, layers of group {number + 1}", "d_model": arch.d_model,
+                     "d_ff": ffn.d_ff, "layers": count, "ff_matrix_count": (2, 1),
+                     "n_experts": ffn.n_experts, "n_active_experts": ffn.top_k,
+                     "weight_bytes": bits / 8, "activation_bytes": arch.activation_bytes,
+                     "vocab": arch.vocab if number == 0 else 0,
+                     "embedding_matrices": 1 if arch.tied else 2,
+                     "source": source or f"config.json ({arch.model_type})",
+                     "experts_spread": True}
+            if a.mla:
+                c_q, c_kv, _, d_v = a.mla
+                shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q)
+            else:
+                shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv, d_head=a.d_head)
+            pieces.append(LayerPiece(
+                shape=Model(**shape), attention_params=count * attention,
+                ff_params=count * routed, shared_params=count * shared,
+                n_shared=ffn.n_shared if ffn.kind == "moe" else 0,
+                d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
+                kv_bytes_per_token=count * layer["kv"], window=layer["window"],
+                weight_bytes=bits / 8))
+        return cls(name=name or arch.name, pieces=tuple(pieces),
+                   embedding_params=arch.embedding_params, embedding_bytes=b_w / 8,
+                   source=source or f"config.json ({arch.model_type})", architecture=arch,
+                   note=note or "read from a Hugging Face config.json")
+
+    # --- what the search and the CLI read, as for a uniform Model -------------------------------
+    @property
+    def d_model(self) -> int:
+        return self.pieces[0].shape.d_model
+
+    @property
+    def layers(self) -> int:
+        return sum(piece.shape.layers for piece in self.pieces)
+
+    @property
+    def n_experts(self) -> int:
+        return max(piece.shape.n_experts for piece in self.pieces)
+
+    @property
+    def n_active_experts(self) -> int:
+        return max(piece.shape.n_active_experts for piece in self.pieces)
+
+    @property
+    def sparsity(self) -> int:
+        """The largest s of the groups: it sets the batch sizes the search tries."""
+        return max(piece.shape.sparsity for piece in self.pieces)
+
+    @property
+    def is_mla(self) -> bool:
+        return any(piece.shape.is_mla for piece in self.pieces)
+
+    @cached_property
+    def total_params(self) -> float:
+        return sum(piece.params for piece in self.pieces) + self.embedding_params
+
+    @cached_property
+    def active_params(self) -> float:
+        """Both embeddings counted in full, as eq-moe-active-params (paper eq. 21) does."""
+        return sum(piece.attention_params + piece.active_ff_params for piece in self.pieces) \
+            + self.embedding_params
+
+    @cached_property
+    def weights_bytes(self) -> float:
+        return sum(piece.params * piece.weight_bytes for piece in self.pieces) \
+            + self.embedding_params * self.embedding_bytes
+
+    @property
+    def weight_bytes(self) -> float:
+        """Mean bytes per parameter."""
+        return self.weights_bytes / self.total_params
+
+    @property
+    def weight_bits(self) -> int:
+        """The bits that choose the GPU's FLOP/s: those of most of the weights, rounded."""
+        return round(8 * self.weight_bytes)
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """Bytes one token adds while every window is still open."""
+        return sum(piece.kv_bytes_per_token for piece in self.pieces)
+
+    def kv_bytes_at(self, context: float) -> float:
+        """Cache bytes of one sequence of ``context`` tokens, windows capping their groups."""
+        return sum(piece.kv_bytes_per_token * min(context, piece.window) for piece in self.pieces)
+
+    @property
+    def parallel_attention(self) -> bool:
+        return False
+
+    def describe_groups(self) -> list[str]:
+        out = []
+        for piece, group in zip(self.pieces, self.architecture.groups if self.architecture
+                                else [None] * len(self.pieces), strict=True):
+            text = f"{piece.shape.layers} layers"
+            if group is not None:
+                text += f": {group.attention.describe()} + {group.ffn.describe()}"
+            out.append(text)
+        return out
+
+
+def from_hf_config(path) -> Model | LayeredModel:
+    """A Hugging Face config as the full model times it: a uniform Model when its layers map
+    onto one exactly (hf_config.model_fields), else a LayeredModel (InputError for what neither
+    represents, naming the feature)."""
+    arch = hf_config.read_architecture(path)
+    try:
+        return Model(**hf_config.model_fields(arch))
+    except InputError:
+        return LayeredModel.from_architecture(arch)
