@@ -582,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp = sub.add_parser("compare", help="top speed and cost at a per-user speed for every "
                                          "model x GPU pair (full model)")
     cmp.add_argument("--models", required=True, type=_listed(get_model),
-                     help=f"comma-separated: of {', '.join(MODELS)}; or paths to config.json")
+                     help=f"comma-separated: of {', '.join(preset_names())}; or paths to config.json")
     cmp.add_argument("--gpus", required=True,
                      type=_listed(get_gpu, full_model=True),
                      help=f"comma-separated: of {', '.join(full_model_gpus())}; or paths to GPU "
