@@ -19,7 +19,8 @@ The public API, loaded on first use so that ``import inference_math`` is cheap::
     from inference_math import get_model, get_gpu, frontier, Setting, DERIVATIONS, InputError
 
 ``get_model``/``get_gpu`` (and ``MODELS``/``GPUS``, ``Model``/``GPU``) return presets, or read a
-user's file (``get_gpu("my_gpu.toml")``, in the schema of ``presets/gpus.toml``);
+user's file (``get_gpu("my_gpu.toml")``, in the schema of ``presets/gpus.toml``; ``get_model`` of
+a Hugging Face ``config.json`` gives a ``Model``, or a ``LayeredModel`` when its layers differ);
 ``frontier(Setting(model, gpu, ...))`` searches the full model and returns a ``Frontier`` of
 ``FrontierPoint``; ``DERIVATIONS`` maps every equation label to the function deriving it;
 ``compile_fn``/``evaluate`` turn a derivation into NumPy; ``InputError`` is raised for bad input.
@@ -42,6 +43,7 @@ _API = {
     "Model": "presets.models",
     "MODELS": "presets.models",
     "get_model": "presets.models",
+    "LayeredModel": "presets.layered",
     "Setting": "engine.search",
     "Frontier": "engine.search",
     "FrontierPoint": "engine.search",

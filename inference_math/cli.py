@@ -9,6 +9,8 @@
                                                 the point maximizing tok/s^alpha / price
     inference-math compare --models A,B --gpus X,Y [--speed S] [options] [--json | --csv]
                                                 top speed and cost at S tok/s per user, per pair
+    inference-math predict --model M --gpu G --tp N --batch B --input-len I --output-len O [options]
+                                                the full model at one given deployment
     inference-math describe-model MODEL_OR_PATH [--weight-bits B] [--json]
                                                 parameters, layer mix, KV cache and weight bytes
                                                 of a preset or a Hugging Face config.json
@@ -545,6 +547,127 @@ def _add_full_model_options(cmd) -> None:
     out.add_argument("--csv", action="store_true", help="print CSV")
 
 
+# --- predict: the full model at one given deployment ----------------------------------------
+
+PREDICT_RANGES = {
+    "--tp": Interval(1.0, 2.0**MAX_LOG2_GPUS), "--pp": Interval(1.0, 2.0**MAX_LOG2_GPUS),
+    "--ep": Interval(1.0, 2.0**MAX_LOG2_GPUS), "--batch": Interval(1.0, 2.0**24),
+    "--input-len": Interval(1.0, 1e8), "--output-len": Interval(1.0, 1e8),
+    "--kv-bits": Interval(1.0, 32.0), "--mtp-accepted": Interval(1.0, 16.0),
+}
+_PREDICT_WHOLE = ("--tp", "--pp", "--ep", "--batch", "--input-len", "--output-len")
+PREDICT_FIELDS = (
+    ("tpot_ms", "time per output token", "ms", ".3f"),
+    ("tokens_per_s_per_user", "tokens/s per user", "", ".2f"),
+    ("output_tokens_per_s_per_gpu", "output tokens/s per GPU", "", ".1f"),
+    ("ttft_ms", "time to first token", "ms", ".2f"),
+    ("usd_per_mtok_output", "$ per million output tokens", "", ".4f"),
+    ("usd_per_mtok_input", "$ per million input tokens", "", ".4f"),
+    ("max_batch", "largest batch that fits", "", "d"),
+    ("binding_decode", "binding term, decode", "", "s"),
+    ("binding_prefill", "binding term, prefill", "", "s"),
+    ("prefill_gpus_per_decode_gpu", "prefill GPUs per decode GPU", "", ".3f"),
+)
+
+
+def _predict_number(option: str):
+    """argparse type: a number in ``PREDICT_RANGES[option]``, whole for degrees and lengths."""
+    def convert(text: str) -> float:
+        try:
+            value = parse_within(option, text, PREDICT_RANGES[option])
+            if option in _PREDICT_WHOLE and value != int(value):
+                raise InputError(f"{option} must be a whole number, got {text!r}")
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
+        return int(value) if option in _PREDICT_WHOLE else value
+
+    return convert
+
+
+def _add_predict_parser(sub) -> None:
+    cmd = sub.add_parser("predict", help="the full model at one given deployment (no search)")
+    cmd.add_argument("--model", required=True, type=_preset(get_model),
+                     help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
+    cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
+                     help=f"one of: {', '.join(full_model_gpus())}; or {GPU_FILE_HELP}")
+    for option, required, text in (
+            ("--tp", True, "tensor-parallel degree"),
+            ("--pp", False, "pipeline-parallel degree (default 1); a replica has tp*pp GPUs"),
+            ("--ep", False, "expert-parallel degree: must equal what eq-full-expert-parallel "
+                            "sets (min(TP, experts) once the micro-batch is at least 2*sparsity, "
+                            "else 1; 1 for a dense model); default that value"),
+            ("--batch", True, "sequences decoded together by one replica"),
+            ("--input-len", True, "prompt tokens per request"),
+            ("--output-len", True, "generated tokens per request")):
+        cmd.add_argument(option, required=required, type=_predict_number(option),
+                         default=1 if option == "--pp" else None,
+                         help=f"{text}; in {PREDICT_RANGES[option]}")
+    cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="weight precision (default: the preset's)")
+    cmd.add_argument("--kv-bits", type=_predict_number("--kv-bits"), default=None,
+                     help=f"bits per KV-cache element (default: the model's activation bits); "
+                          f"in {PREDICT_RANGES['--kv-bits']}")
+    cmd.add_argument("--drafter", type=_preset(get_model), default=None,
+                     help="speculative decoding with this model preset (or config.json path)")
+    cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
+                     help=_range_help("--acceptance", "probability a drafted token is accepted "
+                                                      "(needed with --drafter)"))
+    cmd.add_argument("--mtp-accepted", type=_predict_number("--mtp-accepted"), default=None,
+                     help="multi-token prediction: mean tokens accepted per target pass (which "
+                          f"verifies ceil(T) tokens); in {PREDICT_RANGES['--mtp-accepted']}")
+    cmd.add_argument("--price", type=_number("--price"), default=None,
+                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--context", type=_number("--context"), default=None,
+                     help=_range_help("--context", "KV length of decode (default: input-len + "
+                                                   "output-len/2, a request's mean)"))
+    cmd.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _cmd_predict(args) -> str:
+    from .engine.predict import Deployment, DeploymentError, predict
+
+    if args.drafter is not None and args.mtp_accepted is not None:
+        raise InputError("argument --mtp-accepted: not allowed with --drafter (MTP drafts with "
+                         "the model itself)")
+    if args.drafter is not None and args.acceptance is None:
+        raise InputError("argument --acceptance: needed with --drafter")
+    try:
+        dep = Deployment(model=args.model, gpu=args.gpu, tp=args.tp, pp=args.pp, ep=args.ep,
+                         batch=args.batch, input_len=args.input_len, output_len=args.output_len,
+                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, drafter=args.drafter,
+                         acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
+                         price=args.price, context=args.context)
+    except DeploymentError as exc:
+        raise InputError(f"argument --{exc.field.replace('_', '-')}: {exc.detail}") from None
+    result = predict(dep)
+    if not result.fits:
+        gpus = f"{dep.gpus:g} {dep.gpu.name} GPUs"
+        if result.weights_gb > result.memory_gb:
+            raise InputError(f"argument --tp: infeasible: the weights of {dep.model.name} "
+                             f"({result.weights_gb:,.1f} GB) do not fit in {gpus} "
+                             f"({result.memory_gb:,.1f} GB)")
+        largest = (f"the largest batch that fits is {result.max_batch}" if result.max_batch
+                   else "no sequence fits at this context")
+        raise InputError(f"argument --batch: infeasible: a batch of {dep.batch:g} at context "
+                         f"{result.context:,.0f} needs {result.memory_need_gb:,.1f} GB (weights "
+                         f"{result.weights_gb:,.1f} GB and the KV cache) but {gpus} hold "
+                         f"{result.memory_gb:,.1f} GB; {largest}")
+    row = result.as_dict()
+    _require_finite([row, row["decode_terms_ms"], row["prefill_terms_ms"]])
+    if args.json:
+        return _dumps(row)
+    lines = [f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} (TP {dep.tp:g}, PP {dep.pp:g}, "
+             f"EP {result.n_ep:g}), batch {dep.batch:,}, {dep.input_len:,} in / "
+             f"{dep.output_len:,} out, decode at context {result.context:,.0f}"
+             + (f", {result.gamma:g} tokens verified per pass" if result.gamma != 1 else "")]
+    for key, label, unit, spec in PREDICT_FIELDS:
+        value = row[key]
+        text = "unbounded" if value is None else format(value, spec)
+        lines.append(f"  {label:<30} {text} {unit}".rstrip())
+    lines.append(f"  {'memory':<30} {result.memory_need_gb:,.1f} of {result.memory_gb:,.1f} GB")
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="inference-math",
                      description="Economics of serving language models, from first principles.")
@@ -614,12 +737,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"store every weight at this many bits; in {DESCRIBE_BITS} (default: "
                            "the config's dtype and quantization, or the preset's)")
     desc.add_argument("--json", action="store_true", help="print JSON")
+    _add_predict_parser(sub)
     return parser
 
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
-             "compare": _cmd_compare, "describe-model": _cmd_describe}
+             "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict}
 
 
 def _one_line(text: str) -> str:

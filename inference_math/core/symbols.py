@@ -746,3 +746,15 @@ def by_name(name: str) -> sp.Symbol:
         return REGISTRY[name].symbol
     except KeyError:
         raise KeyError(f"no symbol named {name!r}; known: {', '.join(sorted(REGISTRY))}") from None
+
+
+# --- prefill and a given deployment (section owned by inference_math/engine/prefill.py) ---
+t_ttft = _define("t_ttft", r"t_{\mathrm{TTFT}}", "s",
+                 "time to first token: the forward pass of one prompt, alone in its micro-batch",
+                 "full", **_POS)
+usd_mtok_in = _define("usd_mtok_in", r"c_{\mathrm{Mtok}}^{\mathrm{in}}", "$/million tokens",
+                      "price of a million input (prefilled) tokens at cost", "full", **_POS)
+rho_io = _define("rho_io", r"\rho_{\mathrm{io}}", "1",
+                 "input tokens per output token of a traffic mix", "full", **_POS)
+r_pd = _define("r_pd", r"r_{\mathrm{PD}}", "1",
+               "prefill GPUs per decode GPU of disaggregated serving", "full", **_POS)

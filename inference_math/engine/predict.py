@@ -1,0 +1,373 @@
+"""A point prediction of the full model for a given deployment, instead of a search.
+
+One replica of ``tp × pp`` GPUs decodes ``batch`` sequences together; the full model
+(eq-full-forward-latency) is evaluated at N = tp·pp, b = batch, N_PP = pp and the attention
+scale-down σ = 1 (attention on all the stage's GPUs), in the 1-D tensor-parallel layout unless
+``two_d``. The expert-parallel degree is not free: eq-full-expert-parallel sets it from the
+micro-batch (min(N_TP, E) once b/N_PP ≥ 2·s, else 1), and a requested ``ep`` is accepted only
+when it equals that value.
+
+Decode is evaluated at the mean context of a request, input plus half the output, unless a
+context is given. Speculative decoding follows eq-spec-latency: with a drafter the target
+verifies γ tokens (q = γ) and the drafter runs γ passes at q = 1 on the same instance; the γ in
+1..GAMMA_MAX with the lowest latency per token is chosen, as the search does at each point.
+Multi-token prediction (MTP) is a drafter-free speculative step: one target pass verifies
+q = ⌈T⌉ tokens (the smallest pass that can yield T tokens on average) and yields T accepted
+tokens, eq-spec-latency with t_Q = 0 and its expected tokens per step (1 − α^γ)/(1 − α) = T.
+The MTP head's own pass (one layer) is not counted.
+
+Whether the deployment fits, and the largest batch that does, count the weights and the KV cache
+of the whole batch at the decode context: eq-full-memory-need with every micro-batch's cache (the
+reference code checks one micro-batch's, which undercounts the cache N_PP-fold when N_PP > 1).
+
+Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
+is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
+input:output ratio.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from ..core.numeric import compile_fn
+from ..core.symbols import (
+    b,
+    kv_bytes,
+    n_gpu,
+    price,
+    rho_io,
+    t_prefill,
+    t_prompt,
+    t_token,
+    usd_mtok_full,
+    usd_mtok_in,
+)
+from ..core.validation import InputError, of_kind, positive
+from ..presets.hardware import GPU
+from ..presets.models import Model
+from . import full_model as fm
+from .prefill import disaggregated_ratio, input_cost
+from .search import BINDING, GAMMA_MAX, cost_per_million_tokens
+from .speculative import spec_latency_fn
+
+MAX_MTP_TOKENS = 16  # accepted tokens per MTP step; beyond any published draft length
+KV_BITS = (1.0, 32.0)
+
+
+class DeploymentError(InputError):
+    """Bad input for a deployment, naming the field (``field``: 'tp', 'batch', ...)."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+        self.detail = message
+
+
+def _positive(name: str, value, allow_zero: bool = False) -> float:
+    try:
+        return positive(name, value, allow_zero=allow_zero)
+    except InputError as exc:
+        raise DeploymentError(name, str(exc).removeprefix(f"{name} ")) from None
+
+
+def _whole(name: str, value) -> int:
+    number = _positive(name, value)
+    if number != int(number):
+        raise DeploymentError(name, f"must be a whole number, got {value!r}")
+    return int(number)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One model replica: ``tp`` × ``pp`` GPUs decoding ``batch`` sequences together.
+
+    ``weight_bits`` (default the model's) and ``kv_bits`` (default the model's activation
+    bytes) set the bytes of a weight and of a KV-cache element; ``price`` is $/GPU-hour (default
+    the GPU's); ``context`` the KV length of decode (default input_len + output_len/2).
+    ``whole_degrees=False`` accepts fractional degrees and batches (the search's grid points) and
+    skips the checks that the degrees divide the heads. Raises DeploymentError naming the field.
+    """
+
+    model: Model
+    gpu: GPU
+    tp: float
+    batch: float
+    input_len: float
+    output_len: float
+    pp: float = 1
+    ep: float | None = None
+    weight_bits: int | None = None
+    kv_bits: float | None = None
+    drafter: Model | None = None
+    acceptance: float | None = None
+    mtp_accepted: float | None = None
+    price: float | None = None
+    context: float | None = None
+    two_d: bool = False
+    sigma: float = 1.0
+    prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
+    whole_degrees: bool = True
+
+    def __post_init__(self):
+        of_kind("model", self.model, Model)
+        of_kind("gpu", self.gpu, GPU)
+        self.gpu.require_collective_model()
+        whole = _whole if self.whole_degrees else _positive
+        for name in ("tp", "pp", "batch"):
+            whole(name, getattr(self, name))
+        for name in ("input_len", "output_len", "prefill_batch", "sigma"):
+            _positive(name, getattr(self, name))
+        if self.context is not None:
+            _positive("context", self.context, allow_zero=True)
+        if self.price is not None:
+            _positive("price", self.price)
+        if self.weight_bits is not None:
+            _positive("weight_bits", self.weight_bits)
+        try:
+            self.gpu.flops(round(8 * self.weight_bytes))
+        except InputError as exc:
+            raise DeploymentError("weight_bits", str(exc)) from None
+        if self.kv_bits is not None:
+            bits = _positive("kv_bits", self.kv_bits)
+            if not KV_BITS[0] <= bits <= KV_BITS[1]:
+                raise DeploymentError("kv_bits", f"must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
+                                                 f"got {bits:g}")
+        self._check_speculation()
+        if self.whole_degrees:
+            self._check_heads()
+        if self.pp > self.model.layers:
+            raise DeploymentError("pp", f"{self.pp:g} pipeline stages exceed the "
+                                        f"{self.model.layers} layers of {self.model.name}")
+        if self.pp > self.batch:
+            raise DeploymentError("pp", f"{self.pp:g} pipeline stages need at least one sequence "
+                                        f"per micro-batch, got a batch of {self.batch:g}")
+        if self.ep is not None:
+            _positive("ep", self.ep)
+            rule = self.expert_parallel
+            if self.ep != rule:
+                raise DeploymentError("ep", f"the full model sets the expert-parallel degree by "
+                                            f"eq-full-expert-parallel: {rule:g} for {self.model.name} "
+                                            f"at tp {self.tp:g} and a micro-batch of "
+                                            f"{self.batch / self.pp:g}, got {self.ep:g}")
+
+    def _check_speculation(self):
+        if self.drafter is not None:
+            of_kind("drafter", self.drafter, Model)
+            try:
+                self.gpu.flops(self.drafter.weight_bits)
+            except InputError as exc:
+                raise DeploymentError("drafter", str(exc)) from None
+            if self.mtp_accepted is not None:
+                raise DeploymentError("mtp_accepted", "MTP needs no drafter: give one of them")
+            if self.acceptance is None:
+                raise DeploymentError("acceptance", "a drafter needs an acceptance probability")
+        if self.acceptance is not None:
+            if self.drafter is None:
+                raise DeploymentError("acceptance", "needs a drafter")
+            value = _positive("acceptance", self.acceptance, allow_zero=True)
+            if not value < 1:
+                raise DeploymentError("acceptance", f"must be in [0, 1), got {value:g}")
+        if self.mtp_accepted is not None:
+            value = _positive("mtp_accepted", self.mtp_accepted)
+            if not 1 <= value <= MAX_MTP_TOKENS:
+                raise DeploymentError("mtp_accepted", f"accepted tokens per step must lie in "
+                                                      f"[1, {MAX_MTP_TOKENS}], got {value:g}")
+
+    def _check_heads(self):
+        """Tensor parallelism splits the query heads and splits (or replicates) the KV heads."""
+        model, tp = self.model, int(self.tp)
+        if model.n_q_heads % tp:
+            raise DeploymentError("tp", f"{tp} does not divide the {model.n_q_heads} query heads "
+                                        f"of {model.name}")
+        kv_heads = 1 if model.is_mla else model.n_q_heads // model.group_size
+        if kv_heads % tp and tp % kv_heads:
+            raise DeploymentError("tp", f"{tp} neither divides the {kv_heads} KV heads of "
+                                        f"{model.name} nor is a multiple of them")
+
+    @property
+    def gpus(self) -> float:
+        return self.tp * self.pp
+
+    @property
+    def weight_bytes(self) -> float:
+        return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        scale = 1.0 if self.kv_bits is None else self.kv_bits / 8 / self.model.activation_bytes
+        return self.model.kv_bytes_per_token * scale
+
+    @property
+    def decode_context(self) -> float:
+        return self.input_len + self.output_len / 2 if self.context is None else self.context
+
+    @property
+    def usd_per_hour(self) -> float:
+        return self.gpu.price_per_hour if self.price is None else self.price
+
+    @property
+    def expert_parallel(self) -> float:
+        """eq-full-expert-parallel at this deployment's degree and micro-batch."""
+        return fm.expert_parallel_value(self.model, self.tp, self.batch / self.pp)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the full model predicts for a Deployment; None where a value does not exist
+    (a deployment that does not fit has no latency; an empty context bounds no batch)."""
+
+    tpot_ms: float | None
+    tokens_per_s_per_user: float | None
+    output_tokens_per_s_per_gpu: float | None
+    ttft_ms: float | None
+    usd_per_mtok_output: float | None
+    usd_per_mtok_input: float | None
+    fits: bool
+    max_batch: int | None
+    binding_decode: str | None
+    binding_prefill: str | None
+    gpus: float
+    context: float
+    n_ep: float
+    gamma: float  # tokens verified per target pass (1: no speculation)
+    memory_need_gb: float
+    memory_gb: float
+    weights_gb: float
+    prefill_gpus_per_decode_gpu: float | None  # eq-prefill-disagg-ratio at input_len:output_len
+    prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
+    binding_prefill_pass: str | None  # its binding term
+    mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
+    decode_terms_ms: dict = field(default_factory=dict)
+    prefill_terms_ms: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+TERMS = ("kernel", "network_latency", "network_bandwidth", "memory", "arithmetic")
+_KV_INDEX = fm.CONSTANTS.index(kv_bytes)
+
+
+def _branch(dep: Deployment, model: Model, q: float, context: float, weight_bytes: float,
+            kv: float | None = None) -> fm.Branch:
+    branch = fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes)
+    if kv is None:
+        return branch
+    constants = list(branch.constants)
+    constants[_KV_INDEX] = kv
+    return replace(branch, constants=tuple(constants))
+
+
+def _terms(branch: fm.Branch, args: tuple) -> dict[str, float]:
+    return {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
+
+
+def prefill_terms(dep: Deployment) -> dict[str, float]:
+    """The terms of eq-prefill-ttft for one prompt of the deployment, in seconds, whether or not
+    the deployment fits ('latency' is then infinite; the other terms are still the model's)."""
+    branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes)
+    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma))
+
+
+def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
+    """The largest share of a step (the search's BINDING names): kernel launches, collective
+    latency, network bandwidth, the larger of memory and arithmetic, or the drafter's passes."""
+    overlap = max(terms["memory"], terms["arithmetic"])
+    shares = [terms["kernel"], terms["network_latency"], terms["network_bandwidth"],
+              overlap if terms["memory"] >= terms["arithmetic"] else -1.0,
+              overlap if terms["memory"] < terms["arithmetic"] else -1.0, drafting]
+    return BINDING[int(np.argmax(shares))]
+
+
+_COST = None
+
+
+def _cost_fns():
+    global _COST
+    if _COST is None:
+        _COST = (compile_fn(cost_per_million_tokens(), (n_gpu, t_token, b, price)),
+                 compile_fn(input_cost(), (n_gpu, t_prefill, b, t_prompt, price)),
+                 compile_fn(disaggregated_ratio(), (rho_io, usd_mtok_in, usd_mtok_full)))
+    return _COST
+
+
+def _mtp_latency(target: float, accepted: float) -> float:
+    """Latency per token of an MTP step: one target pass yielding T tokens, t_P / T (eq-spec-latency
+    with t_Q = 0, whose expected tokens per step (1 − α^γ)/(1 − α) is T)."""
+    return target / accepted
+
+
+def predict(dep: Deployment) -> Prediction:
+    """The full model at one deployment (see the module docstring); never searches."""
+    of_kind("deployment", dep, Deployment)
+    n, batch, pp, sigma = dep.gpus, dep.batch, dep.pp, dep.sigma
+    args = (n, batch, pp, sigma)
+    w, ctx_decode = dep.weight_bytes, dep.decode_context
+    kv = dep.kv_bytes_per_token
+    base = _branch(dep, dep.model, 1.0, ctx_decode, w, kv)
+    need0 = float(base["need"](n, 0.0, pp, sigma))
+    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch's
+    # cache is N_PP times its cache term
+    per_sequence = (float(base["need"](n, batch, pp, sigma)) - need0) / batch * pp
+    need = need0 + per_sequence * batch
+    capacity = n * dep.gpu.hbm_bytes
+    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - need0) / per_sequence))
+    fits = bool(base["feasible"](*args) > 0) and need <= capacity
+    weights = dep.model.total_params * w
+    common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
+                  memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
+                  max_batch=max_batch, fits=fits)
+    if not fits:
+        return Prediction(tpot_ms=None, tokens_per_s_per_user=None,
+                          output_tokens_per_s_per_gpu=None, ttft_ms=None,
+                          usd_per_mtok_output=None, usd_per_mtok_input=None,
+                          binding_decode=None, binding_prefill=None, gamma=1,
+                          prefill_gpus_per_decode_gpu=None, prefill_pass_ms=None, binding_prefill_pass=None,
+                          mfu=None, **common)
+    token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
+    prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
+    pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
+    ttft = pre_terms["latency"]
+    prompts = pp * dep.prefill_batch
+    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma))
+    pre_pass = pass_terms["latency"]
+    out_cost, in_cost, ratio = _cost_fns()
+    usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
+    usd_in = float(in_cost(n, pre_pass, prompts, dep.input_len, dep.usd_per_hour))
+    flops = float(fm.forward_flops_fn(dep.model)(batch, 1.0, ctx_decode))
+    mfu = flops / (n * dep.gpu.flops(round(8 * w)) * token)
+    return Prediction(
+        mfu=mfu, tpot_ms=token * 1e3, tokens_per_s_per_user=1.0 / token,
+        output_tokens_per_s_per_gpu=batch / (n * token), ttft_ms=ttft * 1e3,
+        usd_per_mtok_output=usd_out, usd_per_mtok_input=usd_in,
+        binding_decode=binding_term(terms, drafting), binding_prefill=binding_term(pre_terms),
+        gamma=steps, prefill_pass_ms=pre_pass * 1e3, binding_prefill_pass=binding_term(pass_terms),
+        prefill_gpus_per_decode_gpu=float(ratio(dep.input_len / dep.output_len, usd_in, usd_out)),
+        decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
+        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, **common)
+
+
+def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: float, kv: float):
+    """Latency per output token, tokens verified per pass, the target's terms and the drafter's
+    share of a step."""
+    if dep.mtp_accepted is not None:
+        q = math.ceil(dep.mtp_accepted)
+        terms = _terms(_branch(dep, dep.model, float(q), context, w, kv), args)
+        return _mtp_latency(terms["latency"], dep.mtp_accepted), q, terms, 0.0
+    terms = _terms(base, args)
+    if dep.drafter is None or dep.acceptance == 0:
+        return terms["latency"], 1, terms, 0.0
+    draft = float(_branch(dep, dep.drafter, 1.0, context, dep.drafter.weight_bytes)["latency"](
+        *args))
+    best = (terms["latency"], 1, terms, 0.0)
+    if not math.isfinite(draft):
+        return best
+    for g in range(2, GAMMA_MAX + 1):
+        target = _terms(_branch(dep, dep.model, float(g), context, w, kv), args)
+        per_token = float(spec_latency_fn(target["latency"], draft, g, dep.acceptance))
+        if per_token < best[0]:
+            best = (per_token, g, target, g * draft)
+    return best
