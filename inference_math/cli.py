@@ -7,6 +7,8 @@
     inference-math max-speed --model M --gpu G [options] [--json | --csv]   its fastest point
     inference-math preferred --model M --gpu G [options] [--alpha A] [--json | --csv]
                                                 the point maximizing tok/s^alpha / price
+    inference-math compare --models A,B --gpus X,Y [--speed S] [options] [--json | --csv]
+                                                top speed and cost at S tok/s per user, per pair
     inference-math predict --model M --gpu G --tp N --batch B --input-len I --output-len O [options]
                                                 the full model at one given deployment
     inference-math describe-model MODEL_OR_PATH [--weight-bits B] [--json]
@@ -21,6 +23,10 @@ Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --con
 --drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
 --exact (every frontier point instead of the paper's 1,000 latency thresholds). The full model
 runs on the GPU presets with a collective model (``inference-math gpus`` marks them).
+``frontier --plot FILE.svg|png`` also draws the frontier into FILE (matplotlib is imported only
+then). ``compare`` takes comma-separated lists of models and GPUs (presets or paths) and, for every
+pair, reports the top speed and the cost at ``--speed`` tokens/s per user (default 50); a pair
+that cannot reach that speed, or cannot hold the model, is a row marked infeasible.
 
 ``--gpu`` takes a preset name or the path of a GPU file: a TOML file with one GPU's fields at the
 top level, the schema of ``presets/gpus.toml`` (a name containing ``/`` or ending in ``.toml`` is
@@ -30,7 +36,7 @@ type, a negative or non-finite number) is reported in one line naming the file a
 Numbers must lie in these ranges (wide around any real deployment, narrow enough that no result
 overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 1000],
 --context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
---alpha [0, 20].
+--alpha [0, 20], --speed [0.01, 100000] tokens/s per user.
 
 Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
 time, a context whose KV cache fits no instance) prints one line naming the flag and exits with
@@ -65,7 +71,11 @@ RANGES = {
     "--t-hop": Interval(1e-12, 1e3), "--n-reduce": Interval(1e-3, 1e3),
     "--context": Interval(0.0, 1e9), "--acceptance": Interval(0.0, 1.0, open_high=True),
     "--price": Interval(1e-4, 1e4), "--alpha": Interval(0.0, 20.0),
+    "--speed": Interval(1e-2, 1e5),
 }
+#: compare's per-user speed when --speed is not given (tokens/s per user)
+DEFAULT_SPEED = 50.0
+PLOT_SUFFIXES = (".svg", ".png")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -311,10 +321,36 @@ def _progress(setting: Setting, quiet: bool):
         yield advance
 
 
+def _plot_path(text: str) -> str:
+    """argparse type: a file to draw into, ending in .svg or .png, in a folder that exists."""
+    if not text.lower().endswith(PLOT_SUFFIXES):
+        raise argparse.ArgumentTypeError(f"the file must end in .svg or .png, got {text!r}")
+    folder = os.path.dirname(text) or "."
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"no folder {folder!r} to write {text!r} into")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    return text
+
+
+def _draw(front, path: str) -> None:
+    """Draw ``front`` into ``path``; matplotlib and the book's figure style load only here."""
+    from .book.frontier_plot import save_frontier_plot
+
+    setting = front.setting
+    title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:g}-bit weights"
+    try:
+        save_frontier_plot({setting.model.name: front}, path, title)
+    except OSError as exc:
+        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") from None
+
+
 def _cmd_frontier(args) -> str:
     setting = _setting(args)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
+    if getattr(args, "plot", None):
+        _draw(front, args.plot)
     if args.command == "max-speed":
         points = [front.max_speed()]
     elif args.command == "preferred":
@@ -322,6 +358,112 @@ def _cmd_frontier(args) -> str:
     else:
         points = front.points
     return _points_output(points, args)
+
+
+def _listed(getter, full_model: bool = False):
+    """argparse type: comma-separated presets or paths, each read by ``getter``."""
+    one = _preset(getter, full_model)
+
+    def convert(text: str) -> list:
+        names = [name.strip() for name in text.split(",")]
+        if not all(names):
+            raise argparse.ArgumentTypeError(f"an empty name in {text!r} (a comma too many?)")
+        return [one(name) for name in names]
+
+    return convert
+
+
+# compare's table: (key of a row, heading, format); the numbers are formatted beforehand
+COMPARE_COLUMNS = (("model", "model", "s"), ("gpu", "GPU", "s"), ("weight_bits", "bits", "d"),
+                   ("max_tokens_per_s", "top tok/s", "s"), ("usd_per_mtok", "$/Mtok", "s"),
+                   ("binding", "binding", "s"))
+
+
+def _compare_row(model, gpu, args) -> dict:
+    """One pair of ``compare``: its top speed and its cost (eq-search-cost, interpolated along the
+    frontier) at ``args.speed``, with the binding term of the frontier point that serves it; the
+    reason in ``infeasible`` (else None) when the pair cannot serve that speed."""
+    bits = args.weight_bits or model.weight_bits
+    row = {"model": model.name, "gpu": gpu.name, "weight_bits": int(bits), "speed": args.speed,
+           "feasible": False, "infeasible": None, "max_tokens_per_s": None,
+           "usd_per_mtok_at_max": None, "usd_per_mtok": None, "binding": None, "gpus": None,
+           "batch": None, "usd_per_gpu_hour": args.price or gpu.price_per_hour}
+    try:
+        gpu.flops(bits)
+    except InputError:
+        row["infeasible"] = f"no FLOP/s figure for {bits}-bit weights"
+        return row
+    setting = Setting(model=model, gpu=gpu, weight_bytes=None if args.weight_bits is None
+                      else args.weight_bits / 8, context=args.context, use_pp=not args.no_pipeline,
+                      price=args.price, label=model.name)
+    largest = f"2^{MAX_LOG2_GPUS} GPUs"
+    if not _fits(setting, 0.0):
+        row["infeasible"] = f"the weights do not fit in {largest}"
+        return row
+    if not _fits(setting, setting.context):
+        row["infeasible"] = (f"the weights and one sequence's KV cache of {setting.context:g} "
+                             f"tokens do not fit in {largest}")
+        return row
+    try:
+        with _progress(setting, args.quiet) as advance:
+            front = frontier(setting, exact=args.exact, progress=advance)
+    except InputError as exc:
+        row["infeasible"] = str(exc)
+        return row
+    top = front.max_speed()
+    row.update(max_tokens_per_s=top.tokens_per_s, usd_per_mtok_at_max=top.usd_per_mtok)
+    if args.speed > top.tokens_per_s:
+        row["infeasible"] = f"{args.speed:g} tok/s per user is beyond the top speed"
+        return row
+    # the cheapest point at least as fast as the speed asked serves it (below the slowest point,
+    # the slowest, cheapest point); between two points the cost is read off the frontier
+    serving = min((pt for pt in front.points if pt.tokens_per_s >= args.speed),
+                  key=lambda pt: pt.usd_per_mtok)
+    cost = float(front.cost_at_speed(args.speed))
+    row.update(feasible=True, usd_per_mtok=cost if math.isfinite(cost) else serving.usd_per_mtok,
+               binding=serving.binding, gpus=serving.gpus, batch=serving.batch)
+    return row
+
+
+def _cmd_compare(args) -> str:
+    rows = [_compare_row(model, gpu, args) for model in args.models for gpu in args.gpus]
+    _require_finite(rows)
+    if args.json:
+        return _dumps(rows)
+    if args.csv:
+        keys = list(rows[0])
+        lines = [",".join(keys)]
+        lines += [",".join(_csv_cell(row[key]) for key in keys) for row in rows]
+        return "\n".join(lines)
+    for row in rows:
+        if not row["feasible"]:
+            why = row["infeasible"]
+            if row["max_tokens_per_s"] is not None:
+                why = "beyond top speed"
+            elif "do not fit" in why:
+                why = "does not fit"
+            row["binding"] = f"infeasible: {why}"
+        row["max_tokens_per_s"] = ("-" if row["max_tokens_per_s"] is None
+                                   else format(row["max_tokens_per_s"], ".1f"))
+        row["usd_per_mtok"] = "-" if row["usd_per_mtok"] is None else _money(row["usd_per_mtok"])
+    price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
+    head = f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour):"
+    return "\n".join([head, _table(rows, list(COMPARE_COLUMNS))])
+
+
+def _money(usd: float) -> str:
+    """Dollars to four significant digits, never in exponent form (0.002396, 18.10, 1235)."""
+    digits = max(0, 3 - math.floor(math.log10(usd))) if usd > 0 else 2
+    return f"{usd:.{digits}f}"
+
+
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(int(value))
+    text = format(value, "")
+    return f'"{text}"' if any(ch in text for ch in ',"\n') else text
 
 
 def _bits(text: str) -> float:
@@ -557,6 +699,35 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--alpha", type=_number("--alpha"), default=3.0,
                              help=_range_help("--alpha", "user-preference exponent (default 3, as "
                                                          "in the paper; 0: the cheapest point)"))
+        if name == "frontier":
+            cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
+                             help="also draw the frontier into FILE (.svg or .png)")
+    cmp = sub.add_parser("compare", help="top speed and cost at a per-user speed for every "
+                                         "model x GPU pair (full model)")
+    cmp.add_argument("--models", required=True, type=_listed(get_model),
+                     help=f"comma-separated: of {', '.join(preset_names())}; or paths to config.json")
+    cmp.add_argument("--gpus", required=True,
+                     type=_listed(get_gpu, full_model=True),
+                     help=f"comma-separated: of {', '.join(full_model_gpus())}; or paths to GPU "
+                          "files (TOML)")
+    cmp.add_argument("--speed", type=_number("--speed"), default=DEFAULT_SPEED,
+                     help=_range_help("--speed", "tokens/s per user at which to read the cost "
+                                                 f"(default {DEFAULT_SPEED:g})"))
+    cmp.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="weight precision (default: each model's)")
+    cmp.add_argument("--context", type=_number("--context"), default=0.0,
+                     help=_range_help("--context", "tokens already in each sequence's KV cache "
+                                                   "(default 0)"))
+    cmp.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
+    cmp.add_argument("--price", type=_number("--price"), default=None,
+                     help=_range_help("--price", "$ per GPU-hour for every GPU (default: each "
+                                                 "GPU's own)"))
+    cmp.add_argument("--exact", action="store_true",
+                     help="every frontier point, not the 1,000 latency thresholds of the paper")
+    cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    out = cmp.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
     desc = sub.add_parser("describe-model",
                           help="parameters, layer mix, KV cache and weights of a model")
     desc.add_argument("model", metavar="MODEL_OR_PATH",
@@ -572,7 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
-             "describe-model": _cmd_describe, "predict": _cmd_predict}
+             "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict}
 
 
 def _one_line(text: str) -> str:

@@ -215,7 +215,8 @@ def test_the_stated_ranges_are_the_checked_ones(capsys):
     """The module docstring and --help state each flag's range as the check reads it."""
     for flag, interval in cli.RANGES.items():
         assert f"{flag} {interval}" in cli.__doc__
-        command = "toy-max-speed" if flag in ("--t-hop", "--n-reduce") else "preferred"
+        command = ("toy-max-speed" if flag in ("--t-hop", "--n-reduce")
+                   else "compare" if flag == "--speed" else "preferred")
         code, out, _ = run(capsys, command, "--help")
         assert code == 0 and f"in {interval}" in " ".join(out.split())
 

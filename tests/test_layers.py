@@ -25,6 +25,9 @@ ALLOWED = {
     "top": {"core", "derivations", "presets", "engine"},
 }
 LAYERS = set(ALLOWED) - {"top", "cli"}
+#: What a layer may import only inside a function, so that starting it never loads it: the command
+#: line draws figures (``frontier --plot``) with the book's style, loaded only when asked.
+LAZY = {"cli": {"book"}}
 
 
 def layer_of(parts: tuple[str, ...]) -> str:
@@ -51,25 +54,29 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def runtime_imports(tree: ast.AST):
-    """Import nodes that execute (anywhere, functions included), skipping TYPE_CHECKING blocks."""
+def runtime_imports(tree: ast.AST, eager_only: bool = False):
+    """Import nodes that execute (anywhere, functions included unless ``eager_only``: then only
+    those that run when the module loads), skipping TYPE_CHECKING blocks."""
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.If) and _is_type_checking(node):
             stack.extend(node.orelse)
             continue
+        if eager_only and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
         stack.extend(ast.iter_child_nodes(node))
 
 
-def imported_targets(path: Path) -> list[tuple[str, ...]]:
-    """Every package module (or subpackage) an import in ``path`` names, as dotted parts."""
+def imported_targets(path: Path, eager_only: bool = False) -> list[tuple[str, ...]]:
+    """Every package module (or subpackage) an import in ``path`` names, as dotted parts (with
+    ``eager_only``, only those imported when the module loads)."""
     here = module_parts(path)
     package = here if path.name == "__init__.py" else here[:-1]
     targets = []
-    for node in runtime_imports(ast.parse(path.read_text(), str(path))):
+    for node in runtime_imports(ast.parse(path.read_text(), str(path)), eager_only):
         if isinstance(node, ast.Import):
             names = [alias.name.split(".") for alias in node.names]
             targets += [tuple(n[1:]) for n in names if n[0] == "inference_math"]
@@ -93,11 +100,13 @@ def test_every_import_points_the_way_the_layers_allow():
     assert len(files) > 40
     for path in files:
         source = layer_of(module_parts(path))
+        eager = set(imported_targets(path, eager_only=True))
         for target in imported_targets(path):
             if target and target[0] == "__init__":
                 continue
             reached = layer_of(target) if target else "top"
-            if reached != source and reached not in ALLOWED[source]:
+            lazy_ok = reached in LAZY.get(source, set()) and target not in eager
+            if reached != source and reached not in ALLOWED[source] and not lazy_ok:
                 wrong.append(f"{path.relative_to(PACKAGE)} ({source}) imports "
                              f"inference_math.{'.'.join(target)} ({reached})")
     assert wrong == []
@@ -124,6 +133,23 @@ def test_the_checker_sees_an_import_that_runs_and_skips_a_type_only_one(tmp_path
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert sorted(imported_targets(module)) == [("book",), ("derivations", "roofline"),
                                                 ("engine", "search")]
+    assert sorted(imported_targets(module, eager_only=True)) == [("derivations", "roofline"),
+                                                                 ("engine", "search")]
+
+
+def test_the_command_line_starts_without_the_book_or_matplotlib():
+    """cli.py reaches the book layer (and matplotlib) only inside the function that draws."""
+    import subprocess
+    import sys
+
+    code = ("import sys, inference_math.cli; "
+            "print(sorted(m for m in sys.modules if m.startswith('inference_math.book') "
+            "or m == 'matplotlib' or m.startswith('matplotlib.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    cli = PACKAGE / "cli.py"
+    assert not [t for t in imported_targets(cli, eager_only=True) if t and t[0] == "book"]
+    assert [t for t in imported_targets(cli) if t and t[0] == "book"]  # the lazy one is seen
 
 
 def test_importing_the_package_loads_no_book_machinery_and_no_engine():

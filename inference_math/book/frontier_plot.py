@@ -1,0 +1,86 @@
+"""A frontier drawn as the book draws it: speed per user on a log x axis, $ per million output
+tokens on a log y axis with dollar ticks, the fastest point marked.
+
+Used by ``inference-math frontier --plot FILE`` and by the "Bring your own model and GPU" page.
+matplotlib is imported here, never when the package or the command line starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .figures import STYLE, usd_axis
+
+#: Formats ``--plot`` writes, by file suffix.
+FORMATS = {".svg": "svg", ".png": "png"}
+PNG_DPI = 200
+
+
+def draw_frontiers(ax, fronts: dict) -> None:
+    """Draw each ``label -> Frontier`` of ``fronts`` on ``ax``; a triangle marks each fastest point.
+
+    The cost axis is eq-search-cost along the frontier (Frontier.arrays).
+    """
+    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+
+    every = []
+    for label, front in fronts.items():
+        speeds, costs = front.arrays()
+        every += list(speeds)
+        order = speeds.argsort()
+        (line,) = ax.plot(speeds[order], costs[order], label=label)
+        top = front.max_speed()
+        ax.plot(top.tokens_per_s, top.usd_per_mtok, "^", color=line.get_color(),
+                markeredgecolor="black", markersize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    low, high = min(every), max(every)
+    ax.xaxis.set_major_locator(FixedLocator(speed_ticks(low, high)))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(low / 1.15, high * 1.15)
+    ax.set_xlabel("tokens per second per user")
+    ax.set_ylabel("$ per million output tokens")
+    usd_axis(ax, "y")
+    if len(fronts) > 1:
+        ax.legend(loc="upper left")
+
+
+def speed_ticks(low: float, high: float) -> list[float]:
+    """Ticks 1, 2, 5 times a power of ten between ``low`` and ``high``; with many decades only
+    the powers of ten and the 1-3 steps between them, so the labels do not overlap."""
+    import math
+
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    steps = (1, 2, 5) if math.log10(high / low) <= 3 else (1, 3)
+    ticks = [float(f"{m}e{k}") for k in decades for m in steps]
+    return [t for t in ticks if low / 1.15 <= t <= high * 1.15]
+
+
+def frontier_figure(fronts: dict, title: str | None = None):
+    """A new figure (the book's style) with the frontiers of ``fronts`` drawn on it."""
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(STYLE):
+        fig = Figure()
+        ax = fig.subplots()
+        draw_frontiers(ax, fronts)
+        if title:
+            ax.set_title(title)
+        fig.tight_layout()
+    return fig
+
+
+def save_frontier_plot(fronts: dict, path: str | Path, title: str | None = None) -> Path:
+    """Write the frontiers to ``path`` (.svg or .png, by its suffix) without a date stamp."""
+    path = Path(path)
+    fmt = FORMATS[path.suffix.lower()]
+    fig = frontier_figure(fronts, title)
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    import matplotlib as mpl
+
+    with mpl.rc_context(STYLE):
+        fig.savefig(path, format=fmt, metadata=metadata, bbox_inches="tight",
+                    dpi=PNG_DPI if fmt == "png" else None)
+    return path
