@@ -154,10 +154,20 @@ class _UnitScaledown:
         return np.tile(same, len(self.fns))
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _rounded_down(bound: np.ndarray) -> np.ndarray:
-    """A lower bound as float32 no larger than it: still a lower bound, in half the memory."""
-    low = np.asarray(bound, dtype=np.float32)
-    return np.where(low > bound, np.nextafter(low, np.float32(-np.inf)), low)
+    """A lower bound as float32 no larger than it: still a lower bound, in half the memory.
+
+    Scaled by 1 − 2⁻²³ in float64 before rounding to the nearest float32 (a relative change of
+    at most 2⁻²⁴ for normal numbers, and latencies are far above float32's smallest), so the
+    result never exceeds ``bound``; a finite bound beyond float32's range becomes its largest.
+    """
+    low = np.empty(np.shape(bound), dtype=np.float32)
+    np.multiply(bound, 1 - 2.0**-23, out=low, casting="unsafe")
+    np.copyto(low, _FLOAT32_MAX, where=np.isinf(low) & np.isfinite(bound))
+    return low
 
 
 def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
@@ -331,9 +341,10 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
             # a point once dominated stays so (bounds only tighten), and never dominates another
             lower, upper = (_token_latency(setting, [bound.ravel()[points] for bound in bounds])[0]
                             for bounds in ([f.lower for f in firsts], [f.grid.latency for f in firsts]))
-            dominated = _dominance(per_token[points], upper)
-            points = points[~dominated(lower, per_token[points])]
-            keeps = _branches_kept(setting, firsts, points, dominated, per_token[points])
+            limit = _frontier_latency(per_token[points], upper)
+            undominated = ~(lower > limit)
+            points, limit = points[undominated], limit[undominated]
+            keeps = _branches_kept(setting, firsts, points, limit)
             for k in which:
                 _refine(firsts[k], n, batch, points, keeps[k], (passes,))
             progress(f"refining over σ ({passes})")
@@ -347,41 +358,57 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
 
 
-def _dominance(per_token: np.ndarray, upper: np.ndarray):
-    """``dominated(latency, per_token)``: whether one of the points reaching latencies ``upper``
-    at GPU-seconds per token per second of latency ``per_token`` (eq-search-cost: N·t/b, N/b
-    given) reaches both a latency and a cost strictly below ``latency`` and its cost. A dominated
-    latency and cost is never on the frontier."""
-    # the cheapest of the points faster than a latency is the last such point of their frontier
+# Relative slack on the latency a point may reach and still be on the frontier: it absorbs the
+# rounding of :func:`_frontier_latency` (a few ulps), so pruning stays on the safe side.
+_SLACK = 1e-9
+
+
+def _frontier_latency(per_token: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The largest latency at which points of GPU-seconds per token per second of latency
+    ``per_token`` (eq-search-cost: N·t/b, N/b given) are not dominated by a point reaching a
+    latency of ``upper`` at ``per_token`` (one of them faster *and* cheaper), slightly enlarged:
+    a latency above it, and its cost, are never on the frontier.
+
+    Along the frontier of the reached points latency rises and cost falls, so they dominate a
+    latency t at N/b = p iff t > min_i max(t_i, c_i/p) (t_i, c_i: a frontier point's latency
+    and cost); the minimum sits where t_i crosses c_i/p, i.e. where the frontier's own N/b,
+    c_i/t_i, falls below p. One search per point, then any number of latencies of that point
+    (its branches, the γ levels) are compared with this bound.
+    """
     front = pareto_front(upper, per_token * upper)
-    fast, cheapest = upper[front], per_token[front] * upper[front]
+    if front.size == 0:
+        return np.full(per_token.shape, np.inf)
+    fast = upper[front]
+    cheapest = per_token[front] * fast
+    # the frontier's N/b falls along it: the first frontier point whose N/b is at most p
+    rising = per_token[front][::-1]
+    j = front.size - np.searchsorted(rising, per_token, side="right")
+    pad_fast = np.append(fast, np.inf)
+    pad_cost = np.append(cheapest, np.inf)
+    after = np.maximum(pad_fast[j], pad_cost[j] / per_token)
+    before = np.where(j > 0, np.maximum(fast[j - 1], cheapest[j - 1] / per_token), np.inf)
+    return np.minimum(after, before) * (1 + _SLACK)
 
-    def dominated(latency: np.ndarray, per_token: np.ndarray) -> np.ndarray:
-        faster = np.searchsorted(fast, latency, side="left")  # frontier points strictly faster
-        best_cost = np.where(faster > 0, cheapest[np.maximum(faster - 1, 0)], np.inf)
-        return best_cost < per_token * latency
-    return dominated
 
-
-def _branches_kept(setting: Setting, firsts: list, points: np.ndarray, dominated,
-                   per_token: np.ndarray) -> list:
+def _branches_kept(setting: Setting, firsts: list, points: np.ndarray,
+                   bound: np.ndarray) -> list:
     """For each forward pass (target at q = 1..γ_max, then the drafter) a function selecting
-    branches, from their lower bounds at ``points[rows]`` (of GPU-seconds per token per second
-    ``per_token[rows]``), whose lower bound of the latency per token (eq-spec-latency, increasing
-    in both latencies, with the other pass at its lower bound) is not dominated."""
+    branches, from their lower bounds at ``points[rows]``, whose lower bound of the latency per
+    token (eq-spec-latency, increasing in both latencies, with the other pass at its lower
+    bound) does not exceed the point's frontier latency ``bound[rows]`` (:func:`_frontier_latency`)."""
     if not setting.speculative:
-        return [lambda lowers, rows: ~dominated(lowers, per_token[rows])]
+        return [lambda lowers, rows: ~(lowers > bound[rows])]
     *target, draft = [first.lower.ravel()[points] for first in firsts]
 
     def spec(k, t_p, t_q):
         return spec_latency_fn(t_p, t_q, k + 1, setting.acceptance) if k else t_p
 
     def keep_target(k):
-        return lambda lowers, rows: ~dominated(spec(k, lowers, draft[rows]), per_token[rows])
+        return lambda lowers, rows: ~(spec(k, lowers, draft[rows]) > bound[rows])
 
     def keep_draft(lowers, rows):
         via = np.min([spec(k, target[k][rows], lowers) for k in range(1, len(target))], axis=0)
-        return ~dominated(via, per_token[rows])
+        return ~(via > bound[rows])
     return [keep_target(k) for k in range(len(target))] + [keep_draft]
 
 
