@@ -137,25 +137,20 @@ class BranchGrid:
 @dataclass
 class _UnitScaledown:
     """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
-    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down)."""
+    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down), infinite
+    for a branch that needs no refinement over σ: one already refined (its exact latency is in
+    the grid), or one repeating the branch before it (N_PP degree 1 twice)."""
 
     grid: BranchGrid
     lowers: np.ndarray
     fns: list
     pp: np.ndarray
-    refined: np.ndarray | None = None  # the branches refined over σ so far
 
     @cached_property
     def lower(self) -> np.ndarray:
         """A lower bound of the point's latency over every branch and σ (tightened by
         :func:`_refine`: the best latency found, or a branch not refined yet)."""
         return self.lowers.min(axis=2).astype(float)
-
-    @property
-    def repeated(self) -> np.ndarray:
-        """The branches that repeat the one before (N_PP degree 1 twice): never evaluated."""
-        same = np.concatenate([[False], np.all(self.pp[:, 1:] == self.pp[:, :-1], axis=0)])
-        return np.tile(same, len(self.fns))
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -189,22 +184,26 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     best = np.empty((len(qs), n.size, batch.size))
     choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
     distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
+    degrees = np.flatnonzero(distinct)  # a repeated degree is never evaluated nor refined
+    lowers[..., ~distinct] = np.inf
     rows = max(1, round(CACHE_BLOCK / (batch.size * npp * (1 + (len(qs) - 1) / 8))))
     for start in range(0, n.size, rows):
         block = slice(start, start + rows)
-        at_one = np.empty(lowers[:, block].shape)
         terms = together[0]["search"](n[block, None, None], batch[None, :, None],
                                       pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
         for number in range(len(together)):
             lower, network_attention = terms[2 * number:2 * number + 2]
             lowers[:, block, :, number, distinct] = _rounded_down(lower)
-            at_one[:, :, :, number, distinct] = lower + network_attention
-        for k in np.flatnonzero(~distinct):  # a repeated degree has its predecessor's values
-            lowers[:, block, :, :, k] = lowers[:, block, :, :, k - 1]
-            at_one[..., k] = at_one[..., k - 1]
-        flat = at_one.reshape(len(qs), at_one.shape[1], batch.size, -1)
-        choice[:, block] = np.argmin(flat, axis=3)
-        best[:, block] = np.take_along_axis(flat, choice[:, block, :, None], axis=3)[..., 0]
+            at_one = lower + network_attention
+            k = np.argmin(at_one, axis=3)
+            value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
+            if number == 0:
+                best[:, block], choice[:, block] = value, degrees[k]
+            else:  # the first minimum over both layouts, as an argmin over all branches
+                here = best[:, block]
+                wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
+                best[:, block] = np.where(wins, value, here)
+                choice[:, block] = np.where(wins, number * npp + degrees[k], choice[:, block])
     return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
                                       (choice[k] % npp).astype(np.int8),
                                       np.zeros(best[k].shape, dtype=np.int8)),
@@ -218,36 +217,31 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
 
     Two passes: first the most promising branch of each point ('hopeful'), then whatever can
     still beat the best latency found ('rest'). ``keep(lowers, rows)``, given branches' lower
-    bounds at ``points[rows]``, selects those worth refining (all if None).
+    bounds at ``points[rows]``, selects those worth refining (all if None). A branch refined
+    gets an infinite lower bound (its latency is in the grid), so it is never refined again.
     """
     found, pp, npp = first.grid, first.pp, first.pp.shape[1]
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
     if points is None:
         points = np.arange(found.latency.size)
-    columns_all = first.lowers.shape[-1]
-    lowers = first.lowers.reshape(-1, columns_all)[points]
+    branches = first.lowers.shape[-1]
+    all_lowers = first.lowers.reshape(-1, branches)  # a view
+    lowers = all_lowers[points]
     # flat views of the grid: the latency found (updated in place) and the branch chosen
     best, two_d, pp_index, sigma_index = (found.latency.reshape(-1), found.two_d.reshape(-1),
                                           found.pp_index.reshape(-1), found.sigma_index.reshape(-1))
-    everywhere = np.arange(points.size)
-    hopeful = np.argmin(lowers, axis=1)
-    if first.refined is None:
-        first.refined = np.zeros(first.lowers.shape, dtype=bool)
-    refined = first.refined.reshape(-1, columns_all)  # a view
-    touched = []
+    touched = np.zeros(points.size, dtype=bool)
     for which in passes:
         todo = lowers < best[points, None]
         if which == "hopeful":
-            todo &= np.arange(columns_all) == hopeful[:, None]
-        else:
-            todo[everywhere, hopeful] = False
-        todo[:, first.repeated] = False
+            todo &= np.arange(branches) == np.argmin(lowers, axis=1)[:, None]
         rows, columns = np.nonzero(todo)  # by point, then by branch
         if keep is not None:
             kept = keep(lowers[rows, columns], rows)
             rows, columns = rows[kept], columns[kept]
-        refined[points[rows], columns] = True
-        touched.append(rows)
+        lowers[rows, columns] = np.inf
+        all_lowers[points[rows], columns] = np.inf
+        touched[rows] = True
         layouts = columns // npp
         for number, branch in enumerate(first.fns):
             here = layouts == number
@@ -274,13 +268,9 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                 pp_index[at[win]] = kk[win]
                 sigma_index[at[win]] = step[win] + 1
     # the lower bound changes only where a branch was refined (or the latency found fell)
-    mark = np.zeros(points.size, dtype=bool)
-    for rows in touched:
-        mark[rows] = True
-    rows = np.flatnonzero(mark)
+    rows = np.flatnonzero(touched)
     at = points[rows]
-    waiting = np.where(refined[at] | first.repeated, np.inf, lowers[rows]).min(axis=1)
-    first.lower.reshape(-1)[at] = np.minimum(best[at], waiting)
+    first.lower.reshape(-1)[at] = np.minimum(best[at], lowers[rows].min(axis=1))
     return found
 
 
