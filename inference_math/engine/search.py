@@ -150,7 +150,16 @@ class _UnitScaledown:
     def lower(self) -> np.ndarray:
         """A lower bound of the point's latency over every branch and σ (tightened by
         :func:`_refine`: the best latency found, or a branch not refined yet)."""
-        return self.lowers.min(axis=2).astype(float)
+        return _last_axis_min(self.lowers).astype(float)
+
+
+def _last_axis_min(values: np.ndarray) -> np.ndarray:
+    """The minimum over the last axis, a short one (the branches): a loop over its columns is
+    about twice as fast as NumPy's reduction over a short contiguous axis."""
+    out = values[..., 0].copy()
+    for column in range(1, values.shape[-1]):
+        np.minimum(out, values[..., column], out=out)
+    return out
 
 
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -270,7 +279,7 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     # the lower bound changes only where a branch was refined (or the latency found fell)
     rows = np.flatnonzero(touched)
     at = points[rows]
-    first.lower.reshape(-1)[at] = np.minimum(best[at], lowers[rows].min(axis=1))
+    first.lower.reshape(-1)[at] = np.minimum(best[at], _last_axis_min(lowers[rows]))
     return found
 
 
