@@ -173,7 +173,8 @@ def _rounded_down(bound: np.ndarray) -> np.ndarray:
     result never exceeds ``bound``; a finite bound beyond float32's range becomes its largest.
     """
     low = np.empty(np.shape(bound), dtype=np.float32)
-    np.multiply(bound, 1 - 2.0**-23, out=low, casting="unsafe")
+    with np.errstate(over="ignore"):
+        np.multiply(bound, 1 - 2.0**-23, out=low, casting="unsafe")
     np.copyto(low, _FLOAT32_MAX, where=np.isinf(low) & np.isfinite(bound))
     return low
 
