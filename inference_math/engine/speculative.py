@@ -61,11 +61,19 @@ _SPEC = None
 
 
 def spec_latency_fn(target: np.ndarray, draft: np.ndarray, n_draft: int, acceptance: float):
-    """eq-spec-latency evaluated on arrays of target and drafter latencies."""
+    """eq-spec-latency evaluated on arrays of target and drafter latencies.
+
+    γ and α stay scalars (only the latencies are broadcast), so α^γ is computed once per call,
+    not once per element: the search calls this on millions of branch bounds.
+    """
     global _SPEC
     if _SPEC is None:
-        _SPEC = compile_fn(spec_latency(), (t_target, t_draft, gamma, accept))
-    return _SPEC(target, draft, n_draft, acceptance)
+        _SPEC = sp.lambdify((t_target, t_draft, gamma, accept), spec_latency().rhs, modules="numpy")
+    shape = np.broadcast_shapes(np.shape(target), np.shape(draft))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = _SPEC(np.asarray(target, dtype=float), np.asarray(draft, dtype=float),
+                    float(n_draft), float(acceptance))
+    return np.broadcast_to(np.asarray(out, dtype=float), shape)
 
 
 def best_integer_gamma(ratio: float, acceptance: float, gamma_max: int = 64) -> int:
