@@ -445,7 +445,7 @@ def _predict_number(option: str):
 def _add_predict_parser(sub) -> None:
     cmd = sub.add_parser("predict", help="the full model at one given deployment (no search)")
     cmd.add_argument("--model", required=True, type=_preset(get_model),
-                     help=f"one of: {', '.join(MODELS)}; or a path to a config.json")
+                     help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
     cmd.add_argument("--gpu", required=True, type=_preset(get_gpu, full_model=True),
                      help=f"one of: {', '.join(full_model_gpus())}; or {GPU_FILE_HELP}")
     for option, required, text in (

@@ -20,6 +20,11 @@ Whether the deployment fits, and the largest batch that does, count the weights 
 of the whole batch at the decode context: eq-full-memory-need with every micro-batch's cache (the
 reference code checks one micro-batch's, which undercounts the cache N_PP-fold when N_PP > 1).
 
+A model with layer groups (:class:`~inference_math.presets.layered.LayeredModel`: DeepSeek-V3's
+dense and MoE layers, gpt-oss's sliding and full attention) is timed by eq-full-grouped-latency;
+a sliding-window group's cache stops growing at its window (``LayeredModel.kv_bytes_at``), and
+``kv_bits`` rescales every group's cache.
+
 Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
 is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
 input:output ratio.
@@ -47,6 +52,7 @@ from ..core.symbols import (
 )
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
+from ..presets.layered import LayeredModel
 from ..presets.models import Model
 from . import full_model as fm
 from .prefill import disaggregated_ratio, input_cost
@@ -91,7 +97,7 @@ class Deployment:
     skips the checks that the degrees divide the heads. Raises DeploymentError naming the field.
     """
 
-    model: Model
+    model: Model | LayeredModel
     gpu: GPU
     tp: float
     batch: float
@@ -101,7 +107,7 @@ class Deployment:
     ep: float | None = None
     weight_bits: int | None = None
     kv_bits: float | None = None
-    drafter: Model | None = None
+    drafter: Model | LayeredModel | None = None
     acceptance: float | None = None
     mtp_accepted: float | None = None
     price: float | None = None
@@ -112,7 +118,7 @@ class Deployment:
     whole_degrees: bool = True
 
     def __post_init__(self):
-        of_kind("model", self.model, Model)
+        of_kind("model", self.model, (Model, LayeredModel))
         of_kind("gpu", self.gpu, GPU)
         self.gpu.require_collective_model()
         whole = _whole if self.whole_degrees else _positive
@@ -155,7 +161,7 @@ class Deployment:
 
     def _check_speculation(self):
         if self.drafter is not None:
-            of_kind("drafter", self.drafter, Model)
+            of_kind("drafter", self.drafter, (Model, LayeredModel))
             try:
                 self.gpu.flops(self.drafter.weight_bits)
             except InputError as exc:
@@ -177,15 +183,17 @@ class Deployment:
                                                       f"[1, {MAX_MTP_TOKENS}], got {value:g}")
 
     def _check_heads(self):
-        """Tensor parallelism splits the query heads and splits (or replicates) the KV heads."""
-        model, tp = self.model, int(self.tp)
-        if model.n_q_heads % tp:
-            raise DeploymentError("tp", f"{tp} does not divide the {model.n_q_heads} query heads "
-                                        f"of {model.name}")
-        kv_heads = 1 if model.is_mla else model.n_q_heads // model.group_size
-        if kv_heads % tp and tp % kv_heads:
-            raise DeploymentError("tp", f"{tp} neither divides the {kv_heads} KV heads of "
-                                        f"{model.name} nor is a multiple of them")
+        """Tensor parallelism splits the query heads and splits (or replicates) the KV heads, of
+        every layer group."""
+        tp, name = int(self.tp), self.model.name
+        for shape in _shapes(self.model):
+            if shape.n_q_heads % tp:
+                raise DeploymentError("tp", f"{tp} does not divide the {shape.n_q_heads} query "
+                                            f"heads of {name}")
+            kv_heads = 1 if shape.is_mla else shape.n_q_heads // shape.group_size
+            if kv_heads % tp and tp % kv_heads:
+                raise DeploymentError("tp", f"{tp} neither divides the {kv_heads} KV heads of "
+                                            f"{name} nor is a multiple of them")
 
     @property
     def gpus(self) -> float:
@@ -196,9 +204,40 @@ class Deployment:
         return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
 
     @property
+    def kv_scale(self) -> float:
+        """The KV-cache bytes at ``kv_bits`` over the model's own (its activation bytes)."""
+        if self.kv_bits is None:
+            return 1.0
+        return self.kv_bits / 8 / _shapes(self.model)[0].activation_bytes
+
+    @property
     def kv_bytes_per_token(self) -> float:
-        scale = 1.0 if self.kv_bits is None else self.kv_bits / 8 / self.model.activation_bytes
-        return self.model.kv_bytes_per_token * scale
+        """Bytes one token adds to a sequence's cache (every window still open)."""
+        return self.model.kv_bytes_per_token * self.kv_scale
+
+    @property
+    def cached_model(self) -> Model | LayeredModel:
+        """The model with its cache at ``kv_bits``: a LayeredModel's groups rescaled (a uniform
+        Model's cache is rescaled in its branch's constants)."""
+        if not isinstance(self.model, LayeredModel) or self.kv_scale == 1.0:
+            return self.model
+        pieces = tuple(replace(piece, kv_bytes_per_token=piece.kv_bytes_per_token * self.kv_scale)
+                       for piece in self.model.pieces)
+        return replace(self.model, pieces=pieces)
+
+    def kv_bytes_at(self, context: float) -> float:
+        """Cache bytes of one sequence of ``context`` tokens, windows capping their groups."""
+        if isinstance(self.model, LayeredModel):
+            return self.cached_model.kv_bytes_at(context)
+        return self.kv_bytes_per_token * context
+
+    @property
+    def weights_bytes(self) -> float:
+        """Bytes of all weights: the model's own (a LayeredModel's groups each at their bytes),
+        or every parameter at ``weight_bits``."""
+        if self.weight_bits is None:
+            return self.model.weights_bytes
+        return self.model.total_params * self.weight_bytes
 
     @property
     def decode_context(self) -> float:
@@ -247,14 +286,23 @@ class Prediction:
         return asdict(self)
 
 
+def _shapes(model) -> list[Model]:
+    """The uniform shapes of a model: itself, or each layer group's."""
+    if isinstance(model, LayeredModel):
+        return [piece.shape for piece in model.pieces]
+    return [model]
+
+
 TERMS = ("kernel", "network_latency", "network_bandwidth", "memory", "arithmetic")
 _KV_INDEX = fm.CONSTANTS.index(kv_bytes)
 
 
-def _branch(dep: Deployment, model: Model, q: float, context: float, weight_bytes: float,
-            kv: float | None = None) -> fm.Branch:
+def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: float,
+            kv: float | None = None) -> fm.Branch | fm.GroupedBranch:
+    """``kv``: the cache bytes per token of a uniform model at the deployment's kv_bits (a
+    LayeredModel carries them in its groups: pass ``dep.cached_model``)."""
     branch = fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes)
-    if kv is None:
+    if kv is None or isinstance(branch, fm.GroupedBranch):
         return branch
     constants = list(branch.constants)
     constants[_KV_INDEX] = kv
@@ -307,16 +355,16 @@ def predict(dep: Deployment) -> Prediction:
     args = (n, batch, pp, sigma)
     w, ctx_decode = dep.weight_bytes, dep.decode_context
     kv = dep.kv_bytes_per_token
-    base = _branch(dep, dep.model, 1.0, ctx_decode, w, kv)
-    need0 = float(base["need"](n, 0.0, pp, sigma))
-    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch's
-    # cache is N_PP times its cache term
-    per_sequence = (float(base["need"](n, batch, pp, sigma)) - need0) / batch * pp
-    need = need0 + per_sequence * batch
+    base = _branch(dep, dep.cached_model, 1.0, ctx_decode, w, kv)
+    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch
+    # holds every sequence's cache, each group's capped at its window; the weights each at
+    # their own bytes (a LayeredModel's 16-bit embeddings beside FP8 layers)
+    weights = dep.weights_bytes
+    per_sequence = dep.kv_bytes_at(ctx_decode)
+    need = weights + per_sequence * batch
     capacity = n * dep.gpu.hbm_bytes
-    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - need0) / per_sequence))
+    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - weights) / per_sequence))
     fits = bool(base["feasible"](*args) > 0) and need <= capacity
-    weights = dep.model.total_params * w
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
                   max_batch=max_batch, fits=fits)
@@ -355,7 +403,7 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     share of a step."""
     if dep.mtp_accepted is not None:
         q = math.ceil(dep.mtp_accepted)
-        terms = _terms(_branch(dep, dep.model, float(q), context, w, kv), args)
+        terms = _terms(_branch(dep, dep.cached_model, float(q), context, w, kv), args)
         return _mtp_latency(terms["latency"], dep.mtp_accepted), q, terms, 0.0
     terms = _terms(base, args)
     if dep.drafter is None or dep.acceptance == 0:
@@ -366,7 +414,7 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     if not math.isfinite(draft):
         return best
     for g in range(2, GAMMA_MAX + 1):
-        target = _terms(_branch(dep, dep.model, float(g), context, w, kv), args)
+        target = _terms(_branch(dep, dep.cached_model, float(g), context, w, kv), args)
         per_token = float(spec_latency_fn(target["latency"], draft, g, dep.acceptance))
         if per_token < best[0]:
             best = (per_token, g, target, g * draft)
