@@ -453,3 +453,31 @@ def test_pipeline_stages_hold_the_whole_batchs_cache():
     kv_per_sequence = 2 * 8 * 128 * 80 * 2 * (2035 + 150)
     by_hand = (8 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
     assert piped.max_batch == math.floor(by_hand)
+
+
+def test_data_parallel_attention_drops_its_all_reduces_and_reads_its_weights_on_every_gpu():
+    """Llama 3 70B on 8 H100s: attention's weights are 80 layers of q and o (8,192²) and k and v
+    (8,192 × 1,024), 16-bit; with data-parallel attention every GPU reads all of them."""
+    tp = predict(deployment(batch=64))
+    dp = predict(deployment(batch=64, dp_attention=True))
+    attention = 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024) * 2
+    bandwidth = H100.hbm_bandwidth * H100.bandwidth_cap
+    assert dp.decode_terms_ms["memory"] - tp.decode_terms_ms["memory"] == pytest.approx(
+        attention * (1 - 1 / 8) / bandwidth * 1e3, rel=0.01)
+    network = ("network_latency", "network_bandwidth")
+    assert sum(dp.decode_terms_ms[k] for k in network) < sum(tp.decode_terms_ms[k] for k in network)
+
+
+def test_data_parallel_attention_of_an_moe_leaves_only_the_all_to_alls():
+    """DeepSeek-V3 on 144 H800s, experts parallel over all of them: no all-reduce is left, and
+    144 need not divide the 128 heads."""
+    dep = Deployment(model=DSV3, gpu=H800, tp=144, batch=144 * 64, input_len=4989,
+                     output_len=1, context=4989, dp_attention=True)
+    assert dep.expert_parallel == 144
+    with_all_to_alls = predict(dep).decode_terms_ms
+    assert with_all_to_alls["network_bandwidth"] > 0
+    with pytest.raises(DeploymentError, match="query heads"):
+        dataclasses.replace(dep, dp_attention=False)
+    with pytest.raises(DeploymentError) as info:
+        dataclasses.replace(dep, pp=2)
+    assert info.value.field == "pp"

@@ -25,6 +25,15 @@ dense and MoE layers, gpt-oss's sliding and full attention) is timed by eq-full-
 a sliding-window group's cache stops growing at its window (``LayeredModel.kv_bytes_at``), and
 ``kv_bits`` rescales every group's cache.
 
+Data-parallel attention (``dp_attention``, as DeepSeek's and SGLang's large expert-parallel
+deployments run): every GPU of the replica holds all of attention's weights and its own
+sequences' cache, so attention needs no all-reduce and its weights are read on every GPU; the
+experts stay parallel as eq-full-expert-parallel sets. The full model's terms then are those of
+eq-full-forward-latency with the network time at σ = N_TP (attention's all-reduces over one GPU:
+none), the memory time plus the attention weights' reads on the other N_TP − 1 GPUs
+(A·p·(1 − 1/N_TP) at the capped bandwidth, one stage: N_PP = 1), the arithmetic unchanged (each
+GPU multiplies its own b/N_TP sequences by all of attention's weights, the same FLOPs per GPU).
+
 Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
 is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
 input:output ratio.
@@ -116,6 +125,7 @@ class Deployment:
     sigma: float = 1.0
     prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
     whole_degrees: bool = True
+    dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -142,8 +152,11 @@ class Deployment:
                 raise DeploymentError("kv_bits", f"must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
                                                  f"got {bits:g}")
         self._check_speculation()
-        if self.whole_degrees:
+        if self.whole_degrees and not self.dp_attention:
             self._check_heads()
+        if self.dp_attention and self.pp != 1:
+            raise DeploymentError("pp", f"data-parallel attention is modelled in one stage, "
+                                        f"got {self.pp:g}")
         if self.pp > self.model.layers:
             raise DeploymentError("pp", f"{self.pp:g} pipeline stages exceed the "
                                         f"{self.model.layers} layers of {self.model.name}")
@@ -198,6 +211,15 @@ class Deployment:
     @property
     def gpus(self) -> float:
         return self.tp * self.pp
+
+    @property
+    def attention_weight_bytes(self) -> float:
+        """Bytes of attention's weights (and the MoE routers'), each group at its own bytes."""
+        if isinstance(self.model, LayeredModel):
+            return sum(piece.attention_params * (piece.weight_bytes if self.weight_bits is None
+                                                 else self.weight_bytes)
+                       for piece in self.model.pieces)
+        return self.model.attention_params * self.weight_bytes
 
     @property
     def weight_bytes(self) -> float:
@@ -309,15 +331,27 @@ def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: floa
     return replace(branch, constants=tuple(constants))
 
 
-def _terms(branch: fm.Branch, args: tuple) -> dict[str, float]:
-    return {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
+def _terms(branch: fm.Branch, args: tuple, dep: Deployment) -> dict[str, float]:
+    terms = {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
+    if not dep.dp_attention:
+        return terms
+    # data-parallel attention (module docstring): no attention all-reduce, its weights read on
+    # every GPU
+    n, batch, pp, _ = args
+    for name in ("network_latency", "network_bandwidth"):
+        terms[name] = float(branch[name](n, batch, pp, n / pp))
+    terms["memory"] += dep.attention_weight_bytes * (1 - 1 / n) / dep.gpu.bandwidth(capped=True)
+    if math.isfinite(terms["latency"]):
+        terms["latency"] = (terms["kernel"] + terms["network_latency"] + terms["network_bandwidth"]
+                            + max(terms["memory"], terms["arithmetic"]))
+    return terms
 
 
 def prefill_terms(dep: Deployment) -> dict[str, float]:
     """The terms of eq-prefill-ttft for one prompt of the deployment, in seconds, whether or not
     the deployment fits ('latency' is then infinite; the other terms are still the model's)."""
     branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes)
-    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma))
+    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma), dep)
 
 
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
@@ -377,10 +411,10 @@ def predict(dep: Deployment) -> Prediction:
                           mfu=None, **common)
     token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
     prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
-    pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
+    pre_terms = _terms(prompt, (n, pp, pp, sigma), dep)  # one prompt per micro-batch: b = N_PP
     ttft = pre_terms["latency"]
     prompts = pp * dep.prefill_batch
-    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma))
+    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma), dep)
     pre_pass = pass_terms["latency"]
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
@@ -403,9 +437,9 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     share of a step."""
     if dep.mtp_accepted is not None:
         q = math.ceil(dep.mtp_accepted)
-        terms = _terms(_branch(dep, dep.cached_model, float(q), context, w, kv), args)
+        terms = _terms(_branch(dep, dep.cached_model, float(q), context, w, kv), args, dep)
         return _mtp_latency(terms["latency"], dep.mtp_accepted), q, terms, 0.0
-    terms = _terms(base, args)
+    terms = _terms(base, args, dep)
     if dep.drafter is None or dep.acceptance == 0:
         return terms["latency"], 1, terms, 0.0
     draft = float(_branch(dep, dep.drafter, 1.0, context, dep.drafter.weight_bytes)["latency"](
@@ -414,7 +448,7 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     if not math.isfinite(draft):
         return best
     for g in range(2, GAMMA_MAX + 1):
-        target = _terms(_branch(dep, dep.cached_model, float(g), context, w, kv), args)
+        target = _terms(_branch(dep, dep.cached_model, float(g), context, w, kv), args, dep)
         per_token = float(spec_latency_fn(target["latency"], draft, g, dep.acceptance))
         if per_token < best[0]:
             best = (per_token, g, target, g * draft)
