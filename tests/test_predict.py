@@ -481,3 +481,14 @@ def test_data_parallel_attention_of_an_moe_leaves_only_the_all_to_alls():
     with pytest.raises(DeploymentError) as info:
         dataclasses.replace(dep, pp=2)
     assert info.value.field == "pp"
+
+
+def test_cli_dp_attention(capsys):
+    argv = ["predict", "--model", "deepseek-v3", "--gpu", "h800", "--tp", "144", "--batch",
+            str(144 * 64), "--input-len", "4989", "--output-len", "1", "--dp-attention", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    row = json.loads(capsys.readouterr().out)
+    assert row["fits"] and row["n_ep"] == 144
+    assert main(argv[:-2] + ["--pp", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--pp" in err[0]
