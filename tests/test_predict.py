@@ -489,6 +489,6 @@ def test_cli_dp_attention(capsys):
     assert main(argv) == 0, capsys.readouterr().err
     row = json.loads(capsys.readouterr().out)
     assert row["fits"] and row["n_ep"] == 144
-    assert main(argv[:-2] + ["--pp", "2"]) == 2
+    assert main(argv[:-1] + ["--pp", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--pp" in err[0]
