@@ -102,3 +102,15 @@ def test_deepseeks_production_against_the_model():
     assert mtp["batch_per_gpu"] > plain["batch_per_gpu"]
     assert mtp["tok_s_per_gpu"] > plain["tok_s_per_gpu"]
     assert 0.5 < ds["frontier_ratio"] < 2 and 0.5 < ds["mtp_ratio"] < 2
+
+
+def test_the_kernel_calibration_is_one_factor_fitted_on_its_stated_rows():
+    """Each calibration row's factor makes the model's time per token equal the measured one
+    (the launches enter a step's latency linearly); the global factor is their median."""
+    factor, factors = me.calibrate_kernel()
+    assert len(factors) == 4 and factor == pytest.approx(sorted(factors)[1:3][0] / 2
+                                                         + sorted(factors)[1:3][1] / 2)
+    rows = [r for r in me.comparisons() if r.source == me.CALIBRATION_SOURCE]
+    for row, own in zip(rows, factors, strict=True):
+        refit = next(r for r in me._serving_rows(own) if r.row == row.row)
+        assert refit.predicted == pytest.approx(row.measured, rel=1e-6)

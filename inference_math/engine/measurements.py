@@ -249,13 +249,21 @@ def _comparable(row: dict) -> tuple | None:
     return None if lengths is None else (model, get_gpu(gpu_key), *lengths)
 
 
-def _serving_rows() -> list[Comparison]:
+def _scaled(gpu, kernel_scale: float):
+    """The GPU with its kernel-launch time times ``kernel_scale`` (1: the preset's)."""
+    if kernel_scale == 1:
+        return gpu
+    return dataclasses.replace(gpu, kernel_launch_s=gpu.kernel_launch_s * kernel_scale)
+
+
+def _serving_rows(kernel_scale: float = 1.0) -> list[Comparison]:
     out = []
     for row in load("serving"):
         found = _comparable(row)
         if found is None:
             continue
         model, gpu, input_len, output, note = found
+        gpu = _scaled(gpu, kernel_scale)
         dep = _deployment(row, model, gpu, input_len, output)
         scenario = f"{row['scenario']} {row['disaggregated']}".lower()
         if _is_mtp(row) and row["spec_accept_len"] > 1:
@@ -293,11 +301,12 @@ def _unfit(result) -> str:
     return f"does not fit ({result.memory_need_gb:,.0f} of {result.memory_gb:,.0f} GB)"
 
 
-def _fastertransformer() -> list[Comparison]:
+def _fastertransformer(kernel_scale: float = 1.0) -> list[Comparison]:
     out = []
     for row in load("fastertransformer"):
-        dep = Deployment(model=KIPPLY_13B, gpu=A100_40GB, tp=row["tensor_parallel"], batch=1,
-                         input_len=512, output_len=10, context=512)
+        dep = Deployment(model=KIPPLY_13B, gpu=_scaled(A100_40GB, kernel_scale),
+                         tp=row["tensor_parallel"], batch=1, input_len=512, output_len=10,
+                         context=512)
         result = predict(dep)
         setup = f"TP {dep.tp:g}, batch 1, context 512, 16-bit"
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} prefill", KIPPLY_13B.name,
@@ -313,8 +322,8 @@ def _fastertransformer() -> list[Comparison]:
 TRT_7B_FIRST_TOKEN_MS = {128: 16.1, 2048: 120.5}
 
 
-def _tensorrt_7b() -> list[Comparison]:
-    a100 = get_gpu("a100")
+def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
+    a100 = _scaled(get_gpu("a100"), kernel_scale)
     out = []
     for row in load("tensorrt_llm_7b"):
         dep = Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=row["batch"],
@@ -333,8 +342,8 @@ def _tensorrt_7b() -> list[Comparison]:
     return out
 
 
-def _vllm_sweep() -> list[Comparison]:
-    h100 = get_gpu("h100")
+def _vllm_sweep(kernel_scale: float = 1.0) -> list[Comparison]:
+    h100 = _scaled(get_gpu("h100"), kernel_scale)
     out = []
     for row in load("vllm_sweep"):
         model = get_model(row["model"])
@@ -348,9 +357,35 @@ def _vllm_sweep() -> list[Comparison]:
     return out
 
 
-def comparisons() -> list[Comparison]:
-    """Every measured point the full model represents today, with its prediction."""
-    return _serving_rows() + _fastertransformer() + _tensorrt_7b() + _vllm_sweep()
+def comparisons(kernel_scale: float = 1.0) -> list[Comparison]:
+    """Every measured point the full model represents today, with its prediction; every GPU's
+    kernel-launch time times ``kernel_scale`` (1: the presets', uncalibrated)."""
+    return (_serving_rows(kernel_scale) + _fastertransformer(kernel_scale)
+            + _tensorrt_7b(kernel_scale) + _vllm_sweep(kernel_scale))
+
+
+#: The one calibration: the rows it uses. SGLang's batch-one decode of gpt-oss-120b (four points,
+#: two GPUs, two precisions), where a step is almost all fixed time.
+CALIBRATION_SOURCE = "LMSYS-GPTOSS"
+
+
+def calibrate_kernel(rows: list[Comparison] | None = None) -> tuple[float, list[float]]:
+    """The global factor on every GPU's kernel-launch time, fitted once on
+    :data:`CALIBRATION_SOURCE`: the median over its rows of the factor that makes each row's
+    time per token equal the measured one, and those factors.
+
+    A step's latency is the kernel launches plus terms that do not depend on them
+    (eq-full-forward-latency), so each row's time per token is a + k·c: c and a follow from the
+    predictions at k = 1 and k = 2, and the row's factor is (t_measured − a)/c.
+    """
+    one = [r for r in (rows or comparisons()) if r.source == CALIBRATION_SOURCE]
+    two = {r.row: r for r in _serving_rows(2.0) if r.source == CALIBRATION_SOURCE}
+    factors = []
+    for row in one:
+        t1, t2 = 1 / row.predicted, 1 / two[row.row].predicted
+        per_unit = t2 - t1
+        factors.append((1 / row.measured - (t1 - per_unit)) / per_unit)
+    return statistics.median(factors), factors
 
 
 def pending() -> list[dict]:
