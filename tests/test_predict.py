@@ -492,3 +492,16 @@ def test_cli_dp_attention(capsys):
     assert main(argv[:-1] + ["--pp", "2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--pp" in err[0]
+
+
+def test_a_model_whose_mean_bits_have_no_flops_names_the_model(capsys):
+    """gpt-oss-20b: 4.25-bit experts beside 16-bit attention and embeddings average more than
+    4.5 bits, which no GPU preset has a FLOP/s figure for; the error names --model, and a given
+    --weight-bits serves it."""
+    path = str(CONFIGS / "openai--gpt-oss-20b.config.json")
+    argv = ["predict", "--model", path, "--gpu", "h200", "--tp", "8", "--batch", "16",
+            "--input-len", "2000", "--output-len", "500"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--model" in err[0] and "weight bits" in err[0]
+    assert main(argv + ["--weight-bits", "4"]) == 0

@@ -145,7 +145,10 @@ class Deployment:
         try:
             self.gpu.flops(round(8 * self.weight_bytes))
         except InputError as exc:
-            raise DeploymentError("weight_bits", str(exc)) from None
+            if self.weight_bits is not None:
+                raise DeploymentError("weight_bits", str(exc)) from None
+            raise DeploymentError("model", f"{exc} (the mean of {self.model.name}'s weights); "
+                                           f"set the weight bits") from None
         if self.kv_bits is not None:
             bits = _positive("kv_bits", self.kv_bits)
             if not KV_BITS[0] <= bits <= KV_BITS[1]:
