@@ -620,6 +620,10 @@ def _add_predict_parser(sub) -> None:
     cmd.add_argument("--context", type=_number("--context"), default=None,
                      help=_range_help("--context", "KV length of decode (default: input-len + "
                                                    "output-len/2, a request's mean)"))
+    cmd.add_argument("--dp-attention", action="store_true",
+                     help="attention data-parallel over the --tp GPUs (each holds all of "
+                          "attention's weights, no attention all-reduce; the heads need not "
+                          "divide), experts parallel as the model's rule sets; needs --pp 1")
     cmd.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -636,7 +640,8 @@ def _cmd_predict(args) -> str:
                          batch=args.batch, input_len=args.input_len, output_len=args.output_len,
                          weight_bits=args.weight_bits, kv_bits=args.kv_bits, drafter=args.drafter,
                          acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
-                         price=args.price, context=args.context)
+                         price=args.price, context=args.context,
+                         dp_attention=args.dp_attention)
     except DeploymentError as exc:
         raise InputError(f"argument --{exc.field.replace('_', '-')}: {exc.detail}") from None
     result = predict(dep)
@@ -656,7 +661,8 @@ def _cmd_predict(args) -> str:
     _require_finite([row, row["decode_terms_ms"], row["prefill_terms_ms"]])
     if args.json:
         return _dumps(row)
-    lines = [f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} (TP {dep.tp:g}, PP {dep.pp:g}, "
+    layout = f"DP attention over {dep.tp:g}" if dep.dp_attention else f"TP {dep.tp:g}"
+    lines = [f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} ({layout}, PP {dep.pp:g}, "
              f"EP {result.n_ep:g}), batch {dep.batch:,}, {dep.input_len:,} in / "
              f"{dep.output_len:,} out, decode at context {result.context:,.0f}"
              + (f", {result.gamma:g} tokens verified per pass" if result.gamma != 1 else "")]

@@ -6,6 +6,8 @@ import math
 import re
 from collections import Counter
 
+import pytest
+
 from inference_math.engine import measurements as me
 
 
@@ -37,8 +39,11 @@ def test_the_other_files_and_their_sources():
     assert me.TRT_7B_FIRST_TOKEN_MS == {128: 16.1, 2048: 120.5}
 
 
+SERVING_SOURCES = {str(row["source_id"]) for row in me.load("serving")}
+
+
 def test_every_serving_row_is_compared_or_listed_with_a_reason():
-    compared = {int(c.row) for c in me.comparisons() if c.source.startswith(("TRTLLM-H", "TRTLLM-F"))}
+    compared = {int(c.row) for c in me.comparisons() if c.source in SERVING_SOURCES}
     listed = {row["row"] for row in me.pending()}
     assert not compared & listed
     assert compared | listed == set(range(1, 80))
@@ -55,3 +60,57 @@ def test_comparisons_are_finite_and_the_batch_one_decode_is_close():
     assert len(decode) == 2 and all(row.error < 0.10 for row in decode)
     summary = me.error_summary(rows)
     assert set(summary) >= {"FT-KIPPLY", "TRTLLM-7B-A100", "TE-VLLM"}
+
+
+def _serving(row_id: int) -> me.Comparison:
+    return next(c for c in me.comparisons() if c.source in SERVING_SOURCES and c.row == str(row_id))
+
+
+def test_the_mixed_layer_rows_are_compared_at_their_stated_conditions():
+    """DeepSeek's profile (row 4): 128 requests on each of 128 H800s, decode only at 4,096
+    tokens; its prefill (row 3): 16,384 tokens per GPU on 32 GPUs, prompts of 4,096; TensorRT-LLM's
+    offline R1 (row 37): a concurrency of 3,072 on the whole node, not per GPU."""
+    decode, prefill, offline = _serving(4), _serving(3), _serving(37)
+    assert decode.quantity == "decode_tokens_per_s_per_gpu" and "batch 16384" in decode.setup
+    assert prefill.quantity == "prefill_tokens_per_s_per_gpu" and "batch 128" in prefill.setup
+    assert offline.quantity == "tokens_per_s_per_gpu" and "batch 3072" in offline.setup
+    assert "4-bit" in offline.setup  # NVFP4
+    mtp = _serving(41)  # 2.82 tokens accepted per step
+    assert mtp.quantity == "tokens_per_s_per_user" and "MTP 2.82" in mtp.setup
+    assert mtp.predicted > _serving(40).predicted  # the same deployment without MTP
+
+
+def test_rows_with_open_lengths_are_compared_only_at_batch_one_where_they_do_not_matter():
+    for row_id in (31, 32, 33, 34):  # gpt-oss at batch one, lengths not printed
+        assert "lengths assumed" in _serving(row_id).setup
+    listed = {row["row"]: row["why"] for row in me.pending()}
+    assert "input_len" in listed[36]  # a batch of 7,168 with the lengths open
+    assert "spec_accept_len" in listed[35] and "spec_accept_len" in listed[38]
+    assert "weight_precision" in listed[13]
+    assert "frontier" in listed[1]
+
+
+def test_deepseeks_production_against_the_model():
+    ds = me.deepseek_production()
+    # the report's decode GPUs: $2 an hour for 1,850 tokens/s
+    assert ds["measured_usd_per_mtok"] == pytest.approx(2 / 3600 / 1850 * 1e6)
+    # its fleet: $87,072 a day for 168 B output tokens
+    assert ds["fleet_usd_per_mtok"] == pytest.approx(87_072 / 168e3)
+    assert ds["input_per_output"] == pytest.approx((608 - 342) / 168)
+    assert ds["frontier_tok_s_per_gpu"] * ds["frontier_usd_per_mtok"] == pytest.approx(2e6 / 3600)
+    plain, mtp = ds["layouts"]["plain"], ds["layouts"]["mtp"]
+    assert mtp["batch_per_gpu"] > plain["batch_per_gpu"]
+    assert mtp["tok_s_per_gpu"] > plain["tok_s_per_gpu"]
+    assert 0.5 < ds["frontier_ratio"] < 2 and 0.5 < ds["mtp_ratio"] < 2
+
+
+def test_the_kernel_calibration_is_one_factor_fitted_on_its_stated_rows():
+    """Each calibration row's factor makes the model's time per token equal the measured one
+    (the launches enter a step's latency linearly); the global factor is their median."""
+    factor, factors = me.calibrate_kernel()
+    assert len(factors) == 4 and factor == pytest.approx(sorted(factors)[1:3][0] / 2
+                                                         + sorted(factors)[1:3][1] / 2)
+    rows = [r for r in me.comparisons() if r.source == me.CALIBRATION_SOURCE]
+    for row, own in zip(rows, factors, strict=True):
+        refit = next(r for r in me._serving_rows(own) if r.row == row.row)
+        assert refit.predicted == pytest.approx(row.measured, rel=1e-6)

@@ -14,13 +14,15 @@ from hypothesis import strategies as st
 
 from inference_math.cli import main
 from inference_math.core import symbols as S
+from inference_math.core.validation import InputError
 from inference_math.derivations import dense_economics as de
 from inference_math.engine import prefill as pf
 from inference_math.engine.predict import Deployment, DeploymentError, predict, prefill_terms
 from inference_math.engine.search import Setting, frontier
 from inference_math.engine.speculative import spec_latency_fn
 from inference_math.presets.hardware import get_gpu
-from inference_math.presets.models import MODELS, get_model
+from inference_math.presets.layered import LayeredModel
+from inference_math.presets.models import CONFIG_PRESETS, MODELS, get_model
 
 H100, H800 = get_gpu("h100"), get_gpu("h800")
 LLAMA_70B, LLAMA_8B, DSV3 = get_model("llama-3-70b"), get_model("llama-3-8b"), get_model("deepseek-v3")
@@ -124,8 +126,13 @@ def test_a_drafter_takes_the_best_gamma_of_eq_spec_latency():
 
 
 def test_expert_parallel_degree_follows_the_rule():
+    """DeepSeek-V3's MoE layers route each token to 8 of 256 experts (s = 32): expert
+    parallelism switches on at a micro-batch of 2·s = 64."""
     dep = Deployment(model=DSV3, gpu=H800, tp=16, batch=256, input_len=4000, output_len=2000)
-    assert dep.expert_parallel == 16  # b_μ = 256 ≥ 2·s = 56: min(TP, 256 experts)
+    assert dep.expert_parallel == 16  # b_μ = 256 ≥ 64: min(TP, 256 experts)
+    at = {batch: Deployment(model=DSV3, gpu=H800, tp=16, pp=2, batch=batch, input_len=4000,
+                            output_len=2000).expert_parallel for batch in (126, 128)}
+    assert at == {126: 1, 128: 16}  # micro-batches of 63 and 64
     Deployment(model=DSV3, gpu=H800, tp=16, ep=16, batch=256, input_len=4000, output_len=2000)
     with pytest.raises(DeploymentError, match="eq-full-expert-parallel") as info:
         Deployment(model=DSV3, gpu=H800, tp=16, ep=8, batch=256, input_len=4000, output_len=2000)
@@ -329,12 +336,92 @@ def test_imported_configs_predict(name, capsys):
 
 
 def test_a_config_the_full_model_cannot_read_is_one_line(capsys):
-    path = str(CONFIGS / "deepseek-ai--DeepSeek-V3.config.json")
+    """Qwen3.5's linear-attention layers are the one kind the full model does not time."""
+    path = str(CONFIGS / "Qwen--Qwen3.5-397B-A17B.config.json")
     argv = ["predict", "--model", path, "--gpu", "h100", "--tp", "8", "--batch", "32",
             "--input-len", "2000", "--output-len", "500"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--model" in err[0]
+    assert "linear_attention layers" in err[0] and "not yet in the full model" in err[0]
+
+
+def test_a_mixed_layer_config_predicts(capsys):
+    """DeepSeek-V3's own config.json (3 dense layers, 58 MoE layers with a shared expert) on 16
+    H800s: the 671 B parameters in FP8 fit, and the JSON is strict."""
+    path = str(CONFIGS / "deepseek-ai--DeepSeek-V3.config.json")
+    argv = ["predict", "--model", path, "--gpu", "h800", "--tp", "16", "--batch", "64",
+            "--input-len", "4000", "--output-len", "1000", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    row = json.loads(capsys.readouterr().out)
+    assert row["fits"] and row["tpot_ms"] > 0 and row["ttft_ms"] > 0 and row["n_ep"] == 16
+
+
+def test_a_model_that_is_not_one_names_its_kind_not_its_repr():
+    with pytest.raises(InputError) as info:
+        Deployment(model=H100, gpu=H100, tp=1, batch=1, input_len=1, output_len=1)
+    message = str(info.value)
+    assert message.startswith("model must be a Model or LayeredModel") and message.endswith(
+        "got a GPU") and "(" not in message.split("got")[1]
+
+
+@pytest.mark.parametrize("name", [k for k in CONFIG_PRESETS
+                                  if isinstance(get_model(k), LayeredModel)])
+def test_every_layered_preset_predicts_finite_numbers(name, capsys):
+    argv = ["predict", "--model", name, "--gpu", "h200", "--tp", "8", "--pp", "2",
+            "--batch", "16", "--input-len", "1000", "--output-len", "1000", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    row = json.loads(capsys.readouterr().out)
+    assert row["fits"] and row["tpot_ms"] > 0 and row["ttft_ms"] > 0 and row["max_batch"] >= 16
+
+
+# --- models with layer groups -----------------------------------------------------------------
+
+GPT_OSS = get_model("gpt-oss-120b")
+# gpt-oss-120b's config: 36 layers alternating a 128-token sliding window and full attention,
+# 8 KV heads of 64, a 16-bit cache: 2·8·64·2 = 2,048 bytes per layer per token
+OSS_LAYER_KV, OSS_WINDOW = 2 * 8 * 64 * 2, 128
+
+
+def oss(**changes) -> Deployment:
+    base = dict(model=GPT_OSS, gpu=H100, tp=1, batch=32, input_len=1000, output_len=1)
+    return Deployment(**{**base, **changes})
+
+
+def test_a_sliding_window_groups_cache_stops_growing_at_its_window():
+    short, long = (predict(oss(context=c)) for c in (1_000, 11_000))
+    grown = (long.memory_need_gb - short.memory_need_gb) * 1e9
+    assert grown == pytest.approx(32 * 18 * OSS_LAYER_KV * 10_000)  # the 18 full layers only
+    cache = (short.memory_need_gb - short.weights_gb) * 1e9 / 32
+    assert cache == pytest.approx(18 * OSS_LAYER_KV * (1_000 + OSS_WINDOW), rel=0.01)
+    left = H100.hbm_bytes - short.weights_gb * 1e9
+    assert short.max_batch == pytest.approx(left / (18 * OSS_LAYER_KV * 1_128), abs=1)
+
+
+def test_eight_bit_kv_cache_halves_every_groups_cache():
+    full, half = predict(oss(context=5_000)), predict(oss(context=5_000, kv_bits=8))
+    assert (half.memory_need_gb - half.weights_gb) == pytest.approx(
+        (full.memory_need_gb - full.weights_gb) / 2)
+    assert half.decode_terms_ms["memory"] < full.decode_terms_ms["memory"]
+
+
+def test_mixed_precision_weights_count_each_group_at_its_bytes():
+    """DeepSeek-V3: 671 B parameters in FP8 with both 16-bit embedding matrices of 129,280 × 7,168
+    (DeepSeek's config and report): 671 GB plus one more byte per embedding parameter."""
+    result = predict(Deployment(model=DSV3, gpu=H800, tp=16, batch=1, input_len=10, output_len=1))
+    assert result.weights_gb == pytest.approx(671 + 2 * 129_280 * 7_168 / 1e9, rel=0.005)
+    sixteen = predict(Deployment(model=DSV3, gpu=H800, tp=16, batch=1, input_len=10,
+                                 output_len=1, weight_bits=16))
+    assert sixteen.weights_gb == pytest.approx(2 * (671 + 2 * 129_280 * 7_168 / 1e9), rel=0.005)
+
+
+def test_tp_must_divide_every_groups_heads():
+    oss(tp=8)
+    with pytest.raises(DeploymentError, match="64 query heads") as info:
+        oss(tp=128)
+    assert info.value.field == "tp"
+    with pytest.raises(DeploymentError, match="pp"):
+        oss(pp=37, batch=64)  # 36 layers
 
 
 def test_mfu_is_two_flops_per_parameter_per_token_over_the_peak():
@@ -366,3 +453,55 @@ def test_pipeline_stages_hold_the_whole_batchs_cache():
     kv_per_sequence = 2 * 8 * 128 * 80 * 2 * (2035 + 150)
     by_hand = (8 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
     assert piped.max_batch == math.floor(by_hand)
+
+
+def test_data_parallel_attention_drops_its_all_reduces_and_reads_its_weights_on_every_gpu():
+    """Llama 3 70B on 8 H100s: attention's weights are 80 layers of q and o (8,192²) and k and v
+    (8,192 × 1,024), 16-bit; with data-parallel attention every GPU reads all of them."""
+    tp = predict(deployment(batch=64))
+    dp = predict(deployment(batch=64, dp_attention=True))
+    attention = 80 * (2 * 8192 * 8192 + 2 * 8192 * 1024) * 2
+    bandwidth = H100.hbm_bandwidth * H100.bandwidth_cap
+    assert dp.decode_terms_ms["memory"] - tp.decode_terms_ms["memory"] == pytest.approx(
+        attention * (1 - 1 / 8) / bandwidth * 1e3, rel=0.01)
+    network = ("network_latency", "network_bandwidth")
+    assert sum(dp.decode_terms_ms[k] for k in network) < sum(tp.decode_terms_ms[k] for k in network)
+
+
+def test_data_parallel_attention_of_an_moe_leaves_only_the_all_to_alls():
+    """DeepSeek-V3 on 144 H800s, experts parallel over all of them: no all-reduce is left, and
+    144 need not divide the 128 heads."""
+    dep = Deployment(model=DSV3, gpu=H800, tp=144, batch=144 * 64, input_len=4989,
+                     output_len=1, context=4989, dp_attention=True)
+    assert dep.expert_parallel == 144
+    with_all_to_alls = predict(dep).decode_terms_ms
+    assert with_all_to_alls["network_bandwidth"] > 0
+    with pytest.raises(DeploymentError, match="query heads"):
+        dataclasses.replace(dep, dp_attention=False)
+    with pytest.raises(DeploymentError) as info:
+        dataclasses.replace(dep, pp=2)
+    assert info.value.field == "pp"
+
+
+def test_cli_dp_attention(capsys):
+    argv = ["predict", "--model", "deepseek-v3", "--gpu", "h800", "--tp", "144", "--batch",
+            str(144 * 64), "--input-len", "4989", "--output-len", "1", "--dp-attention", "--json"]
+    assert main(argv) == 0, capsys.readouterr().err
+    row = json.loads(capsys.readouterr().out)
+    assert row["fits"] and row["n_ep"] == 144
+    assert main(argv[:-1] + ["--pp", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--pp" in err[0]
+
+
+def test_a_model_whose_mean_bits_have_no_flops_names_the_model(capsys):
+    """gpt-oss-20b: 4.25-bit experts beside 16-bit attention and embeddings average more than
+    4.5 bits, which no GPU preset has a FLOP/s figure for; the error names --model, and a given
+    --weight-bits serves it."""
+    path = str(CONFIGS / "openai--gpt-oss-20b.config.json")
+    argv = ["predict", "--model", path, "--gpu", "h200", "--tp", "8", "--batch", "16",
+            "--input-len", "2000", "--output-len", "500"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--model" in err[0] and "weight bits" in err[0]
+    assert main(argv + ["--weight-bits", "4"]) == 0

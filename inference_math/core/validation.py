@@ -11,13 +11,24 @@ class InputError(ValueError):
     """A value, preset name or configuration the book's models cannot use."""
 
 
-def of_kind(field: str, value, kind: type):
-    """``value`` if it is a ``kind`` (a Model, a GPU...), else InputError naming ``field``."""
+def of_kind(field: str, value, kind: type | tuple[type, ...]):
+    """``value`` if it is a ``kind`` (a Model, a GPU...; or one of a tuple of kinds), else
+    InputError naming ``field`` and the kind of value it got (never a whole repr)."""
     if not isinstance(value, kind):
-        name = kind.__name__
-        raise InputError(f"{field} must be a {name} (get_{name.lower()}(...) returns one), "
-                         f"got {value!r}")
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        name = " or ".join(k.__name__ for k in kinds)
+        raise InputError(f"{field} must be a {name} (get_{kinds[0].__name__.lower()}(...) "
+                         f"returns one), got {_kind_of(value)}")
     return value
+
+
+def _kind_of(value) -> str:
+    """A short name for a value in an error message: short text and numbers as written, other
+    objects by their type."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return f"a {type(value).__name__}"
 
 
 def positive(field: str, value, *, allow_zero: bool = False) -> float:

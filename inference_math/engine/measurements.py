@@ -11,8 +11,23 @@ What each kind of measurement is compared with:
 - decode time per token (``tpot``): the prediction's time per output token;
 - time to first token (``ttft``): the prefill pass of the batch's prompts (eq-prefill-ttft at one
   prompt);
-- output tokens/s per GPU *with prefill included* (static batches and the vLLM sweep): a batch of
-  B prompts prefilled together, then O decode steps at the mean context, B·O/(N·(t_pre + O·t)).
+- output tokens/s per GPU *with prefill included* (static batches, offline benchmarks and the vLLM
+  sweep): a batch of B prompts prefilled together, then O decode steps at the mean context,
+  B·O/(N·(t_pre + O·t));
+- output tokens/s per GPU of a *decode-only* measurement (disaggregated decode): B/(N·t) at the
+  stated KV length;
+- input tokens/s per GPU of a *prefill-only* measurement: the prompts of one prefill batch over
+  its pass, B·T_in/(N·t_pre);
+- tokens/s per user at batch one: 1/t, with multi-token prediction at the stated accepted length.
+
+Deployments with data-parallel attention and expert parallelism (DeepSeek's, SGLang's,
+TensorRT-LLM's ``enable_attention_dp``) are one replica of all their expert-parallel GPUs with
+``dp_attention`` (see :mod:`~inference_math.engine.predict`).
+
+A batch-one row the sources leave a length of open (or state as "1K") is still compared when the
+model's prediction for it changes by less than :data:`INSENSITIVE` between an empty context and
+:data:`PROBE_CONTEXT` tokens (batch-one decode of a model whose weights dwarf its cache), at the
+stated value or :data:`ASSUMED_LENGTH`; the comparison says so in its setup.
 """
 
 from __future__ import annotations
@@ -24,6 +39,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from ..presets.hardware import get_gpu
+from ..presets.layered import LayeredModel
 from ..presets.models import Model, get_model
 from .predict import Deployment, predict
 
@@ -75,11 +91,22 @@ KIPPLY_13B = Model("13B (kipply)", d_model=5120, d_ff=4 * 5120, layers=40, n_q_h
 A100_40GB = dataclasses.replace(get_gpu("a100"), name="A100 SXM 40GB", hbm_bytes=40e9,
                                 hbm_bandwidth=1.5e12)
 
-#: Models of the serving file the full model represents today (dense, uniform layers).
+#: Models of the serving file the full model represents: dense ones with uniform layers, and
+#: DeepSeek-V3 (R1 shares its architecture), Kimi K2 and gpt-oss read from their configs with
+#: their layer groups.
 SERVING_MODELS = {"Llama-2-13B": LLAMA2_13B, "Llama-2-70B": LLAMA2_70B,
-                  "GPT-J 6B": get_model("gpt-j-6b")}
-SERVING_GPUS = {"H200": "h200", "H100 SXM 80GB": "h100", "A100 SXM 80GB": "a100"}
-PRECISION_BITS = {"FP8": 8, "FP16": 16, "BF16": 16}
+                  "GPT-J 6B": get_model("gpt-j-6b"),
+                  **{name: get_model("deepseek-v3") for name in (
+                      "DeepSeek-V3", "DeepSeek-R1", "DeepSeek-R1-0528", "DeepSeek V3/R1 671B")},
+                  "Kimi K2 Instruct": get_model("kimi-k2"),
+                  "gpt-oss-120b": get_model("gpt-oss-120b")}
+SERVING_GPUS = {"H200": "h200", "H100 SXM 80GB": "h100", "A100 SXM 80GB": "a100", "H100": "h100",
+                "H800": "h800", "B200": "b200", "GB200": "gb200-nvl72", "MI300X": "mi300x"}
+PRECISION_BITS = {"FP8": 8, "FP16": 16, "BF16": 16, "NVFP4": 4, "MXFP4": 4}
+#: The rule for rows with a length left open: see the module docstring.
+INSENSITIVE, PROBE_CONTEXT, ASSUMED_LENGTH = 0.02, 8192, 1024
+#: DeepSeek's production decode (row 1 of the serving file): its own section of the chapter.
+PRODUCTION_ROW = 1
 
 
 @dataclass(frozen=True)
@@ -91,7 +118,9 @@ class Comparison:
     model: str
     gpu: str
     setup: str  # TP, batch, input/output lengths, precision
-    quantity: str  # 'tpot_ms', 'ttft_ms' or 'tokens_per_s_per_gpu' (prefill included)
+    quantity: str  # 'tpot_ms', 'ttft_ms', 'tokens_per_s_per_gpu' (prefill included),
+    #                'decode_tokens_per_s_per_gpu', 'prefill_tokens_per_s_per_gpu' or
+    #                'tokens_per_s_per_user'
     measured: float
     predicted: float | None  # None: the deployment does not fit in the model's memory
     binding: str  # or why there is no prediction
@@ -133,42 +162,151 @@ def _setup(dep: Deployment) -> str:
     return (f"TP {dep.tp:g}, batch {dep.batch:g}, {dep.input_len:g}/{dep.output_len:g}, {bits}")
 
 
-def _serving_rows() -> list[Comparison]:
-    out = []
-    for row in load("serving"):
-        model = SERVING_MODELS.get(row["model"])
-        gpu_key = SERVING_GPUS.get(str(row["gpu"]).split(" (")[0]) or SERVING_GPUS.get(row["gpu"])
-        if model is None or gpu_key is None or not _stated(row):
-            continue
-        gpu = get_gpu(gpu_key)
-        bits = PRECISION_BITS[str(row["weight_precision"]).split(" ")[0]]
-        output = row["output_len"] or 1.0
-        dep = Deployment(model=model, gpu=gpu, tp=row["tp"], batch=row["batch_or_concurrency"],
-                         input_len=row["input_len"], output_len=output, weight_bits=bits)
-        if row["output_tok_s_per_gpu"] is not None:
-            value, binding = throughput_with_prefill(dep)
-            quantity, measured = "tokens_per_s_per_gpu", row["output_tok_s_per_gpu"]
-        else:
-            result = predict(dataclasses.replace(dep, prefill_batch=dep.batch))
-            value, binding = result.prefill_pass_ms, result.binding_prefill_pass
-            quantity, measured = "ttft_ms", row["ttft_ms_mean"]
-        out.append(Comparison(str(row["source_id"]), str(int(row["row_id"])), model.name,
-                              gpu.name, _setup(dep), quantity, float(measured), value, binding))
-    return out
+_PER_GPU = ("per GPU", "per device", "per decode rank")
+
+
+def _length(value) -> float | None:
+    """A length as stated: a number, or text such as '1K' (read as 1,024)."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, str) and value.upper().endswith("K") and value[:-1].isdigit():
+        return 1024.0 * int(value[:-1])
+    return None
+
+
+def _is_mtp(row: dict) -> bool:
+    spec = str(row["spec_decode"] or "none").lower()
+    return not spec.startswith("none")
+
+
+def _missing(row: dict) -> list[str]:
+    """The conditions a prediction needs that the row does not state (numbers, not ranges)."""
+    missing = [key for key in ("tp", "batch_or_concurrency", "input_len")
+               if not isinstance(row[key], float)]
+    if not row["weight_precision"]:
+        missing.append("weight_precision")
+    if _is_mtp(row) and not isinstance(row["spec_accept_len"], float):
+        missing.append("spec_accept_len")
+    return missing
 
 
 def _stated(row: dict) -> bool:
     """Whether the conditions a prediction needs are all stated (numbers, not ranges)."""
-    needed = ("tp", "batch_or_concurrency", "input_len", "weight_precision")
-    return all(isinstance(row[key], float) or (key == "weight_precision" and row[key])
-               for key in needed)
+    return not _missing(row)
 
 
-def _fastertransformer() -> list[Comparison]:
+def _bits(row: dict, model) -> int | None:
+    """Weight bits of the row's precision; None when they are the model's own (a LayeredModel
+    keeps its groups' bytes: DeepSeek's FP8 layers with 16-bit embeddings)."""
+    bits = PRECISION_BITS[str(row["weight_precision"]).split(" ")[0]]
+    return None if isinstance(model, LayeredModel) and bits == model.weight_bits else bits
+
+
+def _deployment(row: dict, model, gpu, input_len: float, output_len: float) -> Deployment:
+    """The replica of a row: its TP group, or with data-parallel attention and expert
+    parallelism all the EP group's GPUs as one replica (see the module docstring)."""
+    dp = isinstance(row["dp"], float) and row["dp"] > 1 and isinstance(row["ep"], float)
+    gpus = max(row["ep"], row["tp"]) if dp else row["tp"]
+    batch = row["batch_or_concurrency"]
+    definition = str(row["batch_definition"]).split(";")[0]
+    if any(text in definition for text in _PER_GPU):
+        batch *= gpus
+    if definition.startswith("tokens"):
+        batch /= input_len  # a prefill batch stated in tokens: its prompts
+    return Deployment(model=model, gpu=gpu, tp=gpus, batch=batch, input_len=input_len,
+                      output_len=output_len, weight_bits=_bits(row, model), dp_attention=dp)
+
+
+def _lengths(row: dict, model, gpu) -> tuple[float, float, str] | None:
+    """(input, output, note) of a row: as stated, or assumed where the model's prediction does
+    not depend on them (:data:`INSENSITIVE`); None where it does."""
+    stated_in, stated_out = _length(row["input_len"]), _length(row["output_len"])
+    if isinstance(row["input_len"], float):
+        return stated_in, row["output_len"] or 1.0, ""
+    if row["batch_or_concurrency"] != 1:
+        return None
+    probe = _deployment(row, model, gpu, ASSUMED_LENGTH, 1.0)
+    times = [predict(dataclasses.replace(probe, context=c)).tpot_ms for c in (0, PROBE_CONTEXT)]
+    if None in times or times[1] / times[0] - 1 > INSENSITIVE:
+        return None
+    note = "lengths as printed" if stated_in else "lengths assumed"
+    return (stated_in or ASSUMED_LENGTH, stated_out or 1.0,
+            f"; {note} (≤{100 * (times[1] / times[0] - 1):.1f}% effect)")
+
+
+def _comparable(row: dict) -> tuple | None:
+    """(model, GPU, input, output, note) of a serving row the model compares, else None."""
+    model = SERVING_MODELS.get(row["model"])
+    gpu_key = SERVING_GPUS.get(str(row["gpu"]).split(" (")[0]) or SERVING_GPUS.get(row["gpu"])
+    if model is None or gpu_key is None or int(row["row_id"]) == PRODUCTION_ROW:
+        return None
+    missing = _missing(row)
+    if not missing:
+        return model, get_gpu(gpu_key), row["input_len"], row["output_len"] or 1.0, ""
+    if not set(missing) <= {"input_len"}:
+        return None
+    lengths = _lengths(row, model, get_gpu(gpu_key))
+    return None if lengths is None else (model, get_gpu(gpu_key), *lengths)
+
+
+def _scaled(gpu, kernel_scale: float):
+    """The GPU with its kernel-launch time times ``kernel_scale`` (1: the preset's)."""
+    if kernel_scale == 1:
+        return gpu
+    return dataclasses.replace(gpu, kernel_launch_s=gpu.kernel_launch_s * kernel_scale)
+
+
+def _serving_rows(kernel_scale: float = 1.0) -> list[Comparison]:
+    out = []
+    for row in load("serving"):
+        found = _comparable(row)
+        if found is None:
+            continue
+        model, gpu, input_len, output, note = found
+        gpu = _scaled(gpu, kernel_scale)
+        dep = _deployment(row, model, gpu, input_len, output)
+        scenario = f"{row['scenario']} {row['disaggregated']}".lower()
+        if _is_mtp(row) and row["spec_accept_len"] > 1:
+            dep = dataclasses.replace(dep, mtp_accepted=row["spec_accept_len"])
+        if isinstance(row["prefill_tok_s_per_gpu"], float):
+            result = predict(dataclasses.replace(dep, prefill_batch=dep.batch))
+            value = dep.batch * input_len / (dep.gpus * result.prefill_pass_ms / 1e3)
+            binding = f"{result.binding_prefill_pass} (prefill)"
+            quantity, measured = "prefill_tokens_per_s_per_gpu", row["prefill_tok_s_per_gpu"]
+        elif isinstance(row["output_tok_s_per_gpu"], float) and "decode" in scenario and (
+                "only" in scenario or "isolation" in scenario):
+            context = row["avg_kv_len"] if isinstance(row["avg_kv_len"], float) else input_len
+            result = predict(dataclasses.replace(dep, context=context))
+            value = result.output_tokens_per_s_per_gpu
+            binding = result.binding_decode if result.fits else _unfit(result)
+            quantity, measured = "decode_tokens_per_s_per_gpu", row["output_tok_s_per_gpu"]
+        elif isinstance(row["output_tok_s_per_gpu"], float) and dep.batch > 1:
+            value, binding = throughput_with_prefill(dep)
+            quantity, measured = "tokens_per_s_per_gpu", row["output_tok_s_per_gpu"]
+        elif isinstance(row["tok_s_per_user"], float):
+            result = predict(dep)
+            value, binding = result.tokens_per_s_per_user, result.binding_decode
+            quantity, measured = "tokens_per_s_per_user", row["tok_s_per_user"]
+        else:
+            result = predict(dataclasses.replace(dep, prefill_batch=dep.batch))
+            value, binding = result.prefill_pass_ms, result.binding_prefill_pass
+            quantity, measured = "ttft_ms", row["ttft_ms_mean"]
+        setup = _setup(dep) + (f", MTP {dep.mtp_accepted:g}" if dep.mtp_accepted else "") + note
+        out.append(Comparison(str(row["source_id"]), str(int(row["row_id"])), model.name,
+                              gpu.name, setup, quantity, float(measured), value, binding))
+    return out
+
+
+def _unfit(result) -> str:
+    return f"does not fit ({result.memory_need_gb:,.0f} of {result.memory_gb:,.0f} GB)"
+
+
+def _fastertransformer(kernel_scale: float = 1.0) -> list[Comparison]:
     out = []
     for row in load("fastertransformer"):
-        dep = Deployment(model=KIPPLY_13B, gpu=A100_40GB, tp=row["tensor_parallel"], batch=1,
-                         input_len=512, output_len=10, context=512)
+        dep = Deployment(model=KIPPLY_13B, gpu=_scaled(A100_40GB, kernel_scale),
+                         tp=row["tensor_parallel"], batch=1, input_len=512, output_len=10,
+                         context=512)
         result = predict(dep)
         setup = f"TP {dep.tp:g}, batch 1, context 512, 16-bit"
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} prefill", KIPPLY_13B.name,
@@ -184,8 +322,8 @@ def _fastertransformer() -> list[Comparison]:
 TRT_7B_FIRST_TOKEN_MS = {128: 16.1, 2048: 120.5}
 
 
-def _tensorrt_7b() -> list[Comparison]:
-    a100 = get_gpu("a100")
+def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
+    a100 = _scaled(get_gpu("a100"), kernel_scale)
     out = []
     for row in load("tensorrt_llm_7b"):
         dep = Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=row["batch"],
@@ -204,8 +342,8 @@ def _tensorrt_7b() -> list[Comparison]:
     return out
 
 
-def _vllm_sweep() -> list[Comparison]:
-    h100 = get_gpu("h100")
+def _vllm_sweep(kernel_scale: float = 1.0) -> list[Comparison]:
+    h100 = _scaled(get_gpu("h100"), kernel_scale)
     out = []
     for row in load("vllm_sweep"):
         model = get_model(row["model"])
@@ -219,31 +357,55 @@ def _vllm_sweep() -> list[Comparison]:
     return out
 
 
-def comparisons() -> list[Comparison]:
-    """Every measured point the full model represents today, with its prediction."""
-    return _serving_rows() + _fastertransformer() + _tensorrt_7b() + _vllm_sweep()
+def comparisons(kernel_scale: float = 1.0) -> list[Comparison]:
+    """Every measured point the full model represents today, with its prediction; every GPU's
+    kernel-launch time times ``kernel_scale`` (1: the presets', uncalibrated)."""
+    return (_serving_rows(kernel_scale) + _fastertransformer(kernel_scale)
+            + _tensorrt_7b(kernel_scale) + _vllm_sweep(kernel_scale))
+
+
+#: The one calibration: the rows it uses. SGLang's batch-one decode of gpt-oss-120b (four points,
+#: two GPUs, two precisions), where a step is almost all fixed time.
+CALIBRATION_SOURCE = "LMSYS-GPTOSS"
+
+
+def calibrate_kernel(rows: list[Comparison] | None = None) -> tuple[float, list[float]]:
+    """The global factor on every GPU's kernel-launch time, fitted once on
+    :data:`CALIBRATION_SOURCE`: the median over its rows of the factor that makes each row's
+    time per token equal the measured one, and those factors.
+
+    A step's latency is the kernel launches plus terms that do not depend on them
+    (eq-full-forward-latency), so each row's time per token is a + k·c: c and a follow from the
+    predictions at k = 1 and k = 2, and the row's factor is (t_measured − a)/c.
+    """
+    one = [r for r in (rows or comparisons()) if r.source == CALIBRATION_SOURCE]
+    two = {r.row: r for r in _serving_rows(2.0) if r.source == CALIBRATION_SOURCE}
+    factors = []
+    for row in one:
+        t1, t2 = 1 / row.predicted, 1 / two[row.row].predicted
+        per_unit = t2 - t1
+        factors.append((1 / row.measured - (t1 - per_unit)) / per_unit)
+    return statistics.median(factors), factors
 
 
 def pending() -> list[dict]:
-    """The serving file's rows not compared, with why: a model the full model cannot represent
-    yet, or conditions the source leaves open."""
+    """The serving file's rows not compared, with why: conditions the source leaves open (named),
+    a GPU without a preset, or DeepSeek's production fleet (placed against the frontier)."""
     out = []
     for row in load("serving"):
-        if row["model"] in SERVING_MODELS and _stated(row) and (
-                str(row["gpu"]).split(" (")[0] in SERVING_GPUS or row["gpu"] in SERVING_GPUS):
+        if _comparable(row) is not None:
             continue
         model = str(row["model"])
-        missing = [key for key in ("tp", "batch_or_concurrency", "input_len", "output_len",
-                                   "weight_precision") if not isinstance(row[key], float)
-                   and not (key == "weight_precision" and row[key])]
-        if any(name in model for name in ("DeepSeek", "Kimi")):
-            why = "shared expert and dense first layers: after the mixed-layer model"
-        elif "gpt-oss" in model:
-            why = "alternating sliding-window layers: after the mixed-layer model"
+        missing = _missing(row)
+        if int(row["row_id"]) == PRODUCTION_ROW:
+            why = ("a production fleet: the batch is not stated; placed against the frontier "
+                   "at its speed and KV length")
         elif missing:
             why = "not stated: " + ", ".join(missing)
             if "MLPERF" in str(row["source_id"]):
                 why += "; MLPerf Server latencies depend on the arrival rate"
+        elif not any(name in model for name in SERVING_MODELS):
+            why = "a model without a preset"
         else:
             why = "a GPU or precision without a preset"
         out.append({"row": int(row["row_id"]), "source": row["source_id"], "model": model,
@@ -259,3 +421,92 @@ def error_summary(rows: list[Comparison]) -> dict[str, tuple[int, float, float, 
             by_source.setdefault(row.source, []).append(row.error)
     return {src: (len(errs), statistics.median(errs), min(errs), max(errs))
             for src, errs in by_source.items()}
+
+
+# --- DeepSeek's production report against the frontier --------------------------------------
+
+#: DeepSeek's online service over 24 hours (deepseekai2025inferencesystem, rows 1-2 of the
+#: serving file and their notes): H800s at $2 per GPU-hour, 20-22 output tokens/s per user,
+#: 1,850 output tokens/s per decode GPU at a mean KV length of 4,989, decode on 18-node units
+#: (EP144, data-parallel attention); 226.75 nodes on average for prefill and decode, $87,072 a
+#: day, 168 B output and 608 B input tokens a day, 342 B of the input served from the on-disk cache.
+DEEPSEEK_PRODUCTION = {"price": 2.0, "speed": (20.0, 22.0), "decode_tok_s_per_gpu": 1850.0,
+                       "kv_len": 4989.0, "decode_gpus": 144, "prefill_gpus": 32,
+                       "usd_per_day": 87_072.0, "output_tokens_per_day": 168e9,
+                       "input_tokens_per_day": 608e9, "cached_input_tokens_per_day": 342e9}
+#: DeepSeek-V3's multi-token prediction: the second token accepted 85-90% of the time
+#: (deepseekai2024v3); the lower end, T = 1.85 tokens per decode pass.
+DEEPSEEK_MTP_ACCEPTED = 1.85
+#: The prefill unit of the report (EP32, data-parallel attention) at the profile's prompt of
+#: 4,096 tokens and 16,384 tokens per GPU (row 3 of the serving file).
+DEEPSEEK_PREFILL = {"gpus": 32, "prompt": 4096.0, "tokens_per_gpu": 16384.0}
+
+
+def _fastest_batch(model, gpu, gpus: int, speed: float, context: float, price: float,
+                   mtp: float | None):
+    """The largest whole batch per GPU of an EP/data-parallel-attention replica of ``gpus``
+    decoding at ``speed`` tokens/s per user or faster, and its prediction (bisection: the speed
+    falls as the batch grows)."""
+    def at(per_gpu):
+        return predict(Deployment(model=model, gpu=gpu, tp=gpus, batch=gpus * per_gpu,
+                                  input_len=context, output_len=1, context=context, price=price,
+                                  mtp_accepted=mtp, dp_attention=True))
+    lo, hi = 1, 1024
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        result = at(mid)
+        lo, hi = (mid, hi) if result.fits and result.tokens_per_s_per_user >= speed else (lo, mid)
+    return lo, at(lo)
+
+
+def deepseek_production(front=None) -> dict:
+    """DeepSeek's production decode against the full model for the real DeepSeek-V3 on H800s.
+
+    ``front``: the frontier of ``Setting(get_model('deepseek-v3'), get_gpu('h800'),
+    context=4989, price=2)`` (computed if not given). Returns the measured speed and cost, the
+    frontier's cost and output tokens/s per GPU at the report's lower speed, the report's own
+    layout (EP144, data-parallel attention) without and with MTP, and the fleet's cost with the
+    prefill the model adds.
+    """
+    import numpy as np
+
+    from .search import Setting, frontier
+
+    report = DEEPSEEK_PRODUCTION
+    model, gpu, price = get_model("deepseek-v3"), get_gpu("h800"), report["price"]
+    if front is None:
+        front = frontier(Setting(model, gpu, context=report["kv_len"], price=price), exact=True)
+    speed = report["speed"][0]
+    cost = float(front.cost_at_speed(np.array([speed]))[0])
+    point = min(front.points, key=lambda pt: abs(pt.tokens_per_s - speed))
+    per_gpu = price * 1e6 / 3600 / cost  # eq-search-cost solved for tokens/s per GPU
+    measured_cost = price * 1e6 / 3600 / report["decode_tok_s_per_gpu"]
+    layouts = {}
+    for label, mtp in (("plain", None), ("mtp", DEEPSEEK_MTP_ACCEPTED)):
+        batch, result = _fastest_batch(model, gpu, report["decode_gpus"], speed, report["kv_len"],
+                                       price, mtp)
+        layouts[label] = {"batch_per_gpu": batch, "tok_s_per_gpu": result.output_tokens_per_s_per_gpu,
+                          "usd_per_mtok": result.usd_per_mtok_output, "binding": result.binding_decode,
+                          "terms_ms": result.decode_terms_ms}
+    pre = DEEPSEEK_PREFILL
+    prompts = pre["gpus"] * pre["tokens_per_gpu"] / pre["prompt"]
+    prefill = predict(Deployment(model=model, gpu=gpu, tp=pre["gpus"], batch=prompts,
+                                 input_len=pre["prompt"], output_len=1, price=price,
+                                 prefill_batch=prompts, dp_attention=True))
+    computed_in = report["input_tokens_per_day"] - report["cached_input_tokens_per_day"]
+    in_per_out = computed_in / report["output_tokens_per_day"]
+    return {
+        "speed": speed, "kv_len": report["kv_len"], "price": price,
+        "measured_tok_s_per_gpu": report["decode_tok_s_per_gpu"],
+        "measured_usd_per_mtok": measured_cost,
+        "frontier_usd_per_mtok": cost, "frontier_tok_s_per_gpu": per_gpu,
+        "frontier_ratio": report["decode_tok_s_per_gpu"] / per_gpu,
+        "frontier_point": point, "layouts": layouts,
+        "mtp_ratio": report["decode_tok_s_per_gpu"] / layouts["mtp"]["tok_s_per_gpu"],
+        "plain_ratio": report["decode_tok_s_per_gpu"] / layouts["plain"]["tok_s_per_gpu"],
+        "fleet_usd_per_mtok": report["usd_per_day"] / report["output_tokens_per_day"] * 1e6,
+        "prefill_usd_per_mtok_input": prefill.usd_per_mtok_input,
+        "input_per_output": in_per_out,
+        "model_fleet_usd_per_mtok": layouts["mtp"]["usd_per_mtok"]
+        + in_per_out * prefill.usd_per_mtok_input,
+    }

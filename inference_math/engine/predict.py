@@ -20,6 +20,20 @@ Whether the deployment fits, and the largest batch that does, count the weights 
 of the whole batch at the decode context: eq-full-memory-need with every micro-batch's cache (the
 reference code checks one micro-batch's, which undercounts the cache N_PP-fold when N_PP > 1).
 
+A model with layer groups (:class:`~inference_math.presets.layered.LayeredModel`: DeepSeek-V3's
+dense and MoE layers, gpt-oss's sliding and full attention) is timed by eq-full-grouped-latency;
+a sliding-window group's cache stops growing at its window (``LayeredModel.kv_bytes_at``), and
+``kv_bits`` rescales every group's cache.
+
+Data-parallel attention (``dp_attention``, as DeepSeek's and SGLang's large expert-parallel
+deployments run): every GPU of the replica holds all of attention's weights and its own
+sequences' cache, so attention needs no all-reduce and its weights are read on every GPU; the
+experts stay parallel as eq-full-expert-parallel sets. The full model's terms then are those of
+eq-full-forward-latency with the network time at σ = N_TP (attention's all-reduces over one GPU:
+none), the memory time plus the attention weights' reads on the other N_TP − 1 GPUs
+(A·p·(1 − 1/N_TP) at the capped bandwidth, one stage: N_PP = 1), the arithmetic unchanged (each
+GPU multiplies its own b/N_TP sequences by all of attention's weights, the same FLOPs per GPU).
+
 Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
 is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
 input:output ratio.
@@ -47,6 +61,7 @@ from ..core.symbols import (
 )
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
+from ..presets.layered import LayeredModel
 from ..presets.models import Model
 from . import full_model as fm
 from .prefill import disaggregated_ratio, input_cost
@@ -91,7 +106,7 @@ class Deployment:
     skips the checks that the degrees divide the heads. Raises DeploymentError naming the field.
     """
 
-    model: Model
+    model: Model | LayeredModel
     gpu: GPU
     tp: float
     batch: float
@@ -101,7 +116,7 @@ class Deployment:
     ep: float | None = None
     weight_bits: int | None = None
     kv_bits: float | None = None
-    drafter: Model | None = None
+    drafter: Model | LayeredModel | None = None
     acceptance: float | None = None
     mtp_accepted: float | None = None
     price: float | None = None
@@ -110,9 +125,10 @@ class Deployment:
     sigma: float = 1.0
     prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
     whole_degrees: bool = True
+    dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
 
     def __post_init__(self):
-        of_kind("model", self.model, Model)
+        of_kind("model", self.model, (Model, LayeredModel))
         of_kind("gpu", self.gpu, GPU)
         self.gpu.require_collective_model()
         whole = _whole if self.whole_degrees else _positive
@@ -129,15 +145,21 @@ class Deployment:
         try:
             self.gpu.flops(round(8 * self.weight_bytes))
         except InputError as exc:
-            raise DeploymentError("weight_bits", str(exc)) from None
+            if self.weight_bits is not None:
+                raise DeploymentError("weight_bits", str(exc)) from None
+            raise DeploymentError("model", f"{exc} (the mean of {self.model.name}'s weights); "
+                                           f"set the weight bits") from None
         if self.kv_bits is not None:
             bits = _positive("kv_bits", self.kv_bits)
             if not KV_BITS[0] <= bits <= KV_BITS[1]:
                 raise DeploymentError("kv_bits", f"must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
                                                  f"got {bits:g}")
         self._check_speculation()
-        if self.whole_degrees:
+        if self.whole_degrees and not self.dp_attention:
             self._check_heads()
+        if self.dp_attention and self.pp != 1:
+            raise DeploymentError("pp", f"data-parallel attention is modelled in one stage, "
+                                        f"got {self.pp:g}")
         if self.pp > self.model.layers:
             raise DeploymentError("pp", f"{self.pp:g} pipeline stages exceed the "
                                         f"{self.model.layers} layers of {self.model.name}")
@@ -155,7 +177,7 @@ class Deployment:
 
     def _check_speculation(self):
         if self.drafter is not None:
-            of_kind("drafter", self.drafter, Model)
+            of_kind("drafter", self.drafter, (Model, LayeredModel))
             try:
                 self.gpu.flops(self.drafter.weight_bits)
             except InputError as exc:
@@ -177,28 +199,70 @@ class Deployment:
                                                       f"[1, {MAX_MTP_TOKENS}], got {value:g}")
 
     def _check_heads(self):
-        """Tensor parallelism splits the query heads and splits (or replicates) the KV heads."""
-        model, tp = self.model, int(self.tp)
-        if model.n_q_heads % tp:
-            raise DeploymentError("tp", f"{tp} does not divide the {model.n_q_heads} query heads "
-                                        f"of {model.name}")
-        kv_heads = 1 if model.is_mla else model.n_q_heads // model.group_size
-        if kv_heads % tp and tp % kv_heads:
-            raise DeploymentError("tp", f"{tp} neither divides the {kv_heads} KV heads of "
-                                        f"{model.name} nor is a multiple of them")
+        """Tensor parallelism splits the query heads and splits (or replicates) the KV heads, of
+        every layer group."""
+        tp, name = int(self.tp), self.model.name
+        for shape in _shapes(self.model):
+            if shape.n_q_heads % tp:
+                raise DeploymentError("tp", f"{tp} does not divide the {shape.n_q_heads} query "
+                                            f"heads of {name}")
+            kv_heads = 1 if shape.is_mla else shape.n_q_heads // shape.group_size
+            if kv_heads % tp and tp % kv_heads:
+                raise DeploymentError("tp", f"{tp} neither divides the {kv_heads} KV heads of "
+                                            f"{name} nor is a multiple of them")
 
     @property
     def gpus(self) -> float:
         return self.tp * self.pp
 
     @property
+    def attention_weight_bytes(self) -> float:
+        """Bytes of attention's weights (and the MoE routers'), each group at its own bytes."""
+        if isinstance(self.model, LayeredModel):
+            return sum(piece.attention_params * (piece.weight_bytes if self.weight_bits is None
+                                                 else self.weight_bytes)
+                       for piece in self.model.pieces)
+        return self.model.attention_params * self.weight_bytes
+
+    @property
     def weight_bytes(self) -> float:
         return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
 
     @property
+    def kv_scale(self) -> float:
+        """The KV-cache bytes at ``kv_bits`` over the model's own (its activation bytes)."""
+        if self.kv_bits is None:
+            return 1.0
+        return self.kv_bits / 8 / _shapes(self.model)[0].activation_bytes
+
+    @property
     def kv_bytes_per_token(self) -> float:
-        scale = 1.0 if self.kv_bits is None else self.kv_bits / 8 / self.model.activation_bytes
-        return self.model.kv_bytes_per_token * scale
+        """Bytes one token adds to a sequence's cache (every window still open)."""
+        return self.model.kv_bytes_per_token * self.kv_scale
+
+    @property
+    def cached_model(self) -> Model | LayeredModel:
+        """The model with its cache at ``kv_bits``: a LayeredModel's groups rescaled (a uniform
+        Model's cache is rescaled in its branch's constants)."""
+        if not isinstance(self.model, LayeredModel) or self.kv_scale == 1.0:
+            return self.model
+        pieces = tuple(replace(piece, kv_bytes_per_token=piece.kv_bytes_per_token * self.kv_scale)
+                       for piece in self.model.pieces)
+        return replace(self.model, pieces=pieces)
+
+    def kv_bytes_at(self, context: float) -> float:
+        """Cache bytes of one sequence of ``context`` tokens, windows capping their groups."""
+        if isinstance(self.model, LayeredModel):
+            return self.cached_model.kv_bytes_at(context)
+        return self.kv_bytes_per_token * context
+
+    @property
+    def weights_bytes(self) -> float:
+        """Bytes of all weights: the model's own (a LayeredModel's groups each at their bytes),
+        or every parameter at ``weight_bits``."""
+        if self.weight_bits is None:
+            return self.model.weights_bytes
+        return self.model.total_params * self.weight_bytes
 
     @property
     def decode_context(self) -> float:
@@ -247,29 +311,50 @@ class Prediction:
         return asdict(self)
 
 
+def _shapes(model) -> list[Model]:
+    """The uniform shapes of a model: itself, or each layer group's."""
+    if isinstance(model, LayeredModel):
+        return [piece.shape for piece in model.pieces]
+    return [model]
+
+
 TERMS = ("kernel", "network_latency", "network_bandwidth", "memory", "arithmetic")
 _KV_INDEX = fm.CONSTANTS.index(kv_bytes)
 
 
-def _branch(dep: Deployment, model: Model, q: float, context: float, weight_bytes: float,
-            kv: float | None = None) -> fm.Branch:
+def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: float,
+            kv: float | None = None) -> fm.Branch | fm.GroupedBranch:
+    """``kv``: the cache bytes per token of a uniform model at the deployment's kv_bits (a
+    LayeredModel carries them in its groups: pass ``dep.cached_model``)."""
     branch = fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes)
-    if kv is None:
+    if kv is None or isinstance(branch, fm.GroupedBranch):
         return branch
     constants = list(branch.constants)
     constants[_KV_INDEX] = kv
     return replace(branch, constants=tuple(constants))
 
 
-def _terms(branch: fm.Branch, args: tuple) -> dict[str, float]:
-    return {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
+def _terms(branch: fm.Branch, args: tuple, dep: Deployment) -> dict[str, float]:
+    terms = {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
+    if not dep.dp_attention:
+        return terms
+    # data-parallel attention (module docstring): no attention all-reduce, its weights read on
+    # every GPU
+    n, batch, pp, _ = args
+    for name in ("network_latency", "network_bandwidth"):
+        terms[name] = float(branch[name](n, batch, pp, n / pp))
+    terms["memory"] += dep.attention_weight_bytes * (1 - 1 / n) / dep.gpu.bandwidth(capped=True)
+    if math.isfinite(terms["latency"]):
+        terms["latency"] = (terms["kernel"] + terms["network_latency"] + terms["network_bandwidth"]
+                            + max(terms["memory"], terms["arithmetic"]))
+    return terms
 
 
 def prefill_terms(dep: Deployment) -> dict[str, float]:
     """The terms of eq-prefill-ttft for one prompt of the deployment, in seconds, whether or not
     the deployment fits ('latency' is then infinite; the other terms are still the model's)."""
     branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes)
-    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma))
+    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma), dep)
 
 
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
@@ -307,16 +392,16 @@ def predict(dep: Deployment) -> Prediction:
     args = (n, batch, pp, sigma)
     w, ctx_decode = dep.weight_bytes, dep.decode_context
     kv = dep.kv_bytes_per_token
-    base = _branch(dep, dep.model, 1.0, ctx_decode, w, kv)
-    need0 = float(base["need"](n, 0.0, pp, sigma))
-    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch's
-    # cache is N_PP times its cache term
-    per_sequence = (float(base["need"](n, batch, pp, sigma)) - need0) / batch * pp
-    need = need0 + per_sequence * batch
+    base = _branch(dep, dep.cached_model, 1.0, ctx_decode, w, kv)
+    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch
+    # holds every sequence's cache, each group's capped at its window; the weights each at
+    # their own bytes (a LayeredModel's 16-bit embeddings beside FP8 layers)
+    weights = dep.weights_bytes
+    per_sequence = dep.kv_bytes_at(ctx_decode)
+    need = weights + per_sequence * batch
     capacity = n * dep.gpu.hbm_bytes
-    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - need0) / per_sequence))
+    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - weights) / per_sequence))
     fits = bool(base["feasible"](*args) > 0) and need <= capacity
-    weights = dep.model.total_params * w
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
                   max_batch=max_batch, fits=fits)
@@ -329,10 +414,10 @@ def predict(dep: Deployment) -> Prediction:
                           mfu=None, **common)
     token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
     prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
-    pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
+    pre_terms = _terms(prompt, (n, pp, pp, sigma), dep)  # one prompt per micro-batch: b = N_PP
     ttft = pre_terms["latency"]
     prompts = pp * dep.prefill_batch
-    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma))
+    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma), dep)
     pre_pass = pass_terms["latency"]
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
@@ -355,9 +440,9 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     share of a step."""
     if dep.mtp_accepted is not None:
         q = math.ceil(dep.mtp_accepted)
-        terms = _terms(_branch(dep, dep.model, float(q), context, w, kv), args)
+        terms = _terms(_branch(dep, dep.cached_model, float(q), context, w, kv), args, dep)
         return _mtp_latency(terms["latency"], dep.mtp_accepted), q, terms, 0.0
-    terms = _terms(base, args)
+    terms = _terms(base, args, dep)
     if dep.drafter is None or dep.acceptance == 0:
         return terms["latency"], 1, terms, 0.0
     draft = float(_branch(dep, dep.drafter, 1.0, context, dep.drafter.weight_bytes)["latency"](
@@ -366,7 +451,7 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     if not math.isfinite(draft):
         return best
     for g in range(2, GAMMA_MAX + 1):
-        target = _terms(_branch(dep, dep.model, float(g), context, w, kv), args)
+        target = _terms(_branch(dep, dep.cached_model, float(g), context, w, kv), args, dep)
         per_token = float(spec_latency_fn(target["latency"], draft, g, dep.acceptance))
         if per_token < best[0]:
             best = (per_token, g, target, g * draft)
