@@ -35,7 +35,8 @@ def split(model, layers: tuple[int, ...]) -> LayeredModel:
                                  ff_params=share * model.ff_params, shared_params=0.0, n_shared=0,
                                  d_shared=model.d_ff,
                                  kv_bytes_per_token=share * model.kv_bytes_per_token,
-                                 window=math.inf, weight_bytes=model.weight_bytes))
+                                 window=math.inf, weight_bytes=model.weight_bytes,
+                                 other_bits=8 * model.weight_bytes))
     return LayeredModel(name=f"{model.name} in {len(layers)} groups", pieces=tuple(pieces),
                         embedding_params=model.embedding_params,
                         embedding_bytes=model.weight_bytes, source=model.source)

@@ -424,8 +424,12 @@ CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_ex
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep)
 
 
-def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
-    """Numbers for the model and GPU symbols: capped FLOP/s and bandwidth, as the paper uses."""
+def model_values(model, gpu, weight_bytes: float | None = None,
+                 flop_bits: int | None = None) -> dict:
+    """Numbers for the model and GPU symbols: capped FLOP/s and bandwidth, as the paper uses.
+
+    The FLOP/s are those of ``flop_bits``-bit weights (default: the bytes per weight, rounded).
+    """
     w = model.weight_bytes if weight_bytes is None else weight_bytes
     values = {sym: 0.0 for sym in CONSTANTS}
     values.update(model.symbol_values())
@@ -433,7 +437,8 @@ def model_values(model, gpu, weight_bytes: float | None = None) -> dict:
     values.update({
         p: w, n_attn: model.attention_params, n_ff: model.ff_params,
         n_unembed: model.embedding_params, kv_bytes: model.kv_bytes_per_token,
-        flops: gpu.flops(round(8 * w), capped=True), hbm_bw: gpu.bandwidth(capped=True),
+        flops: gpu.flops(round(8 * w) if flop_bits is None else flop_bits, capped=True),
+        hbm_bw: gpu.bandwidth(capped=True),
         hbm_cap: gpu.hbm_bytes, t_kernel: gpu.kernel_launch_s, node_size: gpu.node_size,
         bw_ar_intra: math.inf if intra is None else intra,
         bw_ar_inter: gpu.internode_allreduce_bandwidth,
@@ -536,13 +541,13 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
     """One layer group of a LayeredModel as a uniform Branch: its own counts, its cache capped
     at its window, and the FLOP/s of the model's weights (not of the group's)."""
     own = weight_bytes is None or weight_bytes == model.weight_bytes
-    values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes)
+    bits = model.weight_bits if own else round(8 * weight_bytes)
+    values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes, bits)
     values.update({
         q_len: q, ctx: min(float(context), piece.window),
         n_attn: piece.attention_params, n_ff: piece.ff_params,
         kv_bytes: piece.kv_bytes_per_token, n_sh: float(piece.n_shared),
         d_ff_shared: float(piece.d_shared),
-        flops: gpu.flops(round(8 * (model.weight_bytes if own else weight_bytes)), capped=True),
     })
     return Branch(structure_of(piece.shape, gpu, two_d), _constants(values, q))
 

@@ -143,7 +143,7 @@ class Deployment:
         if self.weight_bits is not None:
             _positive("weight_bits", self.weight_bits)
         try:
-            self.gpu.flops(round(8 * self.weight_bytes))
+            self.gpu.flops(self.flop_bits)
         except InputError as exc:
             if self.weight_bits is not None:
                 raise DeploymentError("weight_bits", str(exc)) from None
@@ -227,6 +227,11 @@ class Deployment:
     @property
     def weight_bytes(self) -> float:
         return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
+
+    @property
+    def flop_bits(self) -> int:
+        """The weight bits that choose the GPU's FLOP/s (a LayeredModel's: its main format's)."""
+        return self.model.weight_bits if self.weight_bits is None else round(self.weight_bits)
 
     @property
     def kv_scale(self) -> float:
@@ -423,7 +428,7 @@ def predict(dep: Deployment) -> Prediction:
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
     usd_in = float(in_cost(n, pre_pass, prompts, dep.input_len, dep.usd_per_hour))
     flops = float(fm.forward_flops_fn(dep.model)(batch, 1.0, ctx_decode))
-    mfu = flops / (n * dep.gpu.flops(round(8 * w)) * token)
+    mfu = flops / (n * dep.gpu.flops(dep.flop_bits) * token)
     return Prediction(
         mfu=mfu, tpot_ms=token * 1e3, tokens_per_s_per_user=1.0 / token,
         output_tokens_per_s_per_gpu=batch / (n * token), ttft_ms=ttft * 1e3,

@@ -84,7 +84,7 @@ class Setting:
         self.gpu.require_collective_model()
         if self.weight_bytes is not None:
             positive("weight_bytes", self.weight_bytes)
-        self.gpu.flops(round(8 * self.w))  # InputError if the GPU has no FLOP/s for these weights
+        self.gpu.flops(self.flop_bits)  # InputError if the GPU has no FLOP/s for these weights
         if self.drafter is not None:
             self.gpu.flops(self.drafter.weight_bits)
         positive("context", self.context, allow_zero=True)
@@ -96,6 +96,12 @@ class Setting:
     @property
     def w(self) -> float:
         return self.model.weight_bytes if self.weight_bytes is None else self.weight_bytes
+
+    @property
+    def flop_bits(self) -> int:
+        """The weight bits that choose the GPU's FLOP/s: the model's (a LayeredModel's main
+        format), or those of ``weight_bytes``."""
+        return self.model.weight_bits if self.weight_bytes is None else round(8 * self.weight_bytes)
 
     @property
     def usd_per_hour(self) -> float:
@@ -590,7 +596,7 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
     draft = (result.drafter.latency[i, j] if result.drafter is not None else np.full(size, np.nan))
     draft = np.where(gamma > 1, draft, np.nan)
     flops = fm.forward_flops_fn(setting.model)(batch, 1.0, setting.context)
-    mfu = flops / (n * setting.gpu.flops(round(8 * setting.w)) * latency)
+    mfu = flops / (n * setting.gpu.flops(setting.flop_bits) * latency)
     # A speculative step is γ drafter passes and one target pass (eq-spec-latency): the binding
     # term is the largest share of that step, the drafter's passes counted as one share.
     drafting = np.where(gamma > 1, gamma * np.nan_to_num(draft), 0.0)

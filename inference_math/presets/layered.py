@@ -37,10 +37,19 @@ class LayerPiece:
     kv_bytes_per_token: float  # all layers of the group, per token of context
     window: float  # tokens the group's cache holds at most (inf: full attention)
     weight_bytes: float  # bytes per parameter of this group
+    quantized_params: float = 0.0  # of the group's parameters, those in the quantized format
+    quantized_bits: float = 16.0
+    other_bits: float = 16.0
 
     @property
     def params(self) -> float:
         return self.attention_params + self.ff_params + self.shared_params
+
+    @property
+    def params_by_bits(self) -> tuple[tuple[float, float], ...]:
+        """(bits per weight, parameters) of the group's weights: its quantized and other ones."""
+        return ((self.quantized_bits, self.quantized_params),
+                (self.other_bits, self.params - self.quantized_params))
 
     @property
     def active_ff_params(self) -> float:
@@ -103,7 +112,8 @@ class LayeredModel:
                 n_shared=ffn.n_shared if ffn.kind == "moe" else 0,
                 d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
                 kv_bytes_per_token=count * layer["kv"], window=layer["window"],
-                weight_bytes=bits / 8))
+                weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
+                other_bits=b_w))
         return cls(name=name or arch.name, pieces=tuple(pieces),
                    embedding_params=arch.embedding_params, embedding_bytes=b_w / 8,
                    source=source or f"config.json ({arch.model_type})", architecture=arch,
@@ -157,8 +167,13 @@ class LayeredModel:
 
     @property
     def weight_bits(self) -> int:
-        """The bits that choose the GPU's FLOP/s: those of most of the weights, rounded."""
-        return round(8 * self.weight_bytes)
+        """The bits that choose the GPU's FLOP/s: those of the weights most parameters are stored
+        in (gpt-oss's MXFP4 experts: 4; DeepSeek-V3's FP8 blocks: 8), rounded."""
+        by_bits: dict[int, float] = {}
+        for piece in self.pieces:
+            for bits, params in piece.params_by_bits:
+                by_bits[round(bits)] = by_bits.get(round(bits), 0.0) + params
+        return max(by_bits, key=by_bits.get)
 
     @property
     def kv_bytes_per_token(self) -> float:
