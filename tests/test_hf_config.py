@@ -201,12 +201,12 @@ def test_other_architectures_are_layer_groups_in_the_full_model(stem, groups):
     assert model.layers == sum(group.count for group in a.groups)
 
 
-def test_linear_attention_is_refused_for_the_full_model():
-    with pytest.raises(InputError) as info:
-        get_model(str(fixture("Qwen--Qwen3.5-397B-A17B")))
-    message = str(info.value)
-    assert message.startswith("qwen3_5_moe: linear_attention layers")
-    assert "not yet in the full model" in message and "\n" not in message
+def test_linear_attention_is_in_the_full_model():
+    """Qwen3.5's linear-attention layers are a group of their own, their state a fixed cache."""
+    model = get_model(str(fixture("Qwen--Qwen3.5-397B-A17B")))
+    assert isinstance(model, LayeredModel)
+    linear = [piece for piece in model.pieces if piece.fixed_context is not None]
+    assert [piece.shape.layers for piece in linear] == [45]
 
 
 # --- bad input ------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
-from inference_math.core.validation import InputError
 from inference_math.engine import full_model as fm
 from inference_math.engine.search import Setting, frontier
 from inference_math.presets.hardware import get_gpu
@@ -140,9 +139,22 @@ def test_windows_cap_the_cache_of_their_group():
     assert long - short == pytest.approx(100000 * full.kv_bytes_per_token, rel=1e-12)
 
 
-def test_linear_attention_is_refused_by_name():
-    with pytest.raises(InputError, match=r"^qwen3_5_moe: linear_attention layers"):
-        get_model("inference_math/data/hf_configs/Qwen--Qwen3.5-397B-A17B.config.json")
+def test_linear_attention_state_is_a_fixed_cache():
+    """Qwen3.5's Gated DeltaNet layers keep a constant state (eq-layers-state-linear): the memory
+    the full model needs grows with the context only through its full-attention layers, and at
+    context 0 it is the weights plus that state."""
+    model = get_model("inference_math/data/hf_configs/Qwen--Qwen3.5-397B-A17B.config.json")
+    arch = model.architecture
+    assert model.state_bytes_per_sequence == pytest.approx(arch.state_bytes_per_sequence, rel=1e-12)
+    assert model.kv_bytes_per_token == pytest.approx(arch.kv_bytes_per_token, rel=1e-12)
+    for context in (0.0, 1000.0, 262144.0):
+        assert model.kv_bytes_at(context) == pytest.approx(arch.kv_bytes_at(context), rel=1e-12)
+    branch = fm.compile_branch(model, get_gpu("b200"), False, 1.0, 0.0)
+    need = float(branch["need"](16.0, 1.0, 1.0, 1.0))
+    assert need == pytest.approx(model.weights_bytes + model.state_bytes_per_sequence, rel=1e-9)
+    longer = fm.compile_branch(model, get_gpu("b200"), False, 1.0, 5000.0)
+    grown = float(longer["need"](16.0, 1.0, 1.0, 1.0)) - need
+    assert grown == pytest.approx(5000.0 * model.kv_bytes_per_token, rel=1e-9)
 
 
 @pytest.mark.parametrize("key", ["deepseek-v3", "kimi-k2", "gpt-oss-120b", "llama-4-maverick"])

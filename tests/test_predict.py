@@ -335,15 +335,24 @@ def test_imported_configs_predict(name, capsys):
     assert json.loads(capsys.readouterr().out)["fits"]
 
 
-def test_a_config_the_full_model_cannot_read_is_one_line(capsys):
-    """Qwen3.5's linear-attention layers are the one kind the full model does not time."""
-    path = str(CONFIGS / "Qwen--Qwen3.5-397B-A17B.config.json")
-    argv = ["predict", "--model", path, "--gpu", "h100", "--tp", "8", "--batch", "32",
+def test_a_config_the_reader_cannot_map_is_one_line(capsys, tmp_path):
+    """A state-space hybrid is the kind of config no model here represents."""
+    path = tmp_path / "config.json"
+    path.write_text('{"model_type": "jamba", "hidden_size": 4096}')
+    argv = ["predict", "--model", str(path), "--gpu", "h100", "--tp", "8", "--batch", "32",
             "--input-len", "2000", "--output-len", "500"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--model" in err[0]
-    assert "linear_attention layers" in err[0] and "not yet in the full model" in err[0]
+    assert len(err) == 1 and "--model" in err[0] and "state-space" in err[0]
+
+
+def test_linear_attention_predicts(capsys):
+    """Qwen3.5's linear-attention layers are timed with their constant state."""
+    path = str(CONFIGS / "Qwen--Qwen3.5-397B-A17B.config.json")
+    argv = ["predict", "--model", path, "--gpu", "b200", "--tp", "8", "--batch", "32",
+            "--input-len", "2000", "--output-len", "500", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["fits"]
 
 
 def test_a_mixed_layer_config_predicts(capsys):

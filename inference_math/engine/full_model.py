@@ -89,7 +89,7 @@ from ..core.symbols import (
     xi_ep,
 )
 from ..derivations.moe import expert_fraction_read
-from ..presets.layered import LayeredModel
+from ..presets.layered import LayeredModel, piece_context
 from . import collectives as coll
 
 # Functions shown unevaluated in the book's equations and replaced by their own derivations
@@ -544,7 +544,7 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
     bits = model.weight_bits if own else round(8 * weight_bytes)
     values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes, bits)
     values.update({
-        q_len: q, ctx: min(float(context), piece.window),
+        q_len: q, ctx: piece_context(piece, float(context)),
         n_attn: piece.attention_params, n_ff: piece.ff_params,
         kv_bytes: piece.kv_bytes_per_token, n_sh: float(piece.n_shared),
         d_ff_shared: float(piece.d_shared),
@@ -677,9 +677,12 @@ def forward_flops_fn(model):
     sum over its groups, each group's context capped at its window."""
     if isinstance(model, LayeredModel):
         parts = [(forward_flops_fn_values(piece.shape, _piece_flop_values(piece), shared=True),
-                  piece.window) for piece in model.pieces]
-        return lambda batch, q, context: sum(fn(batch, q, np.minimum(context, window))
-                                             for fn, window in parts)
+                  piece) for piece in model.pieces]
+
+        def total(batch, q, context):
+            return sum(fn(batch, q, piece.fixed_context if piece.fixed_context is not None
+                          else np.minimum(context, piece.window)) for fn, piece in parts)
+        return total
     return forward_flops_fn_values(model, model_values_for_flops(model))
 
 

@@ -755,20 +755,12 @@ def model_fields(arch: Architecture) -> dict:
     return fields
 
 
-def linear_attention_refusal(arch: Architecture) -> str | None:
-    """Why the full model cannot time ``arch`` (None if it can: uniform, or by layer groups)."""
-    if any(group.attention.span == "linear" for group in arch.groups):
-        return (f"{arch.model_type}: linear_attention layers (constant state) are not yet in the "
-                "full model; describe-model reads it")
-    return None
-
-
 # --- describe-model ------------------------------------------------------------------------------
 
 def describe_architecture(arch: Architecture, weight_bits: float | None = None) -> dict:
     """What ``inference-math describe-model`` prints for a config.json, as a JSON-ready dict."""
     n_q, b_q, b_w = arch.weight_bits_used(weight_bits)
-    full_model = linear_attention_refusal(arch)
+    full_model = None  # every architecture read here is timed, uniform or by layer groups
     at_context = [arch.kv_bytes_at(c) for c in CONTEXTS]
     return {
         "name": arch.name, "model_type": arch.model_type, "source": "config.json",

@@ -37,6 +37,9 @@ class LayerPiece:
     kv_bytes_per_token: float  # all layers of the group, per token of context
     window: float  # tokens the group's cache holds at most (inf: full attention)
     weight_bytes: float  # bytes per parameter of this group
+    # a linear-attention group: its constant state, read and written by every pass, as the cache
+    # of this many tokens (d_lin,v), whatever the context (None: a cache that grows)
+    fixed_context: float | None = None
     quantized_params: float = 0.0  # of the group's parameters, those in the quantized format
     quantized_bits: float = 16.0
     other_bits: float = 16.0
@@ -62,6 +65,9 @@ class LayeredModel:
 
     Built from a Hugging Face config by :meth:`from_architecture`. The first piece carries the
     embeddings; every piece its own layers. ``weight_bytes`` is the mean over all parameters.
+    A linear-attention group (Qwen3.5, Qwen3-Next) reads and writes its constant state (eq-
+    layers-state-linear) every pass: it is timed as attention over d_lin,v tokens with
+    d_lin,k-wide heads, the state as their cache.
     """
 
     name: str
@@ -76,9 +82,6 @@ class LayeredModel:
     def from_architecture(cls, arch: hf_config.Architecture, name: str | None = None,
                           source: str | None = None, note: str = "") -> LayeredModel:
         """The full model's view of an Architecture; InputError for what it cannot time."""
-        refusal = hf_config.linear_attention_refusal(arch)
-        if refusal:
-            raise InputError(refusal)
         n_q, b_q, b_w = arch.weight_bits_used()
         pieces = []
         for number, (group, layer) in enumerate(zip(arch.groups, arch.layers, strict=True)):
@@ -101,9 +104,17 @@ class LayeredModel:
                      "embedding_matrices": 1 if arch.tied else 2,
                      "source": source or f"config.json ({arch.model_type})",
                      "experts_spread": True}
+            kv, fixed = count * layer["kv"], None
             if a.mla:
                 c_q, c_kv, _, d_v = a.mla
                 shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q)
+            elif a.linear:
+                # n_v value heads, each a d_k x d_v state updated and read once per token: the
+                # arithmetic of attending over d_v tokens with d_k-wide heads
+                n_k, d_k, n_v, d_v, _ = a.linear
+                shape.update(n_q_heads=n_v, group_size=n_v // n_k if n_v % n_k == 0 else 1,
+                             d_head=d_k)
+                kv, fixed = count * layer["state"] / d_v, float(d_v)
             else:
                 shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv, d_head=a.d_head)
             pieces.append(LayerPiece(
@@ -111,7 +122,7 @@ class LayeredModel:
                 ff_params=count * routed, shared_params=count * shared,
                 n_shared=ffn.n_shared if ffn.kind == "moe" else 0,
                 d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
-                kv_bytes_per_token=count * layer["kv"], window=layer["window"],
+                kv_bytes_per_token=kv, window=layer["window"], fixed_context=fixed,
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
                 other_bits=b_w))
         return cls(name=name or arch.name, pieces=tuple(pieces),
@@ -177,12 +188,21 @@ class LayeredModel:
 
     @property
     def kv_bytes_per_token(self) -> float:
-        """Bytes one token adds while every window is still open."""
-        return sum(piece.kv_bytes_per_token for piece in self.pieces)
+        """Bytes one token adds while every window is still open (linear-attention states are
+        constant: :attr:`state_bytes_per_sequence`)."""
+        return sum(piece.kv_bytes_per_token for piece in self.pieces
+                   if piece.fixed_context is None)
+
+    @property
+    def state_bytes_per_sequence(self) -> float:
+        return sum(piece.kv_bytes_per_token * piece.fixed_context for piece in self.pieces
+                   if piece.fixed_context is not None)
 
     def kv_bytes_at(self, context: float) -> float:
-        """Cache bytes of one sequence of ``context`` tokens, windows capping their groups."""
-        return sum(piece.kv_bytes_per_token * min(context, piece.window) for piece in self.pieces)
+        """Cache bytes of one sequence of ``context`` tokens: windows cap their groups' caches,
+        linear-attention states are constant."""
+        return sum(piece.kv_bytes_per_token * piece_context(piece, context)
+                   for piece in self.pieces)
 
     @property
     def parallel_attention(self) -> bool:
@@ -197,6 +217,14 @@ class LayeredModel:
                 text += f": {group.attention.describe()} + {group.ffn.describe()}"
             out.append(text)
         return out
+
+
+def piece_context(piece: LayerPiece, context: float) -> float:
+    """The tokens of cache a group holds at ``context``: the context capped at its window, or
+    the fixed context of a linear-attention state."""
+    if piece.fixed_context is not None:
+        return piece.fixed_context
+    return min(context, piece.window)
 
 
 def from_hf_config(path) -> Model | LayeredModel:
