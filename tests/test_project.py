@@ -104,3 +104,11 @@ def test_the_readmes_python_examples_run():
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["table"]["tokens_per_s"][0] == namespace["front"].max_speed().tokens_per_s
+
+
+def test_references_bib_parses_with_every_entry():
+    """The bibliography Sphinx reads parses, entry for entry (a lost brace would merge two)."""
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(ROOT / "references.bib")).entries
+    assert set(entries) == bib_keys()
