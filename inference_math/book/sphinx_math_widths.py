@@ -1,0 +1,73 @@
+"""Sphinx extension: a display equation broken for a phone is shown on one line on a wider screen.
+
+MathJax 3 breaks no line by itself, so the book breaks long equations into lines that fit a
+phone's column (:mod:`inference_math.book.typeset`). On a desktop the same equation would fit on
+one line, and two or three short lines read worse than one. For each display equation that
+:func:`inference_math.book.typeset.unbroken` can set on one line of a desktop column, the HTML
+holds both renderings, the one-line form in ``span.math-wide`` and the broken one in
+``span.math-narrow``; the book's style sheet shows one of them by the width of the text column (a
+container query; the hidden one is ``display: none``, so neither a reader nor a screen reader
+meets it twice, and a browser without container queries shows the broken form, as before). The
+equation keeps one number and one anchor. The LaTeX/PDF build and every other equation are
+unchanged.
+
+Enable it in ``_config.yml`` under ``sphinx: extra_extensions`` (after sphinx-mathjax-offline).
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.locale import _
+from sphinx.util.math import get_node_equation_number
+
+from .typeset import unbroken
+
+RENDERER = "mathjax"
+
+
+def _display(self, latex: str) -> str:
+    part = self.encode(latex)
+    body = r"\begin{split}" + part + r"\end{split}" if r"\\" in part else part
+    start, end = self.builder.config.mathjax_display
+    return start + body + end
+
+
+def visit_displaymath(self, node: nodes.math_block, original) -> None:
+    latex = node.astext()
+    wide = None if node["nowrap"] or "\n\n" in latex.strip() else unbroken(latex)
+    if wide is None:
+        original(self, node)  # raises SkipNode
+        return
+    # The box is the container whose width the style sheet's container query reads: a block as
+    # wide as the text column, whatever the theme's sidebars leave of the screen.
+    self.body.append('<div class="math-widths-box">')
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight math-widths"))
+    if node["number"]:
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    self.body.append(f'<span class="math-wide">{_display(self, wide)}</span>')
+    self.body.append(f'<span class="math-narrow">{_display(self, latex)}</span>')
+    self.body.append("</div></div>\n")
+    raise nodes.SkipNode
+
+
+def _install(app) -> None:
+    renderers = app.registry.html_block_math_renderers
+    if RENDERER not in renderers:
+        return
+    original, depart = renderers[RENDERER]
+    if getattr(original, "two_widths", False):
+        return
+
+    def visit(self, node):
+        visit_displaymath(self, node, original)
+
+    visit.two_widths = True
+    renderers[RENDERER] = (visit, depart)
+
+
+def setup(app):
+    app.connect("builder-inited", _install)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
