@@ -566,8 +566,10 @@ def _case_rows(rows: list[str], value: sp.Basic, cond, room: float) -> None:
 
 # --- the same equation on one line, for a wide screen -------------------------------------------
 
-#: Widest line, in em, of a display equation on a desktop screen: the book's text column at its
-#: narrowest above the phone layout's breakpoint, beside the equation's number.
+#: Widest line, in em, of an equation shown on one line in a wide text column (at least 700 px,
+#: book.css): about 30 em of MathJax's 20.4 px beside the equation's number. The estimate can be a
+#: sixth too narrow; in the browser, a script shows the broken form where the one line does not fit
+#: (inference_math.book.sphinx_math_widths).
 WIDE_BUDGET_EM = 30.0
 _ALIGNED = (r"\begin{aligned}", r"\end{aligned}")
 _SIZED = re.compile(r"\\(?:big|Big|bigg|Bigg)([lr])(?![a-zA-Z])")
