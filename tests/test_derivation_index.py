@@ -69,6 +69,54 @@ def test_the_page_gives_each_label_one_anchor_and_a_link_to_its_equation():
     assert page.count("$$") == 2 * len(entries)
 
 
+def _toc_parts():
+    """(caption, [chapter docnames]) of each part of _toc.yml, read here independently."""
+    import yaml
+
+    toc = yaml.safe_load((di.ROOT / "_toc.yml").read_text())
+    return [(part["caption"], [ch["file"].split("/")[-1] for ch in part["chapters"]])
+            for part in toc["parts"]]
+
+
+def _home(label):
+    """The chapter whose source numbers ``label`` (its ``:label:`` line), found here directly."""
+    homes = [path.stem for path in (di.ROOT / "book").glob("*.md")
+             if re.search(rf"^:label: {label}\s*$", path.read_text(), re.M)]
+    assert len(homes) == 1, (label, homes)
+    return homes[0]
+
+
+def test_the_page_is_grouped_by_part_then_chapter_with_a_contents_list():
+    page = di.markdown(di.entries())
+    parts = _toc_parts()
+    part_of = {doc: caption for caption, docs in parts for doc in docs}
+    title = {path.stem: next(line[2:].strip() for line in path.read_text().splitlines()
+                             if line.startswith("# "))
+             for path in (di.ROOT / "book").glob("*.md")}
+    # the in-page contents list comes before the first part
+    assert page.index("```{contents}") < page.index("\n## ")
+    part = chapter = None
+    seen_parts, placed = [], {}
+    for line in page.splitlines():
+        if line.startswith("## "):
+            part, chapter = line[3:], None
+            seen_parts.append(part)
+        elif line.startswith("### "):
+            chapter = line[4:]
+        elif (m := re.search(r'id="(eq-[a-z0-9-]+)"', line)):
+            placed[m.group(1)] = (part, chapter)
+    assert set(placed) == set(DERIVATIONS)
+    for label, (part, chapter) in placed.items():
+        home = _home(label)
+        assert part == part_of[home], label
+        assert chapter == title[home], label
+    # each part once, in the order of _toc.yml; only parts that number equations
+    order = [caption for caption, _ in parts]
+    assert len(seen_parts) == len(set(seen_parts))
+    assert seen_parts == sorted(seen_parts, key=order.index)
+    assert set(seen_parts) == {part_of[_home(label)] for label in DERIVATIONS}
+
+
 def _fake_book(tmp_path, chapters: dict[str, str]):
     toc = "format: jb-book\nroot: book/" + next(iter(chapters)) + "\nparts:\n  - chapters:\n"
     toc += "".join(f"      - file: book/{name}\n" for name in list(chapters)[1:])

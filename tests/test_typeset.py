@@ -9,7 +9,7 @@ import sympy as sp
 
 from inference_math import DERIVATIONS
 from inference_math.book.display import latex
-from inference_math.book.typeset import BUDGET_EM, eq_tex, tex, tex_width
+from inference_math.book.typeset import BUDGET_EM, WIDE_BUDGET_EM, eq_tex, tex, tex_width, unbroken
 
 a, b, c, d = sp.symbols("a b c d", positive=True)
 LONG = sp.symbols(r"n_{\mathrm{layers}} d_{\mathrm{model}} d_{\mathrm{head}} n_{\mathrm{vocab}}",
@@ -65,3 +65,51 @@ def test_widths_grow_with_the_text():
     assert tex_width("a") < tex_width("a + b") < tex_width(r"a + b + \frac{c}{d}")
     assert tex_width(r"\frac{a + b + c}{d}") < tex_width("a + b + c + d")
     assert tex_width("x_{a}") < tex_width("x a")
+
+
+# --- the one-line form for a wide column (unbroken) ---------------------------------------------
+
+def _tokens(text: str) -> str:
+    """``text`` without what line breaking adds: spaces, alignment marks, row ends, the indent,
+    the empty group before a leading operator, the "×" a break puts in and delimiter sizes."""
+    text = text.replace(r"\begin{aligned}", "").replace(r"\end{aligned}", "")
+    text = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr)(?![a-zA-Z])", "",
+                  text)
+    for mark in (r"\\", "&", r"\quad", "{}", r"\times"):
+        text = text.replace(mark, "")
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.mark.parametrize("label", sorted(DERIVATIONS))
+def test_the_one_line_form_only_drops_the_line_breaks(label):
+    broken = latex(DERIVATIONS[label].function())
+    one = unbroken(broken, width=float("inf"))
+    if one is None:
+        return
+    assert r"\\" not in one and "&" not in one
+    assert _tokens(one) == _tokens(broken), label
+    # \left( ... \right) pairs balance on the one line
+    assert len(re.findall(r"\\left[^a-z]", one)) == len(re.findall(r"\\right[^a-z]", one))
+    fitting = unbroken(broken)
+    assert fitting is None or tex_width(fitting) <= WIDE_BUDGET_EM
+
+
+def test_a_broken_sum_is_one_line_again_and_only_if_it_fits():
+    terms = [LONG[k % 4] * LONG[(k + 1) % 4] * sp.Symbol(f"x_{k}") for k in range(3)]
+    eq = sp.Eq(sp.Symbol("F"), sp.Add(*terms))
+    broken = eq_tex(eq)
+    assert r"\\" in broken
+    assert unbroken(broken) == tex(eq)
+    assert unbroken(r"\displaystyle " + broken) == r"\displaystyle " + tex(eq)
+    assert unbroken(broken, width=tex_width(tex(eq)) - 0.1) is None
+
+
+@pytest.mark.parametrize("text", [
+    "y = a b + c",  # not broken
+    r"y = \begin{cases} a & \text{if } b \\ c & \text{otherwise} \end{cases}",  # a piecewise result
+    r"\begin{gathered}y = a,\\ \text{where}\\ a = b\end{gathered}",  # "where" lines
+    r"\begin{aligned}y &= a \\ &\quad {}+ \frac{b}{\begin{aligned} &c \\ &+ d\end{aligned}}"
+    r"\end{aligned}",  # a broken denominator inside
+])
+def test_other_equations_keep_their_layout(text):
+    assert unbroken(text) is None

@@ -9,7 +9,6 @@ reproduces, the chapter where it is numbered and the chapters that refer to it o
 
 from __future__ import annotations
 
-import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ class Chapter:
     docname: str  # e.g. "latency_wall", relative to book/
     title: str
     text: str
+    part: str = ""  # the caption of its part in _toc.yml ("" for the root page)
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class Entry:
     source: str
     latex: str
     shown_in: str  # docname of the chapter that numbers the equation
+    chapter: str  # that chapter's title
+    part: str  # the caption of that chapter's part in _toc.yml ("" for the root page)
     used_in: tuple[str, ...]  # other chapters that refer to it or call its function
     cites: tuple[str, ...]  # references.bib keys of the works its source names
 
@@ -72,14 +74,15 @@ def chapters(root: Path = ROOT) -> list[Chapter]:
         raise FileNotFoundError(f"no _toc.yml under {root}: the index is built from a clone of "
                                 "the book's repository")
     toc = yaml.safe_load(toc_path.read_text())
-    files = [toc["root"]] + [ch["file"] for part in toc.get("parts", [])
-                             for ch in part.get("chapters") or []]
+    files = [(toc["root"], "")] + [(ch["file"], part.get("caption") or "")
+                                   for part in toc.get("parts", [])
+                                   for ch in part.get("chapters") or []]
     out = []
-    for file in files:
+    for file, part in files:
         text = (root / f"{file}.md").read_text()
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")),
                      file)
-        out.append(Chapter(Path(file).name, title, text))
+        out.append(Chapter(Path(file).name, title, text, part))
     return out
 
 
@@ -116,6 +119,7 @@ def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
     order = {label: i for i, label in enumerate(
         label for chapter in book for label in LABEL_LINE.findall(chapter.text))}
     position = {chapter.docname: i for i, chapter in enumerate(book)}
+    by_doc = {chapter.docname: chapter for chapter in book}
     out = []
     for label in sorted(registered, key=order.__getitem__):
         derivation = registered[label]
@@ -128,15 +132,31 @@ def entries(root: Path = ROOT, derivations: dict | None = None) -> list[Entry]:
             source=derivation.source,
             latex=display_latex(derivation.function()),
             shown_in=home,
+            chapter=by_doc[home].title,
+            part=by_doc[home].part,
             used_in=tuple(sorted(used[label] - {home}, key=position.__getitem__)),
             cites=source_keys(derivation.source),
         ))
     return out
 
 
-def _module_summary(module: str) -> str:
-    doc = (importlib.import_module(module).__doc__ or "").strip()
-    return doc.split("\n")[0].rstrip(".")
+#: The heading of the root page's derivations, which belong to no part of _toc.yml.
+ROOT_PART = "Introduction"
+
+
+def groups(items: list[Entry]) -> list[tuple[str, list[tuple[str, list[Entry]]]]]:
+    """The entries as (part caption, [(chapter title, entries)]), in the order the book numbers
+    them (a part's chapters are consecutive in the table of contents)."""
+    out: list[tuple[str, list[tuple[str, list[Entry]]]]] = []
+    for item in items:
+        part = item.part or ROOT_PART
+        if not out or out[-1][0] != part:
+            out.append((part, []))
+        chapters_of_part = out[-1][1]
+        if not chapters_of_part or chapters_of_part[-1][0] != item.chapter:
+            chapters_of_part.append((item.chapter, []))
+        chapters_of_part[-1][1].append(item)
+    return out
 
 
 def _cross_referenced(text: str, labels: set[str]) -> str:
@@ -146,32 +166,41 @@ def _cross_referenced(text: str, labels: set[str]) -> str:
                          text)
 
 
+def _entry(item: Entry, labels: set[str]) -> list[str]:
+    used = ", ".join(f"{{doc}}`{doc}`" for doc in item.used_in)
+    used = f"; also used in {used}" if used else ""
+    return [
+        f'<p class="derivation-label" id="{item.label}">'
+        f'<a class="derivation-permalink" href="#{item.label}" title="Permalink to this '
+        f'derivation"><code>{item.label}</code></a></p>',
+        "",
+        _cross_referenced(item.summary, labels),
+        "",
+        "$$",
+        item.latex,
+        "$$",
+        "",
+        f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
+        f"- Implemented by `{item.qualname}()`.",
+        f"- Reproduces: {_cross_referenced(item.source, labels)}"
+        + (f" {{cite:p}}`{','.join(item.cites)}`." if item.cites else "."),
+        "",
+    ]
+
+
 def markdown(items: list[Entry]) -> str:
-    """The index as MyST Markdown, grouped by module in the order the book reaches them."""
-    lines: list[str] = []
-    module = None
+    """The index as MyST Markdown: a section per part of the book (its caption in _toc.yml), a
+    subsection per chapter, the entries in the order the book numbers them, and an in-page list
+    of the parts first (the sections also make the page's contents sidebar)."""
     labels = {item.label for item in items}
-    for item in items:
-        if item.module != module:
-            module = item.module
-            lines += [f"## `{module}`", "", _module_summary(module) + ".", ""]
-        used = ", ".join(f"{{doc}}`{doc}`" for doc in item.used_in)
-        used = f"; also used in {used}" if used else ""
-        lines += [
-            f'<p class="derivation-label" id="{item.label}">'
-            f'<a class="derivation-permalink" href="#{item.label}" title="Permalink to this '
-            f'derivation"><code>{item.label}</code></a></p>',
-            "",
-            _cross_referenced(item.summary, labels),
-            "",
-            "$$",
-            item.latex,
-            "$$",
-            "",
-            f"- Numbered as {{eq}}`{item.label}` in {{doc}}`{item.shown_in}`{used}.",
-            f"- Implemented by `{item.qualname}()`.",
-            f"- Reproduces: {_cross_referenced(item.source, labels)}"
-            + (f" {{cite:p}}`{','.join(item.cites)}`." if item.cites else "."),
-            "",
-        ]
+    lines = ["```{contents} Parts of the book", ":local:", ":depth: 1", ":backlinks: none", "```", ""]
+    for part, chapter_groups in groups(items):
+        count = sum(len(group) for _, group in chapter_groups)
+        lines += [f"## {part}", "",
+                  f"{count} derivation{'s' if count != 1 else ''} in "
+                  f"{len(chapter_groups)} chapter{'s' if len(chapter_groups) != 1 else ''}.", ""]
+        for title, group in chapter_groups:
+            lines += [f"### {title}", ""]
+            for item in group:
+                lines += _entry(item, labels)
     return "\n".join(lines)

@@ -199,6 +199,48 @@ def _protocol_symbol(kind: str, name: str) -> sp.Symbol:
     return sp.Symbol(rf"t_{{\mathrm{{{kind}}}}}^{{\mathrm{{{name}}}}}", positive=True)
 
 
+# --- symbols that only display forms use --------------------------------------------------------
+
+@dataclass(frozen=True)
+class DisplaySymbol:
+    """A symbol that appears only in display forms, as the notation page lists it: ``latex`` is
+    what the page shows (``t_lat^π`` for the three protocols' ``t_lat^LL``, ...), ``symbols`` the
+    SymPy symbols of the forms it stands for."""
+
+    latex: str
+    unit: str
+    meaning: str
+    symbols: tuple[sp.Symbol, ...]
+
+
+@cache
+def display_symbols() -> tuple[DisplaySymbol, ...]:
+    """Every symbol the display forms introduce, with its unit and meaning (the notation page's
+    last table; ``tests/test_display_forms.py`` checks that none is missing)."""
+    _, protocols = _protocols()
+    names = ", ".join(p.name for p in protocols)
+    return (
+        DisplaySymbol(r"t_{\mathrm{lat}}^{\pi}", "s",
+                      f"latency term of NCCL protocol π ∈ {{{names}}}: {{eq}}`eq-coll-latency` with "
+                      "the protocol's constants (shown in {eq}`eq-coll-nccl`)",
+                      tuple(_protocol_symbol("lat", p.name) for p in protocols)),
+        DisplaySymbol(r"t_{\mathrm{bw}}^{\pi}", "s",
+                      f"bandwidth term of NCCL protocol π ∈ {{{names}}}: {{eq}}`eq-coll-bandwidth` "
+                      "with the protocol's constants (shown in {eq}`eq-coll-nccl`)",
+                      tuple(_protocol_symbol("bw", p.name) for p in protocols)),
+        DisplaySymbol(r"A_{2}", "FLOP/token²",
+                      "coefficient of $S^2$ in the condition $A_2 S^2 + A_1 S = A_0$ whose positive "
+                      "root is {eq}`eq-embeddings-crossover-length`: the FLOPs of a pass that "
+                      "grow with the square of the input length $S$ (attention)", (_A2,)),
+        DisplaySymbol(r"A_{1}", "FLOP/token",
+                      "coefficient of $S$ in the same condition: the FLOPs per input token",
+                      (_A1,)),
+        DisplaySymbol(r"A_{0}", "FLOP",
+                      r"right-hand side of the same condition, $C N_{\mathrm{param}} p / B$: the "
+                      "FLOPs the GPU can do while it reads the weights once", (_A0,)),
+    )
+
+
 def _nccl_constants() -> dict:
     coll, protocols = _protocols()
     out = {}

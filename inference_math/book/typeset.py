@@ -572,3 +572,50 @@ def _case_rows(rows: list[str], value: sp.Basic, cond, room: float) -> None:
         rows.append(lines[-1] + r", \quad " + cond_tex)
     else:
         rows += [lines[-1] + ",", r"\quad " + cond_tex]
+
+
+# --- the same equation on one line, for a wide screen -------------------------------------------
+
+#: Widest line, in em, of an equation shown on one line in a wide text column (at least 700 px,
+#: book.css): about 30 em of MathJax's 20.4 px beside the equation's number. The estimate can be a
+#: sixth too narrow; in the browser, a script shows the broken form where the one line does not fit
+#: (inference_math.book.sphinx_math_widths).
+WIDE_BUDGET_EM = 30.0
+_ALIGNED = (r"\begin{aligned}", r"\end{aligned}")
+_SIZED = re.compile(r"\\(?:big|Big|bigg|Bigg)([lr])(?![a-zA-Z])")
+
+
+def unbroken(latex: str, width: float = WIDE_BUDGET_EM) -> str | None:
+    """The one-line form of an equation that :func:`eq_tex` broke into lines, if it fits ``width``
+    em; ``None`` if ``latex`` is not such an equation (one ``aligned`` block of rows, possibly
+    after ``\\displaystyle``) or its one line is too wide.
+
+    Only the line breaks go: the rows are joined in order, their alignment marks and continuation
+    indent dropped, so the result is the same expression as printed by :func:`tex`.
+    """
+    text = latex.strip()
+    prefix = ""
+    if text.startswith(r"\displaystyle"):
+        prefix, text = r"\displaystyle ", text[len(r"\displaystyle"):].strip()
+    if not text.startswith(_ALIGNED[0]):
+        return None
+    reader = _Reader(text)
+    reader.i = len(_ALIGNED[0])
+    body = reader.environment("aligned")
+    if reader.i != len(text) or r"\begin{" in body:  # more than one broken equation
+        return None
+    rows = []
+    for row in _split_top(body, "\\\\"):
+        line = "".join(_split_top(row, "&")).strip()
+        if line.startswith(_INDENT.strip()):
+            line = line[len(_INDENT.strip()):].strip()
+        # a continuation's operator: "+" and "-" stay, the "×" a break put in goes (a product is
+        # written without it on one line)
+        line = line.removeprefix("{}").removeprefix(r"\times").strip()
+        if line:
+            rows.append(line)
+    if len(rows) < 2:
+        return None
+    # parentheses a break split (\bigl( ... \bigr), \biggl ...) are sized to their contents again
+    one = _SIZED.sub(lambda m: r"\left" if m.group(1) == "l" else r"\right", " ".join(rows))
+    return prefix + one if tex_width(one) <= width else None

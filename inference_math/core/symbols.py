@@ -210,7 +210,8 @@ tok_rate_mem = _define("tok_rate_mem", r"R_{\mathrm{tok}}^{\mathrm{mem}}", "toke
                        "ceiling of the memory-bound throughput as the batch grows", "intensity",
                        **_POS)
 tok_rate_max = _define("tok_rate_max", r"R_{\mathrm{tok}}^{\max}", "tokens/s",
-                       "ceiling of the throughput under the general step time (reached at b >= b*)",
+                       "ceiling of the throughput under the general step time "
+                       "(reached at $b \\ge b^*$)",
                        "intensity", **_POS)
 b_half_tok = _define("b_half_tok", r"b_{1/2}^{\mathrm{tok}}", "sequences",
                      "batch at which the memory-bound throughput reaches half its ceiling",
@@ -484,7 +485,7 @@ t_emb = _define("t_emb", r"t_{\mathrm{emb}}", "s",
 emb_rate = _define("emb_rate", r"R_{\mathrm{emb}}", "embeddings/s",
                    "embeddings one GPU produces per second", "rollouts", **_POS)
 seq_emb_star = _define("seq_emb_star", r"S^{*}_{\mathrm{emb}}", "tokens",
-                       "shortest input whose embedding pass (b = 1) is compute bound", "rollouts",
+                       "shortest input whose embedding pass ($b = 1$) is compute bound", "rollouts",
                        **_POS)
 util = _define("util", "u", "1", "utilisation: fraction of the rented time spent on paid work",
                "rollouts", **_POS)

@@ -95,6 +95,9 @@ DOM_SNAPSHOT = """() => {
   };
 }"""
 
+MATH_WIDTHS_FITTED = """() => !document.querySelector("div.math-widths")
+  || document.documentElement.dataset.mathWidths === 'fitted'"""
+
 # Resolves to "done", "absent" (the page loads no MathJax) or "timeout".
 MATHJAX_DONE = """async (timeout) => {
   if (!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
@@ -143,6 +146,10 @@ def open_page(context, base: str, path: str):
     response = page.goto(report.url, wait_until="load")
     report.status = response.status if response else None
     report.mathjax = page.evaluate(MATHJAX_DONE, MATHJAX_TIMEOUT_MS)
+    if report.mathjax == "done":
+        # an equation with a one-line and a broken form is shown in the one that fits once the
+        # page's script has measured it (inference_math.book.sphinx_math_widths)
+        page.wait_for_function(MATH_WIDTHS_FITTED, timeout=MATHJAX_TIMEOUT_MS)
     return page, report
 
 

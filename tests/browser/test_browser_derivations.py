@@ -5,6 +5,8 @@ from __future__ import annotations
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
+from browser_site import ROOT
 
 INDEX = "book/derivations.html"
 MIN_ENTRIES = 100
@@ -80,3 +82,70 @@ def test_equation_links_land_on_the_equation(entries, visit, base_url):
             elif unquote(parts.fragment) not in target.dom["equation_ids"]:
                 wrong.append(f"{entry['label']}: {href} has no typeset equation with id {parts.fragment!r}")
     assert not wrong, f"{INDEX} ({report.url}): links that miss their equation:\n  " + "\n  ".join(wrong[:20])
+
+
+# For each part section of the index (an <h2> section of the article): its heading, its id, the
+# labels of the entries inside it and the pages that number them; and the targets of
+# the page's contents sidebar and of the in-page contents list.
+PARTS = """() => {
+  const article = document.querySelector("article") || document.body;
+  const sections = [...article.querySelectorAll("section")].filter(s => s.querySelector(":scope > h2"));
+  const inside = new Set();
+  const parts = sections.map(s => {
+    const labels = [...s.querySelectorAll('[id^="eq-"]')].map(a => a.id);
+    labels.forEach(l => inside.add(l));
+    // the pages that number the part's own equations (an entry's text may cite another part's)
+    const pages = labels.flatMap(l => [...s.querySelectorAll(`a[href$="#equation-${l}"]`)])
+      .map(a => new URL(a.href).pathname.split("/").pop());
+    return {id: s.id, heading: s.querySelector(":scope > h2").textContent.replace("#", "").trim(),
+            labels, pages};
+  });
+  const all = [...article.querySelectorAll('[id^="eq-"]')].map(a => a.id);
+  const hrefs = selector => [...document.querySelectorAll(selector)]
+    .map(a => a.getAttribute("href")).filter(h => h && h.startsWith("#")).map(h => h.slice(1));
+  return {parts, outside: all.filter(l => !inside.has(l)),
+          sidebar: hrefs("#pst-page-toc-nav a[href]"),
+          contents: hrefs("article nav.contents a[href]")};
+}"""
+
+
+def _toc_parts():
+    """(caption, {chapter page}) of each part of _toc.yml, read here independently."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [(part.get("caption", ""), {ch["file"].split("/")[-1] + ".html"
+                                       for ch in part.get("chapters", [])})
+            for part in toc["parts"]]
+
+
+@pytest.fixture(scope="module")
+def parts(new_page):
+    page, report = new_page(INDEX)
+    assert report.status == 200, f"{INDEX}: {report.url} answered {report.status}"
+    return report, page.evaluate(PARTS)
+
+
+def test_index_is_grouped_by_the_parts_of_the_book(parts):
+    report, found = parts
+    toc = _toc_parts()
+    captions = [caption for caption, _ in toc]
+    headings = [part["heading"] for part in found["parts"]]
+    assert headings, f"{INDEX} ({report.url}): no part sections (<h2>)"
+    assert all(h in captions for h in headings), (
+        f"{INDEX}: part headings {headings} are not all captions of _toc.yml {captions}")
+    assert headings == sorted(set(headings), key=captions.index), (
+        f"{INDEX}: part headings out of the book's order or repeated: {headings}")
+    assert not found["outside"], f"{INDEX}: entries in no part: {found['outside'][:10]}"
+    pages_of = dict(toc)
+    for part in found["parts"]:
+        assert part["labels"], f"{INDEX}: part {part['heading']!r} has no entry"
+        strays = sorted(set(part["pages"]) - pages_of[part["heading"]])
+        assert not strays, (f"{INDEX}: part {part['heading']!r} holds equations numbered in "
+                            f"chapters of another part: {strays}")
+
+
+def test_index_contents_lead_to_every_part(parts):
+    report, found = parts
+    ids = [part["id"] for part in found["parts"]]
+    for where in ("sidebar", "contents"):
+        missing = [i for i in ids if i not in found[where]]
+        assert not missing, f"{INDEX} ({report.url}): the page's {where} has no link to {missing}"

@@ -1,6 +1,8 @@
 """Display equations fit their column on a desktop and on a phone, and no page shows a raw label.
 
-Each page of the table of contents is opened at a desktop (1400 px) and a phone (390 px) width. The
+Each page of the table of contents is opened at a desktop (1400 px), a phone (390 px) and a narrow
+desktop (740 px) width, the last where an equation set on one line for a wide column has the least
+room. The
 theme puts a numbered equation's number beside it and lets the equation's ``mjx-container`` scroll
 sideways when it is too wide; a reader should never have to: the typeset formula must fit the room
 the container has (long right-hand sides are broken into lines by the book's display forms).
@@ -14,7 +16,10 @@ import pytest
 from browser_site import open_page, toc_pages
 
 PAGES = toc_pages()
-VIEWPORTS = {"desktop": {"width": 1400, "height": 900}, "phone": {"width": 390, "height": 844}}
+# "narrow desktop": a text column of about 708 px, just above the 700 px from which an equation
+# broken for a phone is shown on one line (book.css, inference_math.book.sphinx_math_widths).
+VIEWPORTS = {"desktop": {"width": 1400, "height": 900}, "phone": {"width": 390, "height": 844},
+             "narrow desktop": {"width": 740, "height": 900}}
 # A display equation may be this much wider than its room (sub-pixel rounding), in px.
 SLACK = 1.0
 
@@ -37,6 +42,8 @@ DISPLAY_EQUATIONS = """() => {
         width: math ? math.getBoundingClientRect().width : 0,
         room: c.clientWidth,
         tex: tex.trim(),
+        // which rendering of a two-width equation this is (sphinx_math_widths), if it is one
+        form: c.closest(".math-wide") ? "one line" : c.closest(".math-narrow") ? "broken" : "",
       };
     });
 }"""
@@ -107,3 +114,20 @@ def test_no_page_shows_a_raw_equation_label(measured):
     leaks = {path: sorted(set(RAW_LABEL.findall(text))) for path, (_, _, text) in pages.items()}
     leaks = {path: labels for path, labels in leaks.items() if labels}
     assert not leaks, f"{name}: raw equation labels in the text of pages: {leaks}"
+
+
+# Equations shown on one line where the column has room (inference_math.book.sphinx_math_widths):
+# many on a desktop, none on a phone.
+ONE_LINE_AT_LEAST = {"desktop": 40, "phone": 0, "narrow desktop": 1}
+
+
+def test_a_wide_column_shows_equations_on_one_line_a_phone_broken(measured):
+    name, pages = measured
+    forms = [eq["form"] for _, equations, _ in pages.values() for eq in equations]
+    one_line = forms.count("one line")
+    if name == "phone":
+        assert one_line == 0, f"{name}: {one_line} equations shown on one line on a phone"
+        assert forms.count("broken") > 0, f"{name}: no two-width equation shown broken"
+    else:
+        assert one_line >= ONE_LINE_AT_LEAST[name], (
+            f"{name}: only {one_line} two-width equations shown on one line")

@@ -1,0 +1,115 @@
+"""The notation page (book/notation.md): every symbol the book's displayed equations use.
+
+The symbols of the derivations come from the one registry, ``inference_math.core.symbols``, a
+table per topic; the symbols that only the display forms introduce (the NCCL protocols' named
+times, the coefficients of a quadratic) come from
+:func:`inference_math.book.display_forms.display_symbols`; the few a chapter creates for one of
+its own equations are :data:`CHAPTER_SYMBOLS`. The tests check that every symbol of every
+derivation and display form, and every symbol a chapter creates, is on the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.symbols import REGISTRY
+from .display import markdown_table
+from .display_forms import display_symbols
+
+TOPICS = {
+    "model": "Model",
+    "moe": "Mixture of experts",
+    "hardware": "Hardware",
+    "serving": "Serving",
+    "scaling": "Scaling laws",
+    "intensity": "Arithmetic intensity and step time",
+    "kv": "KV cache",
+    "sharding": "Sharding for decode",
+    "dense": "Dense-model economics",
+    "deepseek": "DeepSeek-V3 and MoE serving",
+    "rollouts": "Embeddings, RL rollouts and LoRA",
+    "full": "The full model (Erdil 2025, section 3)",
+}
+DISPLAY_HEADING = "Named in the displayed equations only"
+CHAPTER_HEADING = "Named in one chapter"
+
+
+@dataclass(frozen=True)
+class ChapterSymbol:
+    """A symbol a chapter creates for one of its displayed equations (a ratio, a matrix of a
+    worked example), outside the registry because no derivation uses it."""
+
+    latex: str
+    unit: str
+    meaning: str
+    chapter: str  # docname under book/
+
+
+#: Every symbol a chapter's code creates for an equation it displays; ``tests/test_notation.py``
+#: finds each ``sp.Symbol``/``sp.MatrixSymbol`` a chapter creates and checks that it is here (or
+#: that the test knows it is never displayed).
+CHAPTER_SYMBOLS = (
+    ChapterSymbol(r"v_{p/2}/v_{p}", "1", "top speed with half the bytes per weight over the top "
+                  "speed with $p$", "quantization"),
+    ChapterSymbol(r"G", "matrix", "gradient of the loss with respect to a layer's output "
+                  "($d_{\\mathrm{out}} \\times n_{\\mathrm{tok}}$)", "rl_rollouts"),
+    ChapterSymbol(r"X", "matrix", "a layer's input ($d_{\\mathrm{in}} \\times n_{\\mathrm{tok}}$)",
+                  "rl_rollouts"),
+    ChapterSymbol(r"A", "matrix", "LoRA's down-projection ($r \\times d_{\\mathrm{in}}$)",
+                  "rl_rollouts"),
+    ChapterSymbol(r"B", "matrix", "LoRA's up-projection ($d_{\\mathrm{out}} \\times r$)",
+                  "rl_rollouts"),
+    ChapterSymbol(r"\frac{\partial J}{\partial B}", "matrix",
+                  "gradient of the loss $J$ with respect to $B$", "rl_rollouts"),
+    ChapterSymbol(r"\frac{\partial J}{\partial A}", "matrix",
+                  "gradient of the loss $J$ with respect to $A$", "rl_rollouts"),
+    ChapterSymbol(r"\mathrm{ESS}_{\mathrm{equal}}", "samples",
+                  "effective sample size of $n$ equal importance weights", "rl_rollouts"),
+    ChapterSymbol(r"\mathrm{ESS}_{\mathrm{single}}", "samples",
+                  "effective sample size when one of $n$ weights is nonzero", "rl_rollouts"),
+    ChapterSymbol(r"t_{\mathrm{KV}}", "s", "time a decoding step spends reading the KV cache",
+                  "long_context"),
+    ChapterSymbol(r"F_{\mathrm{attn}}", "FLOP/token",
+                  "FLOPs of attending over the cache for one new token", "long_context"),
+    ChapterSymbol(r"M_{\mathrm{KV}}\ell", "bytes",
+                  "bytes of one sequence's KV cache: $M_{\\mathrm{KV}}$ per token times the "
+                  "context $\\ell$", "long_context"),
+    ChapterSymbol(r"u_{\max}", "1", "highest share of the peak FLOP/s a step that only reads the "
+                  "cache can use", "long_context"),
+    ChapterSymbol(r"c_{\mathrm{spec}}/c_{\mathrm{Mtok}}^{\mathrm{KV}}", "1",
+                  "cost floor of KV reads with speculative decoding over the floor without it",
+                  "long_context"),
+)
+# Column widths for the PDF, whose long tables otherwise do not wrap (ignored in HTML).
+_REGISTRY_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}"
+                            for w in (3, 5, 4, 3, 9))
+_CHAPTER_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}" for w in (4, 3, 12, 5))
+_DISPLAY_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}" for w in (4, 4, 16))
+
+
+def _table(heading: str, columns: str, header: list[str], rows: list[list[str]]) -> str:
+    return (f"**{heading}**\n\n```{{tabularcolumns}} {columns}\n```\n\n"
+            + markdown_table(header, rows))
+
+
+def markdown() -> str:
+    """The page's tables as MyST Markdown: one per topic of the registry, then the symbols that
+    only display forms use."""
+    unknown = {entry.topic for entry in REGISTRY.values()} - set(TOPICS)
+    if unknown:
+        raise ValueError(f"symbol topics with no heading on the notation page: {sorted(unknown)}")
+    parts = []
+    for topic, heading in TOPICS.items():
+        rows = [[f"${entry.latex}$", f"`{entry.name}`", entry.unit, entry.assumptions,
+                 entry.meaning]
+                for entry in REGISTRY.values() if entry.topic == topic]
+        if rows:
+            parts.append(_table(heading, _REGISTRY_COLUMNS,
+                                ["symbol", "code name", "unit", "assumptions", "meaning"], rows))
+    rows = [[f"${entry.latex}$", entry.unit, entry.meaning] for entry in display_symbols()]
+    parts.append(_table(DISPLAY_HEADING, _DISPLAY_COLUMNS, ["symbol", "unit", "meaning"], rows))
+    rows = [[f"${entry.latex}$", entry.unit, entry.meaning, f"{{doc}}`{entry.chapter}`"]
+            for entry in CHAPTER_SYMBOLS]
+    parts.append(_table(CHAPTER_HEADING, _CHAPTER_COLUMNS,
+                        ["symbol", "unit", "meaning", "chapter"], rows))
+    return "\n\n".join(parts)

@@ -1,0 +1,106 @@
+"""The notation page defines every symbol the book's displayed equations use.
+
+Each derivation's symbols are in the registry (inference_math.core.symbols), and a display form
+(inference_math.book.display_forms) may name parts of a long result with symbols of its own
+(t_lat^π, A_0 ... A_2): those must be listed by ``display_symbols()``; a chapter may create a
+symbol for an equation of its own (a ratio, a worked example's matrix): those must be in
+``notation.CHAPTER_SYMBOLS``. The page (inference_math.book.notation) shows all three, each symbol
+as ``$<latex>$``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import sympy as sp
+
+from inference_math import DERIVATIONS
+from inference_math.book import notation
+from inference_math.book.display_forms import FORMS, DisplayForm, display_symbols
+from inference_math.core.symbols import REGISTRY
+
+REGISTERED = {entry.symbol for entry in REGISTRY.values()}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _symbols_of(form: DisplayForm) -> set[sp.Symbol]:
+    """Every symbol a display form shows: in the equation and in its named constants (a constant
+    is shown with its value, in the equation's "where" lines or its chapter's text)."""
+    found = set(form.build().atoms(sp.Symbol))
+    for name, value in form.constants().items():
+        found |= {name} | set(sp.sympify(value).atoms(sp.Symbol))
+    return found
+
+
+def _undefined(forms) -> dict[str, set[str]]:
+    listed = REGISTERED | {s for entry in display_symbols() for s in entry.symbols}
+    out = {}
+    for label, form in forms.items():
+        if missing := _symbols_of(form) - listed:
+            out[label] = {s.name for s in missing}
+    return out
+
+
+def test_every_symbol_of_a_display_form_is_defined():
+    assert _undefined(FORMS) == {}
+
+
+def test_a_symbol_a_display_form_invents_is_caught():
+    x = sp.Symbol("X_{\\mathrm{new}}", positive=True)
+    fake = DisplayForm("eq-fake", lambda: sp.Eq(REGISTRY["b"].symbol, 2 * x))
+    assert _undefined({"eq-fake": fake}) == {"eq-fake": {x.name}}
+
+
+def test_display_symbols_stand_for_symbols_the_forms_use():
+    used = set().union(*(_symbols_of(form) for form in FORMS.values()))
+    for entry in display_symbols():
+        assert entry.symbols and set(entry.symbols) <= used, entry.latex
+        assert not set(entry.symbols) & REGISTERED, entry.latex
+
+
+def test_the_page_shows_every_symbol_of_every_displayed_equation():
+    page = notation.markdown()
+    shown = [f"${entry.latex}$" for entry in REGISTRY.values()]
+    shown += [f"${entry.latex}$" for entry in display_symbols()]
+    assert [s for s in shown if s not in page] == []
+    # every derivation's symbols are registered ones, so the registry tables cover them
+    for label, d in DERIVATIONS.items():
+        assert d.function().atoms(sp.Symbol) <= REGISTERED, label
+    # the display-only symbols the issue names, by their LaTeX
+    for latex in (r"t_{\mathrm{lat}}^{\pi}", r"t_{\mathrm{bw}}^{\pi}", "A_{0}", "A_{1}", "A_{2}"):
+        assert f"${latex}$" in page
+    assert notation.DISPLAY_HEADING in page
+
+
+# A symbol a chapter's code creates: sp.Symbol("..."), sp.MatrixSymbol(r"...", ...), sp.symbols(...)
+CREATED = re.compile(r"""sp\.(?:Symbol|MatrixSymbol|symbols)\(\s*r?(["'])(.+?)\1""")
+CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
+# Symbols chapters create only for checks that are never displayed (read in each chapter).
+NEVER_DISPLAYED = {
+    ("deepseek_v3", "A"), ("deepseek_v3", "B"), ("deepseek_v3", "C"), ("deepseek_v3", "D"),
+    ("deepseek_v3", "x"), ("deepseek_v3", "y"),  # explicit matrices: absorption is associativity
+    ("sharding", "k"),  # the crossover as a function of the axes credited, in an assert
+}
+
+
+def _created(text: str) -> set[str]:
+    return {m.group(2).replace("\\\\", "\\") for cell in CODE_CELL.findall(text)
+            for m in CREATED.finditer(cell)}
+
+
+def test_every_symbol_a_chapter_creates_is_on_the_page_or_never_displayed():
+    listed = {(entry.chapter, entry.latex) for entry in notation.CHAPTER_SYMBOLS}
+    found = {(path.stem, latex) for path in sorted((ROOT / "book").glob("*.md"))
+             for latex in _created(path.read_text())}
+    assert found - NEVER_DISPLAYED - listed == set()
+    # nothing listed that no chapter creates any more
+    assert listed <= found and NEVER_DISPLAYED <= found
+    page = notation.markdown()
+    assert all(f"${latex}$" in page for _, latex in listed)
+
+
+def test_a_symbol_created_in_a_chapter_is_found():
+    text = ('# T\n\n```{code-cell} ipython3\nq = sp.Symbol(r"q_{\\mathrm{new}}")\n'
+            'glue_eq("x", sp.Eq(sp.MatrixSymbol("Z", 2, 2), 0))\n```\n')
+    assert _created(text) == {r"q_{\mathrm{new}}", "Z"}
