@@ -313,10 +313,8 @@ def _search_must_not_start(*args, **kwargs):
     raise AssertionError("a command line with a bad flag reached the frontier search")
 
 
-@settings(max_examples=60, deadline=None)
-@given(argv=command_lines())
-def test_any_command_line_is_valid_output_or_one_error_line(argv):
-    """Exit 0 with finite output (strict JSON under --json), or exit 2 with one line on stderr."""
+def run_without_search(argv) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of the command line, failing if it starts a search."""
     out, err = io.StringIO(), io.StringIO()
     search, cli.frontier = cli.frontier, _search_must_not_start
     try:
@@ -324,7 +322,14 @@ def test_any_command_line_is_valid_output_or_one_error_line(argv):
             code = main(argv)
     finally:
         cli.frontier = search
-    out, err = out.getvalue(), err.getvalue()
+    return code, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=60, deadline=None)
+@given(argv=command_lines())
+def test_any_command_line_is_valid_output_or_one_error_line(argv):
+    """Exit 0 with finite output (strict JSON under --json), or exit 2 with one line on stderr."""
+    code, out, err = run_without_search(argv)
     assert "Traceback" not in err
     if code == 0:
         assert err == ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 from importlib import resources
@@ -10,9 +9,8 @@ from importlib import resources
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cli import strict_json
+from test_cli import run_without_search, strict_json
 
-from inference_math import cli
 from inference_math.cli import DEFAULT_SPEED, main
 from inference_math.engine.cache import ENV as CACHE_ENV
 
@@ -244,15 +242,4 @@ BAD_COMPARE = st.one_of(
 def test_any_bad_compare_flag_is_one_line_before_any_search(bad, models, json_out):
     """A bad value anywhere on the line is refused before the first frontier search starts."""
     argv = ["compare", "--models", models, "--gpus", "h100", *bad] + (["--json"] if json_out else [])
-    out, err = io.StringIO(), io.StringIO()
-    search, cli.frontier = cli.frontier, _search_must_not_start
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(argv)
-    finally:
-        cli.frontier = search
-    one_error_line(code, out.getvalue(), err.getvalue(), f"argument {bad[0]}")
-
-
-def _search_must_not_start(*args, **kwargs):
-    raise AssertionError("a command line with a bad flag reached the frontier search")
+    one_error_line(*run_without_search(argv), f"argument {bad[0]}")
