@@ -112,3 +112,10 @@ def test_references_bib_parses_with_every_entry():
 
     entries = parse_file(str(ROOT / "references.bib")).entries
     assert set(entries) == bib_keys()
+
+
+def test_dollar_signs_before_glued_numbers_are_escaped():
+    """An unescaped "$" before {glue:text} opens inline math and swallows the sentence."""
+    for chapter in CHAPTERS:
+        for number, line in enumerate(chapter.read_text().splitlines(), 1):
+            assert not re.search(r"(^|[\s(])\$\{glue:text\}", line), f"{chapter.name}:{number}"
