@@ -41,3 +41,17 @@ def test_search_ranks_the_dedicated_page_first(new_page, query, page):
     assert results, f"search for {query!r} found nothing"
     assert results[0].split("#")[0] == page, (
         f"search for {query!r}: first results {results[:5]}, expected {page} first")
+
+
+@pytest.mark.parametrize("query", ["critical batch", "expert parallel"])
+def test_search_snippets_show_no_raw_tex(new_page, query):
+    """The snippets under the results are text, not the TeX source of the page's math."""
+    tab, report = new_page(f"search.html?q={query.replace(' ', '+')}")
+    assert report.status == 200
+    tab.wait_for_selector("#search-results ul.search li p.context", timeout=30_000)
+    tab.wait_for_timeout(1500)  # the first snippets, fetched page by page
+    snippets = tab.evaluate("""() => [...document.querySelectorAll(
+        "#search-results ul.search li p.context")].map(p => p.textContent)""")
+    assert snippets, f"search for {query!r} shows no snippet"
+    raw = [s for s in snippets if re.search(r"\\[()\[\]]|\\mathrm|\\frac", s)]
+    assert not raw, f"search for {query!r}: snippets with TeX: {raw[:2]}"
