@@ -633,11 +633,11 @@ class GroupedBranch:
         part = self._parts(pieces, n, batch, pp, sigma)
         network = part["network_rest"] + (0.0 if lower else part["network_attention"])
         latency = part["kernel"] + network + np.maximum(part["memory"], part["arithmetic"])
-        fits = (n * self.hbm_cap >= part["need"]) & (pp <= n) & (pp <= batch)
+        fits = self._fits(part["need"], n, batch, pp)
         return np.where(fits, latency, np.inf), part["network_attention"]
 
-    def _fits(self, pieces, n, batch, pp, sigma):
-        need = self._sum(pieces, "need", n, batch, pp, sigma)
+    def _fits(self, need, n, batch, pp):
+        """The feasibility of eq-full-memory-need (the summed need) and of N_PP ≤ min(N, b)."""
         return (n * self.hbm_cap >= need) & (pp <= n) & (pp <= batch)
 
     def __getitem__(self, name: str):
@@ -650,7 +650,8 @@ class GroupedBranch:
                 if name in ("latency", "latency_lower"):
                     return self._latency(pieces, name == "latency_lower", n, batch, pp, sigma)[0]
                 if name == "feasible":
-                    return np.asarray(self._fits(pieces, n, batch, pp, sigma), dtype=float)
+                    need = self._sum(pieces, "need", n, batch, pp, sigma)
+                    return np.asarray(self._fits(need, n, batch, pp), dtype=float)
                 if name == "search":
                     out = []
                     for group in (pieces, self.two_d_pieces):
