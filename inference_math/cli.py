@@ -417,8 +417,7 @@ def _compare_row(model, gpu, args) -> dict:
         return row
     # the cheapest point at least as fast as the speed asked serves it (below the slowest point,
     # the slowest, cheapest point); between two points the cost is read off the frontier
-    serving = min((pt for pt in front.points if pt.tokens_per_s >= args.speed),
-                  key=lambda pt: pt.usd_per_mtok)
+    serving = front.cheapest_at(args.speed)
     cost = float(front.cost_at_speed(args.speed))
     row.update(feasible=True, usd_per_mtok=cost if math.isfinite(cost) else serving.usd_per_mtok,
                binding=serving.binding, gpus=serving.gpus, batch=serving.batch)

@@ -171,3 +171,15 @@ def test_the_binding_term_counts_the_drafters_passes():
                   "drafter passes": drafting}
         assert pt.binding == max(shares, key=shares.get)
         assert pt.draft_share == pytest.approx(drafting / (drafting + pt.target_latency_s))
+
+
+def test_cheapest_point_at_a_speed_serves_it_at_no_less_than_the_curve(llama_8bit):
+    """Frontier.cheapest_at(s) is at least s tokens/s per user, costs no less than the frontier
+    read at s (the cost rises with the speed along the curve), and is None beyond the top."""
+    front = llama_8bit
+    top = front.max_speed().tokens_per_s
+    for speed in np.geomspace(front.arrays()[0].min() * 1.01, top * 0.99, 12):
+        pt = front.cheapest_at(speed)
+        assert pt.tokens_per_s >= speed
+        assert pt.usd_per_mtok >= float(front.cost_at_speed(speed)) * (1 - 1e-12)
+    assert front.cheapest_at(top * 1.01) is None

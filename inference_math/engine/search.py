@@ -515,6 +515,12 @@ class Frontier:
         cost = np.array([pt.usd_per_mtok for pt in self.points])
         return speed, cost
 
+    def cheapest_at(self, speed: float) -> FrontierPoint | None:
+        """The cheapest frontier point at least ``speed`` tokens/s per user (None: beyond the
+        top speed): the configuration that serves that speed."""
+        fast = [pt for pt in self.points if pt.tokens_per_s >= speed]
+        return min(fast, key=lambda pt: pt.usd_per_mtok) if fast else None
+
     def cost_at_speed(self, speed: np.ndarray) -> np.ndarray:
         """Cost of the frontier at given speeds (log-log interpolation; nan outside its range)."""
         x, y = self.arrays()
