@@ -48,15 +48,18 @@ GRID = dict(n=np.array([[4.0], [16.0], [64.0]]), batch=np.array([[1.0, 8.0, 64.0
                                          ("mixtral-8x22b", (7, 21, 28)),
                                          ("deepseek-v3-paper", (3, 55))])
 @pytest.mark.parametrize("two_d", [False, True])
-def test_groups_of_one_kind_add_up_to_the_uniform_model(key, layers, two_d):
+@pytest.mark.parametrize("curve", fm.RULES)
+def test_groups_of_one_kind_add_up_to_the_uniform_model(key, layers, two_d, curve):
     """Cutting a uniform model into groups changes no term: the sum over groups, with the
-    pipeline's hops counted once, is eq-full-forward-latency of the whole."""
+    pipeline's hops counted once, is eq-full-forward-latency (eq-phys-forward-latency under the
+    physical rules) of the whole."""
     model, gpu = get_model(key), get_gpu("h100")
-    whole = fm.compile_branch(model, gpu, two_d, 2.0, 3000.0)
-    parts = fm.compile_branch(split(model, layers), gpu, two_d, 2.0, 3000.0)
+    whole = fm.compile_branch(model, gpu, two_d, 2.0, 3000.0, curve=curve)
+    parts = fm.compile_branch(split(model, layers), gpu, two_d, 2.0, 3000.0, curve=curve)
+    names = NAMES + (("memory_floor", "need_floor") if curve != "paper" else ())
     for pp in (1.0, 4.0):
         for sigma in (1.0, 2.0):
-            for name in NAMES:
+            for name in names:
                 want = np.broadcast_to(whole[name](GRID["n"], GRID["batch"], pp, sigma), (3, 4))
                 got = np.broadcast_to(parts[name](GRID["n"], GRID["batch"], pp, sigma), (3, 4))
                 np.testing.assert_allclose(got, want, rtol=1e-9, err_msg=f"{name} pp={pp}")
@@ -67,10 +70,11 @@ def test_groups_of_one_kind_add_up_to_the_uniform_model(key, layers, two_d):
                                    rtol=1e-9)
 
 
-def test_split_model_has_the_uniform_frontier():
+@pytest.mark.parametrize("curve", fm.RULES)
+def test_split_model_has_the_uniform_frontier(curve):
     model, gpu = get_model("llama-3-8b"), get_gpu("h100")
-    whole = frontier(Setting(model, gpu))
-    parts = frontier(Setting(split(model, (12, 20)), gpu))
+    whole = frontier(Setting(model, gpu, curve=curve))
+    parts = frontier(Setting(split(model, (12, 20)), gpu, curve=curve))
     for pick in ("max_speed", "preferred"):
         a, b = getattr(whole, pick)(), getattr(parts, pick)()
         assert b.tokens_per_s == pytest.approx(a.tokens_per_s, rel=1e-9)

@@ -733,6 +733,20 @@ weight_mem = _define("weight_mem", r"M_{w}", "bytes", "bytes of the model's weig
                      **_POS)
 
 
+# --- the book's physical rules (section owned by inference_math/engine/physical_rules.py) ---
+kv_copies = _define("kv_copies", r"r_{\mathrm{KV}}", "1",
+                    "copies of each KV-cache entry an attention group holds: its GPUs per KV head "
+                    "(all of them for MLA's one latent), at least 1", "full", **_POS)
+omega_net = _define("omega_net", r"\omega", "1",
+                    "share of the network time a second micro-batch hides behind memory and "
+                    "arithmetic (0: none, 1: all)", "full", nonnegative=True, real=True)
+q_lm = _define("q_lm", r"q_{\mathrm{LM}}", "tokens",
+               "tokens of each sequence whose logits a pass computes: q in decode and "
+               "verification, 1 in prefill", "full", **_POS)
+p_disp = _define("p_disp", r"p_{\mathrm{disp}}", "bytes/element",
+                 "bytes per element of an MoE's expert dispatch (1 for FP8)", "full", **_POS)
+
+
 def info(sym: sp.Symbol) -> SymbolInfo:
     """Registry entry of a symbol (KeyError if it was not created here)."""
     for entry in REGISTRY.values():

@@ -138,3 +138,74 @@ def collective_part(model: str, kind: dict, part: str) -> sp.Expr:
         pieces.append((a if part == "latency" else b, cheapest))
     pieces[-1] = (pieces[-1][0], True)
     return sp.Piecewise((0, n_ranks <= 1), *pieces)
+
+
+# --- the book's physical rules ------------------------------------------------------------
+# The reference code charges an all-to-all like a ring: the share of the message that leaves a
+# node is divided over all the ranks. An all-to-all has no ring: each GPU pushes the part of
+# its own message bound for other nodes, M·(n_nodes − 1)/n_nodes, through its own NIC.
+
+@derivation("eq-coll-all-to-all", "this book (physical rules), from Erdil (2025), eq. 24")
+def all_to_all_bandwidth_time() -> sp.Eq:
+    """Bandwidth time of one all-to-all under the physical rules (eq-coll-all-to-all).
+
+    Derived from eq-coll-bandwidth by replacing its inter-node share: the message M one GPU
+    sends is spread evenly over the n_nodes nodes of the ranks, so (n_nodes − 1)/n_nodes of it
+    leaves the node through that GPU's own NIC, whatever the number of ranks. Inside the node
+    the reference's share stands.
+    """
+    reference = protocol_bandwidth_time().rhs
+    ring_inter = (n_nodes_c - 1) / bw_ar_inter
+    own_nic = n_ranks * (n_nodes_c - 1) / (n_nodes_c * bw_ar_inter)
+    return sp.Eq(t_coll_bw, reference.subs(ring_inter, own_nic))
+
+
+def all_to_all_time(model: str) -> sp.Expr:
+    """Time of one all-to-all under the physical rules: eq-coll-nccl with eq-coll-all-to-all's
+    bandwidth time (on a torus the ring of eq-coll-torus, whose hops are the NICs')."""
+    if model == "torus":
+        return collective_time(model, ONE_WAY)
+    bandwidth = all_to_all_bandwidth_time().rhs.subs(ONE_WAY)
+    options = [(protocol_latency().rhs.subs(ONE_WAY) + bandwidth).subs(p.values())
+               for p in PROTOCOLS]
+    return sp.Piecewise((0, n_ranks <= 1), (sp.Min(*options), True))
+
+
+def all_to_all_part(model: str, part: str) -> sp.Expr:
+    """The 'latency' or 'bandwidth' part of :func:`all_to_all_time` at the protocol it uses."""
+    if model == "torus":
+        return collective_part(model, ONE_WAY, part)
+    lat = protocol_latency().rhs.subs(ONE_WAY)
+    bw = all_to_all_bandwidth_time().rhs.subs(ONE_WAY)
+    options = [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
+    totals = [a + b for a, b in options]
+    pieces = []
+    for number, (a, b) in enumerate(options):
+        cheapest = sp.And(*(totals[number] <= other for other in totals[number + 1:]))
+        pieces.append((a if part == "latency" else b, cheapest))
+    pieces[-1] = (pieces[-1][0], True)
+    return sp.Piecewise((0, n_ranks <= 1), *pieces)
+
+
+@derivation("eq-coll-line-rate", "this book (the limit's collectives), from Erdil (2025), eq. 24")
+def line_rate_time() -> sp.Eq:
+    """Time of one collective at line rate (eq-coll-line-rate): the limit's collectives.
+
+    eq-coll-bandwidth with every protocol's efficiency at 1 and no latency: no message crosses
+    a link faster than the link carries bytes, and no measured or tuned latency constant (a
+    property of a library, not of the hardware) enters a limit. On a torus, eq-coll-torus with
+    no hop latency.
+    """
+    return sp.Eq(t_collective, sp.Piecewise(
+        (0, n_ranks <= 1), (protocol_bandwidth_time().rhs.subs(bw_eff, 1), True)))
+
+
+def line_rate(model: str, kind: dict, all_to_all: bool = False) -> sp.Expr:
+    """eq-coll-line-rate for a collective model and kind; ``all_to_all`` with the NIC share of
+    eq-coll-all-to-all."""
+    if model == "torus":
+        return torus_time().rhs.subs(kind).subs(t_hop, 0)
+    if all_to_all:
+        bandwidth = all_to_all_bandwidth_time().rhs.subs(bw_eff, 1)
+        return sp.Piecewise((0, n_ranks <= 1), (bandwidth, True)).subs(kind)
+    return line_rate_time().rhs.subs(kind)

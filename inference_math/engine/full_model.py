@@ -72,9 +72,12 @@ from ..core.symbols import (
     n_tp_ff,
     n_unembed,
     node_size,
+    omega_net,
     p,
     p_act,
+    p_disp,
     q_len,
+    q_lm,
     rw_bytes,
     s,
     sigma_attn,
@@ -342,31 +345,49 @@ class Structure:
     moe: bool
     mla: bool
     collective_model: str  # 'nccl' or 'torus'
+    rules: str = "paper"  # 'paper' (the reference code's), 'physical' or 'limit': RULES
 
 
 def _rw(m, k, n, tp):
     return matmul_bytes().rhs.subs({mm_m: m, mm_k: k, mm_n: n, n_tp: tp}, simultaneous=True)
 
 
-def _collective(kind: dict, model: str, part: str | None = None):
-    expr = (coll.collective_time(model, kind) if part is None
-            else coll.collective_part(model, kind, part))
+def _collective(kind: dict, model: str, part: str | None = None, rules: str = "paper",
+                all_to_all: bool = False):
+    """A collective's time (or its 'latency' or 'bandwidth' part) under ``rules``: the
+    reference's eq-coll-nccl or eq-coll-torus; the physical rules' all-to-all of
+    eq-coll-all-to-all; the limit's eq-coll-line-rate (no latency; an all-reduce no faster than
+    each GPU sending its share once, as in-switch reduction does)."""
+    if rules == "limit":
+        whole = coll.line_rate(model, coll.ONE_WAY, all_to_all)
+        expr = sp.Integer(0) if part == "latency" else whole
+    elif rules == "physical" and all_to_all:
+        expr = coll.all_to_all_time(model) if part is None else coll.all_to_all_part(model, part)
+    else:
+        expr = (coll.collective_time(model, kind) if part is None
+                else coll.collective_part(model, kind, part))
 
     def build(ranks, nodes, size):
         return expr.subs({n_ranks: ranks, n_nodes_c: nodes, msg_bytes: size}, simultaneous=True)
     return build
 
 
-def _layout_values(moe: bool) -> dict:
+def _layout_values(moe: bool, rules: str = "paper") -> dict:
     """N_TP, b_μ, N_EP and the feed-forward and attention TP degrees in terms of N, b, N_PP, σ."""
     tp = n_gpu / n_pp
-    ep = expert_parallel_degree().rhs if moe else sp.Integer(1)
+    if not moe:
+        ep = sp.Integer(1)
+    elif rules == "paper":
+        ep = expert_parallel_degree().rhs
+    else:
+        from . import physical_rules
+        ep = physical_rules.expert_parallel_degree().rhs
     return {n_tp: tp, b_mu: b / n_pp, n_ep: ep,
             N_TP_FF: sp.Max(1, n_tp / sp.Max(1, n_ep)), N_TP_ATTN: n_tp / sigma_attn}
 
 
-def _substitute_layout(expr: sp.Expr, moe: bool) -> sp.Expr:
-    values = _layout_values(moe)
+def _substitute_layout(expr: sp.Expr, moe: bool, rules: str = "paper") -> sp.Expr:
+    values = _layout_values(moe, rules)
     # inner definitions first: the FF degree uses N_EP, which uses N_TP and b_μ
     for sym in (N_TP_FF, N_TP_ATTN, n_ep, n_tp, b_mu):
         expr = expr.subs(sym, values[sym])
@@ -378,13 +399,13 @@ def _compose(expr: sp.Expr, structure: Structure, part: str | None = None) -> sp
 
     ``part`` ('latency' or 'bandwidth') keeps only that part of each collective's time.
     """
-    model = structure.collective_model
+    model, rules = structure.collective_model, structure.rules
     expr = expr.replace(RW, _rw)
-    expr = expr.replace(AR, _collective(coll.ALL_REDUCE, model, part))
-    expr = expr.replace(A2A, _collective(coll.ONE_WAY, model, part))
-    expr = expr.replace(P2P, _collective(coll.ONE_WAY, model, part))
+    expr = expr.replace(AR, _collective(coll.ALL_REDUCE, model, part, rules))
+    expr = expr.replace(A2A, _collective(coll.ONE_WAY, model, part, rules, all_to_all=True))
+    expr = expr.replace(P2P, _collective(coll.ONE_WAY, model, part, rules))
     expr = expr.subs(F_USED, expert_fraction_read().subs(b, tokens()))
-    return _substitute_layout(expr, structure.moe)
+    return _substitute_layout(expr, structure.moe, rules)
 
 
 @lru_cache(maxsize=32)
@@ -400,18 +421,29 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
     ξ_EP = 0 for the paper's models, where they vanish.
     """
     moe, mla = structure.moe, structure.mla
-    net = network_parts(structure.two_d, moe, mla, shared=True, spread=True)
-    mem = memory_parts(mla, shared=True)
-    flop = flop_parts(mla, shared=True)
+    if structure.rules == "paper":
+        net = network_parts(structure.two_d, moe, mla, shared=True, spread=True)
+        mem = memory_parts(mla, shared=True)
+        flop = flop_parts(mla, shared=True)
+        need = memory_need(shared=True).rhs
+    else:
+        from . import physical_rules as phys
+        net = phys.network_parts(structure.two_d, moe, mla)
+        mem = phys.memory_parts(mla)
+        flop = phys.flop_parts(mla)
+        need = phys.memory_need(mla=mla).rhs
     raw = {
         "kernel": KERNELS_PER_LAYER * n_layers * t_kernel,
         "network_attention": net["attention"],
         "network_rest": net["feedforward"] + net["experts"] + net["pipeline"],
         "memory_attention": mem["attention"], "memory_rest": mem["rest"],
         "arithmetic_attention": flop["attention"], "arithmetic_rest": flop["rest"],
-        "need": memory_need(shared=True).rhs,
+        "need": need,
         "pipeline": net["pipeline"],
     }
+    if structure.rules != "paper":
+        raw["memory_floor"] = phys.memory_floor(mla)
+        raw["need_floor"] = phys.memory_need_floor()
     terms = {name: _compose(expr, structure) for name, expr in raw.items()}
     for name in ("network", "memory", "arithmetic"):
         terms[name] = terms[f"{name}_attention"] + terms[f"{name}_rest"]
@@ -421,35 +453,50 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
 BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
-             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep)
+             hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
+             omega_net, q_lm, p_disp)
+
+
+# The limit counts no kernel launch: a captured graph launches its kernels back to back, and
+# programmatic dependent launch overlaps each kernel's start with the previous one's end; a
+# launch time is a measured property of a software stack, not a floor of the hardware.
+LIMIT_KERNEL_S = 0.0
 
 
 def model_values(model, gpu, weight_bytes: float | None = None,
-                 flop_bits: int | None = None) -> dict:
-    """Numbers for the model and GPU symbols: capped FLOP/s and bandwidth, as the paper uses.
+                 flop_bits: int | None = None, curve: str = "paper") -> dict:
+    """Numbers for the model and GPU symbols: capped FLOP/s and bandwidth, as the paper uses
+    (the curves 'paper' and 'physical'), or their peaks and no launch time ('limit').
 
     The FLOP/s are those of ``flop_bits``-bit weights (default: the bytes per weight, rounded).
+    The expert dispatch travels in FP8 (p_disp = 1) where the weights are 8-bit or narrower,
+    as DeepSeek's engine sends it, else at the activations' bytes; the limit always in FP8.
+    No network time is hidden (ω = 0) except in the limit (ω = 1).
     """
     w = model.weight_bytes if weight_bytes is None else weight_bytes
     values = {sym: 0.0 for sym in CONSTANTS}
     values.update(model.symbol_values())
     intra = gpu.intranode_allreduce_bandwidth
+    limit = curve == "limit"
     values.update({
         p: w, n_attn: model.attention_params, n_ff: model.ff_params,
         n_unembed: model.embedding_params, kv_bytes: model.kv_bytes_per_token,
-        flops: gpu.flops(round(8 * w) if flop_bits is None else flop_bits, capped=True),
-        hbm_bw: gpu.bandwidth(capped=True),
-        hbm_cap: gpu.hbm_bytes, t_kernel: gpu.kernel_launch_s, node_size: gpu.node_size,
+        flops: gpu.flops(round(8 * w) if flop_bits is None else flop_bits, capped=not limit),
+        hbm_bw: gpu.bandwidth(capped=not limit),
+        hbm_cap: gpu.hbm_bytes, t_kernel: LIMIT_KERNEL_S if limit else gpu.kernel_launch_s,
+        node_size: gpu.node_size,
         bw_ar_intra: math.inf if intra is None else intra,
         bw_ar_inter: gpu.internode_allreduce_bandwidth,
         n_sh: 0.0, d_ff_shared: model.d_ff, xi_ep: 1.0 if model.experts_spread else 0.0,
+        omega_net: 1.0 if limit else 0.0, q_lm: 1.0,
+        p_disp: 1.0 if limit or w <= 1 else model.activation_bytes,
     })
     return values
 
 
-def structure_of(model, gpu, two_d: bool) -> Structure:
+def structure_of(model, gpu, two_d: bool, curve: str = "paper") -> Structure:
     return Structure(two_d=two_d, moe=model.n_experts > 1, mla=model.is_mla,
-                     collective_model=gpu.collective_model)
+                     collective_model=gpu.collective_model, rules=curve)
 
 
 TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention", "memory_rest",
@@ -459,10 +506,31 @@ TERM_NAMES = ("kernel", "network_attention", "network_rest", "memory_attention",
 # What the search evaluates over the whole grid at σ = 1, as one function sharing subexpressions:
 # the lower bound over σ and the attention all-reduces (lower bound + them = latency at σ = 1).
 SEARCH_TERMS = ("latency_lower", "network_attention")
+# Under the physical rules σ changes more than the attention all-reduces, so the search
+# evaluates the latency at σ = 1 itself.
+SEARCH_TERMS_PHYSICAL = ("latency_lower", "latency")
 # What a GroupedBranch sums over its groups, as one function sharing subexpressions.
 PARTS = ("kernel", "network_rest", "network_attention", "memory", "arithmetic", "need", "pipeline")
-STRUCTURES = tuple(Structure(two_d, moe, mla, model) for model in ("nccl", "torus")
+PARTS_PHYSICAL = PARTS + ("memory_floor", "need_floor")
+# The rules a structure's terms follow: the reference code's, the book's physical rules at the
+# presets' caps, and the limit (the physical rules at the hardware's peaks, at line rate).
+RULES = ("paper", "physical", "limit")
+TERM_NAMES_PHYSICAL = TERM_NAMES + ("memory_floor", "need_floor")
+STRUCTURES = tuple(Structure(two_d, moe, mla, model, rules) for rules in RULES
+                   for model in ("nccl", "torus")
                    for moe in (False, True) for mla in (False, True) for two_d in (False, True))
+
+
+def search_terms(structure: Structure) -> tuple[str, ...]:
+    return SEARCH_TERMS if structure.rules == "paper" else SEARCH_TERMS_PHYSICAL
+
+
+def parts_of(structure: Structure) -> tuple[str, ...]:
+    return PARTS if structure.rules == "paper" else PARTS_PHYSICAL
+
+
+def term_names(structure: Structure) -> tuple[str, ...]:
+    return TERM_NAMES if structure.rules == "paper" else TERM_NAMES_PHYSICAL
 
 
 def term_expression(structure: Structure, name: str) -> sp.Expr:
@@ -479,6 +547,8 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
     'pipeline_latency' and 'pipeline_bandwidth': the pipeline's point-to-point hops and their
     two parts (counted once per forward pass, not per layer group: see :class:`GroupedBranch`).
     """
+    if structure.rules != "paper":
+        return _physical_term(structure, name)
     if name in ("network_latency", "network_bandwidth"):
         whole = network_time(structure.two_d, structure.moe, structure.mla, shared=True,
                              spread=True).rhs
@@ -499,6 +569,32 @@ def term_expression(structure: Structure, name: str) -> sp.Expr:
     return terms[name]
 
 
+def _physical_term(structure: Structure, name: str) -> sp.Expr:
+    """term_expression under the physical rules (and the limit): eq-phys-forward-latency, and a
+    'latency_lower' from the floors of memory and need over σ (physical_rules)."""
+    from . import physical_rules as phys
+    if name in ("network_latency", "network_bandwidth"):
+        whole = phys.network_time(structure.two_d, structure.moe, structure.mla).rhs
+        return _compose(whole, structure, name.removeprefix("network_"))
+    if name in ("pipeline_latency", "pipeline_bandwidth"):
+        hops = phys.network_parts(structure.two_d, structure.moe, structure.mla)["pipeline"]
+        return _compose(hops, structure, name.removeprefix("pipeline_"))
+    terms = branch_terms(structure)
+    if name in ("latency", "latency_lower", "feasible"):
+        lower = name == "latency_lower"
+        need = terms["need_floor" if lower else "need"]
+        fits = sp.And(n_gpu * hbm_cap >= need, n_pp <= n_gpu, n_pp <= b)
+        if name == "feasible":
+            return sp.Piecewise((1, fits), (0, True))
+        network = terms["network_rest" if lower else "network"]
+        memory = terms["memory_floor" if lower else "memory"]
+        latency = phys.combine(terms["kernel"], network, memory, terms["arithmetic"])
+        return sp.Piecewise((latency, fits), (sp.oo, True))
+    if name == "fixed":
+        return terms["kernel"] + terms["network_rest"]
+    return terms[name]
+
+
 def compile_term(structure: Structure, name: str) -> callable:
     """NumPy function of (N, b, N_PP, σ, *CONSTANTS) for one term (see :func:`term_expression`),
     for 'search' (of a 1-D structure) the tuple of :data:`SEARCH_TERMS` of the 1-D and then of
@@ -509,47 +605,63 @@ def compile_term(structure: Structure, name: str) -> callable:
     evaluating the model needs no SymPy work.
     """
     from .full_model_numpy import TERMS
-    return TERMS[(structure.two_d, structure.moe, structure.mla, structure.collective_model, name)]
+    return TERMS[(structure.two_d, structure.moe, structure.mla, structure.collective_model,
+                  structure.rules, name)]
 
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
-                   weight_bytes: float | None = None) -> Branch | GroupedBranch:
+                   weight_bytes: float | None = None, curve: str = "paper",
+                   logits: float | None = None, kv_scale: float = 1.0) -> Branch | GroupedBranch:
     """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
 
     ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`. ``q``
     may be an array, whose shape is then broadcast in front of the arguments'. A model with
     layer groups (:class:`~inference_math.presets.layered.LayeredModel`) gets a
-    :class:`GroupedBranch`, with the same names.
+    :class:`GroupedBranch`, with the same names. ``curve`` picks the rules (:data:`RULES`);
+    ``logits`` is q_LM, the tokens per sequence whose logits the pass computes (default q; 1
+    for a prefill pass); ``kv_scale`` multiplies the cache's bytes (another KV precision).
     """
+    if curve not in RULES:
+        raise ValueError(f"unknown curve {curve!r} (known: {', '.join(RULES)})")
+    options = (q, context, weight_bytes, curve, logits, kv_scale)
     if isinstance(model, LayeredModel):
-        layouts = {layout: [_piece_branch(piece, model, gpu, layout, q, context, weight_bytes)
+        layouts = {layout: [_piece_branch(piece, model, gpu, layout, *options)
                             for piece in model.pieces] for layout in (False, True)}
         return GroupedBranch(layouts[two_d], layouts[True] if not two_d else None,
-                             gpu.hbm_bytes)
-    values = model_values(model, gpu, weight_bytes)
-    values.update({q_len: q, ctx: float(context)})
-    return Branch(structure_of(model, gpu, two_d), _constants(values, q))
+                             gpu.hbm_bytes, curve)
+    values = model_values(model, gpu, weight_bytes, curve=curve)
+    values.update({q_len: q, ctx: float(context), kv_bytes: values[kv_bytes] * kv_scale})
+    return Branch(structure_of(model, gpu, two_d, curve), _constants(values, q, logits))
 
 
-def _constants(values: dict, q) -> tuple:
-    return tuple(q if sym is q_len and isinstance(q, np.ndarray) else float(values[sym])
+def _constants(values: dict, q, logits: float | None = None) -> tuple:
+    lm = q if logits is None else logits
+    return tuple(q if sym is q_len and isinstance(q, np.ndarray)
+                 else lm if sym is q_lm and isinstance(lm, np.ndarray)
+                 else float(lm) if sym is q_lm else float(values[sym])
                  for sym in CONSTANTS)
 
 
 def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
-                  weight_bytes: float | None) -> Branch:
+                  weight_bytes: float | None, curve: str = "paper", logits: float | None = None,
+                  kv_scale: float = 1.0) -> Branch:
     """One layer group of a LayeredModel as a uniform Branch: its own counts, its cache capped
     at its window, and the FLOP/s of the model's weights (not of the group's)."""
     own = weight_bytes is None or weight_bytes == model.weight_bytes
     bits = model.weight_bits if own else round(8 * weight_bytes)
-    values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes, bits)
+    values = model_values(piece.shape, gpu, piece.weight_bytes if own else weight_bytes, bits,
+                          curve=curve)
     values.update({
         q_len: q, ctx: piece_context(piece, float(context)),
         n_attn: piece.attention_params, n_ff: piece.ff_params,
-        kv_bytes: piece.kv_bytes_per_token, n_sh: float(piece.n_shared),
+        kv_bytes: piece.kv_bytes_per_token * kv_scale, n_sh: float(piece.n_shared),
         d_ff_shared: float(piece.d_shared),
     })
-    return Branch(structure_of(piece.shape, gpu, two_d), _constants(values, q))
+    if curve != "limit" and not own:
+        values[p_disp] = 1.0 if weight_bytes <= 1 else piece.shape.activation_bytes
+    elif curve != "limit":
+        values[p_disp] = 1.0 if model.weight_bits <= 8 else piece.shape.activation_bytes
+    return Branch(structure_of(piece.shape, gpu, two_d, curve), _constants(values, q, logits))
 
 
 @dataclass(frozen=True)
@@ -609,11 +721,23 @@ class GroupedBranch:
     over the groups with the pipeline's hops counted once; 'latency' and 'latency_lower' take the
     larger of the summed memory and arithmetic times; feasibility needs the summed weights and
     cache to fit. 'search' (of a 1-D branch) needs the 2-D groups, kept in ``two_d_pieces``.
+    Under the physical rules ('physical', 'limit') the latency is eq-phys-forward-latency of the
+    summed terms, and 'latency_lower' takes the floors of memory and need over σ.
     """
 
     pieces: list
     two_d_pieces: list | None
     hbm_cap: float
+    curve: str = "paper"
+
+    @property
+    def structure(self) -> Structure:
+        """The first group's structure (its rules are every group's)."""
+        return self.pieces[0].structure
+
+    @property
+    def omega(self) -> float:
+        return self.pieces[0].constants[CONSTANTS.index(omega_net)]
 
     def _sum(self, pieces, name, n, batch, pp, sigma):
         total = sum(piece[name](n, batch, pp, sigma) for piece in pieces)
@@ -623,18 +747,30 @@ class GroupedBranch:
 
     def _parts(self, pieces, n, batch, pp, sigma) -> dict:
         """The terms of :data:`PARTS` summed over the groups, the hops counted once."""
+        names = PARTS if self.curve == "paper" else PARTS_PHYSICAL
         each = [piece["parts"](n, batch, pp, sigma) for piece in pieces]
-        out = {name: sum(values[k] for values in each) for k, name in enumerate(PARTS)}
+        out = {name: sum(values[k] for values in each) for k, name in enumerate(names)}
         hops = each[0][PARTS.index("pipeline")]
         out["network_rest"] = out["network_rest"] - (len(pieces) - 1) * hops
         return out
 
     def _latency(self, pieces, lower: bool, n, batch, pp, sigma):
+        """The latency (or its lower bound over σ) and, for the search at σ = 1, what completes
+        it there: the attention all-reduces (paper rules) or the latency itself."""
         part = self._parts(pieces, n, batch, pp, sigma)
         network = part["network_rest"] + (0.0 if lower else part["network_attention"])
-        latency = part["kernel"] + network + np.maximum(part["memory"], part["arithmetic"])
-        fits = self._fits(part["need"], n, batch, pp)
-        return np.where(fits, latency, np.inf), part["network_attention"]
+        if self.curve == "paper":
+            latency = part["kernel"] + network + np.maximum(part["memory"], part["arithmetic"])
+            fits = self._fits(part["need"], n, batch, pp)
+            return np.where(fits, latency, np.inf), part["network_attention"]
+        memory, need = (part["memory_floor"], part["need_floor"]) if lower else (part["memory"],
+                                                                                 part["need"])
+        value = np.where(self._fits(need, n, batch, pp),
+                         _overlapped(part["kernel"], network, memory, part["arithmetic"],
+                                     self.omega), np.inf)
+        if not lower:
+            return value, None
+        return value, self._latency(pieces, False, n, batch, pp, sigma)[0]
 
     def _fits(self, need, n, batch, pp):
         """The feasibility of eq-full-memory-need (the summed need) and of N_PP ≤ min(N, b)."""
@@ -645,7 +781,7 @@ class GroupedBranch:
 
         def call(n, batch, pp, sigma):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                if name in _ADDITIVE:
+                if name in _ADDITIVE or name in ("memory_floor", "need_floor"):
                     return self._sum(pieces, name, n, batch, pp, sigma)
                 if name in ("latency", "latency_lower"):
                     return self._latency(pieces, name == "latency_lower", n, batch, pp, sigma)[0]
@@ -661,14 +797,21 @@ class GroupedBranch:
         return call
 
 
+def _overlapped(kernel, network, memory, arithmetic, omega):
+    """eq-phys-forward-latency, generated from physical_rules.forward_latency."""
+    from .full_model_numpy import overlapped
+    return overlapped(kernel, network, memory, arithmetic, omega)
+
+
 # --- reading one point --------------------------------------------------------------------
 
-def expert_parallel_value(model, tp: float, micro_batch: float) -> float:
+def expert_parallel_value(model, tp: float, micro_batch: float, q: float = 1.0) -> float:
     """eq-full-expert-parallel at one point (1 for a dense model; for a LayeredModel, that of
-    its sparsest MoE group)."""
+    its sparsest MoE group); with ``q`` tokens per sequence, eq-phys-expert-parallel (pass
+    q = 1 for the reference rule, which counts sequences)."""
     if isinstance(model, LayeredModel):
         model = max((piece.shape for piece in model.pieces), key=lambda shape: shape.sparsity)
-    if model.n_experts == 1 or micro_batch < EP_MIN_TOKENS_PER_EXPERT * model.sparsity:
+    if model.n_experts == 1 or micro_batch * q < EP_MIN_TOKENS_PER_EXPERT * model.sparsity:
         return 1.0
     return float(min(tp, model.n_experts))
 

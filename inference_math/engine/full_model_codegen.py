@@ -75,7 +75,8 @@ class _Printer(NumPyPrinter):
 
 
 def function_name(structure: fm.Structure, name: str) -> str:
-    parts = [structure.collective_model, "2d" if structure.two_d else "1d"]
+    parts = [structure.rules] * (structure.rules != "paper")
+    parts += [structure.collective_model, "2d" if structure.two_d else "1d"]
     parts += ["moe"] * structure.moe + ["mla"] * structure.mla
     return "_".join(parts) + "__" + name
 
@@ -90,9 +91,10 @@ def function_source(structure: fm.Structure, name: str) -> str:
     printer = _Printer()
     if name == "search":
         layouts = [replace(structure, two_d=two_d) for two_d in (False, True)]
-        wanted = [fm.term_expression(one, term) for one in layouts for term in fm.SEARCH_TERMS]
+        wanted = [fm.term_expression(one, term) for one in layouts
+                  for term in fm.search_terms(structure)]
     elif name == "parts":
-        wanted = [fm.term_expression(structure, term) for term in fm.PARTS]
+        wanted = [fm.term_expression(structure, term) for term in fm.parts_of(structure)]
     else:
         wanted = [fm.term_expression(structure, name)]
     shared, exprs = sp.cse(wanted)
@@ -109,12 +111,27 @@ def module_source() -> str:
     pieces = [HEADER]
     table = []
     for structure in fm.STRUCTURES:
-        for name in fm.TERM_NAMES + ("parts",) + ("search",) * (not structure.two_d):
+        for name in fm.term_names(structure) + ("parts",) + ("search",) * (not structure.two_d):
             pieces.append("\n" + function_source(structure, name) + "\n")
-            key = (structure.two_d, structure.moe, structure.mla, structure.collective_model, name)
+            key = (structure.two_d, structure.moe, structure.mla, structure.collective_model,
+                   structure.rules, name)
             table.append(f"    {key!r}: {function_name(structure, name)},\n")
     pieces.append("\nTERMS = {\n" + "".join(table) + "}\n")
+    pieces.append("\n\n" + overlapped_source())
     return "".join(pieces)
+
+
+def overlapped_source() -> str:
+    """eq-phys-forward-latency as a function of its four terms and ω, for the layer groups'
+    sums (GroupedBranch)."""
+    from ..core.symbols import n_layers, omega_net, t_flop, t_kernel, t_mem, t_net
+    from . import physical_rules as phys
+    expr = phys.forward_latency().rhs.subs(t_kernel, t_kernel / (fm.KERNELS_PER_LAYER * n_layers))
+    printer = _Printer()
+    return (f"def overlapped({_NAMES[t_kernel]}, {_NAMES[t_net]}, {_NAMES[t_mem]}, "
+            f"{_NAMES[t_flop]}, {_NAMES[omega_net]}):\n"
+            f"    \"\"\"eq-phys-forward-latency: kernel launches, network, memory, arithmetic, ω.\"\"\"\n"
+            f"    return {printer.doprint(sp.simplify(expr))}\n")
 
 
 def main() -> None:

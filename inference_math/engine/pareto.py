@@ -43,18 +43,20 @@ def pareto_front(latency: np.ndarray, cost: np.ndarray) -> np.ndarray:
 
 
 def pareto_front_thresholds(
-    latency: np.ndarray, cost: np.ndarray, n: int = 1000, span: float = 100.0
+    latency: np.ndarray, cost: np.ndarray, n: int = 1000, span: float | None = 100.0
 ) -> np.ndarray:
     """Indices of the cheapest point under each of ``n`` log-spaced latency thresholds.
 
-    Thresholds run from the minimum finite latency to ``span`` times it; repeated points are
-    kept once, fastest first. This is the extraction of the reference code.
+    Thresholds run from the minimum finite latency to ``span`` times it (None: to the slowest
+    frontier point); repeated points are kept once, fastest first. This is the extraction of
+    the reference code (span 100).
     """
     front = pareto_front(latency, cost)
     if front.size == 0:
         return front
     lat = np.ravel(latency)[front]
-    thresholds = np.logspace(np.log10(lat[0]), np.log10(span * lat[0]), n)
+    top = span * lat[0] if span is not None else lat[-1]
+    thresholds = np.logspace(np.log10(lat[0]), np.log10(top), n)
     # the frontier is sorted by latency and its cost falls, so the cheapest point under a
     # threshold is the last frontier point at or below it
     position = np.searchsorted(lat, thresholds * (1 + 1e-12), side="right") - 1

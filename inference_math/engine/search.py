@@ -75,6 +75,8 @@ class Setting:
     use_pp: bool = True
     price: float | None = None  # $/GPU-hour; None: the GPU's
     label: str = ""
+    curve: str | None = None  # 'paper', 'physical' or 'limit' (CURVES); None: default_curve
+    kv_bits: float | None = None  # bits per KV-cache element; None: the model's stated or 16
 
     def __post_init__(self):
         for role, value in (("model", self.model), ("drafter", self.drafter)):
@@ -92,6 +94,26 @@ class Setting:
             raise InputError(f"acceptance must be in [0, 1), got {self.acceptance!r}")
         if self.price is not None:
             positive("price", self.price)
+        if self.curve is not None and self.curve not in CURVES:
+            raise InputError(f"curve must be one of {', '.join(CURVES)}, got {self.curve!r}")
+        if self.kv_bits is not None and not KV_BITS[0] <= positive("kv_bits", self.kv_bits) \
+                <= KV_BITS[1]:
+            raise InputError(f"kv_bits must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
+                             f"got {self.kv_bits!r}")
+
+    @property
+    def curve_name(self) -> str:
+        """The curve this setting is evaluated on: ``curve``, or the model's default."""
+        return default_curve(self.model) if self.curve is None else self.curve
+
+    @property
+    def kv_scale(self) -> float:
+        """The cache's bytes at ``kv_bits`` over the model's own (eq-kv-bytes at p_act)."""
+        return kv_scale(self.model, self.kv_bits)
+
+    @property
+    def drafter_kv_scale(self) -> float:
+        return kv_scale(self.drafter, self.kv_bits) if self.drafter is not None else 1.0
 
     @property
     def w(self) -> float:
@@ -110,6 +132,36 @@ class Setting:
     @property
     def speculative(self) -> bool:
         return self.drafter is not None and self.acceptance > 0
+
+
+CURVES = fm.RULES
+KV_BITS = (1.0, 32.0)
+
+
+def default_curve(model) -> str:
+    """The reference code's rules for the paper's own models ('paper'), the book's physical
+    rules for every model read from a config.json ('physical')."""
+    if isinstance(model, LayeredModel) or getattr(model, "experts_spread", False):
+        return "physical"
+    return "paper"
+
+
+def kv_bits_of(model, kv_bits: float | None = None) -> float:
+    """Bits of one KV-cache element: ``kv_bits``, else the cache precision the checkpoint
+    states (``kv_cache_bits``), else 16."""
+    if kv_bits is not None:
+        return float(kv_bits)
+    stated = getattr(model, "kv_cache_bits", None)
+    return 16.0 if stated is None else float(stated)
+
+
+def kv_scale(model, kv_bits: float | None) -> float:
+    """Cache bytes at :func:`kv_bits_of` over those the model's counts carry (its activation
+    bytes per element); 1 when neither a width nor the checkpoint states one."""
+    if kv_bits is None and getattr(model, "kv_cache_bits", None) is None:
+        return 1.0
+    shape = model.pieces[0].shape if isinstance(model, LayeredModel) else model
+    return kv_bits_of(model, kv_bits) / 8 / shape.activation_bytes
 
 
 def grid(model: Model, gpu: GPU, weight_bytes: float) -> tuple[np.ndarray, np.ndarray]:
@@ -187,16 +239,19 @@ def _rounded_down(bound: np.ndarray) -> np.ndarray:
 
 
 def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs: tuple,
-                    context: float, weight_bytes: float, use_pp: bool) -> list[_UnitScaledown]:
+                    context: float, weight_bytes: float, use_pp: bool, curve: str = "paper",
+                    kv: float = 1.0) -> list[_UnitScaledown]:
     """The σ = 1 pass for each number of tokens per pass in ``qs``, evaluated together: what
     does not depend on q (the layout's degrees, collective latencies, weight reads) once."""
     pp = pipeline_degrees(model, batch, use_pp)
     npp = pp.shape[1]
-    fns = [[fm.compile_branch(model, gpu, layout, q, context, weight_bytes) for layout in (False, True)]
-           for q in qs]
+    options = dict(curve=curve, kv_scale=kv)
+    fns = [[fm.compile_branch(model, gpu, layout, q, context, weight_bytes, **options)
+            for layout in (False, True)] for q in qs]
     every_q = np.array(qs, dtype=float).reshape(-1, 1, 1, 1)
-    together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes)
+    together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes, **options)
                 for layout in (False, True)]
+    exact_second = curve != "paper"  # 'search' gives the latency at σ = 1, not what completes it
     lowers = np.empty((len(qs), n.size, batch.size, len(together), npp), dtype=np.float32)
     best = np.empty((len(qs), n.size, batch.size))
     choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
@@ -209,9 +264,9 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
         terms = together[0]["search"](n[block, None, None], batch[None, :, None],
                                       pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
         for number in range(len(together)):
-            lower, network_attention = terms[2 * number:2 * number + 2]
+            lower, second = terms[2 * number:2 * number + 2]
             lowers[:, block, :, number, distinct] = _rounded_down(lower)
-            at_one = lower + network_attention
+            at_one = np.broadcast_to(second, lower.shape) if exact_second else lower + second
             k = np.argmin(at_one, axis=3)
             value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
             if number == 0:
@@ -292,7 +347,8 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
 
 
 def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: float,
-                   context: float, weight_bytes: float, use_pp: bool) -> BranchGrid:
+                   context: float, weight_bytes: float, use_pp: bool, curve: str = "paper",
+                   kv: float = 1.0) -> BranchGrid:
     """Minimum of eq-full-forward-latency over all branches at every (N, b) of the grid.
 
     Exact, but it skips work that cannot win. Only attention depends on the scale-down σ, and
@@ -303,7 +359,7 @@ def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: 
     other five σ are evaluated only for the (layout, N_PP) branches whose lower bound beats the
     best latency found at σ = 1. The grid is evaluated in blocks, so memory stays bounded.
     """
-    first, = _unit_scaledown(model, gpu, n, batch, (q,), context, weight_bytes, use_pp)
+    first, = _unit_scaledown(model, gpu, n, batch, (q,), context, weight_bytes, use_pp, curve, kv)
     return _refine(first, n, batch)
 
 
@@ -349,11 +405,14 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
-    firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp)
+    curve = setting.curve_name
+    firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp,
+                             curve, setting.kv_scale)
     progress("target at σ = 1")
     if setting.speculative:
         firsts += _unit_scaledown(setting.drafter, gpu, n, batch, (1,), setting.context,
-                                  setting.drafter.weight_bytes, setting.use_pp)
+                                  setting.drafter.weight_bytes, setting.use_pp, curve,
+                                  setting.drafter_kv_scale)
         progress("drafter at σ = 1")
     if frontier_only:
         # the bounds tighten after each stage: the drafter first, as it enters every γ > 1
@@ -544,8 +603,12 @@ def frontier(setting: Setting, exact: bool = False,
 
 def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _noop) -> Frontier:
     result = evaluate_grid(setting, frontier_only=True, progress=progress)
+    # the reference code's thresholds span 100x the fastest latency; a frontier of the physical
+    # rules is read over its whole range (the limit's fastest point is far faster than any
+    # speed served)
+    span = 100.0 if setting.curve_name == "paper" else None
     pick = (pareto_front(result.latency, result.gpu_seconds) if exact
-            else pareto_front_thresholds(result.latency, result.gpu_seconds))
+            else pareto_front_thresholds(result.latency, result.gpu_seconds, span=span))
     if pick.size == 0:
         raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
     points = describe_points(result, pick)
@@ -593,7 +656,8 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
             here = (gamma == g) & (two_d == layout)
             if not here.any():
                 continue
-            fns = fm.compile_branch(setting.model, setting.gpu, layout, g, setting.context, setting.w)
+            fns = fm.compile_branch(setting.model, setting.gpu, layout, g, setting.context, setting.w,
+                                    curve=setting.curve_name, kv_scale=setting.kv_scale)
             for name in names:
                 terms[name][here] = np.broadcast_to(
                     fns[name](n[here], batch[here], pp[here], sigma[here]), (here.sum(),))
@@ -614,7 +678,8 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
     draft_share = drafting / (drafting + target)
     points = []
     for x in range(size):
-        ep = fm.expert_parallel_value(setting.model, tp[x], batch[x] / pp[x])
+        ep = fm.expert_parallel_value(setting.model, tp[x], batch[x] / pp[x],
+                                      gamma[x] if setting.curve_name != "paper" else 1.0)
         points.append(FrontierPoint(
             tokens_per_s=float(1.0 / latency[x]), usd_per_mtok=float(cost[x]), gpus=float(n[x]),
             batch=float(batch[x]), two_d=bool(two_d[x]), n_pp=float(pp[x]), n_tp=float(tp[x]),

@@ -1,0 +1,264 @@
+"""The book's physical rules: the full model's terms as today's engines incur them.
+
+The reference code of Erdil (2025) keeps several simplifications that are harmless for the
+paper's dense models on H100 nodes and wrong past them. The paper's reproductions keep them
+(:mod:`inference_math.engine.full_model`, each an erratum box in the book); every model read
+from a config, and the curves 'physical' and 'limit', use these terms instead:
+
+1. A token's expert outputs are summed where they are computed: the feed-forward all-reduce
+   carries one d_model vector per token, not one per active expert (eq-phys-network-time).
+2. Expert parallelism switches on with the tokens in flight, b_μ·q, not the sequences
+   (eq-phys-expert-parallel): one long prompt is many tokens.
+3. The KV cache is held once per KV head: a tensor-parallel attention group wider than the
+   KV heads (MLA: one latent) holds every entry N_TP^attn·g/n_q times (eq-phys-kv-copies),
+   in HBM and in the bytes read.
+4. An all-to-all pushes each GPU's inter-node share through its own NIC (eq-coll-all-to-all).
+5. The instance holds the whole batch's cache, not one micro-batch's (eq-phys-memory-need).
+6. The input embedding is a lookup (no FLOPs), and a pass computes logits only for the q_LM
+   tokens that need them: q in decode and verification, 1 in prefill (eq-phys-flop-time).
+7. The attention scale-down σ is attention's data-parallel degree: σ groups of N_TP/σ GPUs,
+   each attending for its own b_μ/σ sequences with a full copy of attention's weights and
+   its own sequences' cache; at σ = N_TP attention is data-parallel, with no all-reduce
+   (eq-phys-memory-time, eq-phys-network-time). Shared experts are replicated on every
+   expert-parallel rank (each runs its own tokens) and the expert dispatch travels at
+   p_disp bytes per element (FP8 where the weights are 8-bit or less).
+8. A second micro-batch hides the share ω of the network time behind memory and arithmetic
+   (eq-phys-forward-latency): ω = 0 for the curve 'physical', 1 for the limit.
+
+Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
+the reference terms are (:func:`inference_math.engine.full_model.branch_terms`).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import derivation
+from ..core.symbols import (
+    b,
+    b_mu,
+    ctx,
+    d_ff,
+    d_ff_shared,
+    d_head,
+    d_model,
+    flops,
+    g,
+    hbm_bw,
+    kv_bytes,
+    kv_copies,
+    mem_need,
+    n_active,
+    n_attn,
+    n_ep,
+    n_experts,
+    n_ff,
+    n_ff_in,
+    n_ff_out,
+    n_gpu,
+    n_layers,
+    n_pp,
+    n_q,
+    n_sh,
+    n_tp,
+    n_unembed,
+    omega_net,
+    p,
+    p_act,
+    p_disp,
+    q_len,
+    q_lm,
+    s,
+    sigma_attn,
+    t_flop,
+    t_fwd,
+    t_kernel,
+    t_mem,
+    t_net,
+    vocab,
+)
+from . import full_model as fm
+
+RW, AR, A2A, P2P = fm.RW, fm.AR, fm.A2A, fm.P2P
+N_TP_ATTN, N_TP_FF, F_USED = fm.N_TP_ATTN, fm.N_TP_FF, fm.F_USED
+
+
+@derivation("eq-phys-kv-copies", "this book (physical rules), from Pope et al. (2022)")
+def kv_copies_eq(mla: bool = False) -> sp.Eq:
+    """Copies of each KV-cache entry an attention group holds (eq-phys-kv-copies).
+
+    Tensor parallelism splits the n_q/g KV heads over the N_TP^attn GPUs of an attention group;
+    a group wider than the heads replicates each head on N_TP^attn·g/n_q GPUs. MLA caches one
+    latent per token, shared by every head: every GPU of the group holds all of it.
+    """
+    heads = 1 if mla else n_q / g
+    return sp.Eq(kv_copies, sp.Max(1, N_TP_ATTN / heads))
+
+
+def attention_bytes_dp(mla: bool = False) -> sp.Expr:
+    """Attention-projection traffic of one layer in σ data-parallel groups, each multiplying its
+    own b_μ·q/σ tokens by a full copy of the weights sharded over N_TP/σ GPUs."""
+    per_group = fm.attention_bytes(mla).subs(b_mu, b_mu / sigma_attn)
+    return sigma_attn * per_group
+
+
+def _rw_floor(m, k, n, tp):
+    """A lower bound of eq-full-matmul-bytes over every tp ≥ 1 and every split: the weights once,
+    the inputs and outputs once (t_1 ≥ 1 and tp/t_1 ≥ 1)."""
+    return m * k * p + n * (m + k) * p_act
+
+
+def shared_bytes_replicated() -> sp.Expr:
+    """The shared experts' traffic of one layer, each of the N_EP expert-parallel groups reading
+    its own copy for its own b_μ·q/N_EP tokens."""
+    return n_sh * (n_ff_in + n_ff_out) * n_ep * RW(d_model, d_ff_shared, fm.tokens() / n_ep, N_TP_FF)
+
+
+def ff_bytes(shared: bool = True) -> sp.Expr:
+    routed = fm.ff_bytes(shared=False)
+    return routed + shared_bytes_replicated() if shared else routed
+
+
+@derivation("eq-phys-memory-time", "this book (physical rules), from Erdil (2025), eq. 34")
+def memory_time(mla: bool = False, shared: bool = True) -> sp.Eq:
+    """Memory time of one forward pass under the physical rules (eq-phys-memory-time).
+
+    As eq-full-memory-time, with attention's weights read by each of its σ data-parallel
+    groups, the cache read once per copy (eq-phys-kv-copies) and the shared experts read by
+    each expert-parallel group.
+    """
+    return sp.Eq(t_mem, sum(memory_parts(mla, shared).values()))
+
+
+def memory_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
+    """eq-phys-memory-time split into its σ-dependent 'attention' part and the 'rest'."""
+    per_gpu = n_pp / (n_gpu * hbm_bw)
+    copies = kv_copies_eq(mla).rhs
+    attention = n_layers * attention_bytes_dp(mla) + copies * kv_bytes * ctx * b_mu
+    rest = n_layers * ff_bytes(shared) + p * vocab * d_model
+    return {"attention": per_gpu * attention, "rest": per_gpu * rest}
+
+
+def memory_floor(mla: bool = False, shared: bool = True) -> sp.Expr:
+    """A lower bound of eq-phys-memory-time over every σ in [1, N_TP]: attention's weights read
+    once and its activations once (:func:`_rw_floor`), the cache read once."""
+    per_gpu = n_pp / (n_gpu * hbm_bw)
+    attention = fm.attention_bytes(mla).replace(RW, _rw_floor)
+    return per_gpu * (n_layers * attention + kv_bytes * ctx * b_mu
+                      + n_layers * ff_bytes(shared) + p * vocab * d_model)
+
+
+@derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
+def flop_time(mla: bool = False, shared: bool = True) -> sp.Eq:
+    """Arithmetic time under the physical rules (eq-phys-flop-time).
+
+    Every GPU shares the work: data-parallel attention groups split the sequences, not repeat
+    them (no σ factor). The input embedding is a lookup; the output head multiplies the
+    q_LM tokens of each sequence that need logits (n_vocab·d_model weights each).
+    """
+    return sp.Eq(t_flop, sum(flop_parts(mla, shared).values()))
+
+
+def flop_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
+    experts = 2 * (n_ff / s + (fm.shared_expert_params() if shared else 0)) * b * q_len
+    projections = 2 * n_attn * b * q_len
+    logits = 2 * vocab * d_model * b * q_lm
+    return {"attention": sp.Integer(0),
+            "rest": (experts + projections + logits + fm.attention_flops(mla)) / (n_gpu * flops)}
+
+
+def _words_all_reduced(two_d: bool, mla: bool, shared: bool) -> tuple[list, list]:
+    """Elements per token all-reduced by attention (per data-parallel group: its own tokens) and
+    by the feed-forward block (one d_model vector: a token's experts are summed locally)."""
+    layout = fm.Layout(two_d)
+    hidden = n_active * d_ff + n_sh * d_ff_shared if shared else n_active * d_ff
+    if two_d:
+        attn_red = layout.reduced_over(N_TP_ATTN)
+        attn = [d_model / attn_red, (n_q + 2 * n_q / g) * d_head / attn_red]
+        ff_red = n_tp / layout.ranks(N_TP_FF)
+        ff = [hidden * n_ff_in / ff_red, n_ff_out * d_model / ff_red]
+    else:
+        attn = [d_model]
+        ff = [d_model / (n_tp / layout.ranks(N_TP_FF))]
+    return [w / sigma_attn for w in attn], ff
+
+
+@derivation("eq-phys-network-time", "this book (physical rules), from Erdil (2025), eqs. 23-24")
+def network_time(two_d: bool = False, moe: bool = False, mla: bool = False,
+                 shared: bool = True) -> sp.Eq:
+    """Network time of one forward pass under the physical rules (eq-phys-network-time).
+
+    Per layer: each of the σ attention groups all-reduces its own tokens over its N_TP/σ GPUs;
+    the feed-forward block all-reduces one d_model vector per token over N_TP^ff GPUs; an MoE
+    dispatches its tokens at p_disp bytes and combines them at p_act bytes, each an all-to-all
+    over min(n_active, N_EP) ranks (eq-coll-all-to-all); N_PP − 1 pipeline hops.
+    """
+    return sp.Eq(t_net, sum(network_parts(two_d, moe, mla, shared).values()))
+
+
+def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
+                  shared: bool = True) -> dict[str, sp.Expr]:
+    layout = fm.Layout(two_d)
+    attn_words, ff_words = _words_all_reduced(two_d, mla, shared)
+    per_token = fm.tokens() * p_act
+    attn = sum(AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN), w * per_token)
+               for w in attn_words)
+    ff = sum(AR(layout.ranks(N_TP_FF), layout.nodes(N_TP_FF), w * per_token) for w in ff_words)
+    parts = {"attention": n_layers * attn, "feedforward": n_layers * ff,
+             "experts": sp.Integer(0),
+             "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
+    if moe:
+        ranks = sp.Min(n_active, n_ep)
+        nodes = fm.expert_nodes(ranks, spread=True)
+        sent = d_model * ranks * fm.tokens() / n_tp
+        parts["experts"] = n_layers * (A2A(ranks, nodes, sent * p_disp)
+                                       + A2A(ranks, nodes, sent * p_act))
+    return parts
+
+
+@derivation("eq-phys-memory-need", "this book (physical rules), from Erdil (2025)")
+def memory_need(shared: bool = True, mla: bool = False) -> sp.Eq:
+    """HBM an instance needs under the physical rules (eq-phys-memory-need).
+
+    The weights, attention's once per data-parallel group (σ copies) and the shared experts'
+    once per expert-parallel group, plus the cache of the whole batch b (every micro-batch's),
+    each entry held eq-phys-kv-copies times.
+    """
+    weights = (sigma_attn * n_attn + n_ff + n_unembed
+               + (n_ep * fm.shared_expert_params() if shared else 0))
+    return sp.Eq(mem_need, p * weights + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
+
+
+def memory_need_floor(shared: bool = True) -> sp.Expr:
+    """A lower bound of eq-phys-memory-need over σ and N_EP: one copy of everything."""
+    weights = n_attn + n_ff + n_unembed + (fm.shared_expert_params() if shared else 0)
+    return p * weights + kv_bytes * ctx * b
+
+
+@derivation("eq-phys-expert-parallel", "this book (physical rules), from Erdil (2025), reference code")
+def expert_parallel_degree() -> sp.Eq:
+    """Expert-parallel degree under the physical rules (eq-phys-expert-parallel): min(N_TP, E)
+    once the tokens in flight of a micro-batch, b_μ·q, reach twice the sparsity, else 1."""
+    return sp.Eq(n_ep, sp.Piecewise(
+        (sp.Min(n_tp, n_experts), b_mu * q_len >= fm.EP_MIN_TOKENS_PER_EXPERT * s), (1, True)))
+
+
+@derivation("eq-phys-forward-latency", "this book (physical rules), from Erdil (2025), eqs. 29-30")
+def forward_latency() -> sp.Eq:
+    """Latency of one forward pass under the physical rules (eq-phys-forward-latency).
+
+    Derived from eq-full-forward-latency by letting a second micro-batch hide the share ω of
+    the network time: that share runs beside memory and arithmetic (so enters their maximum),
+    the rest stays serial. ω = 0 gives eq-full-forward-latency.
+    """
+    serial = fm.forward_latency().rhs.subs(t_net, (1 - omega_net) * t_net)
+    hidden = sp.Max(t_mem, t_flop, omega_net * t_net)
+    return sp.Eq(t_fwd, serial - sp.Max(t_mem, t_flop) + hidden)
+
+
+def combine(kernel, network, memory, arithmetic) -> sp.Expr:
+    """eq-phys-forward-latency at given terms."""
+    return forward_latency().rhs.subs({t_kernel: kernel / (fm.KERNELS_PER_LAYER * n_layers),
+                                       t_net: network, t_mem: memory, t_flop: arithmetic},
+                                      simultaneous=True)
+
