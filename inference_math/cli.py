@@ -55,7 +55,15 @@ from contextlib import contextmanager
 
 from .core.validation import InputError, Interval, parse_within
 from .engine import full_model as fm
-from .engine.search import FRONTIER_COLUMNS, MAX_LOG2_GPUS, Setting, frontier, search_steps
+from .engine.search import (
+    CURVES,
+    FRONTIER_COLUMNS,
+    MAX_LOG2_GPUS,
+    Setting,
+    default_curve,
+    frontier,
+    search_steps,
+)
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
 from .presets.models import describe, get_model, preset_names
@@ -254,7 +262,8 @@ def _setting(args) -> Setting:
     acceptance = 0.8 if args.acceptance is None else args.acceptance
     setting = Setting(model=model, gpu=gpu, weight_bytes=weight_bytes, context=args.context,
                       drafter=drafter, acceptance=acceptance, use_pp=not args.no_pipeline,
-                      price=args.price, label=model.name)
+                      price=args.price, label=model.name, curve=args.curve,
+                      kv_bits=args.kv_bits)
     _require_fit(setting)
     return setting
 
@@ -265,7 +274,8 @@ def _fits(setting: Setting, context: float) -> bool:
     eq-full-memory-need at N = 2^MAX_LOG2_GPUS, b = N_PP = 1: the most room any point of the
     search has, so the frontier is empty exactly when this is False.
     """
-    branch = fm.compile_branch(setting.model, setting.gpu, False, 1.0, context, setting.w)
+    branch = fm.compile_branch(setting.model, setting.gpu, False, 1.0, context, setting.w,
+                               curve=setting.curve_name, kv_scale=setting.kv_scale)
     return bool(branch["feasible"](2.0**MAX_LOG2_GPUS, 1.0, 1.0, 1.0) > 0)
 
 
@@ -281,26 +291,35 @@ def _require_fit(setting: Setting) -> None:
                          "(the largest instance searched)")
 
 
-def _point_row(point) -> dict:
-    """A frontier point as a row; the draft latency is None (JSON null) when nothing is drafted."""
+def _point_row(point, curve: str) -> dict:
+    """A frontier point as a row, with the curve it lies on; the draft latency is None (JSON
+    null) when nothing is drafted."""
     row = point.as_dict()
     if row["gamma"] == 1:
         row["draft_latency_s"] = None
+    row["curve"] = curve
     return row
 
 
-def _points_output(points, args) -> str:
-    rows = [_point_row(pt) for pt in points]
+CURVE_MEANING = {
+    "paper": "the reference code's rules at the presets' caps (Erdil 2025)",
+    "physical": "the book's physical rules at the presets' caps",
+    "limit": "a limit: physical rules at the hardware's peaks, network hidden, no launch time",
+}
+
+
+def _points_output(points, args, curve: str) -> str:
+    rows = [_point_row(pt, curve) for pt in points]
     _require_finite(rows)
     if args.json:
         return _dumps(rows if len(rows) > 1 or args.command == "frontier" else rows[0])
-    keys = [key for key, _, _ in FRONTIER_COLUMNS]
+    keys = [key for key, _, _ in FRONTIER_COLUMNS] + ["curve"]
     if args.csv:
         lines = [",".join(keys)]
         lines += [",".join(format(row[key], "") if not isinstance(row[key], bool)
                            else str(int(row[key])) for key in keys) for row in rows]
         return "\n".join(lines)
-    return _table(rows, list(FRONTIER_COLUMNS))
+    return f"curve: {curve}, {CURVE_MEANING[curve]}\n" + _table(rows, list(FRONTIER_COLUMNS))
 
 
 @contextmanager
@@ -357,7 +376,7 @@ def _cmd_frontier(args) -> str:
         points = [front.preferred(args.alpha)]
     else:
         points = front.points
-    return _points_output(points, args)
+    return _points_output(points, args, setting.curve_name)
 
 
 def _listed(getter, full_model: bool = False):
@@ -385,6 +404,7 @@ def _compare_row(model, gpu, args) -> dict:
     reason in ``infeasible`` (else None) when the pair cannot serve that speed."""
     bits = args.weight_bits or model.weight_bits
     row = {"model": model.name, "gpu": gpu.name, "weight_bits": int(bits), "speed": args.speed,
+           "curve": args.curve or default_curve(model),
            "feasible": False, "infeasible": None, "max_tokens_per_s": None,
            "usd_per_mtok_at_max": None, "usd_per_mtok": None, "binding": None, "gpus": None,
            "batch": None, "usd_per_gpu_hour": args.price or gpu.price_per_hour}
@@ -395,7 +415,7 @@ def _compare_row(model, gpu, args) -> dict:
         return row
     setting = Setting(model=model, gpu=gpu, weight_bytes=None if args.weight_bits is None
                       else args.weight_bits / 8, context=args.context, use_pp=not args.no_pipeline,
-                      price=args.price, label=model.name)
+                      price=args.price, label=model.name, curve=args.curve, kv_bits=args.kv_bits)
     largest = f"2^{MAX_LOG2_GPUS} GPUs"
     if not _fits(setting, 0.0):
         row["infeasible"] = f"the weights do not fit in {largest}"
@@ -537,6 +557,7 @@ def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
     cmd.add_argument("--price", type=_number("--price"), default=None,
                      help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    _add_curve_options(cmd)
     cmd.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
     cmd.add_argument("--quiet", action="store_true",
@@ -544,6 +565,17 @@ def _add_full_model_options(cmd) -> None:
     out = cmd.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", action="store_true", help="print CSV")
+
+
+def _add_curve_options(cmd) -> None:
+    cmd.add_argument("--curve", choices=CURVES, default=None,
+                     help="paper: the reference code's rules at the presets' caps; physical: the "
+                          "book's physical rules at the caps; limit: the physical rules at the "
+                          "hardware's peaks, a bound (default: paper for the paper's model "
+                          "presets, physical for models read from a config.json)")
+    cmd.add_argument("--kv-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="bits per KV-cache element (default: the checkpoint's stated cache "
+                          "precision, else 16)")
 
 
 # --- predict: the full model at one given deployment ----------------------------------------
@@ -604,8 +636,12 @@ def _add_predict_parser(sub) -> None:
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the preset's)")
     cmd.add_argument("--kv-bits", type=_predict_number("--kv-bits"), default=None,
-                     help=f"bits per KV-cache element (default: the model's activation bits); "
-                          f"in {PREDICT_RANGES['--kv-bits']}")
+                     help=f"bits per KV-cache element (default: the checkpoint's stated cache "
+                          f"precision, else 16); in {PREDICT_RANGES['--kv-bits']}")
+    cmd.add_argument("--curve", choices=CURVES, default="physical",
+                     help="physical (default): the book's physical rules at the presets' caps; "
+                          "limit: at the hardware's peaks, a bound; paper: the reference code's "
+                          "rules")
     cmd.add_argument("--drafter", type=_preset(get_model), default=None,
                      help="speculative decoding with this model preset (or config.json path)")
     cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
@@ -640,7 +676,7 @@ def _cmd_predict(args) -> str:
                          weight_bits=args.weight_bits, kv_bits=args.kv_bits, drafter=args.drafter,
                          acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
                          price=args.price, context=args.context,
-                         dp_attention=args.dp_attention)
+                         dp_attention=args.dp_attention, curve=args.curve)
     except DeploymentError as exc:
         raise InputError(f"argument --{exc.field.replace('_', '-')}: {exc.detail}") from None
     result = predict(dep)
@@ -661,7 +697,8 @@ def _cmd_predict(args) -> str:
     if args.json:
         return _dumps(row)
     layout = f"DP attention over {dep.tp:g}" if dep.dp_attention else f"TP {dep.tp:g}"
-    lines = [f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} ({layout}, PP {dep.pp:g}, "
+    lines = [f"curve: {dep.curve}, {CURVE_MEANING[dep.curve]}",
+             f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} ({layout}, PP {dep.pp:g}, "
              f"EP {result.n_ep:g}), batch {dep.batch:,}, {dep.input_len:,} in / "
              f"{dep.output_len:,} out, decode at context {result.context:,.0f}"
              + (f", {result.gamma:g} tokens verified per pass" if result.gamma != 1 else "")]
@@ -727,6 +764,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--price", type=_number("--price"), default=None,
                      help=_range_help("--price", "$ per GPU-hour for every GPU (default: each "
                                                  "GPU's own)"))
+    _add_curve_options(cmp)
     cmp.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
     cmp.add_argument("--quiet", action="store_true", help="no progress bar")

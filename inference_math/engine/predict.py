@@ -16,9 +16,15 @@ q = ⌈T⌉ tokens (the smallest pass that can yield T tokens on average) and yi
 tokens, eq-spec-latency with t_Q = 0 and its expected tokens per step (1 − α^γ)/(1 − α) = T.
 The MTP head's own pass (one layer) is not counted.
 
+The full model's rules are a choice (``curve``): the book's physical rules at the presets' caps
+('physical', the default), the limit ('limit': physical rules at the hardware's peaks, network
+hidden behind compute, no launch time) or the reference code's ('paper').
+
 Whether the deployment fits, and the largest batch that does, count the weights and the KV cache
-of the whole batch at the decode context: eq-full-memory-need with every micro-batch's cache (the
-reference code checks one micro-batch's, which undercounts the cache N_PP-fold when N_PP > 1).
+of the whole batch at the decode context: under the physical rules eq-phys-memory-need (every
+micro-batch's cache, each entry held once per copy, eq-phys-kv-copies); under the paper's, its
+weights plus every sequence's cache (the reference code checks one micro-batch's, which
+undercounts the cache N_PP-fold when N_PP > 1).
 
 A model with layer groups (:class:`~inference_math.presets.layered.LayeredModel`: DeepSeek-V3's
 dense and MoE layers, gpt-oss's sliding and full attention) is timed by eq-full-grouped-latency;
@@ -26,15 +32,13 @@ a sliding-window group's cache stops growing at its window (``LayeredModel.kv_by
 ``kv_bits`` rescales every group's cache.
 
 Data-parallel attention (``dp_attention``, as DeepSeek's and SGLang's large expert-parallel
-deployments run): every GPU of the replica holds all of attention's weights and its own
-sequences' cache, so attention needs no all-reduce and its weights are read on every GPU; the
-experts stay parallel as eq-full-expert-parallel sets. The full model's terms then are those of
-eq-full-forward-latency with the network time at σ = N_TP (attention's all-reduces over one GPU:
-none), the memory time plus the attention weights' reads on the other N_TP − 1 GPUs
-(A·p·(1 − 1/N_TP) at the capped bandwidth, one stage: N_PP = 1), the arithmetic unchanged (each
-GPU multiplies its own b/N_TP sequences by all of attention's weights, the same FLOPs per GPU).
+deployments run) is the physical rules' attention data-parallel degree σ = N_TP: every GPU of
+the replica holds all of attention's weights and its own sequences' cache, attention needs no
+all-reduce (eq-phys-memory-time, eq-phys-network-time, eq-phys-memory-need); the experts stay
+parallel as eq-phys-expert-parallel sets. The reference code's rules have no such layout.
 
-Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0; the input price
+Prefill is eq-prefill-ttft: one prompt per micro-batch, q = input_len, ℓ = 0 (under the physical
+rules logits for its last token only, q_LM = 1); the input price
 is eq-prefill-input-cost and the disaggregated split eq-prefill-disagg-ratio at this request's
 input:output ratio.
 """
@@ -49,7 +53,6 @@ import numpy as np
 from ..core.numeric import compile_fn
 from ..core.symbols import (
     b,
-    kv_bytes,
     n_gpu,
     price,
     rho_io,
@@ -65,7 +68,7 @@ from ..presets.layered import LayeredModel
 from ..presets.models import Model
 from . import full_model as fm
 from .prefill import disaggregated_ratio, input_cost
-from .search import BINDING, GAMMA_MAX, cost_per_million_tokens
+from .search import BINDING, GAMMA_MAX, cost_per_million_tokens, kv_scale
 from .speculative import spec_latency_fn
 
 MAX_MTP_TOKENS = 16  # accepted tokens per MTP step; beyond any published draft length
@@ -126,6 +129,7 @@ class Deployment:
     prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
     whole_degrees: bool = True
     dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
+    curve: str = "physical"  # 'physical', 'limit' or 'paper' (module docstring)
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -154,6 +158,12 @@ class Deployment:
             if not KV_BITS[0] <= bits <= KV_BITS[1]:
                 raise DeploymentError("kv_bits", f"must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
                                                  f"got {bits:g}")
+        if self.curve not in fm.RULES:
+            raise DeploymentError("curve", f"must be one of {', '.join(fm.RULES)}, "
+                                           f"got {self.curve!r}")
+        if self.dp_attention and self.curve == "paper":
+            raise DeploymentError("dp_attention", "data-parallel attention is a layout of the "
+                                                  "physical rules; the paper's curve has none")
         self._check_speculation()
         if self.whole_degrees and not self.dp_attention:
             self._check_heads()
@@ -216,13 +226,9 @@ class Deployment:
         return self.tp * self.pp
 
     @property
-    def attention_weight_bytes(self) -> float:
-        """Bytes of attention's weights (and the MoE routers'), each group at its own bytes."""
-        if isinstance(self.model, LayeredModel):
-            return sum(piece.attention_params * (piece.weight_bytes if self.weight_bits is None
-                                                 else self.weight_bytes)
-                       for piece in self.model.pieces)
-        return self.model.attention_params * self.weight_bytes
+    def attention_dp(self) -> float:
+        """σ: attention's data-parallel degree (N_TP with dp_attention, else the given σ)."""
+        return self.tp if self.dp_attention else self.sigma
 
     @property
     def weight_bytes(self) -> float:
@@ -235,10 +241,9 @@ class Deployment:
 
     @property
     def kv_scale(self) -> float:
-        """The KV-cache bytes at ``kv_bits`` over the model's own (its activation bytes)."""
-        if self.kv_bits is None:
-            return 1.0
-        return self.kv_bits / 8 / _shapes(self.model)[0].activation_bytes
+        """The KV-cache bytes at ``kv_bits`` (default: the checkpoint's stated cache precision)
+        over the model's own (its activation bytes)."""
+        return kv_scale(self.model, self.kv_bits)
 
     @property
     def kv_bytes_per_token(self) -> float:
@@ -279,7 +284,8 @@ class Deployment:
 
     @property
     def expert_parallel(self) -> float:
-        """eq-full-expert-parallel at this deployment's degree and micro-batch."""
+        """eq-full-expert-parallel (paper) or eq-phys-expert-parallel at this deployment's degree
+        and decode micro-batch."""
         return fm.expert_parallel_value(self.model, self.tp, self.batch / self.pp)
 
 
@@ -309,6 +315,7 @@ class Prediction:
     prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
     binding_prefill_pass: str | None  # its binding term
     mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
+    curve: str = "physical"  # the rules the numbers follow (Deployment.curve)
     decode_terms_ms: dict = field(default_factory=dict)
     prefill_terms_ms: dict = field(default_factory=dict)
 
@@ -324,42 +331,53 @@ def _shapes(model) -> list[Model]:
 
 
 TERMS = ("kernel", "network_latency", "network_bandwidth", "memory", "arithmetic")
-_KV_INDEX = fm.CONSTANTS.index(kv_bytes)
 
 
 def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: float,
-            kv: float | None = None) -> fm.Branch | fm.GroupedBranch:
-    """``kv``: the cache bytes per token of a uniform model at the deployment's kv_bits (a
-    LayeredModel carries them in its groups: pass ``dep.cached_model``)."""
-    branch = fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes)
-    if kv is None or isinstance(branch, fm.GroupedBranch):
-        return branch
-    constants = list(branch.constants)
-    constants[_KV_INDEX] = kv
-    return replace(branch, constants=tuple(constants))
+            prefill: bool = False) -> fm.Branch | fm.GroupedBranch:
+    """The deployment's branch at q tokens per pass; a prefill pass computes one token's
+    logits (q_LM = 1), decode and verification every token's."""
+    return fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes,
+                             curve=dep.curve, logits=1.0 if prefill else None,
+                             kv_scale=dep.kv_scale if model is dep.model else 1.0)
 
 
-def _terms(branch: fm.Branch, args: tuple, dep: Deployment) -> dict[str, float]:
-    terms = {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
-    if not dep.dp_attention:
-        return terms
-    # data-parallel attention (module docstring): no attention all-reduce, its weights read on
-    # every GPU
-    n, batch, pp, _ = args
-    for name in ("network_latency", "network_bandwidth"):
-        terms[name] = float(branch[name](n, batch, pp, n / pp))
-    terms["memory"] += dep.attention_weight_bytes * (1 - 1 / n) / dep.gpu.bandwidth(capped=True)
-    if math.isfinite(terms["latency"]):
-        terms["latency"] = (terms["kernel"] + terms["network_latency"] + terms["network_bandwidth"]
-                            + max(terms["memory"], terms["arithmetic"]))
-    return terms
+def _terms(branch, args: tuple) -> dict[str, float]:
+    return {name: float(branch[name](*args)) for name in (*TERMS, "latency")}
 
 
 def prefill_terms(dep: Deployment) -> dict[str, float]:
     """The terms of eq-prefill-ttft for one prompt of the deployment, in seconds, whether or not
     the deployment fits ('latency' is then infinite; the other terms are still the model's)."""
-    branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes)
-    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.sigma), dep)
+    branch = _branch(dep, dep.model, dep.input_len, 0.0, dep.weight_bytes, prefill=True)
+    return _terms(branch, (dep.gpus, dep.pp, dep.pp, dep.attention_dp))
+
+
+def _memory(dep: Deployment, branch, context: float) -> tuple[float, float, int | None]:
+    """HBM the deployment needs at its batch, the weights' share, and the largest batch that
+    fits (None: the cache does not grow with the batch)."""
+    n, pp, sigma = dep.gpus, dep.pp, dep.attention_dp
+    capacity = n * dep.gpu.hbm_bytes
+    if dep.curve == "paper":
+        per_sequence = dep.kv_bytes_at(context)
+        weights = dep.weights_bytes
+        top = None if per_sequence <= 0 else max(0, math.floor((capacity - weights) / per_sequence))
+        return weights + per_sequence * dep.batch, weights, top
+
+    def need(batch):
+        return float(branch["need"](n, batch, pp, sigma))
+    weights = need(0.0)
+    if need(1.0) <= weights:
+        return need(dep.batch), weights, None
+    if need(1.0) > capacity:
+        return need(dep.batch), weights, 0
+    low, high = 1, 2
+    while need(float(high)) <= capacity:  # eq-phys-memory-need grows with the batch
+        low, high = high, high * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if need(float(middle)) <= capacity else (low, middle)
+    return need(dep.batch), weights, low
 
 
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
@@ -393,19 +411,12 @@ def _mtp_latency(target: float, accepted: float) -> float:
 def predict(dep: Deployment) -> Prediction:
     """The full model at one deployment (see the module docstring); never searches."""
     of_kind("deployment", dep, Deployment)
-    n, batch, pp, sigma = dep.gpus, dep.batch, dep.pp, dep.sigma
+    n, batch, pp, sigma = dep.gpus, dep.batch, dep.pp, dep.attention_dp
     args = (n, batch, pp, sigma)
     w, ctx_decode = dep.weight_bytes, dep.decode_context
-    kv = dep.kv_bytes_per_token
-    base = _branch(dep, dep.cached_model, 1.0, ctx_decode, w, kv)
-    # eq-full-memory-need holds one micro-batch's cache (b/N_PP sequences): the whole batch
-    # holds every sequence's cache, each group's capped at its window; the weights each at
-    # their own bytes (a LayeredModel's 16-bit embeddings beside FP8 layers)
-    weights = dep.weights_bytes
-    per_sequence = dep.kv_bytes_at(ctx_decode)
-    need = weights + per_sequence * batch
+    base = _branch(dep, dep.model, 1.0, ctx_decode, w)
+    need, weights, max_batch = _memory(dep, base, ctx_decode)
     capacity = n * dep.gpu.hbm_bytes
-    max_batch = None if per_sequence <= 0 else max(0, math.floor((capacity - weights) / per_sequence))
     fits = bool(base["feasible"](*args) > 0) and need <= capacity
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
@@ -417,12 +428,12 @@ def predict(dep: Deployment) -> Prediction:
                           binding_decode=None, binding_prefill=None, gamma=1,
                           prefill_gpus_per_decode_gpu=None, prefill_pass_ms=None, binding_prefill_pass=None,
                           mfu=None, **common)
-    token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w, kv)
-    prompt = _branch(dep, dep.model, dep.input_len, 0.0, w)
-    pre_terms = _terms(prompt, (n, pp, pp, sigma), dep)  # one prompt per micro-batch: b = N_PP
+    token, steps, terms, drafting = _decode(dep, base, args, ctx_decode, w)
+    prompt = _branch(dep, dep.model, dep.input_len, 0.0, w, prefill=True)
+    pre_terms = _terms(prompt, (n, pp, pp, sigma))  # one prompt per micro-batch: b = N_PP
     ttft = pre_terms["latency"]
     prompts = pp * dep.prefill_batch
-    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma), dep)
+    pass_terms = pre_terms if dep.prefill_batch == 1 else _terms(prompt, (n, prompts, pp, sigma))
     pre_pass = pass_terms["latency"]
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
@@ -437,17 +448,17 @@ def predict(dep: Deployment) -> Prediction:
         gamma=steps, prefill_pass_ms=pre_pass * 1e3, binding_prefill_pass=binding_term(pass_terms),
         prefill_gpus_per_decode_gpu=float(ratio(dep.input_len / dep.output_len, usd_in, usd_out)),
         decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
-        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, **common)
+        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, curve=dep.curve, **common)
 
 
-def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: float, kv: float):
+def _decode(dep: Deployment, base, args: tuple, context: float, w: float):
     """Latency per output token, tokens verified per pass, the target's terms and the drafter's
     share of a step."""
     if dep.mtp_accepted is not None:
         q = math.ceil(dep.mtp_accepted)
-        terms = _terms(_branch(dep, dep.cached_model, float(q), context, w, kv), args, dep)
+        terms = _terms(_branch(dep, dep.model, float(q), context, w), args)
         return _mtp_latency(terms["latency"], dep.mtp_accepted), q, terms, 0.0
-    terms = _terms(base, args, dep)
+    terms = _terms(base, args)
     if dep.drafter is None or dep.acceptance == 0:
         return terms["latency"], 1, terms, 0.0
     draft = float(_branch(dep, dep.drafter, 1.0, context, dep.drafter.weight_bytes)["latency"](
@@ -456,7 +467,7 @@ def _decode(dep: Deployment, base: fm.Branch, args: tuple, context: float, w: fl
     if not math.isfinite(draft):
         return best
     for g in range(2, GAMMA_MAX + 1):
-        target = _terms(_branch(dep, dep.cached_model, float(g), context, w, kv), args, dep)
+        target = _terms(_branch(dep, dep.model, float(g), context, w), args)
         per_token = float(spec_latency_fn(target["latency"], draft, g, dep.acceptance))
         if per_token < best[0]:
             best = (per_token, g, target, g * draft)
