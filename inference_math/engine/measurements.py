@@ -20,6 +20,12 @@ What each kind of measurement is compared with:
   its pass, B·T_in/(N·t_pre);
 - tokens/s per user at batch one: 1/t, with multi-token prediction at the stated accepted length.
 
+A miss is reported as a factor: |ln(model/measured)| (:attr:`Comparison.log_error`) and its
+exponential (:attr:`Comparison.factor`, "a factor of 1.3"), the same for a time and for a rate;
+medians and quartiles are taken of the logarithms (:func:`factor_quantile`). Each comparison
+names the conditions its source leaves open (``unstated``) and whether the point was measured
+or simulated from a profiler trace (``kind``).
+
 Deployments with data-parallel attention and expert parallelism (DeepSeek's, SGLang's,
 TensorRT-LLM's ``enable_attention_dp``) are one replica of all their expert-parallel GPUs with
 ``dp_attention`` (see :mod:`~inference_math.engine.predict`).
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import math
 import statistics
 from dataclasses import dataclass
 from importlib import resources
@@ -117,13 +124,15 @@ class Comparison:
     row: str  # the row's id in its file
     model: str
     gpu: str
-    setup: str  # TP, batch, input/output lengths, precision
+    setup: str  # layout (TP, or DP attention with its EP degree), batch, lengths, precision
     quantity: str  # 'tpot_ms', 'ttft_ms', 'tokens_per_s_per_gpu' (prefill included),
     #                'decode_tokens_per_s_per_gpu', 'prefill_tokens_per_s_per_gpu' or
     #                'tokens_per_s_per_user'
     measured: float
     predicted: float | None  # None: the deployment does not fit in the model's memory
     binding: str  # or why there is no prediction
+    kind: str = "measured"  # or SIMULATED_FROM_TRACE (see :data:`TRACE_DERIVED`)
+    unstated: tuple[str, ...] = ()  # conditions the source leaves open (the model assumes them)
 
     @property
     def ratio(self) -> float | None:
@@ -136,11 +145,31 @@ class Comparison:
         return self.predicted / self.measured
 
     @property
-    def error(self) -> float | None:
-        """|predicted − measured| / measured, of the quantity as measured."""
+    def log_error(self) -> float | None:
+        """The miss |ln(model / measured)|: the same for a time and for a rate (a 2.4x miss is
+        ln 2.4 either way), and for a model too fast or too slow by the same factor."""
         if self.predicted is None:
             return None
-        return abs(self.predicted - self.measured) / self.measured
+        return abs(math.log(self.predicted / self.measured))
+
+    @property
+    def factor(self) -> float | None:
+        """The miss as a factor, exp |ln(model / measured)| ≥ 1: 'a factor of 1.3'."""
+        return None if self.predicted is None else math.exp(self.log_error)
+
+
+def factor_quantile(rows: list[Comparison], q: float) -> float:
+    """The ``q`` quantile (0-1) of the rows' misses as a factor: exp of the quantile of
+    |ln(model/measured)| (linear interpolation between the logs)."""
+    import numpy as np
+
+    logs = [r.log_error for r in rows if r.log_error is not None]
+    return math.exp(float(np.quantile(logs, q)))
+
+
+def median_factor(rows: list[Comparison]) -> float:
+    """The median miss of the rows, as a factor (see :func:`factor_quantile`)."""
+    return factor_quantile(rows, 0.5)
 
 
 def throughput_with_prefill(dep: Deployment) -> tuple[float, str]:
@@ -158,8 +187,11 @@ def throughput_with_prefill(dep: Deployment) -> tuple[float, str]:
 
 
 def _setup(dep: Deployment) -> str:
+    """The deployment as the table shows it: the tensor-parallel degree, or for data-parallel
+    attention its expert-parallel degree (the replica's GPUs), then batch, lengths and bits."""
     bits = f"{dep.weight_bits or dep.model.weight_bits}-bit"
-    return (f"TP {dep.tp:g}, batch {dep.batch:g}, {dep.input_len:g}/{dep.output_len:g}, {bits}")
+    layout = f"DP attention, EP {dep.tp:g}" if dep.dp_attention else f"TP {dep.tp:g}"
+    return f"{layout}, batch {dep.batch:g}, {dep.input_len:g}/{dep.output_len:g}, {bits}"
 
 
 _PER_GPU = ("per GPU", "per device", "per decode rank")
@@ -188,6 +220,39 @@ def _missing(row: dict) -> list[str]:
     if _is_mtp(row) and not isinstance(row["spec_accept_len"], float):
         missing.append("spec_accept_len")
     return missing
+
+
+#: What a row of the serving file is when its engine is a profiler trace (InferSim's DeepSeek-V3
+#: "Actual" columns: DeepSeek's published profile with balanced routing simulated, not an
+#: end-to-end run), and what it is otherwise.
+SIMULATED_FROM_TRACE, MEASURED = "simulated from a profiler trace", "measured"
+
+
+def _kind(row: dict) -> str:
+    """Whether a serving row was measured end to end or simulated from a profiler trace."""
+    return SIMULATED_FROM_TRACE if "trace" in str(row["engine"]) else MEASURED
+
+
+def _unstated(row: dict) -> tuple[str, ...]:
+    """The conditions of a compared serving row that its source leaves open, which the model
+    then assumes: the KV cache's width (the model's 16 bits), lengths not printed (or printed
+    as '1K'), a precision read from a simulation script rather than the measurement."""
+    out = []
+    if "sim" in str(row["weight_precision"]):
+        out.append("weight precision (from InferSim's simulation script)")
+    if not row["kv_cache_precision"]:
+        out.append("KV width")
+    if not isinstance(row["input_len"], float):
+        out.append("lengths (printed as " + f"{row['input_len']}/{row['output_len']})"
+                   if _length(row["input_len"]) else "lengths")
+    return tuple(out)
+
+
+#: The conditions the files beside the serving file leave open (their headers state no
+#: precision; the vLLM sweep's post does not state the 8B model's GPU count).
+_UNSTATED_OTHER = {"FT-KIPPLY": ("weight width", "KV width"),
+                   "TRTLLM-7B-A100": ("weight width", "KV width"),
+                   "TE-VLLM": ("weight width", "KV width")}
 
 
 def _stated(row: dict) -> bool:
@@ -293,7 +358,8 @@ def _serving_rows(kernel_scale: float = 1.0) -> list[Comparison]:
             quantity, measured = "ttft_ms", row["ttft_ms_mean"]
         setup = _setup(dep) + (f", MTP {dep.mtp_accepted:g}" if dep.mtp_accepted else "") + note
         out.append(Comparison(str(row["source_id"]), str(int(row["row_id"])), model.name,
-                              gpu.name, setup, quantity, float(measured), value, binding))
+                              gpu.name, setup, quantity, float(measured), value, binding,
+                              _kind(row), _unstated(row)))
     return out
 
 
@@ -311,10 +377,12 @@ def _fastertransformer(kernel_scale: float = 1.0) -> list[Comparison]:
         setup = f"TP {dep.tp:g}, batch 1, context 512, 16-bit"
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} prefill", KIPPLY_13B.name,
                               A100_40GB.name, setup, "ttft_ms", row["measured_prefill_ms"],
-                              result.ttft_ms, result.binding_prefill))
+                              result.ttft_ms, result.binding_prefill,
+                              unstated=_UNSTATED_OTHER["FT-KIPPLY"]))
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} decode", KIPPLY_13B.name,
                               A100_40GB.name, setup, "tpot_ms", row["measured_decode_step_ms"],
-                              result.tpot_ms, result.binding_decode))
+                              result.tpot_ms, result.binding_decode,
+                              unstated=_UNSTATED_OTHER["FT-KIPPLY"]))
     return out
 
 
@@ -332,13 +400,14 @@ def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
         out.append(Comparison("TRTLLM-7B-A100", f"b{dep.batch:g} {dep.input_len:g}/"
                               f"{dep.output_len:g}", LLAMA_7B.name, a100.name, _setup(dep),
                               "tokens_per_s_per_gpu", row["measured_tokens_per_s_per_gpu"],
-                              value, binding))
+                              value, binding, unstated=_UNSTATED_OTHER["TRTLLM-7B-A100"]))
     for prompt, measured in TRT_7B_FIRST_TOKEN_MS.items():
         result = predict(Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=1, input_len=prompt,
                                     output_len=1))
         out.append(Comparison("TRTLLM-7B-A100", f"first token {prompt}", LLAMA_7B.name, a100.name,
                               f"TP 1, batch 1, {prompt} in, 16-bit", "ttft_ms", measured,
-                              result.ttft_ms, result.binding_prefill))
+                              result.ttft_ms, result.binding_prefill,
+                              unstated=_UNSTATED_OTHER["TRTLLM-7B-A100"]))
     return out
 
 
@@ -350,10 +419,13 @@ def _vllm_sweep(kernel_scale: float = 1.0) -> list[Comparison]:
         dep = Deployment(model=model, gpu=h100, tp=row["gpus"], batch=row["batch"],
                          input_len=row["input_tokens"], output_len=row["output_tokens"])
         value, binding = throughput_with_prefill(dep)
-        # the sweep's tokens/s are for the whole instance
+        # the sweep's tokens/s are for the whole instance; the 8B model's one GPU is the
+        # benchmark repository's default, which the post does not state (the file's header)
+        unstated = _UNSTATED_OTHER["TE-VLLM"] + (("GPU count",) if "8b" in row["model"] else ())
         out.append(Comparison("TE-VLLM", f"{row['model']} b{dep.batch:g}", model.name, h100.name,
                               _setup(dep), "tokens_per_s_per_gpu",
-                              row["measured_tokens_per_s"] / dep.gpus, value, binding))
+                              row["measured_tokens_per_s"] / dep.gpus, value, binding,
+                              unstated=unstated))
     return out
 
 
@@ -365,14 +437,17 @@ def comparisons(kernel_scale: float = 1.0) -> list[Comparison]:
 
 
 #: The one calibration: the rows it uses. SGLang's batch-one decode of gpt-oss-120b (four points,
-#: two GPUs, two precisions), where a step is almost all fixed time.
+#: two GPUs, two precisions), where a step is almost all fixed time. The parameter (the kernel
+#: launch time) and this subset were chosen after reading the residuals of every point, so the
+#: points outside the subset are not a held-out test of it.
 CALIBRATION_SOURCE = "LMSYS-GPTOSS"
 
 
 def calibrate_kernel(rows: list[Comparison] | None = None) -> tuple[float, list[float]]:
-    """The global factor on every GPU's kernel-launch time, fitted once on
-    :data:`CALIBRATION_SOURCE`: the median over its rows of the factor that makes each row's
-    time per token equal the measured one, and those factors.
+    """The global factor on every GPU's kernel-launch time, fitted on
+    :data:`CALIBRATION_SOURCE` (chosen after reading every residual): the median over its rows
+    of the factor that makes each row's time per token equal the measured one, and those
+    factors.
 
     A step's latency is the kernel launches plus terms that do not depend on them
     (eq-full-forward-latency), so each row's time per token is a + k·c: c and a follow from the
@@ -414,13 +489,15 @@ def pending() -> list[dict]:
 
 
 def error_summary(rows: list[Comparison]) -> dict[str, tuple[int, float, float, float]]:
-    """By source: (points, median |error|, smallest and largest |error|)."""
-    by_source: dict[str, list[float]] = {}
+    """By source: (points, median miss, smallest and largest miss), each miss as a factor
+    exp |ln(model/measured)| (:attr:`Comparison.factor`)."""
+    by_source: dict[str, list[Comparison]] = {}
     for row in rows:
-        if row.error is not None:
-            by_source.setdefault(row.source, []).append(row.error)
-    return {src: (len(errs), statistics.median(errs), min(errs), max(errs))
-            for src, errs in by_source.items()}
+        if row.predicted is not None:
+            by_source.setdefault(row.source, []).append(row)
+    return {src: (len(pts), median_factor(pts), min(r.factor for r in pts),
+                  max(r.factor for r in pts))
+            for src, pts in by_source.items()}
 
 
 # --- DeepSeek's production report against the frontier --------------------------------------
