@@ -162,3 +162,72 @@ def test_each_comparison_names_what_its_source_leaves_open_and_what_is_simulated
     assert "lengths" in _serving(31).unstated
     assert "lengths (printed as 1K/2K)" in _serving(40).unstated
     assert any("simulation script" in text for text in _serving(4).unstated)
+
+
+CONDITIONS = {c.row: c for c in me.frontier_conditions()}
+
+
+def test_frontier_conditions_cover_every_row_with_a_preset_model_and_gpu():
+    assert sorted(CONDITIONS) == list(range(1, 80))
+    for c in CONDITIONS.values():
+        assert c.model_object() is not None
+        assert me.get_gpu(c.gpu) is not None
+        assert c.gpu_count >= 1
+    # rows whose rate per user is derivable: stated (31-42), a stated range (1), from the time
+    # per output token (MLPerf Server), or throughput over a stated number of sequences
+    derivable = {c.row for c in CONDITIONS.values() if c.tok_s_per_user is not None}
+    assert derivable == ({1, 4, 13, 14, 15, 17, 21} | set(range(31, 43)) | set(range(43, 57))
+                         | {67, 69, 71, 73, 75, 76, 77, 78, 79})
+    assert len(derivable) == 42
+    assert all(c.tok_s_per_user_from for c in CONDITIONS.values() if c.row in derivable)
+
+
+def test_frontier_conditions_of_deepseeks_production_row_state_no_mtp_and_no_kv_width():
+    c = CONDITIONS[1]
+    assert (c.model, c.gpu, c.gpu_count, c.weight_bits) == ("deepseek-v3", "h800", 144, 8)
+    assert c.kv_bits is None and c.speculative is None  # neither is stated
+    assert c.phase == "decode" and c.avg_kv_len == 4989
+    assert c.output_tok_s_per_gpu == 1850
+    assert c.tok_s_per_user == 22 and c.tok_s_per_user_from == "stated range 20-22, upper end"
+
+
+def test_frontier_conditions_rates_per_user_by_hand():
+    # SGLang's decode on 72 H100s: 256 sequences per device, 2,785.25 tokens/s per GPU
+    assert CONDITIONS[13].tok_s_per_user == pytest.approx(2785.25 / 256)
+    assert CONDITIONS[13].tok_s_per_user_from == "throughput / concurrency"
+    # Kimi K2: 480 sequences per decode GPU, 288,000 tokens/s over 96 GPUs
+    k2 = CONDITIONS[21]
+    assert (k2.model, k2.gpu, k2.output_tok_s_per_gpu) == ("kimi-k2", "h200", 3000)
+    assert k2.tok_s_per_user == pytest.approx(288000 / 96 / 480)
+    # TensorRT-LLM's Llama-2-70B on 2 H200s: a batch of 512, 1,654 tokens/s per GPU
+    assert CONDITIONS[47].tok_s_per_user == pytest.approx(1654 * 2 / 512)
+    assert CONDITIONS[47].model_object() is me.LLAMA2_70B and CONDITIONS[47].weight_bits == 8
+    # GPT-J on one H100: 10,907 tokens/s for the whole (one-GPU) system, batch 64
+    assert CONDITIONS[53].output_tok_s_per_gpu == 10907
+    assert CONDITIONS[53].tok_s_per_user == pytest.approx(10907 / 64)
+    # MLPerf Server on 8 H100s: 154.96 ms per output token
+    assert CONDITIONS[67].tok_s_per_user == pytest.approx(1000 / 154.96)
+    assert CONDITIONS[67].tok_s_per_user_from == "1000 / TPOT"
+    # TensorRT-LLM's offline R1: the stated rate per user includes the context phase
+    r37 = CONDITIONS[37]
+    assert r37.tok_s_per_user == pytest.approx(11.9263)
+    assert r37.tok_s_per_user_from == "stated, prefill included"
+    assert (r37.weight_bits, r37.kv_bits, r37.input_len, r37.output_len) == (4, 16, 1024, 2048)
+
+
+def test_frontier_conditions_leave_open_what_the_sources_leave_open():
+    # InferSim's prefill of DeepSeek-V3: simulated from a trace, its FP8 from a simulation script
+    c3 = CONDITIONS[3]
+    assert c3.kind == me.SIMULATED_FROM_TRACE and c3.phase == "prefill"
+    assert c3.weight_bits is None and c3.output_tok_s_per_gpu is None
+    assert c3.tok_s_per_user is None and c3.tok_s_per_user_from == ""
+    # Qwen3-30B-A3B on 4 H20s: the cache width and the batch come from InferSim's script only
+    c6 = CONDITIONS[6]
+    assert c6.model == "hf_configs/Qwen--Qwen3-30B-A3B.config.json"
+    assert c6.kv_bits is None and c6.tok_s_per_user is None and c6.output_tok_s_per_gpu == 2749
+    # TensorRT-LLM's B200 ablation: without MTP, then MTP at 2.82 accepted tokens
+    assert CONDITIONS[40].speculative is False and CONDITIONS[41].speculative is True
+    assert CONDITIONS[41].spec_accept_len == 2.82
+    assert (CONDITIONS[41].input_len, CONDITIONS[41].output_len) == (1024, 2048)  # '1K'/'2K'
+    # the 10 rows of the offline overview state no concurrency: no rate per user
+    assert all(CONDITIONS[r].tok_s_per_user is None for r in range(57, 67))

@@ -4,7 +4,10 @@
 :func:`comparisons` pairs every measured point whose conditions the source states fully, on a
 model the full model accepts today, with :func:`~inference_math.engine.predict.predict` at the
 same deployment: no fitting, the GPU presets' global caps and latencies. :func:`pending` lists
-the rows it does not compare, with what is missing.
+the rows it does not compare, with what is missing. :func:`frontier_conditions` gives, for every
+row of the serving file, the conditions a frontier needs to be compared with it (model and GPU
+presets, GPU count, weight and KV bits, lengths, the measured rates per GPU and per user, whether
+speculation was used), not yet wired to any search.
 
 What each kind of measurement is compared with:
 
@@ -587,3 +590,156 @@ def deepseek_production(front=None) -> dict:
         "model_fleet_usd_per_mtok": layouts["mtp"]["usd_per_mtok"]
         + in_per_out * prefill.usd_per_mtok_input,
     }
+
+
+# --- the conditions a frontier needs, row by row -------------------------------------------
+
+#: The model of each serving row, by the start of its ``model`` text: a preset name, a bundled
+#: config (``hf_configs/...``, see :func:`FrontierConditions.model_object`) or a model this
+#: module defines (``LLAMA2_13B``, ``LLAMA2_70B``). First match wins.
+FRONTIER_MODELS = (
+    ("DeepSeek", "deepseek-v3"),  # V3, R1, R1-0528 and the combined traffic share one architecture
+    ("Kimi K2", "kimi-k2"),
+    ("gpt-oss-120b", "gpt-oss-120b"),
+    ("Qwen3-235B-A22B", "qwen3-235b-a22b"),
+    ("Qwen3-30B-A3B", "hf_configs/Qwen--Qwen3-30B-A3B.config.json"),
+    ("Qwen3-8B", "hf_configs/Qwen--Qwen3-8B.config.json"),
+    ("Llama-2-13B", "LLAMA2_13B"),
+    ("Llama-2-70B", "LLAMA2_70B"),
+    ("Llama 2 70B", "LLAMA2_70B"),
+    ("GPT-J 6B", "gpt-j-6b"),
+    ("Llama 3.1 8B", "llama-3.1-8b"),
+    ("Llama 3.3 70B", "llama-3.3-70b"),
+    ("Llama 3.1 405B", "llama-3.1-405b-config"),
+    ("Mixtral 8x7B", "mixtral-8x7b"),
+)
+#: The GPU preset of each serving row, by the first word of its ``gpu`` text.
+FRONTIER_GPUS = {"H800": "h800", "H100": "h100", "H200": "h200", "H20": "h20", "A100": "a100",
+                 "B200": "b200", "GB200": "gb200-nvl72", "MI300X": "mi300x"}
+#: Batch definitions that count whole sequences on each GPU (else on the whole gpu_count).
+_PER_GPU_SEQUENCES = ("per GPU", "per device", "per decode rank", "per decode GPU")
+
+
+@dataclass(frozen=True)
+class FrontierConditions:
+    """What a row of the serving file states that a frontier needs to be compared with it.
+
+    ``None`` is a condition the source does not state (or states only in a simulation script).
+    ``phase``: 'decode' (decode measured alone: disaggregated decode, a decode-only profile or
+    batch-one decode), 'prefill' (input tokens only: no output rate) or 'serving' (whole
+    requests, prefill included in the output rate). ``tok_s_per_user_from`` says how the rate
+    per user was obtained: 'stated'; 'stated, prefill included' (TensorRT-LLM's '[w/ ctx]');
+    'stated range A-B, upper end' (the stricter check against a curve that falls with speed);
+    '1000 / TPOT'; 'throughput / concurrency' (output tokens/s of the GPUs over the sequences
+    they serve at once); '' when none of these is available. ``speculative``: True when the
+    source states speculative decoding or multi-token prediction (simulated or real), False
+    when it states none, None when it does not say.
+    """
+
+    row: int
+    source: str
+    kind: str  # MEASURED or SIMULATED_FROM_TRACE
+    model: str  # a preset, a bundled config 'hf_configs/...', or 'LLAMA2_13B' / 'LLAMA2_70B'
+    gpu: str  # a GPU preset
+    gpu_count: int
+    weight_bits: int | None
+    kv_bits: int | None
+    input_len: float | None
+    output_len: float | None
+    avg_kv_len: float | None
+    phase: str
+    output_tok_s_per_gpu: float | None
+    tok_s_per_user: float | None
+    tok_s_per_user_from: str
+    speculative: bool | None
+    spec_accept_len: float | None
+
+    def model_object(self):
+        """The model itself: a preset, a bundled config read by ``get_model``, or this module's
+        Llama 2."""
+        if self.model.startswith("hf_configs/"):
+            return get_model(str(resources.files("inference_math") / "data" / self.model))
+        own = {"LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_70B}
+        return own[self.model] if self.model in own else get_model(self.model)
+
+
+def _frontier_model(text: str) -> str:
+    return next(key for start, key in FRONTIER_MODELS if text.startswith(start))
+
+
+def _bits_of(text) -> int | None:
+    """Bits of a precision as printed ('FP8 (matmuls)', 'NVFP4 MoE ...', 'FP16/BF16 ...'); None
+    when empty or taken only from a simulation script."""
+    if not text or "sim" in str(text):
+        return None
+    return PRECISION_BITS[str(text).split(" ")[0].split("/")[0]]
+
+
+def _phase(row: dict) -> str:
+    scenario, disagg = str(row["scenario"]).lower(), str(row["disaggregated"]).lower()
+    if "prefill" in scenario:
+        return "prefill"
+    if "decode" in scenario and (disagg.startswith("yes") or "decode-only" in disagg
+                                 or scenario.startswith("decode")):
+        return "decode"
+    return "serving"
+
+
+def _concurrency(row: dict) -> float | None:
+    """Sequences served at once by the row's GPUs, where the source states them: a batch of
+    sequences (not of tokens, not an engine's cap, not a simulation script's setting)."""
+    batch = row["batch_or_concurrency"]
+    definition = str(row["batch_definition"]).split(";")[0]
+    if not isinstance(batch, float) or not definition or definition == "None":
+        return None
+    if any(word in definition for word in ("token", "sim", "max concurrency", "gpu_batch_size",
+                                           "not fixed")):
+        return None
+    per_gpu = any(text in definition for text in _PER_GPU_SEQUENCES)
+    return batch * row["gpu_count"] if per_gpu else batch
+
+
+def _per_user(row: dict, per_gpu: float | None) -> tuple[float | None, str]:
+    stated = row["tok_s_per_user"]
+    if isinstance(stated, float):
+        with_prefill = "w/ ctx" in str(row["note"])
+        return stated, "stated, prefill included" if with_prefill else "stated"
+    if isinstance(stated, str) and "-" in stated:
+        lo, hi = (float(x) for x in stated.split("-"))
+        return hi, f"stated range {lo:g}-{hi:g}, upper end"
+    if isinstance(row["tpot_ms_mean"], float):
+        return 1000.0 / row["tpot_ms_mean"], "1000 / TPOT"
+    concurrency = _concurrency(row)
+    if per_gpu is not None and concurrency:
+        return per_gpu * row["gpu_count"] / concurrency, "throughput / concurrency"
+    return None, ""
+
+
+def frontier_conditions() -> list[FrontierConditions]:
+    """For each of the serving file's rows, the conditions needed to compare it with a frontier:
+    model and GPU presets, GPU count, weight and KV bits, lengths, measured output tokens/s per
+    GPU and tokens/s per user where derivable, and whether speculation was used (see
+    :class:`FrontierConditions`). Not yet wired to any search: the rows as data."""
+    out = []
+    for row in load("serving"):
+        phase = _phase(row)
+        per_gpu = row["output_tok_s_per_gpu"]
+        if not isinstance(per_gpu, float) and isinstance(row["output_tok_s_total"], float):
+            per_gpu = row["output_tok_s_total"] / row["gpu_count"]
+        if phase == "prefill":
+            per_gpu = None
+        per_user, how = _per_user(row, per_gpu)
+        spec = row["spec_decode"]
+        speculative = None if spec is None else not str(spec).lower().startswith("none")
+        accept = row["spec_accept_len"] if isinstance(row["spec_accept_len"], float) else None
+        out.append(FrontierConditions(
+            row=int(row["row_id"]), source=str(row["source_id"]), kind=_kind(row),
+            model=_frontier_model(str(row["model"])),
+            gpu=FRONTIER_GPUS[str(row["gpu"]).split(" ")[0]], gpu_count=int(row["gpu_count"]),
+            weight_bits=_bits_of(row["weight_precision"]),
+            kv_bits=_bits_of(row["kv_cache_precision"]),
+            input_len=_length(row["input_len"]), output_len=_length(row["output_len"]),
+            avg_kv_len=row["avg_kv_len"] if isinstance(row["avg_kv_len"], float) else None,
+            phase=phase, output_tok_s_per_gpu=per_gpu, tok_s_per_user=per_user,
+            tok_s_per_user_from=how, speculative=speculative, spec_accept_len=accept))
+    return out
