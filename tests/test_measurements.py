@@ -231,3 +231,14 @@ def test_frontier_conditions_leave_open_what_the_sources_leave_open():
     assert (CONDITIONS[41].input_len, CONDITIONS[41].output_len) == (1024, 2048)  # '1K'/'2K'
     # the 10 rows of the offline overview state no concurrency: no rate per user
     assert all(CONDITIONS[r].tok_s_per_user is None for r in range(57, 67))
+
+
+def test_every_serving_row_keeps_its_source():
+    """Each row names a source of the README's table and where in it the numbers were read."""
+    readme = (me.resources.files("inference_math") / "data" / "measurements"
+              / "README_serving_measurements_public.md").read_text()
+    table = readme[readme.index("## Sources"):readme.index("Independent publishers")]
+    listed = dict(re.findall(r"^\| ([A-Za-z0-9.-]+) \| (\d+) \|", table, re.M))
+    rows = me.load("serving")
+    assert Counter(str(row["source_id"]) for row in rows) == {k: int(v) for k, v in listed.items()}
+    assert all(row["source_detail"] for row in rows)

@@ -1,13 +1,15 @@
 """Published serving measurements, and the full model's prediction for each that it can represent.
 
 :func:`load` reads a file of ``inference_math/data/measurements`` (or of ``data``) as rows.
-:func:`comparisons` pairs every measured point whose conditions the source states fully, on a
-model the full model accepts today, with :func:`~inference_math.engine.predict.predict` at the
-same deployment: no fitting, the GPU presets' global caps and latencies. :func:`pending` lists
-the rows it does not compare, with what is missing. :func:`frontier_conditions` gives, for every
-row of the serving file, the conditions a frontier needs to be compared with it (model and GPU
-presets, GPU count, weight and KV bits, lengths, the measured rates per GPU and per user, whether
-speculation was used), not yet wired to any search.
+:func:`comparisons` pairs every point whose layout, batch and weight precision the source states,
+on a model the full model accepts today (the conditions a source leaves open, such as the KV
+cache's width, are named in each comparison's ``unstated``), with
+:func:`~inference_math.engine.predict.predict` at the same deployment: no fitting, the GPU
+presets' global caps and latencies. :func:`pending` lists the rows it does not compare, with what
+is missing. :func:`frontier_conditions` gives, for every row of the serving file, the conditions
+a frontier needs to be compared with it (model and GPU presets, GPU count, weight and KV bits,
+lengths, the measured rates per GPU and per user, whether speculation was used), not yet wired
+to any search.
 
 What each kind of measurement is compared with:
 
