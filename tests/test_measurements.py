@@ -108,6 +108,10 @@ def test_deepseeks_production_against_the_model():
     assert mtp["batch_per_gpu"] > plain["batch_per_gpu"]
     assert mtp["tok_s_per_gpu"] > plain["tok_s_per_gpu"]
     assert 0.5 < ds["frontier_ratio"] < 2 and 0.5 < ds["mtp_ratio"] < 2
+    for label in ("plain", "mtp"):  # decode plus the prefill of (608 - 342)/168 input tokens
+        assert ds[f"model_fleet_usd_per_mtok_{label}"] == pytest.approx(
+            ds["layouts"][label]["usd_per_mtok"]
+            + (608 - 342) / 168 * ds["prefill_usd_per_mtok_input"])
 
 
 def test_the_kernel_calibration_is_one_factor_fitted_on_its_stated_rows():

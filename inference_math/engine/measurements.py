@@ -517,7 +517,8 @@ DEEPSEEK_PRODUCTION = {"price": 2.0, "speed": (20.0, 22.0), "decode_tok_s_per_gp
                        "usd_per_day": 87_072.0, "output_tokens_per_day": 168e9,
                        "input_tokens_per_day": 608e9, "cached_input_tokens_per_day": 342e9}
 #: DeepSeek-V3's multi-token prediction: the second token accepted 85-90% of the time
-#: (deepseekai2024v3); the lower end, T = 1.85 tokens per decode pass.
+#: (deepseekai2024v3); the lower end, T = 1.85 tokens per decode pass. A what-if only: the
+#: production report (deepseekai2025inferencesystem) does not say whether its decode uses MTP.
 DEEPSEEK_MTP_ACCEPTED = 1.85
 #: The prefill unit of the report (EP32, data-parallel attention) at the profile's prompt of
 #: 4,096 tokens and 16,384 tokens per GPU (row 3 of the serving file).
@@ -547,8 +548,9 @@ def deepseek_production(front=None) -> dict:
     ``front``: the frontier of ``Setting(get_model('deepseek-v3'), get_gpu('h800'),
     context=4989, price=2)`` (computed if not given). Returns the measured speed and cost, the
     frontier's cost and output tokens/s per GPU at the report's lower speed, the report's own
-    layout (EP144, data-parallel attention) without and with MTP, and the fleet's cost with the
-    prefill the model adds.
+    layout (EP144, data-parallel attention) without and with MTP (a what-if: the report does not
+    say whether decode uses it), and the cost of a served output token with the prefill the
+    model adds, for each layout, beside the fleet's.
     """
     import numpy as np
 
@@ -589,8 +591,9 @@ def deepseek_production(front=None) -> dict:
         "fleet_usd_per_mtok": report["usd_per_day"] / report["output_tokens_per_day"] * 1e6,
         "prefill_usd_per_mtok_input": prefill.usd_per_mtok_input,
         "input_per_output": in_per_out,
-        "model_fleet_usd_per_mtok": layouts["mtp"]["usd_per_mtok"]
-        + in_per_out * prefill.usd_per_mtok_input,
+        # a served output token: the layout's decode plus the prefill of its input tokens
+        **{f"model_fleet_usd_per_mtok_{label}": layout["usd_per_mtok"]
+           + in_per_out * prefill.usd_per_mtok_input for label, layout in layouts.items()},
     }
 
 
