@@ -1,10 +1,15 @@
 """Published serving measurements, and the full model's prediction for each that it can represent.
 
 :func:`load` reads a file of ``inference_math/data/measurements`` (or of ``data``) as rows.
-:func:`comparisons` pairs every measured point whose conditions the source states fully, on a
-model the full model accepts today, with :func:`~inference_math.engine.predict.predict` at the
-same deployment: no fitting, the GPU presets' global caps and latencies. :func:`pending` lists
-the rows it does not compare, with what is missing.
+:func:`comparisons` pairs every point whose layout, batch and weight precision the source states,
+on a model the full model accepts today (the conditions a source leaves open, such as the KV
+cache's width, are named in each comparison's ``unstated``), with
+:func:`~inference_math.engine.predict.predict` at the same deployment: no fitting, the GPU
+presets' global caps and latencies. :func:`pending` lists the rows it does not compare, with what
+is missing. :func:`frontier_conditions` gives, for every row of the serving file, the conditions
+a frontier needs to be compared with it (model and GPU presets, GPU count, weight and KV bits,
+lengths, the measured rates per GPU and per user, whether speculation was used), not yet wired
+to any search.
 
 What each kind of measurement is compared with:
 
@@ -20,6 +25,12 @@ What each kind of measurement is compared with:
   its pass, B·T_in/(N·t_pre);
 - tokens/s per user at batch one: 1/t, with multi-token prediction at the stated accepted length.
 
+A miss is reported as a factor: |ln(model/measured)| (:attr:`Comparison.log_error`) and its
+exponential (:attr:`Comparison.factor`, "a factor of 1.3"), the same for a time and for a rate;
+medians and quartiles are taken of the logarithms (:func:`factor_quantile`). Each comparison
+names the conditions its source leaves open (``unstated``) and whether the point was measured
+or simulated from a profiler trace (``kind``).
+
 Deployments with data-parallel attention and expert parallelism (DeepSeek's, SGLang's,
 TensorRT-LLM's ``enable_attention_dp``) are one replica of all their expert-parallel GPUs with
 ``dp_attention`` (see :mod:`~inference_math.engine.predict`).
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import math
 import statistics
 from dataclasses import dataclass
 from importlib import resources
@@ -117,13 +129,15 @@ class Comparison:
     row: str  # the row's id in its file
     model: str
     gpu: str
-    setup: str  # TP, batch, input/output lengths, precision
+    setup: str  # layout (TP, or DP attention with its EP degree), batch, lengths, precision
     quantity: str  # 'tpot_ms', 'ttft_ms', 'tokens_per_s_per_gpu' (prefill included),
     #                'decode_tokens_per_s_per_gpu', 'prefill_tokens_per_s_per_gpu' or
     #                'tokens_per_s_per_user'
     measured: float
     predicted: float | None  # None: the deployment does not fit in the model's memory
     binding: str  # or why there is no prediction
+    kind: str = "measured"  # or SIMULATED_FROM_TRACE (see :data:`TRACE_DERIVED`)
+    unstated: tuple[str, ...] = ()  # conditions the source leaves open (the model assumes them)
 
     @property
     def ratio(self) -> float | None:
@@ -136,11 +150,31 @@ class Comparison:
         return self.predicted / self.measured
 
     @property
-    def error(self) -> float | None:
-        """|predicted − measured| / measured, of the quantity as measured."""
+    def log_error(self) -> float | None:
+        """The miss |ln(model / measured)|: the same for a time and for a rate (a 2.4x miss is
+        ln 2.4 either way), and for a model too fast or too slow by the same factor."""
         if self.predicted is None:
             return None
-        return abs(self.predicted - self.measured) / self.measured
+        return abs(math.log(self.predicted / self.measured))
+
+    @property
+    def factor(self) -> float | None:
+        """The miss as a factor, exp |ln(model / measured)| ≥ 1: 'a factor of 1.3'."""
+        return None if self.predicted is None else math.exp(self.log_error)
+
+
+def factor_quantile(rows: list[Comparison], q: float) -> float:
+    """The ``q`` quantile (0-1) of the rows' misses as a factor: exp of the quantile of
+    |ln(model/measured)| (linear interpolation between the logs)."""
+    import numpy as np
+
+    logs = [r.log_error for r in rows if r.log_error is not None]
+    return math.exp(float(np.quantile(logs, q)))
+
+
+def median_factor(rows: list[Comparison]) -> float:
+    """The median miss of the rows, as a factor (see :func:`factor_quantile`)."""
+    return factor_quantile(rows, 0.5)
 
 
 def throughput_with_prefill(dep: Deployment) -> tuple[float, str]:
@@ -158,8 +192,11 @@ def throughput_with_prefill(dep: Deployment) -> tuple[float, str]:
 
 
 def _setup(dep: Deployment) -> str:
+    """The deployment as the table shows it: the tensor-parallel degree, or for data-parallel
+    attention its expert-parallel degree (the replica's GPUs), then batch, lengths and bits."""
     bits = f"{dep.weight_bits or dep.model.weight_bits}-bit"
-    return (f"TP {dep.tp:g}, batch {dep.batch:g}, {dep.input_len:g}/{dep.output_len:g}, {bits}")
+    layout = f"DP attention, EP {dep.tp:g}" if dep.dp_attention else f"TP {dep.tp:g}"
+    return f"{layout}, batch {dep.batch:g}, {dep.input_len:g}/{dep.output_len:g}, {bits}"
 
 
 _PER_GPU = ("per GPU", "per device", "per decode rank")
@@ -188,6 +225,39 @@ def _missing(row: dict) -> list[str]:
     if _is_mtp(row) and not isinstance(row["spec_accept_len"], float):
         missing.append("spec_accept_len")
     return missing
+
+
+#: What a row of the serving file is when its engine is a profiler trace (InferSim's DeepSeek-V3
+#: "Actual" columns: DeepSeek's published profile with balanced routing simulated, not an
+#: end-to-end run), and what it is otherwise.
+SIMULATED_FROM_TRACE, MEASURED = "simulated from a profiler trace", "measured"
+
+
+def _kind(row: dict) -> str:
+    """Whether a serving row was measured end to end or simulated from a profiler trace."""
+    return SIMULATED_FROM_TRACE if "trace" in str(row["engine"]) else MEASURED
+
+
+def _unstated(row: dict) -> tuple[str, ...]:
+    """The conditions of a compared serving row that its source leaves open, which the model
+    then assumes: the KV cache's width (the model's 16 bits), lengths not printed (or printed
+    as '1K'), a precision read from a simulation script rather than the measurement."""
+    out = []
+    if "sim" in str(row["weight_precision"]):
+        out.append("weight precision (from InferSim's simulation script)")
+    if not row["kv_cache_precision"]:
+        out.append("KV width")
+    if not isinstance(row["input_len"], float):
+        out.append("lengths (printed as " + f"{row['input_len']}/{row['output_len']})"
+                   if _length(row["input_len"]) else "lengths")
+    return tuple(out)
+
+
+#: The conditions the files beside the serving file leave open (their headers state no
+#: precision; the vLLM sweep's post does not state the 8B model's GPU count).
+_UNSTATED_OTHER = {"FT-KIPPLY": ("weight width", "KV width"),
+                   "TRTLLM-7B-A100": ("weight width", "KV width"),
+                   "TE-VLLM": ("weight width", "KV width")}
 
 
 def _stated(row: dict) -> bool:
@@ -293,7 +363,8 @@ def _serving_rows(kernel_scale: float = 1.0) -> list[Comparison]:
             quantity, measured = "ttft_ms", row["ttft_ms_mean"]
         setup = _setup(dep) + (f", MTP {dep.mtp_accepted:g}" if dep.mtp_accepted else "") + note
         out.append(Comparison(str(row["source_id"]), str(int(row["row_id"])), model.name,
-                              gpu.name, setup, quantity, float(measured), value, binding))
+                              gpu.name, setup, quantity, float(measured), value, binding,
+                              _kind(row), _unstated(row)))
     return out
 
 
@@ -311,10 +382,12 @@ def _fastertransformer(kernel_scale: float = 1.0) -> list[Comparison]:
         setup = f"TP {dep.tp:g}, batch 1, context 512, 16-bit"
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} prefill", KIPPLY_13B.name,
                               A100_40GB.name, setup, "ttft_ms", row["measured_prefill_ms"],
-                              result.ttft_ms, result.binding_prefill))
+                              result.ttft_ms, result.binding_prefill,
+                              unstated=_UNSTATED_OTHER["FT-KIPPLY"]))
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} decode", KIPPLY_13B.name,
                               A100_40GB.name, setup, "tpot_ms", row["measured_decode_step_ms"],
-                              result.tpot_ms, result.binding_decode))
+                              result.tpot_ms, result.binding_decode,
+                              unstated=_UNSTATED_OTHER["FT-KIPPLY"]))
     return out
 
 
@@ -332,13 +405,14 @@ def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
         out.append(Comparison("TRTLLM-7B-A100", f"b{dep.batch:g} {dep.input_len:g}/"
                               f"{dep.output_len:g}", LLAMA_7B.name, a100.name, _setup(dep),
                               "tokens_per_s_per_gpu", row["measured_tokens_per_s_per_gpu"],
-                              value, binding))
+                              value, binding, unstated=_UNSTATED_OTHER["TRTLLM-7B-A100"]))
     for prompt, measured in TRT_7B_FIRST_TOKEN_MS.items():
         result = predict(Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=1, input_len=prompt,
                                     output_len=1))
         out.append(Comparison("TRTLLM-7B-A100", f"first token {prompt}", LLAMA_7B.name, a100.name,
                               f"TP 1, batch 1, {prompt} in, 16-bit", "ttft_ms", measured,
-                              result.ttft_ms, result.binding_prefill))
+                              result.ttft_ms, result.binding_prefill,
+                              unstated=_UNSTATED_OTHER["TRTLLM-7B-A100"]))
     return out
 
 
@@ -350,10 +424,13 @@ def _vllm_sweep(kernel_scale: float = 1.0) -> list[Comparison]:
         dep = Deployment(model=model, gpu=h100, tp=row["gpus"], batch=row["batch"],
                          input_len=row["input_tokens"], output_len=row["output_tokens"])
         value, binding = throughput_with_prefill(dep)
-        # the sweep's tokens/s are for the whole instance
+        # the sweep's tokens/s are for the whole instance; the 8B model's one GPU is the
+        # benchmark repository's default, which the post does not state (the file's header)
+        unstated = _UNSTATED_OTHER["TE-VLLM"] + (("GPU count",) if "8b" in row["model"] else ())
         out.append(Comparison("TE-VLLM", f"{row['model']} b{dep.batch:g}", model.name, h100.name,
                               _setup(dep), "tokens_per_s_per_gpu",
-                              row["measured_tokens_per_s"] / dep.gpus, value, binding))
+                              row["measured_tokens_per_s"] / dep.gpus, value, binding,
+                              unstated=unstated))
     return out
 
 
@@ -365,14 +442,17 @@ def comparisons(kernel_scale: float = 1.0) -> list[Comparison]:
 
 
 #: The one calibration: the rows it uses. SGLang's batch-one decode of gpt-oss-120b (four points,
-#: two GPUs, two precisions), where a step is almost all fixed time.
+#: two GPUs, two precisions), where a step is almost all fixed time. The parameter (the kernel
+#: launch time) and this subset were chosen after reading the residuals of every point, so the
+#: points outside the subset are not a held-out test of it.
 CALIBRATION_SOURCE = "LMSYS-GPTOSS"
 
 
 def calibrate_kernel(rows: list[Comparison] | None = None) -> tuple[float, list[float]]:
-    """The global factor on every GPU's kernel-launch time, fitted once on
-    :data:`CALIBRATION_SOURCE`: the median over its rows of the factor that makes each row's
-    time per token equal the measured one, and those factors.
+    """The global factor on every GPU's kernel-launch time, fitted on
+    :data:`CALIBRATION_SOURCE` (chosen after reading every residual): the median over its rows
+    of the factor that makes each row's time per token equal the measured one, and those
+    factors.
 
     A step's latency is the kernel launches plus terms that do not depend on them
     (eq-full-forward-latency), so each row's time per token is a + k·c: c and a follow from the
@@ -414,13 +494,15 @@ def pending() -> list[dict]:
 
 
 def error_summary(rows: list[Comparison]) -> dict[str, tuple[int, float, float, float]]:
-    """By source: (points, median |error|, smallest and largest |error|)."""
-    by_source: dict[str, list[float]] = {}
+    """By source: (points, median miss, smallest and largest miss), each miss as a factor
+    exp |ln(model/measured)| (:attr:`Comparison.factor`)."""
+    by_source: dict[str, list[Comparison]] = {}
     for row in rows:
-        if row.error is not None:
-            by_source.setdefault(row.source, []).append(row.error)
-    return {src: (len(errs), statistics.median(errs), min(errs), max(errs))
-            for src, errs in by_source.items()}
+        if row.predicted is not None:
+            by_source.setdefault(row.source, []).append(row)
+    return {src: (len(pts), median_factor(pts), min(r.factor for r in pts),
+                  max(r.factor for r in pts))
+            for src, pts in by_source.items()}
 
 
 # --- DeepSeek's production report against the frontier --------------------------------------
@@ -435,7 +517,8 @@ DEEPSEEK_PRODUCTION = {"price": 2.0, "speed": (20.0, 22.0), "decode_tok_s_per_gp
                        "usd_per_day": 87_072.0, "output_tokens_per_day": 168e9,
                        "input_tokens_per_day": 608e9, "cached_input_tokens_per_day": 342e9}
 #: DeepSeek-V3's multi-token prediction: the second token accepted 85-90% of the time
-#: (deepseekai2024v3); the lower end, T = 1.85 tokens per decode pass.
+#: (deepseekai2024v3); the lower end, T = 1.85 tokens per decode pass. A what-if only: the
+#: production report (deepseekai2025inferencesystem) does not say whether its decode uses MTP.
 DEEPSEEK_MTP_ACCEPTED = 1.85
 #: The prefill unit of the report (EP32, data-parallel attention) at the profile's prompt of
 #: 4,096 tokens and 16,384 tokens per GPU (row 3 of the serving file).
@@ -465,8 +548,9 @@ def deepseek_production(front=None) -> dict:
     ``front``: the frontier of ``Setting(get_model('deepseek-v3'), get_gpu('h800'),
     context=4989, price=2)`` (computed if not given). Returns the measured speed and cost, the
     frontier's cost and output tokens/s per GPU at the report's lower speed, the report's own
-    layout (EP144, data-parallel attention) without and with MTP, and the fleet's cost with the
-    prefill the model adds.
+    layout (EP144, data-parallel attention) without and with MTP (a what-if: the report does not
+    say whether decode uses it), and the cost of a served output token with the prefill the
+    model adds, for each layout, beside the fleet's.
     """
     import numpy as np
 
@@ -507,6 +591,160 @@ def deepseek_production(front=None) -> dict:
         "fleet_usd_per_mtok": report["usd_per_day"] / report["output_tokens_per_day"] * 1e6,
         "prefill_usd_per_mtok_input": prefill.usd_per_mtok_input,
         "input_per_output": in_per_out,
-        "model_fleet_usd_per_mtok": layouts["mtp"]["usd_per_mtok"]
-        + in_per_out * prefill.usd_per_mtok_input,
+        # a served output token: the layout's decode plus the prefill of its input tokens
+        **{f"model_fleet_usd_per_mtok_{label}": layout["usd_per_mtok"]
+           + in_per_out * prefill.usd_per_mtok_input for label, layout in layouts.items()},
     }
+
+
+# --- the conditions a frontier needs, row by row -------------------------------------------
+
+#: The model of each serving row, by the start of its ``model`` text: a preset name, a bundled
+#: config (``hf_configs/...``, see :func:`FrontierConditions.model_object`) or a model this
+#: module defines (``LLAMA2_13B``, ``LLAMA2_70B``). First match wins.
+FRONTIER_MODELS = (
+    ("DeepSeek", "deepseek-v3"),  # V3, R1, R1-0528 and the combined traffic share one architecture
+    ("Kimi K2", "kimi-k2"),
+    ("gpt-oss-120b", "gpt-oss-120b"),
+    ("Qwen3-235B-A22B", "qwen3-235b-a22b"),
+    ("Qwen3-30B-A3B", "hf_configs/Qwen--Qwen3-30B-A3B.config.json"),
+    ("Qwen3-8B", "hf_configs/Qwen--Qwen3-8B.config.json"),
+    ("Llama-2-13B", "LLAMA2_13B"),
+    ("Llama-2-70B", "LLAMA2_70B"),
+    ("Llama 2 70B", "LLAMA2_70B"),
+    ("GPT-J 6B", "gpt-j-6b"),
+    ("Llama 3.1 8B", "llama-3.1-8b"),
+    ("Llama 3.3 70B", "llama-3.3-70b"),
+    ("Llama 3.1 405B", "llama-3.1-405b-config"),
+    ("Mixtral 8x7B", "mixtral-8x7b"),
+)
+#: The GPU preset of each serving row, by the first word of its ``gpu`` text.
+FRONTIER_GPUS = {"H800": "h800", "H100": "h100", "H200": "h200", "H20": "h20", "A100": "a100",
+                 "B200": "b200", "GB200": "gb200-nvl72", "MI300X": "mi300x"}
+#: Batch definitions that count whole sequences on each GPU (else on the whole gpu_count).
+_PER_GPU_SEQUENCES = ("per GPU", "per device", "per decode rank", "per decode GPU")
+
+
+@dataclass(frozen=True)
+class FrontierConditions:
+    """What a row of the serving file states that a frontier needs to be compared with it.
+
+    ``None`` is a condition the source does not state (or states only in a simulation script).
+    ``phase``: 'decode' (decode measured alone: disaggregated decode, a decode-only profile or
+    batch-one decode), 'prefill' (input tokens only: no output rate) or 'serving' (whole
+    requests, prefill included in the output rate). ``tok_s_per_user_from`` says how the rate
+    per user was obtained: 'stated'; 'stated, prefill included' (TensorRT-LLM's '[w/ ctx]');
+    'stated range A-B, upper end' (the stricter check against a curve that falls with speed);
+    '1000 / TPOT'; 'throughput / concurrency' (output tokens/s of the GPUs over the sequences
+    they serve at once); '' when none of these is available. ``speculative``: True when the
+    source states speculative decoding or multi-token prediction (simulated or real), False
+    when it states none, None when it does not say.
+    """
+
+    row: int
+    source: str
+    kind: str  # MEASURED or SIMULATED_FROM_TRACE
+    model: str  # a preset, a bundled config 'hf_configs/...', or 'LLAMA2_13B' / 'LLAMA2_70B'
+    gpu: str  # a GPU preset
+    gpu_count: int
+    weight_bits: int | None
+    kv_bits: int | None
+    input_len: float | None
+    output_len: float | None
+    avg_kv_len: float | None
+    phase: str
+    output_tok_s_per_gpu: float | None
+    tok_s_per_user: float | None
+    tok_s_per_user_from: str
+    speculative: bool | None
+    spec_accept_len: float | None
+
+    def model_object(self):
+        """The model itself: a preset, a bundled config read by ``get_model``, or this module's
+        Llama 2."""
+        if self.model.startswith("hf_configs/"):
+            return get_model(str(resources.files("inference_math") / "data" / self.model))
+        own = {"LLAMA2_13B": LLAMA2_13B, "LLAMA2_70B": LLAMA2_70B}
+        return own[self.model] if self.model in own else get_model(self.model)
+
+
+def _frontier_model(text: str) -> str:
+    return next(key for start, key in FRONTIER_MODELS if text.startswith(start))
+
+
+def _bits_of(text) -> int | None:
+    """Bits of a precision as printed ('FP8 (matmuls)', 'NVFP4 MoE ...', 'FP16/BF16 ...'); None
+    when empty or taken only from a simulation script."""
+    if not text or "sim" in str(text):
+        return None
+    return PRECISION_BITS[str(text).split(" ")[0].split("/")[0]]
+
+
+def _phase(row: dict) -> str:
+    scenario, disagg = str(row["scenario"]).lower(), str(row["disaggregated"]).lower()
+    if "prefill" in scenario:
+        return "prefill"
+    if "decode" in scenario and (disagg.startswith("yes") or "decode-only" in disagg
+                                 or scenario.startswith("decode")):
+        return "decode"
+    return "serving"
+
+
+def _concurrency(row: dict) -> float | None:
+    """Sequences served at once by the row's GPUs, where the source states them: a batch of
+    sequences (not of tokens, not an engine's cap, not a simulation script's setting)."""
+    batch = row["batch_or_concurrency"]
+    definition = str(row["batch_definition"]).split(";")[0]
+    if not isinstance(batch, float) or not definition or definition == "None":
+        return None
+    if any(word in definition for word in ("token", "sim", "max concurrency", "gpu_batch_size",
+                                           "not fixed")):
+        return None
+    per_gpu = any(text in definition for text in _PER_GPU_SEQUENCES)
+    return batch * row["gpu_count"] if per_gpu else batch
+
+
+def _per_user(row: dict, per_gpu: float | None) -> tuple[float | None, str]:
+    stated = row["tok_s_per_user"]
+    if isinstance(stated, float):
+        with_prefill = "w/ ctx" in str(row["note"])
+        return stated, "stated, prefill included" if with_prefill else "stated"
+    if isinstance(stated, str) and "-" in stated:
+        lo, hi = (float(x) for x in stated.split("-"))
+        return hi, f"stated range {lo:g}-{hi:g}, upper end"
+    if isinstance(row["tpot_ms_mean"], float):
+        return 1000.0 / row["tpot_ms_mean"], "1000 / TPOT"
+    concurrency = _concurrency(row)
+    if per_gpu is not None and concurrency:
+        return per_gpu * row["gpu_count"] / concurrency, "throughput / concurrency"
+    return None, ""
+
+
+def frontier_conditions() -> list[FrontierConditions]:
+    """For each of the serving file's rows, the conditions needed to compare it with a frontier:
+    model and GPU presets, GPU count, weight and KV bits, lengths, measured output tokens/s per
+    GPU and tokens/s per user where derivable, and whether speculation was used (see
+    :class:`FrontierConditions`). Not yet wired to any search: the rows as data."""
+    out = []
+    for row in load("serving"):
+        phase = _phase(row)
+        per_gpu = row["output_tok_s_per_gpu"]
+        if not isinstance(per_gpu, float) and isinstance(row["output_tok_s_total"], float):
+            per_gpu = row["output_tok_s_total"] / row["gpu_count"]
+        if phase == "prefill":
+            per_gpu = None
+        per_user, how = _per_user(row, per_gpu)
+        spec = row["spec_decode"]
+        speculative = None if spec is None else not str(spec).lower().startswith("none")
+        accept = row["spec_accept_len"] if isinstance(row["spec_accept_len"], float) else None
+        out.append(FrontierConditions(
+            row=int(row["row_id"]), source=str(row["source_id"]), kind=_kind(row),
+            model=_frontier_model(str(row["model"])),
+            gpu=FRONTIER_GPUS[str(row["gpu"]).split(" ")[0]], gpu_count=int(row["gpu_count"]),
+            weight_bits=_bits_of(row["weight_precision"]),
+            kv_bits=_bits_of(row["kv_cache_precision"]),
+            input_len=_length(row["input_len"]), output_len=_length(row["output_len"]),
+            avg_kv_len=row["avg_kv_len"] if isinstance(row["avg_kv_len"], float) else None,
+            phase=phase, output_tok_s_per_gpu=per_gpu, tok_s_per_user=per_user,
+            tok_s_per_user_from=how, speculative=speculative, spec_accept_len=accept))
+    return out
