@@ -4,7 +4,10 @@ Values typed from the note's table (dense peaks per GPU; scale-up bandwidth per 
 direction): [A] NVIDIA AIConfigurator (commit 095f58a51c4c), [B] SemiAnalysis InferenceX (commit
 77ca49a; [B2] its docs/gpu-specs.md), [C] Google Cloud TPU v6e documentation, [D] TPU7x
 documentation. Where [A] and [B] differ the presets take [B]. Prices: [B]'s hyperscaler column,
-2026-03/04.
+2026-03/04. Corrected after an independent hand check (issue 20) from the vendors' own pages: the
+GB200/GB300 NVL72 HBM per GPU (rack HBM / 72), their scale-out NICs (one per GPU) and the AMD
+Infinity Fabric bandwidth (links x per-link rate, both directions, / 2 for one direction), each
+written below as the datasheet arithmetic.
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ T = 1e12
 G = 1e9
 
 # key: (BF16, 8-bit, FP4 or None, HBM bytes, HBM B/s, scale-up B/s one direction, domain, $/h)
+# NVL72 HBM: the rack's HBM over its 72 GPUs (NVIDIA's GB200 / GB300 NVL72 pages). AMD scale-up:
+# 7 Infinity Fabric links per GPU (an 8-GPU full mesh) x AMD's peak link bandwidth, which counts
+# both directions, / 2 for one direction.
 NOTE = {
     "b200": (2250 * T, 4500 * T, 9000 * T, 180 * G, 8.0 * T, 900 * G, 8, 1.95),
     "b300": (2250 * T, 4500 * T, 13500 * T, 268 * G, 8.0 * T, 900 * G, 8, 1.2 * 1.95),
-    "gb200-nvl72": (2500 * T, 5000 * T, 10000 * T, 192 * G, 8.0 * T, 900 * G, 72, 2.21),
-    "gb300-nvl72": (2500 * T, 5000 * T, 15000 * T, 288 * G, 8.0 * T, 900 * G, 72, 1.2 * 2.21),
-    "mi300x": (1307 * T, 2615 * T, None, 192 * G, 5.3 * T, 7 * 64 * G, 8, 1.12),
-    "mi325x": (1307 * T, 2615 * T, None, 256 * G, 6.0 * T, 448 * G, 8, 1.28),
-    "mi355x": (2516 * T, 5033 * T, 10066 * T, 288 * G, 8.0 * T, 576 * G, 8, 1.48),
+    "gb200-nvl72": (2500 * T, 5000 * T, 10000 * T, 13.4e12 / 72, 8.0 * T, 900 * G, 72, 2.21),
+    "gb300-nvl72": (2500 * T, 5000 * T, 15000 * T, 20e12 / 72, 8.0 * T, 900 * G, 72, 1.2 * 2.21),
+    "mi300x": (1307 * T, 2615 * T, None, 192 * G, 5.3 * T, 7 * 128 * G / 2, 8, 1.12),
+    "mi325x": (1307 * T, 2615 * T, None, 256 * G, 6.0 * T, 7 * 128 * G / 2, 8, 1.28),
+    "mi355x": (2516 * T, 5033 * T, 10066 * T, 288 * G, 8.0 * T, 7 * 153.6 * G / 2, 8, 1.48),
     # TPU v6e: 8-bit weights at the INT8 rate (1,836; FP8 runs at the BF16 rate), as the v5e preset
     "tpu-v6e": (918 * T, 1836 * T, None, 32 * G, 1.64 * T, 800 * G / 2, 256, None),
     "tpu7x": (2307 * T, 4614 * T, None, 192 * 2**30, 7.37 * T, 1200 * G / 2, 9216, None),
@@ -87,15 +93,46 @@ def test_the_reference_codes_bandwidth_rule_reproduces_the_h100():
     assert h100.internode_allreduce_bandwidth == 400e9 / 8 / 2
 
 
+# key: (NICs per compute tray, line rate per NIC in bit/s, GPUs per tray), from NVIDIA's documentation
+NICS = {
+    "gb200-nvl72": (4, 400e9, 4),  # DGX GB user guide: 4 x 400G ConnectX-7 per 2 Grace + 4 Blackwell
+    "gb300-nvl72": (4, 800e9, 4),  # NVL72 enterprise RA: 4 ConnectX-8 per tray; ConnectX-8: 800 Gb/s
+}
+
+
 def test_scale_out_bandwidths():
-    """GB200 racks: 800 Gb/s InfiniBand, 100 GB/s per GPU one direction [A]; the rest assumed."""
-    assert GPUS["gb200-nvl72"].internode_allreduce_bandwidth == pytest.approx(100 * G / 2)
-    assert "internode_allreduce_bandwidth" not in GPUS["gb200-nvl72"].assumed
-    for key in ("b200", "b300", "gb300-nvl72", "mi300x", "mi325x", "mi355x"):
+    """NVL72 racks: one NIC per GPU, its one-direction bytes/s / 2 (the H100's rule); the rest assumed."""
+    for key, (nics, bits_per_s, gpus) in NICS.items():
+        gpu = GPUS[key]
+        assert gpu.internode_allreduce_bandwidth == pytest.approx(nics * bits_per_s / gpus / 8 / 2,
+                                                                  rel=RTOL), key
+        assert "internode_allreduce_bandwidth" not in gpu.assumed, key
+    assert GPUS["gb200-nvl72"].internode_allreduce_bandwidth == GPUS["h100"].internode_allreduce_bandwidth
+    for key in ("b200", "b300", "mi300x", "mi325x", "mi355x"):
         gpu = GPUS[key]
         assert "internode_allreduce_bandwidth" in gpu.assumed, key
         # [B]: 400-800 Gb/s NICs per GPU
         assert 400e9 / 8 / 2 <= gpu.internode_allreduce_bandwidth <= 800e9 / 8 / 2, key
+
+
+def test_the_corrected_numbers_cite_the_vendors_own_pages():
+    """Issue 20: each corrected number names NVIDIA's or AMD's page, and the arithmetic in its note."""
+    cited = {
+        ("gb200-nvl72", "hbm_bytes"): ("nvidia2024gb200nvl72", "13.4 TB"),
+        ("gb300-nvl72", "hbm_bytes"): ("nvidia2025gb300nvl72", "20 TB"),
+        ("gb200-nvl72", "internode_allreduce_bandwidth"): ("nvidia2025dgxgbuserguide", "400 Gb/s"),
+        ("gb300-nvl72", "internode_allreduce_bandwidth"): ("nvidia2025connectx8fw", "800 Gb/s"),
+        ("mi300x", "intranode_allreduce_bandwidth"): ("amd2023mi300x", "7 Infinity Fabric links"),
+        ("mi325x", "intranode_allreduce_bandwidth"): ("amd2024mi325x", "7 Infinity Fabric links"),
+        ("mi355x", "intranode_allreduce_bandwidth"): ("amd2025mi355x", "153.6 GB/s"),
+    }
+    keys = bib_keys()
+    for (gpu, field), (bib_key, arithmetic) in cited.items():
+        head, note = GPUS[gpu].sources[field].split(":", 1)
+        assert bib_key in head.split(",") and bib_key in keys, (gpu, field)
+        assert arithmetic in note, (gpu, field)
+    # the GB200 superchip's 372 GB over its 2 GPUs agrees with the rack's 13.4 TB / 72 to rounding
+    assert GPUS["gb200-nvl72"].hbm_bytes == pytest.approx(372 * G / 2, rel=1e-3)
 
 
 @pytest.mark.parametrize("key", sorted(NOTE))
