@@ -11,18 +11,20 @@ from inference_math.engine import full_model as fm
 from inference_math.engine import full_model_codegen as codegen
 
 
-def test_generated_module_is_current():
+@pytest.mark.parametrize("rules", fm.RULES)
+def test_generated_module_is_current(rules):
     # regenerating from the derivations gives the committed text byte for byte
-    assert codegen.module_source() == codegen.TARGET.read_text()
+    assert codegen.module_source(rules) == codegen.TARGETS[rules].read_text()
 
 
 @pytest.mark.parametrize(("model", "gpu", "two_d"), [
     ("llama-3-70b", "h100", False), ("deepseek-v3-paper", "h100", True), ("mixtral-8x22b", "h100", True),
     ("llama-3-70b", "tpu-v4-erdil", True)])
-@pytest.mark.parametrize("name", ["latency", "network_bandwidth"])
-def test_generated_term_equals_sympy_evaluation(model, gpu, two_d, name):
+@pytest.mark.parametrize("name", ["latency", "network_bandwidth", "latency_lower"])
+@pytest.mark.parametrize("curve", fm.RULES)
+def test_generated_term_equals_sympy_evaluation(model, gpu, two_d, name, curve):
     model, gpu = get_model(model), get_gpu(gpu)
-    branch = fm.compile_branch(model, gpu, two_d, q=3.0, context=2000.0)
+    branch = fm.compile_branch(model, gpu, two_d, q=3.0, context=2000.0, curve=curve)
     rng = np.random.default_rng(0)
     n = np.exp(rng.uniform(0, 9, 40))
     batch = np.exp(rng.uniform(0, 9, 40))

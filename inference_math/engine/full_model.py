@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import sympy as sp
@@ -604,9 +604,16 @@ def compile_term(structure: Structure, name: str) -> callable:
     :mod:`inference_math.engine.full_model_codegen` into :mod:`inference_math.engine.full_model_numpy`, so
     evaluating the model needs no SymPy work.
     """
-    from .full_model_numpy import TERMS
-    return TERMS[(structure.two_d, structure.moe, structure.mla, structure.collective_model,
-                  structure.rules, name)]
+    return _generated(structure.rules).TERMS[(structure.two_d, structure.moe, structure.mla,
+                                              structure.collective_model, structure.rules, name)]
+
+
+@cache
+def _generated(rules: str):
+    """The generated module of one set of rules, imported on first use."""
+    import importlib
+    suffix = "" if rules == "paper" else f"_{rules}"
+    return importlib.import_module(f"{__package__}.full_model_numpy{suffix}")
 
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
@@ -799,8 +806,7 @@ class GroupedBranch:
 
 def _overlapped(kernel, network, memory, arithmetic, omega):
     """eq-phys-forward-latency, generated from physical_rules.forward_latency."""
-    from .full_model_numpy import overlapped
-    return overlapped(kernel, network, memory, arithmetic, omega)
+    return _generated("physical").overlapped(kernel, network, memory, arithmetic, omega)
 
 
 # --- reading one point --------------------------------------------------------------------
