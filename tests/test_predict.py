@@ -73,7 +73,7 @@ def test_predict_reproduces_the_search_at_its_chosen_points():
     for pt in points[:: max(1, len(points) // 12)]:
         dep = Deployment(model=LLAMA_8B, gpu=H100, tp=pt.n_tp, pp=pt.n_pp, batch=pt.batch,
                          input_len=100, output_len=100, context=2000.0, two_d=pt.two_d,
-                         sigma=pt.attn_scaledown, whole_degrees=False)
+                         sigma=pt.attn_scaledown, whole_degrees=False, curve="paper")
         result = predict(dep)
         assert result.fits
         assert result.tpot_ms / 1e3 == pytest.approx(pt.target_latency_s, rel=1e-9)
@@ -206,7 +206,7 @@ def test_prefill_against_tensor_economics_one_prompt_on_one_gpu():
     m = de.MAZUREK2025
     gpu = dataclasses.replace(H100, flop_cap=1.0)
     dep = Deployment(model=get_model("llama-3.3-70b"), gpu=gpu, tp=1, batch=1,
-                     input_len=m["prefill_tokens"], output_len=1)
+                     input_len=m["prefill_tokens"], output_len=1, curve="paper")
     result = predict(dep)  # does not fit in 80 GB; its terms are still the model's
     assert not result.fits
     terms = prefill_terms(dep)
@@ -226,7 +226,8 @@ def test_prefill_against_the_tensor_economics_script_on_four_gpus():
     script = de.simple_model(get_model("llama-3.3-70b"), 1, prompt=m["throughput_model"]["prompt"],
                              output=1, hardware=de.post_hardware()).prefill_s
     result = predict(Deployment(model=get_model("llama-3.3-70b"), gpu=gpu, tp=4, batch=1,
-                                input_len=m["throughput_model"]["prompt"], output_len=1))
+                                input_len=m["throughput_model"]["prompt"], output_len=1,
+                                curve="paper"))
     prompt = m["throughput_model"]["prompt"]
     flops = de.prefill_flops_of(get_model("llama-3.3-70b"), prompt, lm_head_all_tokens=True)
     assert result.prefill_terms_ms["arithmetic"] / 1e3 == pytest.approx(
@@ -450,7 +451,7 @@ def test_the_ttft_arithmetic_evaluates_to_the_compiled_prefill_term():
               S.n_layers: 80, S.flops: H100.flops(16) * H100.flop_cap, S.n_gpu: tp, S.n_pp: 1,
               S.sigma_attn: 1, S.t_prompt: prompt}
     by_hand = float(pf.prompt_flop_time().subs(values))
-    terms = prefill_terms(deployment(tp=tp, input_len=prompt))
+    terms = prefill_terms(deployment(tp=tp, input_len=prompt, curve="paper"))
     assert terms["arithmetic"] == pytest.approx(by_hand, rel=1e-12)
 
 

@@ -19,8 +19,8 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
 7. The attention scale-down σ is attention's data-parallel degree: σ groups of N_TP/σ GPUs,
    each attending for its own b_μ/σ sequences with a full copy of attention's weights and
    its own sequences' cache; at σ = N_TP attention is data-parallel, with no all-reduce
-   (eq-phys-memory-time, eq-phys-network-time). Shared experts are replicated on every
-   expert-parallel rank (each runs its own tokens) and the expert dispatch travels at
+   (eq-phys-memory-time, eq-phys-network-time). Shared experts follow attention's layout
+   (every GPU reads them with data-parallel attention) and the expert dispatch travels at
    p_disp bytes per element (FP8 where the weights are 8-bit or less).
 8. A second micro-batch hides the share ω of the network time behind memory and arithmetic
    (eq-phys-forward-latency): ω = 0 for the curve 'physical', 1 for the limit.
@@ -108,15 +108,17 @@ def _rw_floor(m, k, n, tp):
     return m * k * p + n * (m + k) * p_act
 
 
-def shared_bytes_replicated() -> sp.Expr:
-    """The shared experts' traffic of one layer, each of the N_EP expert-parallel groups reading
-    its own copy for its own b_μ·q/N_EP tokens."""
-    return n_sh * (n_ff_in + n_ff_out) * n_ep * RW(d_model, d_ff_shared, fm.tokens() / n_ep, N_TP_FF)
+def shared_bytes() -> sp.Expr:
+    """The shared experts' traffic of one layer: they follow attention's layout, each of the σ
+    groups reading its own copy, sharded over its N_TP/σ GPUs, for its own b_μ·q/σ tokens
+    (with data-parallel attention every GPU reads the whole shared expert)."""
+    return n_sh * (n_ff_in + n_ff_out) * sigma_attn * RW(d_model, d_ff_shared,
+                                                         fm.tokens() / sigma_attn, N_TP_ATTN)
 
 
-def ff_bytes(shared: bool = True) -> sp.Expr:
-    routed = fm.ff_bytes(shared=False)
-    return routed + shared_bytes_replicated() if shared else routed
+def shared_bytes_floor() -> sp.Expr:
+    """A lower bound of :func:`shared_bytes` over σ: one copy, its inputs and outputs once."""
+    return n_sh * (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff_shared, fm.tokens(), 1)
 
 
 @derivation("eq-phys-memory-time", "this book (physical rules), from Erdil (2025), eq. 34")
@@ -124,8 +126,8 @@ def memory_time(mla: bool = False, shared: bool = True) -> sp.Eq:
     """Memory time of one forward pass under the physical rules (eq-phys-memory-time).
 
     As eq-full-memory-time, with attention's weights read by each of its σ data-parallel
-    groups, the cache read once per copy (eq-phys-kv-copies) and the shared experts read by
-    each expert-parallel group.
+    groups, the cache read once per copy (eq-phys-kv-copies) and the shared experts read as
+    attention's weights are, once per group.
     """
     return sp.Eq(t_mem, sum(memory_parts(mla, shared).values()))
 
@@ -135,7 +137,9 @@ def memory_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
     per_gpu = n_pp / (n_gpu * hbm_bw)
     copies = kv_copies_eq(mla).rhs
     attention = n_layers * attention_bytes_dp(mla) + copies * kv_bytes * ctx * b_mu
-    rest = n_layers * ff_bytes(shared) + p * vocab * d_model
+    if shared:
+        attention += n_layers * shared_bytes()
+    rest = n_layers * fm.ff_bytes(shared=False) + p * vocab * d_model
     return {"attention": per_gpu * attention, "rest": per_gpu * rest}
 
 
@@ -144,8 +148,9 @@ def memory_floor(mla: bool = False, shared: bool = True) -> sp.Expr:
     once and its activations once (:func:`_rw_floor`), the cache read once."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
     attention = fm.attention_bytes(mla).replace(RW, _rw_floor)
-    return per_gpu * (n_layers * attention + kv_bytes * ctx * b_mu
-                      + n_layers * ff_bytes(shared) + p * vocab * d_model)
+    shared_floor = shared_bytes_floor() if shared else 0
+    return per_gpu * (n_layers * (attention + fm.ff_bytes(shared=False) + shared_floor)
+                      + kv_bytes * ctx * b_mu + p * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -190,8 +195,10 @@ def network_time(two_d: bool = False, moe: bool = False, mla: bool = False,
 
     Per layer: each of the σ attention groups all-reduces its own tokens over its N_TP/σ GPUs;
     the feed-forward block all-reduces one d_model vector per token over N_TP^ff GPUs; an MoE
-    dispatches its tokens at p_disp bytes and combines them at p_act bytes, each an all-to-all
-    over min(n_active, N_EP) ranks (eq-coll-all-to-all); N_PP − 1 pipeline hops.
+    under expert parallelism sends the share 1 − 1/σ of its tokens to experts outside their
+    attention group, dispatched at p_disp bytes and combined at p_act bytes, each an all-to-all
+    over min(n_active, N_EP) ranks (eq-coll-all-to-all), and the attention group all-reduces
+    the expert outputs with the shared experts' partial sums; N_PP − 1 pipeline hops.
     """
     return sp.Eq(t_net, sum(network_parts(two_d, moe, mla, shared).values()))
 
@@ -208,11 +215,19 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
              "experts": sp.Integer(0),
              "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
     if moe:
+        # Every GPU of an attention group holds its group's tokens. Under expert parallelism the
+        # share 1 − 1/σ of a token's experts sits outside its group: dispatched there and
+        # combined back by all-to-alls. The group then all-reduces the expert outputs its GPUs
+        # computed, with the shared experts' partial sums, so that each holds the layer's
+        # output (σ = N_TP: all-to-alls alone; σ = 1: the all-reduce alone).
         ranks = sp.Min(n_active, n_ep)
         nodes = fm.expert_nodes(ranks, spread=True)
-        sent = d_model * ranks * fm.tokens() / n_tp
-        parts["experts"] = n_layers * (A2A(ranks, nodes, sent * p_disp)
-                                       + A2A(ranks, nodes, sent * p_act))
+        sent = (1 - 1 / sigma_attn) * d_model * ranks * fm.tokens() / n_tp
+        reduce = AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN),
+                    d_model * per_token / sigma_attn)
+        parts["attention"] += n_layers * sp.Piecewise(
+            (A2A(ranks, nodes, sent * p_disp) + A2A(ranks, nodes, sent * p_act) + reduce,
+             n_ep > 1), (0, True))
     return parts
 
 
@@ -220,12 +235,12 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
 def memory_need(shared: bool = True, mla: bool = False) -> sp.Eq:
     """HBM an instance needs under the physical rules (eq-phys-memory-need).
 
-    The weights, attention's once per data-parallel group (σ copies) and the shared experts'
-    once per expert-parallel group, plus the cache of the whole batch b (every micro-batch's),
-    each entry held eq-phys-kv-copies times.
+    The weights, attention's and the shared experts' once per data-parallel group (σ copies),
+    plus the cache of the whole batch b (every micro-batch's), each entry held eq-phys-kv-copies
+    times.
     """
-    weights = (sigma_attn * n_attn + n_ff + n_unembed
-               + (n_ep * fm.shared_expert_params() if shared else 0))
+    shared_params = fm.shared_expert_params() if shared else 0
+    weights = sigma_attn * (n_attn + shared_params) + n_ff + n_unembed
     return sp.Eq(mem_need, p * weights + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
 
 

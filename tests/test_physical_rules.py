@@ -1,0 +1,206 @@
+"""The book's physical rules and the limit (inference_math.engine.physical_rules): each correction
+against a hand calculation from the configs and datasheets, the identities that tie them to the
+reference terms, and the properties the search relies on."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inference_math.core import symbols as S
+from inference_math.engine import collectives as coll
+from inference_math.engine import full_model as fm
+from inference_math.engine import physical_rules as phys
+from inference_math.engine import search as search_mod
+from inference_math.engine.predict import Deployment, predict
+from inference_math.presets.hardware import get_gpu
+from inference_math.presets.models import get_model
+
+US = 1e-6
+# NCCL's protocols in the reference code (LL, LL128, Simple): latency per rank, per node
+# doubling, base (s), bandwidth fraction: typed again from Erdil's notebook for the hand checks
+PROTOCOLS = ((0.6 * US, 5 * US, 6.8 * US, 0.5), (1.25 * US, 8.5 * US, 14 * US, 0.95),
+             (28 * US, 28 * US, 0.0, 1.0))
+
+
+def nccl_all_reduce_one_node(ranks: int, message: float, intra: float) -> float:
+    """An all-reduce inside one node by hand: 2·(ranks − 1)·a + t0 + M·(ranks − 1)/(ranks·f·W)."""
+    return min(2 * (ranks - 1) * a + base + message * (ranks - 1) / (ranks * f * intra)
+               for a, _, base, f in PROTOCOLS)
+
+
+def test_latency_with_nothing_hidden_is_the_reference_latency():
+    """eq-phys-forward-latency at ω = 0 is eq-full-forward-latency; at ω = 1 the network enters
+    the maximum."""
+    eq = phys.forward_latency().rhs
+    assert sp.simplify(eq.subs(S.omega_net, 0) - fm.forward_latency().rhs) == 0
+    full = eq.subs(S.omega_net, 1)
+    values = {S.t_kernel: 1e-6, S.n_layers: 10, S.t_net: 3.0, S.t_mem: 2.0, S.t_flop: 1.0}
+    assert float(full.subs(values)) == pytest.approx(4 * 10 * 1e-6 + 3.0)
+
+
+def test_kv_copies_by_hand():
+    """Qwen3-235B's 4 KV heads over 8 GPUs: each held twice; MLA's latent: on all 8."""
+    gqa, mla = phys.kv_copies_eq().rhs, phys.kv_copies_eq(mla=True).rhs
+    at = {fm.N_TP_ATTN: 8, S.n_q: 64, S.g: 16}
+    assert gqa.subs(at) == 2
+    assert mla.subs(at) == 8
+    assert gqa.subs({fm.N_TP_ATTN: 2, S.n_q: 64, S.g: 16}) == 1  # never below one copy
+
+
+def test_feed_forward_all_reduce_is_one_vector_per_token():
+    """Qwen3-235B-A22B decoding a batch of 8 on 8 H100 (TP 8): 8 sequences < 2·s = 32, so no
+    expert parallelism; each of the 94 layers all-reduces one 4,096-wide 16-bit vector per
+    token (the reference: 8 of them, one per active expert)."""
+    model, gpu = get_model("qwen3-235b-a22b"), get_gpu("h100")
+    assert model.sparsity == 16
+    args = (8.0, 8.0, 1.0, 1.0)
+    message = 4096 * 8 * 2
+    by_hand = 94 * nccl_all_reduce_one_node(8, message, 225e9)
+    physical = fm.compile_branch(model, gpu, False, curve="physical")["network_rest"](*args)
+    paper = fm.compile_branch(model, gpu, False, curve="paper")["network_rest"](*args)
+    assert float(physical) == pytest.approx(by_hand, rel=1e-9)
+    assert float(paper) == pytest.approx(94 * nccl_all_reduce_one_node(8, 8 * message, 225e9),
+                                         rel=1e-9)
+
+
+def test_expert_parallelism_follows_tokens_in_flight():
+    """One prompt of 2,048 tokens is 2,048 ≥ 2·16 tokens in flight: expert-parallel over 8."""
+    model = get_model("qwen3-235b-a22b")
+    assert fm.expert_parallel_value(model, 8, 1, q=2048) == 8
+    assert fm.expert_parallel_value(model, 8, 1) == 1  # the reference rule counts sequences
+    rule = phys.expert_parallel_degree().rhs
+    assert rule.subs({S.n_tp: 8, S.n_experts: 128, S.b_mu: 1, S.q_len: 2048, S.s: 16}) == 8
+
+
+def test_the_all_to_all_pushes_its_inter_node_share_through_its_own_nic():
+    """8 ranks over 2 nodes, NVLink not limiting: each GPU sends half its message M through its
+    NIC (one direction 2·W_inter): M/(2·2·W). The reference's ring share is 4× smaller."""
+    message, inter = 1e6, 25e9
+    at = {S.msg_bytes: message, S.n_ranks: 8, S.n_nodes_c: 2, S.bw_ar_intra: sp.oo,
+          S.bw_ar_inter: inter, S.bw_eff: 1, S.h_coll: sp.Rational(1, 2)}
+    physical = float(coll.all_to_all_bandwidth_time().rhs.subs(at))
+    reference = float(coll.protocol_bandwidth_time().rhs.subs(at))
+    assert physical == pytest.approx(message * (2 - 1) / 2 / (2 * inter))
+    assert physical / reference == pytest.approx(8 / 2)
+
+
+def test_deepseek_v3_on_eight_h200_by_hand():
+    """The issue's hand check: TTFT about 49 ms with memory binding, about 351 sequences fit under
+    TP attention (the 576-value latent on all 8 GPUs), thousands with data-parallel attention."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("h200")
+    dep = dict(tp=8, batch=64, input_len=2048, output_len=512)
+    tp_attention = predict(Deployment(model, gpu, **dep))
+    dp_attention = predict(Deployment(model, gpu, dp_attention=True, **dep))
+    assert tp_attention.binding_prefill == "memory"
+    assert tp_attention.ttft_ms == pytest.approx(49, rel=0.10)
+    free = 8 * 141e9 - model.weights_bytes  # HBM left beside the weights (141 GB an H200)
+    per_sequence = 61 * 576 * 2 * (2048 + 256)
+    assert tp_attention.max_batch == pytest.approx(free / (8 * per_sequence), rel=0.02)
+    assert tp_attention.max_batch == pytest.approx(351, rel=0.05)
+    # data-parallel attention: every GPU also holds attention's FP8 weights (61 layers of MLA
+    # projections: q 7,168×1,536 and 1,536×128·192, kv 7,168×576 and 512×128·256, o 16,384×7,168)
+    # and the shared experts (58 layers × 3 × 7,168 × 2,048): seven more copies of each
+    attention = 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256
+                      + 128 * 128 * 7168)
+    shared = 58 * 3 * 7168 * 2048
+    free_dp = free - 7 * (attention + shared)
+    assert dp_attention.max_batch == pytest.approx(free_dp / per_sequence, rel=0.02)
+    paper = predict(Deployment(model, gpu, curve="paper", **dep))
+    assert paper.binding_prefill == "network bandwidth" and paper.ttft_ms > 100
+
+
+def test_qwen3_235b_on_eight_h100_by_hand():
+    model, gpu = get_model("qwen3-235b-a22b"), get_gpu("h100")
+    result = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512))
+    assert result.ttft_ms == pytest.approx(52, rel=0.10)
+    assert result.binding_prefill == "memory"
+    per_sequence = 94 * 4 * 128 * 2 * 2 * (2048 + 256)  # layers, KV heads, width, K and V, bytes
+    free = 8 * 80e9 - model.weights_bytes
+    assert result.max_batch == pytest.approx(free / (2 * per_sequence), rel=0.01)
+
+
+def test_input_embedding_costs_no_flops_and_prefill_one_tokens_logits():
+    """Llama 3 70B (untied, vocabulary 128,256, width 8,192): the reference arithmetic counts
+    2·V·d FLOPs per token for each of the two embedding matrices; the physical rules count the
+    output head once, for the q_LM tokens that need logits."""
+    model, gpu = get_model("llama-3-70b"), get_gpu("h100")
+    rate = gpu.flops(16, capped=True)
+    n, batch, q = 8.0, 4.0, 16.0
+    paper = fm.compile_branch(model, gpu, False, q, curve="paper")["arithmetic"](n, batch, 1.0, 1.0)
+    decode = fm.compile_branch(model, gpu, False, q, curve="physical")["arithmetic"](
+        n, batch, 1.0, 1.0)
+    prefill = fm.compile_branch(model, gpu, False, q, curve="physical", logits=1.0)["arithmetic"](
+        n, batch, 1.0, 1.0)
+    head = 2 * 128256 * 8192 * batch / (n * rate)
+    assert float(paper - decode) == pytest.approx(head * q, rel=1e-9)
+    assert float(decode - prefill) == pytest.approx(head * (q - 1), rel=1e-9)
+
+
+SIZES = st.floats(min_value=1.0, max_value=4096.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=SIZES, batch=SIZES, pp_share=st.floats(0.0, 1.0), sigma_share=st.floats(0.0, 1.0),
+       key=st.sampled_from(["llama-3-70b", "deepseek-v3", "qwen3-235b-a22b", "gpt-oss-120b"]),
+       two_d=st.booleans())
+def test_the_lower_bound_holds_over_sigma_and_the_limit_lies_below(n, batch, pp_share,
+                                                                   sigma_share, key, two_d):
+    """What the search relies on: 'latency_lower' (at any σ) never exceeds the latency at any σ
+    in [1, N_TP]; and the limit's latency never exceeds the physical curve's."""
+    model, gpu = get_model(key), get_gpu("h200")
+    pp = 1.0 + pp_share * (min(batch, n, model.layers) - 1.0)
+    sigma = (n / pp) ** sigma_share
+    physical = fm.compile_branch(model, gpu, two_d, 1.0, 1000.0, curve="physical")
+    limit = fm.compile_branch(model, gpu, two_d, 1.0, 1000.0, curve="limit")
+    latency = float(physical["latency"](n, batch, pp, sigma))
+    assert float(physical["latency_lower"](n, batch, pp, 1.0)) <= latency * (1 + 1e-12)
+    assert float(limit["latency"](n, batch, pp, sigma)) <= latency * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(batch=SIZES, pp=st.sampled_from([1.0, 2.0, 4.0]))
+def test_the_whole_batch_cache_is_held_whatever_the_pipeline(batch, pp):
+    """eq-phys-memory-need holds every micro-batch's cache: the same need at any N_PP."""
+    model, gpu = get_model("llama-3-70b"), get_gpu("h100")
+    need = fm.compile_branch(model, gpu, False, 1.0, 4096.0, curve="physical")["need"]
+    # 8 GPUs: TP 8, 4 or 2, never wider than the 8 KV heads, so one copy of the cache throughout
+    assert float(need(8.0, batch, pp, 1.0)) == pytest.approx(float(need(8.0, batch, 1.0, 1.0)))
+
+
+@pytest.mark.parametrize("key", ["llama-3-70b", "deepseek-v3"])
+def test_pruned_physical_search_equals_brute_force(key):
+    """The search under the physical rules (its lower bound from the floors over σ) finds the
+    fastest branch at every point, as trying every branch does."""
+    model, gpu = get_model(key), get_gpu("h100")
+    n, batch = search_mod.grid(model, gpu, model.weight_bytes)
+    n, batch = n[::37], batch[::31]
+    got = search_mod.fastest_branch(model, gpu, n, batch, 1.0, 500.0, model.weight_bytes, True,
+                                    curve="physical")
+    pp = search_mod.pipeline_degrees(model, batch, True)
+    brute = np.full((n.size, batch.size), np.inf)
+    for layout in (False, True):
+        latency = fm.compile_branch(model, gpu, layout, 1.0, 500.0, curve="physical")["latency"]
+        for i, size in enumerate(n):
+            for j, b in enumerate(batch):
+                for degree in pp[j]:
+                    sigma = (size / degree) ** np.linspace(0, 1, 6)
+                    value = np.min(np.broadcast_to(latency(size, b, degree, sigma), sigma.shape))
+                    brute[i, j] = min(brute[i, j], float(value))
+    assert np.array_equal(np.isfinite(got.latency), np.isfinite(brute))
+    ok = np.isfinite(brute)
+    np.testing.assert_allclose(got.latency[ok], brute[ok], rtol=1e-12)
+
+
+def test_the_limit_uses_peaks_and_no_launch_time():
+    gpu = get_gpu("h100")
+    values = fm.model_values(get_model("llama-3-70b"), gpu, curve="limit")
+    assert values[S.flops] == gpu.flops(16) and values[S.hbm_bw] == gpu.hbm_bandwidth
+    assert values[S.t_kernel] == 0 and values[S.omega_net] == 1
+    assert math.isclose(fm.model_values(get_model("llama-3-70b"), gpu)[S.hbm_bw],
+                        gpu.hbm_bandwidth * gpu.bandwidth_cap)
