@@ -9,7 +9,7 @@ the comparison can only flatter the limit's rival:
 
 - the decode context: the prompt's length (the shortest context any output token sees);
 - the KV cache: its stated width, else 8 bits (the narrowest cache these engines serve);
-- the weights: their stated width, else the model's own;
+- the weights: their stated width, else the narrowest the GPU has a FLOP/s figure for;
 - speculation: a step yields at most T tokens (the stated mean acceptance, else the model's
   own multi-token-prediction layers plus one when the source does not say whether they were
   used), and a step takes at least a plain forward pass, so the limit at speed v is T times
@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 from ..presets.hardware import get_gpu
-from ..presets.models import get_model
 from .measurements import FrontierConditions, frontier_conditions
 from .search import Frontier, Setting, frontier
 
@@ -74,11 +73,14 @@ def tokens_per_step(cond: FrontierConditions, model) -> float:
 
 def limit_setting(cond: FrontierConditions) -> tuple[Setting, float]:
     """The limit's Setting at a measurement's conditions and its decode context."""
-    model, gpu = get_model(cond.model), get_gpu(cond.gpu)
+    model, gpu = cond.model_object(), get_gpu(cond.gpu)
     context = cond.input_len if cond.input_len is not None else (cond.avg_kv_len or 0.0)
     kv_bits = cond.kv_bits or UNSTATED_KV_BITS
-    weight_bytes = None if cond.weight_bits is None else cond.weight_bits / 8
-    if weight_bytes is not None and math.isclose(weight_bytes, model.weight_bytes, rel_tol=0.2):
+    if cond.weight_bits is None:  # the narrowest weights the GPU has a FLOP/s figure for
+        weight_bytes = min(gpu.flops_by_weight_bits) / 8
+    else:
+        weight_bytes = cond.weight_bits / 8
+    if math.isclose(weight_bytes, model.weight_bytes, rel_tol=0.2):
         weight_bytes = None  # the model's own mixed precision (FP8 blocks, MXFP4 experts)
     setting = Setting(model, gpu, weight_bytes=weight_bytes, context=float(context),
                       curve="limit", kv_bits=kv_bits, label=f"row {cond.row}")

@@ -116,7 +116,7 @@ SERVING_GPUS = {"H200": "h200", "H100 SXM 80GB": "h100", "A100 SXM 80GB": "a100"
                 "H800": "h800", "B200": "b200", "GB200": "gb200-nvl72", "MI300X": "mi300x"}
 PRECISION_BITS = {"FP8": 8, "FP16": 16, "BF16": 16, "NVFP4": 4, "MXFP4": 4}
 #: The rule for rows with a length left open: see the module docstring.
-INSENSITIVE, PROBE_CONTEXT, ASSUMED_LENGTH = 0.02, 8192, 1024
+INSENSITIVE, PROBE_CONTEXT, ASSUMED_LENGTH = 0.05, 8192, 1024
 #: DeepSeek's production decode (row 1 of the serving file): its own section of the chapter.
 PRODUCTION_ROW = 1
 
