@@ -466,7 +466,9 @@ def _cmd_compare(args) -> str:
                                    else format(row["max_tokens_per_s"], ".1f"))
         row["usd_per_mtok"] = "-" if row["usd_per_mtok"] is None else _money(row["usd_per_mtok"])
     price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
-    head = f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour):"
+    curves = sorted({row["curve"] for row in rows})
+    head = (f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour), "
+            f"curve {', '.join(curves)}:")
     return "\n".join([head, _table(rows, list(COMPARE_COLUMNS))])
 
 
