@@ -104,12 +104,14 @@ def test_deepseek_v3_on_eight_h200_by_hand():
     assert tp_attention.max_batch == pytest.approx(free / (8 * per_sequence), rel=0.02)
     assert tp_attention.max_batch == pytest.approx(351, rel=0.05)
     # data-parallel attention: every GPU also holds attention's FP8 weights (61 layers of MLA
-    # projections: q 7,168×1,536 and 1,536×128·192, kv 7,168×576 and 512×128·256, o 16,384×7,168)
-    # and the shared experts (58 layers × 3 × 7,168 × 2,048): seven more copies of each
+    # projections: q 7,168×1,536 and 1,536×128·192, kv 7,168×576 and 512×128·256, o 16,384×7,168),
+    # the shared experts (58 layers × 3 × 7,168 × 2,048) and the 3 dense layers' feed-forward
+    # blocks (3 × 3 × 7,168 × 18,432): seven more copies of each
     attention = 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256
                       + 128 * 128 * 7168)
     shared = 58 * 3 * 7168 * 2048
-    free_dp = free - 7 * (attention + shared)
+    dense = 3 * 3 * 7168 * 18432
+    free_dp = free - 7 * (attention + shared + dense)
     assert dp_attention.max_batch == pytest.approx(free_dp / per_sequence, rel=0.02)
     paper = predict(Deployment(model, gpu, curve="paper", **dep))
     assert paper.binding_prefill == "network bandwidth" and paper.ttft_ms > 100

@@ -429,9 +429,9 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
     else:
         from . import physical_rules as phys
         net = phys.network_parts(structure.two_d, moe, mla)
-        mem = phys.memory_parts(mla)
+        mem = phys.memory_parts(mla, moe=moe)
         flop = phys.flop_parts(mla)
-        need = phys.memory_need(mla=mla).rhs
+        need = phys.memory_need(mla=mla, moe=moe).rhs
     raw = {
         "kernel": KERNELS_PER_LAYER * n_layers * t_kernel,
         "network_attention": net["attention"],
@@ -442,7 +442,7 @@ def branch_terms(structure: Structure) -> dict[str, sp.Expr]:
         "pipeline": net["pipeline"],
     }
     if structure.rules != "paper":
-        raw["memory_floor"] = phys.memory_floor(mla)
+        raw["memory_floor"] = phys.memory_floor(mla, moe=moe)
         raw["need_floor"] = phys.memory_need_floor()
     terms = {name: _compose(expr, structure) for name, expr in raw.items()}
     for name in ("network", "memory", "arithmetic"):

@@ -17,15 +17,11 @@ def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
 def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
 def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = numpy.maximum(1, n_gpu/n_pp)
-    x3 = numpy.ceil(x2/node_size)
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -36,7 +32,7 @@ def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -47,19 +43,11 @@ def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -73,52 +61,38 @@ def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 
 def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = node_size**(-1.0)
-    x5 = numpy.ceil(x3*x4)
-    x6 = bw_ar_intra**(-1.0)
-    x7 = (1/2)*x1
-    x8 = x2/sigma_attn
-    x9 = numpy.ceil(x4*x8)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x7*numpy.maximum(x0*(x5 - 1), x5*x6*numpy.maximum(0, x3/x5 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x7*numpy.maximum(x0*(x9 - 1), x6*x9*numpy.maximum(0, x8/x9 - 1))) + (1/4)*x0*x1*(n_pp - 1)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = numpy.ceil(x2/node_size)
+    return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
 def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -130,61 +104,46 @@ def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = b*q_len
+    x5 = d_model*x4
     x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = node_size**(-1.0)
-    x10 = numpy.ceil(x8*x9)
-    x11 = bw_ar_intra**(-1.0)
-    x12 = (1/2)*q_len
-    x13 = b*x12*x5
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x7
-    x16 = numpy.ceil(x15*x9)
-    x17 = n_layers*numpy.where(numpy.less_equal(x15, 1), 0, x13*numpy.maximum(x1*(x16 - 1), x11*x16*numpy.maximum(0, x15/x16 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x13*numpy.maximum(x1*(x10 - 1), x10*x11*numpy.maximum(0, -1 + x8/x10))) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x18 = 2*d_model
-    x19 = d_head*n_q
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = n_layers*x21
-    x23 = d_ff_shared*n_sh*x22
-    x24 = d_model*p
-    x25 = x2*x6
-    x26 = numpy.sqrt(d_model)
-    x27 = numpy.maximum(1, numpy.minimum(x7, x26*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x28 = p_act*x25
-    x29 = x25*x4
-    x30 = n_pp*x3/hbm_bw
-    x31 = kv_bytes*ctx*b*numpy.maximum(1, g*x15/n_q)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = x26*x32
-    x34 = numpy.minimum(x15, numpy.maximum(1, x33/numpy.sqrt(d_ff_shared)))
-    x35 = x14*x28
-    x36 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x37 = x36*x4
-    x38 = sigma_attn*n_layers
-    x39 = d_head*x24
-    x40 = n_q + 2*n_q/g
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x15, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x41)))
-    x43 = numpy.minimum(x15, numpy.maximum(1, x32*numpy.sqrt(x40)*x41/x26))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x23)) + x31)), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x3*(2*n_attn*x2 + b*vocab*q_lm*x18 + x0*x19*x2*(ctx + x12 - 1/2) + x2*(2*n_ff*x20 + x18*x23))/flops), x30*(n_experts*x22*(1 - (1 - x20)**x25)*(d_ff*x20*x27*x28 + d_ff*x24 + x20*x29*x8/x27) + vocab*x24) + x30*(n_sh*x21*x38*(d_ff_shared*x24 + d_ff_shared*x34*x35 + x37/x34) + x31*x6 + x38*(d_head*p_act*x36*x40/x43 + n_q*x39 + x14*x29*x43 + x19*x35*x42 + x37/x42 + x39*x40))), numpy.inf)
+    x7 = x6/sigma_attn
+    x8 = n_gpu*x7
+    x9 = numpy.ceil(x8/node_size)
+    x10 = (1/2)*q_len
+    x11 = b*d_model
+    x12 = 2*n_layers
+    x13 = (1/4)*x1*x3*x5*(n_pp - 1) + x12*numpy.where(numpy.less_equal(x8, 1), 0, x10*x11*x3*numpy.maximum(x1*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra))
+    x14 = d_head*x4
+    x15 = n_q*x14
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*p
+    x18 = n_pp*x2/hbm_bw
+    x19 = kv_bytes*ctx*b*numpy.maximum(1, g*x8/n_q)
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x8, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = p_act*x7
+    x25 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x26 = x25*x5
+    x27 = sigma_attn*n_layers
+    x28 = d_head*x17
+    x29 = n_q + 2*n_q/g
+    x30 = numpy.sqrt(d_head)
+    x31 = numpy.minimum(x8, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x30)))
+    x32 = numpy.minimum(x8, numpy.maximum(1, x21*numpy.sqrt(x29)*x30/x20))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x19)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x4 + 2*vocab*q_lm*x11 + x0*x15*(ctx + x10 - 1/2) + x4*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x16))/flops), vocab*x17*x18 + x18*(x16*x27*(d_ff*x17 + d_ff*x23*x24*x4 + x26/x23) + x19*x6 + x27*(n_q*x28 + x14*x25*x29/x32 + x15*x24*x31 + x24*x32*x5 + x26/x31 + x28*x29))), numpy.inf)
 
 
 def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = numpy.maximum(1, n_gpu/n_pp)
-    x3 = numpy.ceil(x2/node_size)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -194,43 +153,27 @@ def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = node_size**(-1.0)
-    x5 = numpy.ceil(x3*x4)
-    x6 = bw_ar_intra**(-1.0)
-    x7 = (1/2)*x1
-    x8 = x2/sigma_attn
-    x9 = numpy.ceil(x4*x8)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x7*numpy.maximum(x0*(x5 - 1), x5*x6*numpy.maximum(0, x3/x5 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x7*numpy.maximum(x0*(x9 - 1), x6*x9*numpy.maximum(0, x8/x9 - 1))) + (1/4)*x0*x1*(n_pp - 1)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = numpy.ceil(x2/node_size)
+    return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
 def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.ceil(x7/node_size)
-    x9 = (1/2)*q_len
-    x10 = n_layers*numpy.where(numpy.less_equal(x7, 1), 0, b*x4*x9*numpy.maximum(x1*(x8 - 1), x8*numpy.maximum(0, x7/x8 - 1)/bw_ar_intra)) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x11 = 2*d_model
-    x12 = d_head*n_q
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_ff_shared*n_layers*x15
-    x17 = d_model*p
-    x18 = kv_bytes*ctx*b
-    x19 = d_head*(n_q + 2*n_q/g)
-    x20 = x2*x5
-    x21 = p_act*x20
-    x22 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x23 = x13*x21
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x16) + x18)), t_kernel*x0 + x10*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x10, x3*(2*n_attn*x2 + b*vocab*q_lm*x11 + x0*x12*x2*(ctx + x9 - 1/2) + x2*(2*n_ff*x13 + x11*x16))/flops), n_pp*x3*(n_layers*(n_experts*x14*(1 - (1 - x13)**x20)*(d_ff*x17 + d_ff*x22*x23 + d_model*x23*x7/x22) + x12*x17 + x15*(d_ff_shared*x17 + x21*(d_model + d_ff_shared)) + x17*x19 + x21*(d_model + x12) + x21*(d_model + x19)) + vocab*x17 + x18*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -247,19 +190,11 @@ def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -269,56 +204,44 @@ def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
     x6 = (1/4)*x1*x2*x5*(n_pp - 1)
     x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x9)
-    x12 = bw_ar_intra**(-1.0)
-    x13 = (1/2)*q_len
-    x14 = b*x13*x5
-    x15 = sigma_attn**(-1.0)
-    x16 = x15*x8
-    x17 = numpy.ceil(x10*x16)
-    x18 = d_model*p
-    x19 = vocab*x18
-    x20 = n_ff_in + n_ff_out
-    x21 = s**(-1.0)
-    x22 = x2*x7
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, numpy.minimum(x8, x23*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x25 = p_act*x22
-    x26 = x21*x25
-    x27 = n_experts*x20*(1 - (1 - x21)**x22)*(d_ff*x18 + d_ff*x24*x26 + d_model*x26*x9/x24)
-    x28 = n_pp*x3/hbm_bw
-    x29 = kv_bytes*ctx*b
-    x30 = x29*numpy.maximum(1, g*x16/n_q)
-    x31 = d_ff_shared*x18
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = x23*x32
-    x34 = numpy.minimum(x16, numpy.maximum(1, x33/numpy.sqrt(d_ff_shared)))
-    x35 = x15*x25
-    x36 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x37 = x36*x4
-    x38 = sigma_attn*n_layers
-    x39 = n_sh*x20
-    x40 = numpy.sqrt(d_head)
-    x41 = n_q + 2*n_q/g
-    x42 = numpy.minimum(x16, numpy.maximum(1, x32*x40*numpy.sqrt(x41)/x23))
-    x43 = numpy.minimum(x16, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x40)))
-    x44 = d_head*n_q
-    x45 = d_head*x41
-    x46 = x18*x44 + x18*x45
-    x47 = 2*d_model
-    x48 = d_ff_shared*n_layers*x39
-    x49 = n_attn + d_model*x48
-    x50 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x9, 1), 0, x14*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11))) + x6, n_layers*numpy.where(numpy.less_equal(x16, 1), 0, x14*numpy.maximum(x1*(x17 - 1), x12*x17*numpy.maximum(0, x16/x17 - 1))), x28*(n_layers*x27 + x19) + x28*(x30*x7 + x38*x39*(d_ff_shared*x34*x35 + x31 + x37/x34) + x38*(d_model*x35*x42 + p_act*x36*x45/x42 + x35*x43*x44 + x37/x43 + x46)), x3*(2*n_attn*x2 + b*vocab*q_lm*x47 + x0*x2*x44*(ctx + x13 - 1/2) + x2*(2*n_ff*x21 + x47*x48))/flops, p*(sigma_attn*x49 + x50) + x30, x6, x28*(n_layers*(x25*(d_model + x44) + x25*(d_model + x45) + x27 + x39*(x25*(d_model + d_ff_shared) + x31) + x46) + x19 + x29*x7), p*(x49 + x50) + x29
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = numpy.ceil(x9/node_size)
+    x11 = (1/2)*q_len
+    x12 = b*d_model
+    x13 = 2*n_layers
+    x14 = d_model*p
+    x15 = vocab*x14
+    x16 = n_pp*x2/hbm_bw
+    x17 = kv_bytes*ctx*b
+    x18 = x17*numpy.maximum(1, g*x9/n_q)
+    x19 = n_ff_in + n_ff_out
+    x20 = d_ff*x14
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x23 = x21*x22
+    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
+    x25 = x4*x8
+    x26 = n_gpu/(n_pp**2*sigma_attn**2)
+    x27 = x26*x5
+    x28 = sigma_attn*n_layers
+    x29 = numpy.sqrt(d_head)
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.minimum(x9, numpy.maximum(1, x22*x29*numpy.sqrt(x30)/x21))
+    x32 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x29)))
+    x33 = d_head*n_q
+    x34 = d_head*x30
+    x35 = x14*x33 + x14*x34
+    x36 = d_model*d_ff_shared*n_sh*x19
+    x37 = n_attn + n_ff
+    x38 = x4*x7
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x9, 1), 0, p_act*x11*x12*x2*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra)), x15*x16 + x16*(x18*x7 + x19*x28*(d_ff*x24*x25 + x20 + x27/x24) + x28*(d_model*x25*x31 + x25*x32*x33 + x26*x34*x4/x31 + x27/x32 + x35)), x2*(2*n_attn*x3 + 2*vocab*q_lm*x12 + x0*x3*x33*(ctx + x11 - 1/2) + x3*(2*n_ff/s + x13*x36))/flops, p*(n_unembed + sigma_attn*x37) + x18, x6, x16*(n_layers*(x19*(x20 + x38*(d_ff + d_model)) + x35 + x38*(d_model + x33) + x38*(d_model + x34)) + x15 + x17*x7), p*(n_unembed + n_layers*x36 + x37) + x17
 
 
 def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -326,79 +249,63 @@ def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x1 = t_kernel*x0
     x2 = 1 - omega_net
     x3 = bw_ar_inter**(-1.0)
-    x4 = b*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*p_act
-    x7 = x5*x6
+    x4 = n_gpu**(-1.0)
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = d_model*x6
     x8 = (1/4)*x3*x4*x7*(n_pp - 1)
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = node_size**(-1.0)
-    x13 = numpy.ceil(x11*x12)
-    x14 = bw_ar_intra**(-1.0)
-    x15 = (1/2)*q_len
-    x16 = b*x15
-    x17 = x16*x7
-    x18 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x17*numpy.maximum(x3*(x13 - 1), x13*x14*numpy.maximum(0, x11/x13 - 1))) + x8
-    x19 = 2*d_model
-    x20 = d_head*n_q
-    x21 = s**(-1.0)
-    x22 = n_ff_in + n_ff_out
-    x23 = d_ff_shared*n_sh
-    x24 = n_layers*x22*x23
-    x25 = x5*(2*n_attn*x4 + b*vocab*q_lm*x19 + x0*x20*x4*(ctx + x15 - 1/2) + x4*(2*n_ff*x21 + x19*x24))/flops
-    x26 = d_model*p
-    x27 = vocab*x26
-    x28 = kv_bytes*ctx*b
-    x29 = x28*x9
-    x30 = d_ff_shared*x26
-    x31 = x4*x9
-    x32 = p_act*x31
-    x33 = n_sh*x22
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.sqrt(x11)
-    x36 = numpy.maximum(1, numpy.minimum(x10, x34*x35/numpy.sqrt(d_ff)))
-    x37 = x21*x32
-    x38 = n_experts*x22*(1 - (1 - x21)**x31)*(d_ff*x26 + d_ff*x36*x37 + d_model*x11*x37/x36)
-    x39 = n_q + 2*n_q/g
-    x40 = d_head*x39
-    x41 = x20*x26 + x26*x40
-    x42 = n_pp*x5/hbm_bw
-    x43 = x42*(n_layers*(x32*(d_model + x20) + x32*(d_model + x40) + x33*(x30 + x32*(d_model + d_ff_shared)) + x38 + x41) + x27 + x29)
-    x44 = numpy.greater_equal(n_gpu, n_pp)
-    x45 = numpy.less_equal(n_pp, b)
-    x46 = hbm_cap*n_gpu
-    x47 = n_attn + d_model*x24
-    x48 = n_ff + n_unembed
-    x49 = numpy.logical_and(numpy.logical_and(x44, x45), numpy.greater_equal(x46, p*(x47 + x48) + x28))
-    x50 = sigma_attn**(-1.0)
-    x51 = x10*x50
-    x52 = numpy.ceil(x12*x51)
-    x53 = n_layers*numpy.where(numpy.less_equal(x51, 1), 0, x17*numpy.maximum(x3*(x52 - 1), x14*x52*numpy.maximum(0, x51/x52 - 1))) + x18
-    x54 = numpy.maximum(1, g*x51/n_q)
-    x55 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x56 = x34*x55
-    x57 = numpy.minimum(x51, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
-    x58 = x32*x50
-    x59 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x60 = x59*x6
-    x61 = sigma_attn*n_layers
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x51, numpy.maximum(1, numpy.sqrt(x39)*x55*x62/x34))
-    x64 = numpy.minimum(x51, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x62)))
-    x65 = x42*(n_layers*x38 + x27) + x42*(x29*x54 + x33*x61*(d_ff_shared*x57*x58 + x30 + x60/x57) + x61*(d_model*x58*x63 + p_act*x40*x59/x63 + x20*x58*x64 + x41 + x60/x64))
-    x66 = numpy.logical_and(numpy.logical_and(x44, x45), numpy.greater_equal(x46, p*(sigma_attn*x47 + x48) + x28*x54))
-    x67 = numpy.less_equal(x35, 1)
-    x68 = numpy.sqrt(x13)
-    x69 = numpy.maximum(x3*(x68 - 1), x14*x68*numpy.maximum(0, x35/x68 - 1))
-    x70 = p_act*x16*x5
-    x71 = n_layers*(numpy.where(x67, 0, n_ff_out*x17*x69) + numpy.where(x67, 0, n_ff_in*x69*x70*(d_ff*n_active + x23))) + x8
-    x72 = numpy.less_equal(x55, 1)
-    x73 = numpy.sqrt(x52)
-    x74 = numpy.maximum(x3*(x73 - 1), x14*x73*numpy.maximum(0, x55/x73 - 1))
-    x75 = n_layers*(numpy.where(x72, 0, x17*x74) + numpy.where(x72, 0, x40*x70*x74)) + x71
-    return numpy.where(x49, x1 + x18*x2 + numpy.maximum(numpy.maximum(x25, x43), omega_net*x18), numpy.inf), numpy.where(x66, x1 + x2*x53 + numpy.maximum(numpy.maximum(x25, x65), omega_net*x53), numpy.inf), numpy.where(x49, x1 + x2*x71 + numpy.maximum(numpy.maximum(x25, x43), omega_net*x71), numpy.inf), numpy.where(x66, x1 + x2*x75 + numpy.maximum(numpy.maximum(x25, x65), omega_net*x75), numpy.inf)
+    x9 = b*d_model
+    x10 = (1/2)*q_len
+    x11 = d_head*n_q
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = d_ff_shared*n_sh
+    x15 = d_model*x13*x14
+    x16 = x4*(2*n_attn*x5 + 2*vocab*q_lm*x9 + x0*x11*x5*(ctx + x10 - 1/2) + x5*(2*n_ff/s + x12*x15))/flops
+    x17 = d_model*p
+    x18 = vocab*x17
+    x19 = n_pp**(-1.0)
+    x20 = kv_bytes*ctx*b
+    x21 = x19*x20
+    x22 = d_ff*x17
+    x23 = x19*x6
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = x11*x17 + x17*x25
+    x27 = n_pp*x4/hbm_bw
+    x28 = numpy.greater_equal(n_gpu, n_pp)
+    x29 = numpy.less_equal(n_pp, b)
+    x30 = hbm_cap*n_gpu
+    x31 = n_attn + n_ff
+    x32 = numpy.where(numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + n_layers*x15 + x31) + x20)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x16, omega_net*x8), x27*(n_layers*(x13*(x22 + x23*(d_ff + d_model)) + x23*(d_model + x11) + x23*(d_model + x25) + x26) + x18 + x21)), numpy.inf)
+    x33 = x19/sigma_attn
+    x34 = n_gpu*x33
+    x35 = numpy.ceil(x34/node_size)
+    x36 = bw_ar_intra**(-1.0)
+    x37 = p_act*x10*x4
+    x38 = x37*x9
+    x39 = x12*numpy.where(numpy.less_equal(x34, 1), 0, x38*numpy.maximum(x3*(x35 - 1), x35*x36*numpy.maximum(0, x34/x35 - 1))) + x8
+    x40 = numpy.maximum(1, g*x34/n_q)
+    x41 = numpy.sqrt(d_model)
+    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x41*x42
+    x44 = numpy.minimum(x34, numpy.maximum(1, x43/numpy.sqrt(d_ff)))
+    x45 = x33*x6
+    x46 = n_gpu/(n_pp**2*sigma_attn**2)
+    x47 = x46*x7
+    x48 = sigma_attn*n_layers
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x24)*x42*x49/x41))
+    x51 = numpy.minimum(x34, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x49)))
+    x52 = x18*x27 + x27*(x13*x48*(d_ff*x44*x45 + x22 + x47/x44) + x21*x40 + x48*(d_model*x45*x50 + x11*x45*x51 + x25*x46*x6/x50 + x26 + x47/x51))
+    x53 = numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + sigma_attn*x31) + x20*x40))
+    x54 = numpy.less_equal(x42, 1)
+    x55 = numpy.sqrt(x35)
+    x56 = numpy.maximum(x3*(x55 - 1), x36*x55*numpy.maximum(0, x42/x55 - 1))
+    x57 = x38*x56
+    x58 = b*x37*x56
+    x59 = n_layers*(numpy.where(x54, 0, x57) + numpy.where(x54, 0, n_ff_out*x57) + numpy.where(x54, 0, x25*x58) + numpy.where(x54, 0, n_ff_in*x58*(d_ff*n_active + x14))) + x8
+    return x32, numpy.where(x53, x1 + x2*x39 + numpy.maximum(numpy.maximum(x16, x52), omega_net*x39), numpy.inf), x32, numpy.where(x53, x1 + x2*x59 + numpy.maximum(numpy.maximum(x16, x52), omega_net*x59), numpy.inf)
 
 
 def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -410,19 +317,12 @@ def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
     x3 = (1/2)*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x0/x2 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*(numpy.where(x1, 0, d_model*x3) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)))
+    x4 = d_model*x3
+    return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = (1/2)*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4/x6 - 1)/bw_ar_intra)
-    return n_layers*(numpy.where(x5, 0, n_ff_out*x2*x7) + numpy.where(x5, 0, b*n_ff_in*p_act*q_len*x1*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -433,7 +333,7 @@ def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -444,19 +344,11 @@ def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -470,58 +362,43 @@ def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 
 def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = node_size**(-1.0)
-    x7 = numpy.sqrt(numpy.ceil(x3*x6))
-    x8 = bw_ar_intra**(-1.0)
-    x9 = numpy.maximum(x1*(x7 - 1), x7*x8*numpy.maximum(0, x4/x7 - 1))
-    x10 = (1/2)*b*p_act*q_len*x0
-    x11 = d_model*x10
-    x12 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = numpy.less_equal(x12, 1)
-    x14 = numpy.sqrt(numpy.ceil(x2*x6/sigma_attn))
-    x15 = numpy.maximum(x1*(x14 - 1), x14*x8*numpy.maximum(0, x12/x14 - 1))
-    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x13, 0, x11*x15) + numpy.where(x13, 0, d_head*x10*x15*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x5, 0, n_ff_out*x11*x9) + numpy.where(x5, 0, n_ff_in*x10*x9*(d_ff*n_active + d_ff_shared*n_sh)))
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = (1/2)*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x3/x5 - 1)/bw_ar_intra)
+    x7 = x2*x6
+    x8 = b*p_act*q_len*x1*x6
+    return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
 def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -537,70 +414,47 @@ def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x3 = n_gpu**(-1.0)
     x4 = d_model*p_act
     x5 = x3*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = numpy.sqrt(x8)
-    x10 = numpy.less_equal(x9, 1)
-    x11 = node_size**(-1.0)
-    x12 = numpy.sqrt(numpy.ceil(x11*x8))
-    x13 = bw_ar_intra**(-1.0)
-    x14 = numpy.maximum(x1*(x12 - 1), x12*x13*numpy.maximum(0, -1 + x9/x12))
-    x15 = (1/2)*q_len
-    x16 = b*x15
-    x17 = x16*x5
-    x18 = d_ff_shared*n_sh
-    x19 = p_act*x16*x3
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.less_equal(x20, 1)
-    x22 = sigma_attn**(-1.0)
-    x23 = x22*x7
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.maximum(x1*(x24 - 1), x13*x24*numpy.maximum(0, x20/x24 - 1))
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x17) + numpy.where(x10, 0, n_ff_in*x14*x19*(d_ff*n_active + x18))) + n_layers*(numpy.where(x21, 0, x17*x25) + numpy.where(x21, 0, x19*x25*x27)) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x29 = 2*d_model
-    x30 = d_head*n_q
-    x31 = s**(-1.0)
-    x32 = n_ff_in + n_ff_out
-    x33 = n_layers*x32
-    x34 = x18*x33
-    x35 = d_model*p
-    x36 = x2*x6
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x7, x37*x9/numpy.sqrt(d_ff)))
-    x39 = p_act*x36
-    x40 = x36*x4
-    x41 = n_pp*x3/hbm_bw
-    x42 = kv_bytes*ctx*b*numpy.maximum(1, g*x23/n_q)
-    x43 = x20*x37
-    x44 = numpy.minimum(x23, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
-    x45 = x22*x39
-    x46 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x47 = x4*x46
-    x48 = sigma_attn*n_layers
-    x49 = d_head*x35
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x23, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x50)))
-    x52 = numpy.minimum(x23, numpy.maximum(1, x20*numpy.sqrt(x26)*x50/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x34)) + x42)), t_kernel*x0 + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x3*(2*n_attn*x2 + b*vocab*q_lm*x29 + x0*x2*x30*(ctx + x15 - 1/2) + x2*(2*n_ff*x31 + x29*x34))/flops), x41*(n_experts*x33*(1 - (1 - x31)**x36)*(d_ff*x31*x38*x39 + d_ff*x35 + x31*x40*x8/x38) + vocab*x35) + x41*(n_sh*x32*x48*(d_ff_shared*x35 + d_ff_shared*x44*x45 + x47/x44) + x42*x6 + x48*(n_q*x49 + p_act*x27*x46/x52 + x22*x40*x52 + x26*x49 + x30*x45*x51 + x47/x51))), numpy.inf)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = n_pp**(-1.0)
+    x9 = x8/sigma_attn
+    x10 = n_gpu*x9
+    x11 = numpy.sqrt(numpy.ceil(x10/node_size))
+    x12 = (1/2)*q_len
+    x13 = b*x12*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, -1 + x6/x11)/bw_ar_intra)
+    x14 = x13*x5
+    x15 = d_ff_shared*n_sh
+    x16 = x13*x3
+    x17 = n_q + 2*n_q/g
+    x18 = p_act*x17
+    x19 = n_layers*(numpy.where(x7, 0, x14) + numpy.where(x7, 0, n_ff_out*x14) + numpy.where(x7, 0, d_head*x16*x18) + numpy.where(x7, 0, n_ff_in*p_act*x16*(d_ff*n_active + x15))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x20 = 2*d_model
+    x21 = d_head*x2
+    x22 = n_q*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = d_model*p
+    x25 = n_pp*x3/hbm_bw
+    x26 = kv_bytes*ctx*b*numpy.maximum(1, g*x10/n_q)
+    x27 = numpy.sqrt(d_model)
+    x28 = x27*x6
+    x29 = numpy.minimum(x10, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x2*x9
+    x31 = n_gpu/(n_pp**2*sigma_attn**2)
+    x32 = x2*x31*x4
+    x33 = sigma_attn*n_layers
+    x34 = d_head*x24
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x10, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x35)))
+    x37 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x17)*x35*x6/x27))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x26)), t_kernel*x0 + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, x3*(2*n_attn*x2 + b*vocab*q_lm*x20 + x0*x22*(ctx + x12 - 1/2) + x2*(2*n_ff/s + n_layers*x15*x20*x23))/flops), vocab*x24*x25 + x25*(x23*x33*(d_ff*p_act*x29*x30 + d_ff*x24 + x32/x29) + x26*x8 + x33*(n_q*x34 + p_act*x22*x36*x9 + x17*x34 + x18*x21*x31/x37 + x30*x37*x4 + x32/x36))), numpy.inf)
 
 
 def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = (1/2)*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4/x6 - 1)/bw_ar_intra)
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, n_ff_out*x2*x7) + numpy.where(x5, 0, b*n_ff_in*p_act*q_len*x1*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -608,54 +462,34 @@ def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 
 def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = node_size**(-1.0)
-    x7 = numpy.sqrt(numpy.ceil(x3*x6))
-    x8 = bw_ar_intra**(-1.0)
-    x9 = numpy.maximum(x1*(x7 - 1), x7*x8*numpy.maximum(0, x4/x7 - 1))
-    x10 = (1/2)*b*p_act*q_len*x0
-    x11 = d_model*x10
-    x12 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = numpy.less_equal(x12, 1)
-    x14 = numpy.sqrt(numpy.ceil(x2*x6/sigma_attn))
-    x15 = numpy.maximum(x1*(x14 - 1), x14*x8*numpy.maximum(0, x12/x14 - 1))
-    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x13, 0, x11*x15) + numpy.where(x13, 0, d_head*x10*x15*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x5, 0, n_ff_out*x11*x9) + numpy.where(x5, 0, n_ff_in*x10*x9*(d_ff*n_active + d_ff_shared*n_sh)))
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = (1/2)*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x3/x5 - 1)/bw_ar_intra)
+    x7 = x2*x6
+    x8 = b*p_act*q_len*x1*x6
+    return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
 def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = numpy.sqrt(numpy.ceil(x7/node_size))
-    x11 = (1/2)*q_len
-    x12 = b*x11*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x8/x10)/bw_ar_intra)
-    x13 = d_ff_shared*n_sh
-    x14 = n_layers*(numpy.where(x9, 0, n_ff_out*x12*x4) + numpy.where(x9, 0, n_ff_in*p_act*x12*x3*(d_ff*n_active + x13))) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x15 = 2*d_model
-    x16 = d_head*n_q
-    x17 = s**(-1.0)
-    x18 = n_ff_in + n_ff_out
-    x19 = n_layers*x13*x18
-    x20 = d_model*p
-    x21 = kv_bytes*ctx*b
-    x22 = d_head*(n_q + 2*n_q/g)
-    x23 = x2*x5
-    x24 = p_act*x23
-    x25 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x26 = x17*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x19) + x21)), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, x3*(2*n_attn*x2 + b*vocab*q_lm*x15 + x0*x16*x2*(ctx + x11 - 1/2) + x2*(2*n_ff*x17 + x15*x19))/flops), n_pp*x3*(n_layers*(n_experts*x18*(1 - (1 - x17)**x23)*(d_ff*x20 + d_ff*x25*x26 + d_model*x26*x7/x25) + n_sh*x18*(d_ff_shared*x20 + x24*(d_model + d_ff_shared)) + x16*x20 + x20*x22 + x24*(d_model + x16) + x24*(d_model + x22)) + vocab*x20 + x21*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -672,19 +506,11 @@ def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -695,63 +521,47 @@ def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = node_size**(-1.0)
-    x13 = numpy.sqrt(numpy.ceil(x12*x9))
-    x14 = bw_ar_intra**(-1.0)
-    x15 = numpy.maximum(x1*(x13 - 1), x13*x14*numpy.maximum(0, x10/x13 - 1))
-    x16 = (1/2)*q_len
-    x17 = b*x16
-    x18 = x17*x5
-    x19 = d_ff_shared*n_sh
-    x20 = p_act*x17*x3
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = sigma_attn**(-1.0)
-    x24 = x23*x8
-    x25 = numpy.sqrt(numpy.ceil(x12*x24))
-    x26 = numpy.maximum(x1*(x25 - 1), x14*x25*numpy.maximum(0, x21/x25 - 1))
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = d_model*p
-    x30 = vocab*x29
-    x31 = n_ff_in + n_ff_out
-    x32 = s**(-1.0)
-    x33 = x2*x7
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.maximum(1, numpy.minimum(x8, x10*x34/numpy.sqrt(d_ff)))
-    x36 = p_act*x33
-    x37 = x32*x36
-    x38 = n_experts*x31*(1 - (1 - x32)**x33)*(d_ff*x29 + d_ff*x35*x37 + d_model*x37*x9/x35)
-    x39 = n_pp*x3/hbm_bw
-    x40 = kv_bytes*ctx*b
-    x41 = x40*numpy.maximum(1, g*x24/n_q)
-    x42 = d_ff_shared*x29
-    x43 = x21*x34
-    x44 = numpy.minimum(x24, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
-    x45 = x23*x36
-    x46 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x47 = x4*x46
-    x48 = sigma_attn*n_layers
-    x49 = n_sh*x31
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x24, numpy.maximum(1, x21*numpy.sqrt(x27)*x50/x34))
-    x52 = numpy.minimum(x24, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x50)))
-    x53 = d_head*n_q
-    x54 = x28*x29 + x29*x53
-    x55 = 2*d_model
-    x56 = n_layers*x19*x31
-    x57 = n_attn + d_model*x56
-    x58 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x11, 0, n_ff_out*x15*x18) + numpy.where(x11, 0, n_ff_in*x15*x20*(d_ff*n_active + x19))) + x6, n_layers*(numpy.where(x22, 0, x18*x26) + numpy.where(x22, 0, x20*x26*x28)), x39*(n_layers*x38 + x30) + x39*(x41*x7 + x48*x49*(d_ff_shared*x44*x45 + x42 + x47/x44) + x48*(d_model*x45*x51 + p_act*x28*x46/x51 + x45*x52*x53 + x47/x52 + x54)), x3*(2*n_attn*x2 + b*vocab*q_lm*x55 + x0*x2*x53*(ctx + x16 - 1/2) + x2*(2*n_ff*x32 + x55*x56))/flops, p*(sigma_attn*x57 + x58) + x41, x6, x39*(n_layers*(x36*(d_model + x28) + x36*(d_model + x53) + x38 + x49*(x36*(d_model + d_ff_shared) + x42) + x54) + x30 + x40*x7), p*(x57 + x58) + x40
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = n_pp**(-1.0)
+    x10 = x9/sigma_attn
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
+    x13 = (1/2)*q_len
+    x14 = b*p_act*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x7/x12)/bw_ar_intra)
+    x15 = x14*x5
+    x16 = d_ff_shared*n_sh
+    x17 = x14*x4
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = d_model*p
+    x21 = vocab*x20
+    x22 = n_pp*x4/hbm_bw
+    x23 = kv_bytes*ctx*b
+    x24 = x23*numpy.maximum(1, g*x11/n_q)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff*x20
+    x27 = numpy.sqrt(d_model)
+    x28 = x27*x7
+    x29 = numpy.minimum(x11, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x10*x3
+    x31 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x32 = d_model*x31
+    x33 = sigma_attn*n_layers
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x34*x7/x27))
+    x36 = numpy.minimum(x11, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x34)))
+    x37 = d_head*n_q
+    x38 = x19*x20 + x20*x37
+    x39 = 2*d_model
+    x40 = n_layers*x16*x25
+    x41 = n_attn + n_ff
+    x42 = x3*x9
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x15) + numpy.where(x8, 0, n_ff_out*x15) + numpy.where(x8, 0, x17*x19) + numpy.where(x8, 0, n_ff_in*x17*(d_ff*n_active + x16))), x21*x22 + x22*(x24*x9 + x25*x33*(d_ff*x29*x30 + x26 + x32/x29) + x33*(d_model*x30*x35 + x19*x31/x35 + x30*x36*x37 + x32/x36 + x38)), x4*(2*n_attn*x2 + b*vocab*q_lm*x39 + x0*x2*x37*(ctx + x13 - 1/2) + x2*(2*n_ff/s + x39*x40))/flops, p*(n_unembed + sigma_attn*x41) + x24, x6, x22*(n_layers*(x25*(x26 + x42*(d_ff + d_model)) + x38 + x42*(d_model + x19) + x42*(d_model + x37)) + x21 + x23*x9), p*(n_unembed + d_model*x40 + x41) + x23
 
 
 def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -761,15 +571,11 @@ def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
 def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = numpy.maximum(1, n_gpu/n_pp)
-    x3 = numpy.ceil(x2/node_size)
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -780,7 +586,7 @@ def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -795,19 +601,11 @@ def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -821,56 +619,42 @@ def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = node_size**(-1.0)
-    x5 = numpy.ceil(x3*x4)
-    x6 = bw_ar_intra**(-1.0)
-    x7 = (1/2)*x1
-    x8 = x2/sigma_attn
-    x9 = numpy.ceil(x4*x8)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x7*numpy.maximum(x0*(x5 - 1), x5*x6*numpy.maximum(0, x3/x5 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x7*numpy.maximum(x0*(x9 - 1), x6*x9*numpy.maximum(0, x8/x9 - 1))) + (1/4)*x0*x1*(n_pp - 1)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = numpy.ceil(x2/node_size)
+    return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
 def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -882,65 +666,50 @@ def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = b*q_len
+    x5 = d_model*x4
     x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = node_size**(-1.0)
-    x10 = numpy.ceil(x8*x9)
-    x11 = bw_ar_intra**(-1.0)
-    x12 = (1/2)*q_len
-    x13 = b*x12*x5
-    x14 = sigma_attn**(-1.0)
-    x15 = x14*x7
-    x16 = numpy.ceil(x15*x9)
-    x17 = n_layers*numpy.where(numpy.less_equal(x15, 1), 0, x13*numpy.maximum(x1*(x16 - 1), x11*x16*numpy.maximum(0, x15/x16 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x13*numpy.maximum(x1*(x10 - 1), x10*x11*numpy.maximum(0, -1 + x8/x10))) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x18 = 2*d_model
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = n_layers*x20
-    x22 = d_ff_shared*n_sh*x21
-    x23 = d_model*p
-    x24 = x2*x6
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.maximum(1, numpy.minimum(x7, x25*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x27 = p_act*x24
-    x28 = x24*x4
-    x29 = n_pp*x3/hbm_bw
-    x30 = kv_bytes*ctx*b*numpy.maximum(1, x15)
-    x31 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x32 = x25*x31
-    x33 = numpy.minimum(x15, numpy.maximum(1, x32/numpy.sqrt(d_ff_shared)))
-    x34 = x14*x27
-    x35 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x36 = x35*x4
-    x37 = sigma_attn*n_layers
-    x38 = d_head*n_q
-    x39 = c_kv + c_q
-    x40 = n_q + 2*n_q/g
-    x41 = d_head*x40
-    x42 = numpy.sqrt(x39)
-    x43 = numpy.minimum(x15, numpy.maximum(1, x31*x42/x25))
-    x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x15, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x44)))
-    x46 = p_act*x35
-    x47 = numpy.minimum(x15, numpy.maximum(1, x31*numpy.sqrt(x40)*x44/x42))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x22)) + x30)), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x3*(2*n_attn*x2 + b*vocab*q_lm*x18 + c_kv*n_q*x0*x2*(ctx + x12 - 1/2) + x2*(2*n_ff*x19 + x18*x22))/flops), x29*(n_experts*x21*(1 - (1 - x19)**x24)*(d_ff*x19*x26*x27 + d_ff*x23 + x19*x28*x8/x26) + vocab*x23) + x29*(n_sh*x20*x37*(d_ff_shared*x23 + d_ff_shared*x33*x34 + x36/x33) + x30*x6 + x37*(p*x39*x41 + x14*x28*x43 + x23*x38 + x23*x39 + x34*x38*x45 + x34*x39*x47 + x36/x45 + x39*x46/x43 + x41*x46/x47))), numpy.inf)
+    x7 = x6/sigma_attn
+    x8 = n_gpu*x7
+    x9 = numpy.ceil(x8/node_size)
+    x10 = (1/2)*q_len
+    x11 = b*d_model
+    x12 = 2*n_layers
+    x13 = (1/4)*x1*x3*x5*(n_pp - 1) + x12*numpy.where(numpy.less_equal(x8, 1), 0, x10*x11*x3*numpy.maximum(x1*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra))
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*p
+    x16 = n_pp*x2/hbm_bw
+    x17 = kv_bytes*ctx*b*numpy.maximum(1, x8)
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x20 = x18*x19
+    x21 = numpy.minimum(x8, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x7
+    x23 = x22*x4
+    x24 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x25 = x24*x5
+    x26 = sigma_attn*n_layers
+    x27 = d_head*n_q
+    x28 = c_kv + c_q
+    x29 = n_q + 2*n_q/g
+    x30 = d_head*x29
+    x31 = numpy.sqrt(x28)
+    x32 = numpy.minimum(x8, numpy.maximum(1, x19*x31/x18))
+    x33 = numpy.sqrt(d_head)
+    x34 = numpy.minimum(x8, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x33)))
+    x35 = x24*x4
+    x36 = numpy.minimum(x8, numpy.maximum(1, x19*numpy.sqrt(x29)*x33/x31))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x17)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x4 + c_kv*n_q*x0*x4*(ctx + x10 - 1/2) + 2*vocab*q_lm*x11 + x4*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x14))/flops), vocab*x15*x16 + x16*(x14*x26*(d_ff*x15 + d_ff*x21*x23 + x25/x21) + x17*x6 + x26*(p*x28*x30 + x15*x27 + x15*x28 + x22*x32*x5 + x23*x27*x34 + x23*x28*x36 + x25/x34 + x28*x35/x32 + x30*x35/x36))), numpy.inf)
 
 
 def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = numpy.maximum(1, n_gpu/n_pp)
-    x3 = numpy.ceil(x2/node_size)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -950,44 +719,28 @@ def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = node_size**(-1.0)
-    x5 = numpy.ceil(x3*x4)
-    x6 = bw_ar_intra**(-1.0)
-    x7 = (1/2)*x1
-    x8 = x2/sigma_attn
-    x9 = numpy.ceil(x4*x8)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x7*numpy.maximum(x0*(x5 - 1), x5*x6*numpy.maximum(0, x3/x5 - 1))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x7*numpy.maximum(x0*(x9 - 1), x6*x9*numpy.maximum(0, x8/x9 - 1))) + (1/4)*x0*x1*(n_pp - 1)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = numpy.ceil(x2/node_size)
+    return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
 def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.ceil(x7/node_size)
-    x9 = (1/2)*q_len
-    x10 = n_layers*numpy.where(numpy.less_equal(x7, 1), 0, b*x4*x9*numpy.maximum(x1*(x8 - 1), x8*numpy.maximum(0, x7/x8 - 1)/bw_ar_intra)) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x11 = 2*d_model
-    x12 = s**(-1.0)
-    x13 = n_ff_in + n_ff_out
-    x14 = n_sh*x13
-    x15 = d_ff_shared*n_layers*x14
-    x16 = d_model*p
-    x17 = kv_bytes*ctx*b
-    x18 = d_head*n_q
-    x19 = c_kv + c_q
-    x20 = x2*x5
-    x21 = p_act*x20
-    x22 = d_head*(n_q + 2*n_q/g)
-    x23 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x24 = x12*x21
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x15) + x17)), t_kernel*x0 + x10*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x10, x3*(2*n_attn*x2 + b*vocab*q_lm*x11 + c_kv*n_q*x0*x2*(ctx + x9 - 1/2) + x2*(2*n_ff*x12 + x11*x15))/flops), n_pp*x3*(n_layers*(n_experts*x13*(1 - (1 - x12)**x20)*(d_ff*x16 + d_ff*x23*x24 + d_model*x24*x7/x23) + p*x19*x22 + x14*(d_ff_shared*x16 + x21*(d_model + d_ff_shared)) + x16*x18 + x16*x19 + x21*(d_model + x18) + x21*(d_model + x19) + x21*(x19 + x22)) + vocab*x16 + x17*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1004,20 +757,12 @@ def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1027,60 +772,48 @@ def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
     x6 = (1/4)*x1*x2*x5*(n_pp - 1)
     x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x9)
-    x12 = bw_ar_intra**(-1.0)
-    x13 = (1/2)*q_len
-    x14 = b*x13*x5
-    x15 = sigma_attn**(-1.0)
-    x16 = x15*x8
-    x17 = numpy.ceil(x10*x16)
-    x18 = d_model*p
-    x19 = vocab*x18
-    x20 = n_ff_in + n_ff_out
-    x21 = s**(-1.0)
-    x22 = x2*x7
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.maximum(1, numpy.minimum(x8, x23*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x25 = p_act*x22
-    x26 = x21*x25
-    x27 = n_experts*x20*(1 - (1 - x21)**x22)*(d_ff*x18 + d_ff*x24*x26 + d_model*x26*x9/x24)
-    x28 = n_pp*x3/hbm_bw
-    x29 = kv_bytes*ctx*b
-    x30 = x29*numpy.maximum(1, x16)
-    x31 = d_ff_shared*x18
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = x23*x32
-    x34 = numpy.minimum(x16, numpy.maximum(1, x33/numpy.sqrt(d_ff_shared)))
-    x35 = x15*x25
-    x36 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x37 = x36*x4
-    x38 = sigma_attn*n_layers
-    x39 = n_sh*x20
-    x40 = c_kv + c_q
-    x41 = numpy.sqrt(x40)
-    x42 = numpy.minimum(x16, numpy.maximum(1, x32*x41/x23))
-    x43 = numpy.sqrt(d_head)
-    x44 = n_q + 2*n_q/g
-    x45 = numpy.minimum(x16, numpy.maximum(1, x32*x43*numpy.sqrt(x44)/x41))
-    x46 = numpy.minimum(x16, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
-    x47 = p_act*x36
-    x48 = d_head*n_q
-    x49 = d_head*x44
-    x50 = p*x40*x49 + x18*x40 + x18*x48
-    x51 = 2*d_model
-    x52 = d_ff_shared*n_layers*x39
-    x53 = n_attn + d_model*x52
-    x54 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x9, 1), 0, x14*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11))) + x6, n_layers*numpy.where(numpy.less_equal(x16, 1), 0, x14*numpy.maximum(x1*(x17 - 1), x12*x17*numpy.maximum(0, x16/x17 - 1))), x28*(n_layers*x27 + x19) + x28*(x30*x7 + x38*x39*(d_ff_shared*x34*x35 + x31 + x37/x34) + x38*(d_model*x35*x42 + x35*x40*x45 + x35*x46*x48 + x37/x46 + x40*x47/x42 + x50 + x47*x49/x45)), x3*(2*n_attn*x2 + b*vocab*q_lm*x51 + c_kv*n_q*x0*x2*(ctx + x13 - 1/2) + x2*(2*n_ff*x21 + x51*x52))/flops, p*(sigma_attn*x53 + x54) + x30, x6, x28*(n_layers*(x25*(d_model + x40) + x25*(d_model + x48) + x25*(x40 + x49) + x27 + x39*(x25*(d_model + d_ff_shared) + x31) + x50) + x19 + x29*x7), p*(x53 + x54) + x29
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = numpy.ceil(x9/node_size)
+    x11 = (1/2)*q_len
+    x12 = b*d_model
+    x13 = 2*n_layers
+    x14 = d_model*p
+    x15 = vocab*x14
+    x16 = n_pp*x2/hbm_bw
+    x17 = kv_bytes*ctx*b
+    x18 = x17*numpy.maximum(1, x9)
+    x19 = n_ff_in + n_ff_out
+    x20 = d_ff*x14
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x23 = x21*x22
+    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
+    x25 = x4*x8
+    x26 = n_gpu/(n_pp**2*sigma_attn**2)
+    x27 = x26*x5
+    x28 = sigma_attn*n_layers
+    x29 = c_kv + c_q
+    x30 = numpy.sqrt(x29)
+    x31 = numpy.minimum(x9, numpy.maximum(1, x22*x30/x21))
+    x32 = numpy.sqrt(d_head)
+    x33 = n_q + 2*n_q/g
+    x34 = numpy.minimum(x9, numpy.maximum(1, x22*x32*numpy.sqrt(x33)/x30))
+    x35 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x32)))
+    x36 = x26*x4
+    x37 = d_head*n_q
+    x38 = d_head*x33
+    x39 = p*x29*x38 + x14*x29 + x14*x37
+    x40 = d_model*d_ff_shared*n_sh*x19
+    x41 = n_attn + n_ff
+    x42 = x4*x7
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x9, 1), 0, p_act*x11*x12*x2*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra)), x15*x16 + x16*(x18*x7 + x19*x28*(d_ff*x24*x25 + x20 + x27/x24) + x28*(d_model*x25*x31 + x25*x29*x34 + x25*x35*x37 + x27/x35 + x29*x36/x31 + x39 + x36*x38/x34)), x2*(2*n_attn*x3 + c_kv*n_q*x0*x3*(ctx + x11 - 1/2) + 2*vocab*q_lm*x12 + x3*(2*n_ff/s + x13*x40))/flops, p*(n_unembed + sigma_attn*x41) + x18, x6, x16*(n_layers*(x19*(x20 + x42*(d_ff + d_model)) + x39 + x42*(d_model + x29) + x42*(d_model + x37) + x42*(x29 + x38)) + x15 + x17*x7), p*(n_unembed + n_layers*x40 + x41) + x17
 
 
 def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1088,83 +821,67 @@ def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x1 = t_kernel*x0
     x2 = 1 - omega_net
     x3 = bw_ar_inter**(-1.0)
-    x4 = b*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*p_act
-    x7 = x5*x6
+    x4 = n_gpu**(-1.0)
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = d_model*x6
     x8 = (1/4)*x3*x4*x7*(n_pp - 1)
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = node_size**(-1.0)
-    x13 = numpy.ceil(x11*x12)
-    x14 = bw_ar_intra**(-1.0)
-    x15 = (1/2)*q_len
-    x16 = b*x15
-    x17 = x16*x7
-    x18 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x17*numpy.maximum(x3*(x13 - 1), x13*x14*numpy.maximum(0, x11/x13 - 1))) + x8
-    x19 = 2*d_model
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = d_ff_shared*n_sh
-    x23 = n_layers*x21*x22
-    x24 = x5*(2*n_attn*x4 + b*vocab*q_lm*x19 + c_kv*n_q*x0*x4*(ctx + x15 - 1/2) + x4*(2*n_ff*x20 + x19*x23))/flops
-    x25 = d_model*p
-    x26 = vocab*x25
-    x27 = kv_bytes*ctx*b
-    x28 = x27*x9
-    x29 = d_ff_shared*x25
-    x30 = x4*x9
-    x31 = p_act*x30
-    x32 = n_sh*x21
-    x33 = numpy.sqrt(d_model)
-    x34 = numpy.sqrt(x11)
-    x35 = numpy.maximum(1, numpy.minimum(x10, x33*x34/numpy.sqrt(d_ff)))
-    x36 = x20*x31
-    x37 = n_experts*x21*(1 - (1 - x20)**x30)*(d_ff*x25 + d_ff*x35*x36 + d_model*x11*x36/x35)
-    x38 = d_head*n_q
-    x39 = c_kv + c_q
-    x40 = n_q + 2*n_q/g
-    x41 = d_head*x40
-    x42 = p*x39*x41 + x25*x38 + x25*x39
-    x43 = n_pp*x5/hbm_bw
-    x44 = x43*(n_layers*(x31*(d_model + x38) + x31*(d_model + x39) + x31*(x39 + x41) + x32*(x29 + x31*(d_model + d_ff_shared)) + x37 + x42) + x26 + x28)
-    x45 = numpy.greater_equal(n_gpu, n_pp)
-    x46 = numpy.less_equal(n_pp, b)
-    x47 = hbm_cap*n_gpu
-    x48 = n_attn + d_model*x23
-    x49 = n_ff + n_unembed
-    x50 = numpy.logical_and(numpy.logical_and(x45, x46), numpy.greater_equal(x47, p*(x48 + x49) + x27))
-    x51 = sigma_attn**(-1.0)
-    x52 = x10*x51
-    x53 = numpy.ceil(x12*x52)
-    x54 = n_layers*numpy.where(numpy.less_equal(x52, 1), 0, x17*numpy.maximum(x3*(x53 - 1), x14*x53*numpy.maximum(0, x52/x53 - 1))) + x18
-    x55 = numpy.maximum(1, x52)
-    x56 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x57 = x33*x56
-    x58 = numpy.minimum(x52, numpy.maximum(1, x57/numpy.sqrt(d_ff_shared)))
-    x59 = x31*x51
-    x60 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x61 = x6*x60
-    x62 = sigma_attn*n_layers
-    x63 = numpy.sqrt(x39)
-    x64 = numpy.minimum(x52, numpy.maximum(1, x56*x63/x33))
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x52, numpy.maximum(1, numpy.sqrt(x40)*x56*x65/x63))
-    x67 = numpy.minimum(x52, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x65)))
-    x68 = p_act*x60
-    x69 = x43*(n_layers*x37 + x26) + x43*(x28*x55 + x32*x62*(d_ff_shared*x58*x59 + x29 + x61/x58) + x62*(d_model*x59*x64 + x38*x59*x67 + x39*x59*x66 + x39*x68/x64 + x41*x68/x66 + x42 + x61/x67))
-    x70 = numpy.logical_and(numpy.logical_and(x45, x46), numpy.greater_equal(x47, p*(sigma_attn*x48 + x49) + x27*x55))
-    x71 = numpy.less_equal(x34, 1)
-    x72 = numpy.sqrt(x13)
-    x73 = numpy.maximum(x3*(x72 - 1), x14*x72*numpy.maximum(0, x34/x72 - 1))
-    x74 = p_act*x16*x5
-    x75 = n_layers*(numpy.where(x71, 0, n_ff_out*x17*x73) + numpy.where(x71, 0, n_ff_in*x73*x74*(d_ff*n_active + x22))) + x8
-    x76 = numpy.less_equal(x56, 1)
-    x77 = numpy.sqrt(x53)
-    x78 = numpy.maximum(x3*(x77 - 1), x14*x77*numpy.maximum(0, x56/x77 - 1))
-    x79 = n_layers*(numpy.where(x76, 0, x17*x78) + numpy.where(x76, 0, x41*x74*x78)) + x75
-    return numpy.where(x50, x1 + x18*x2 + numpy.maximum(numpy.maximum(x24, x44), omega_net*x18), numpy.inf), numpy.where(x70, x1 + x2*x54 + numpy.maximum(numpy.maximum(x24, x69), omega_net*x54), numpy.inf), numpy.where(x50, x1 + x2*x75 + numpy.maximum(numpy.maximum(x24, x44), omega_net*x75), numpy.inf), numpy.where(x70, x1 + x2*x79 + numpy.maximum(numpy.maximum(x24, x69), omega_net*x79), numpy.inf)
+    x9 = b*d_model
+    x10 = (1/2)*q_len
+    x11 = 2*n_layers
+    x12 = n_ff_in + n_ff_out
+    x13 = d_ff_shared*n_sh
+    x14 = d_model*x12*x13
+    x15 = x4*(2*n_attn*x5 + c_kv*n_q*x0*x5*(ctx + x10 - 1/2) + 2*vocab*q_lm*x9 + x5*(2*n_ff/s + x11*x14))/flops
+    x16 = d_model*p
+    x17 = vocab*x16
+    x18 = n_pp**(-1.0)
+    x19 = kv_bytes*ctx*b
+    x20 = x18*x19
+    x21 = d_ff*x16
+    x22 = x18*x6
+    x23 = d_head*n_q
+    x24 = c_kv + c_q
+    x25 = n_q + 2*n_q/g
+    x26 = d_head*x25
+    x27 = p*x24*x26 + x16*x23 + x16*x24
+    x28 = n_pp*x4/hbm_bw
+    x29 = numpy.greater_equal(n_gpu, n_pp)
+    x30 = numpy.less_equal(n_pp, b)
+    x31 = hbm_cap*n_gpu
+    x32 = n_attn + n_ff
+    x33 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_unembed + n_layers*x14 + x32) + x19)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x15, omega_net*x8), x28*(n_layers*(x12*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x17 + x20)), numpy.inf)
+    x34 = x18/sigma_attn
+    x35 = n_gpu*x34
+    x36 = numpy.ceil(x35/node_size)
+    x37 = bw_ar_intra**(-1.0)
+    x38 = p_act*x10*x4
+    x39 = x38*x9
+    x40 = x11*numpy.where(numpy.less_equal(x35, 1), 0, x39*numpy.maximum(x3*(x36 - 1), x36*x37*numpy.maximum(0, x35/x36 - 1))) + x8
+    x41 = numpy.maximum(1, x35)
+    x42 = numpy.sqrt(d_model)
+    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x42*x43
+    x45 = numpy.minimum(x35, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
+    x46 = x34*x6
+    x47 = n_gpu/(n_pp**2*sigma_attn**2)
+    x48 = x47*x7
+    x49 = sigma_attn*n_layers
+    x50 = numpy.sqrt(x24)
+    x51 = numpy.minimum(x35, numpy.maximum(1, x43*x50/x42))
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x25)*x43*x52/x50))
+    x54 = numpy.minimum(x35, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x52)))
+    x55 = x47*x6
+    x56 = x17*x28 + x28*(x12*x49*(d_ff*x45*x46 + x21 + x48/x45) + x20*x41 + x49*(d_model*x46*x51 + x23*x46*x54 + x24*x46*x53 + x24*x55/x51 + x26*x55/x53 + x27 + x48/x54))
+    x57 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_unembed + sigma_attn*x32) + x19*x41))
+    x58 = numpy.less_equal(x43, 1)
+    x59 = numpy.sqrt(x36)
+    x60 = numpy.maximum(x3*(x59 - 1), x37*x59*numpy.maximum(0, x43/x59 - 1))
+    x61 = x39*x60
+    x62 = b*x38*x60
+    x63 = n_layers*(numpy.where(x58, 0, x61) + numpy.where(x58, 0, n_ff_out*x61) + numpy.where(x58, 0, x26*x62) + numpy.where(x58, 0, n_ff_in*x62*(d_ff*n_active + x13))) + x8
+    return x33, numpy.where(x57, x1 + x2*x40 + numpy.maximum(numpy.maximum(x15, x56), omega_net*x40), numpy.inf), x33, numpy.where(x57, x1 + x2*x63 + numpy.maximum(numpy.maximum(x15, x56), omega_net*x63), numpy.inf)
 
 
 def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1176,19 +893,12 @@ def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
     x3 = (1/2)*b*p_act*q_len*numpy.maximum((x2 - 1)/bw_ar_inter, x2*numpy.maximum(0, x0/x2 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*(numpy.where(x1, 0, d_model*x3) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)))
+    x4 = d_model*x3
+    return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = (1/2)*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4/x6 - 1)/bw_ar_intra)
-    return n_layers*(numpy.where(x5, 0, n_ff_out*x2*x7) + numpy.where(x5, 0, b*n_ff_in*p_act*q_len*x1*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1199,7 +909,7 @@ def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -1214,19 +924,11 @@ def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1240,62 +942,47 @@ def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = node_size**(-1.0)
-    x7 = numpy.sqrt(numpy.ceil(x3*x6))
-    x8 = bw_ar_intra**(-1.0)
-    x9 = numpy.maximum(x1*(x7 - 1), x7*x8*numpy.maximum(0, x4/x7 - 1))
-    x10 = (1/2)*b*p_act*q_len*x0
-    x11 = d_model*x10
-    x12 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = numpy.less_equal(x12, 1)
-    x14 = numpy.sqrt(numpy.ceil(x2*x6/sigma_attn))
-    x15 = numpy.maximum(x1*(x14 - 1), x14*x8*numpy.maximum(0, x12/x14 - 1))
-    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x13, 0, x11*x15) + numpy.where(x13, 0, d_head*x10*x15*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x5, 0, n_ff_out*x11*x9) + numpy.where(x5, 0, n_ff_in*x10*x9*(d_ff*n_active + d_ff_shared*n_sh)))
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = (1/2)*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x3/x5 - 1)/bw_ar_intra)
+    x7 = x2*x6
+    x8 = b*p_act*q_len*x1*x6
+    return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
 def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1311,73 +998,50 @@ def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x3 = n_gpu**(-1.0)
     x4 = d_model*p_act
     x5 = x3*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = numpy.sqrt(x8)
-    x10 = numpy.less_equal(x9, 1)
-    x11 = node_size**(-1.0)
-    x12 = numpy.sqrt(numpy.ceil(x11*x8))
-    x13 = bw_ar_intra**(-1.0)
-    x14 = numpy.maximum(x1*(x12 - 1), x12*x13*numpy.maximum(0, -1 + x9/x12))
-    x15 = (1/2)*q_len
-    x16 = b*x15
-    x17 = x16*x5
-    x18 = d_ff_shared*n_sh
-    x19 = p_act*x16*x3
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = numpy.less_equal(x20, 1)
-    x22 = sigma_attn**(-1.0)
-    x23 = x22*x7
-    x24 = numpy.sqrt(numpy.ceil(x11*x23))
-    x25 = numpy.maximum(x1*(x24 - 1), x13*x24*numpy.maximum(0, x20/x24 - 1))
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x17) + numpy.where(x10, 0, n_ff_in*x14*x19*(d_ff*n_active + x18))) + n_layers*(numpy.where(x21, 0, x17*x25) + numpy.where(x21, 0, x19*x25*x27)) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x29 = 2*d_model
-    x30 = s**(-1.0)
-    x31 = n_ff_in + n_ff_out
-    x32 = n_layers*x31
-    x33 = x18*x32
-    x34 = d_model*p
-    x35 = x2*x6
-    x36 = numpy.sqrt(d_model)
-    x37 = numpy.maximum(1, numpy.minimum(x7, x36*x9/numpy.sqrt(d_ff)))
-    x38 = p_act*x35
-    x39 = x35*x4
-    x40 = n_pp*x3/hbm_bw
-    x41 = kv_bytes*ctx*b*numpy.maximum(1, x23)
-    x42 = x20*x36
-    x43 = numpy.minimum(x23, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
-    x44 = x22*x38
-    x45 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x46 = x4*x45
-    x47 = sigma_attn*n_layers
-    x48 = d_head*n_q
-    x49 = c_kv + c_q
-    x50 = numpy.sqrt(x49)
-    x51 = numpy.minimum(x23, numpy.maximum(1, x20*x50/x36))
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x23, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x52)))
-    x54 = p_act*x45
-    x55 = numpy.minimum(x23, numpy.maximum(1, x20*numpy.sqrt(x26)*x52/x50))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x33)) + x41)), t_kernel*x0 + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x3*(2*n_attn*x2 + b*vocab*q_lm*x29 + c_kv*n_q*x0*x2*(ctx + x15 - 1/2) + x2*(2*n_ff*x30 + x29*x33))/flops), x40*(n_experts*x32*(1 - (1 - x30)**x35)*(d_ff*x30*x37*x38 + d_ff*x34 + x30*x39*x8/x37) + vocab*x34) + x40*(n_sh*x31*x47*(d_ff_shared*x34 + d_ff_shared*x43*x44 + x46/x43) + x41*x6 + x47*(p*x27*x49 + x22*x39*x51 + x27*x54/x55 + x34*x48 + x34*x49 + x44*x48*x53 + x44*x49*x55 + x46/x53 + x49*x54/x51))), numpy.inf)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = n_pp**(-1.0)
+    x9 = x8/sigma_attn
+    x10 = n_gpu*x9
+    x11 = numpy.sqrt(numpy.ceil(x10/node_size))
+    x12 = (1/2)*q_len
+    x13 = b*x12*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, -1 + x6/x11)/bw_ar_intra)
+    x14 = x13*x5
+    x15 = d_ff_shared*n_sh
+    x16 = x13*x3
+    x17 = n_q + 2*n_q/g
+    x18 = d_head*x17
+    x19 = p_act*x18
+    x20 = n_layers*(numpy.where(x7, 0, x14) + numpy.where(x7, 0, n_ff_out*x14) + numpy.where(x7, 0, x16*x19) + numpy.where(x7, 0, n_ff_in*p_act*x16*(d_ff*n_active + x15))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x21 = 2*d_model
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = n_pp*x3/hbm_bw
+    x25 = kv_bytes*ctx*b*numpy.maximum(1, x10)
+    x26 = numpy.sqrt(d_model)
+    x27 = x26*x6
+    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x2*x9
+    x30 = p_act*x29
+    x31 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x32 = x31*x4
+    x33 = sigma_attn*n_layers
+    x34 = d_head*n_q
+    x35 = c_kv + c_q
+    x36 = numpy.sqrt(x35)
+    x37 = numpy.minimum(x10, numpy.maximum(1, x36*x6/x26))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x38)))
+    x40 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x17)*x38*x6/x36))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x25)), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + c_kv*n_q*x0*x2*(ctx + x12 - 1/2) + x2*(2*n_ff/s + n_layers*x15*x21*x22))/flops), vocab*x23*x24 + x24*(x22*x33*(d_ff*x23 + d_ff*x28*x30 + x32/x28) + x25*x8 + x33*(p*x18*x35 + p_act*x31*x35/x37 + x19*x31/x40 + x23*x34 + x23*x35 + x29*x37*x4 + x30*x34*x39 + x30*x35*x40 + x32/x39))), numpy.inf)
 
 
 def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = (1/2)*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4/x6 - 1)/bw_ar_intra)
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, n_ff_out*x2*x7) + numpy.where(x5, 0, b*n_ff_in*p_act*q_len*x1*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1385,55 +1049,35 @@ def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu/n_pp
-    x3 = numpy.maximum(1, x2)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = node_size**(-1.0)
-    x7 = numpy.sqrt(numpy.ceil(x3*x6))
-    x8 = bw_ar_intra**(-1.0)
-    x9 = numpy.maximum(x1*(x7 - 1), x7*x8*numpy.maximum(0, x4/x7 - 1))
-    x10 = (1/2)*b*p_act*q_len*x0
-    x11 = d_model*x10
-    x12 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = numpy.less_equal(x12, 1)
-    x14 = numpy.sqrt(numpy.ceil(x2*x6/sigma_attn))
-    x15 = numpy.maximum(x1*(x14 - 1), x14*x8*numpy.maximum(0, x12/x14 - 1))
-    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x13, 0, x11*x15) + numpy.where(x13, 0, d_head*x10*x15*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x5, 0, n_ff_out*x11*x9) + numpy.where(x5, 0, n_ff_in*x10*x9*(d_ff*n_active + d_ff_shared*n_sh)))
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = (1/2)*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x3/x5 - 1)/bw_ar_intra)
+    x7 = x2*x6
+    x8 = b*p_act*q_len*x1*x6
+    return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
 def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = numpy.sqrt(numpy.ceil(x7/node_size))
-    x11 = (1/2)*q_len
-    x12 = b*x11*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x8/x10)/bw_ar_intra)
-    x13 = d_ff_shared*n_sh
-    x14 = n_layers*(numpy.where(x9, 0, n_ff_out*x12*x4) + numpy.where(x9, 0, n_ff_in*p_act*x12*x3*(d_ff*n_active + x13))) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x15 = 2*d_model
-    x16 = s**(-1.0)
-    x17 = n_ff_in + n_ff_out
-    x18 = n_layers*x13*x17
-    x19 = d_model*p
-    x20 = kv_bytes*ctx*b
-    x21 = d_head*n_q
-    x22 = c_kv + c_q
-    x23 = x2*x5
-    x24 = p_act*x23
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x27 = x16*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x18) + x20)), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, x3*(2*n_attn*x2 + b*vocab*q_lm*x15 + c_kv*n_q*x0*x2*(ctx + x11 - 1/2) + x2*(2*n_ff*x16 + x15*x18))/flops), n_pp*x3*(n_layers*(n_experts*x17*(1 - (1 - x16)**x23)*(d_ff*x19 + d_ff*x26*x27 + d_model*x27*x7/x26) + n_sh*x17*(d_ff_shared*x19 + x24*(d_model + d_ff_shared)) + p*x22*x25 + x19*x21 + x19*x22 + x24*(d_model + x21) + x24*(d_model + x22) + x24*(x22 + x25)) + vocab*x19 + x20*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1450,20 +1094,12 @@ def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1474,67 +1110,50 @@ def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = node_size**(-1.0)
-    x13 = numpy.sqrt(numpy.ceil(x12*x9))
-    x14 = bw_ar_intra**(-1.0)
-    x15 = numpy.maximum(x1*(x13 - 1), x13*x14*numpy.maximum(0, x10/x13 - 1))
-    x16 = (1/2)*q_len
-    x17 = b*x16
-    x18 = x17*x5
-    x19 = d_ff_shared*n_sh
-    x20 = p_act*x17*x3
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = sigma_attn**(-1.0)
-    x24 = x23*x8
-    x25 = numpy.sqrt(numpy.ceil(x12*x24))
-    x26 = numpy.maximum(x1*(x25 - 1), x14*x25*numpy.maximum(0, x21/x25 - 1))
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = d_model*p
-    x30 = vocab*x29
-    x31 = n_ff_in + n_ff_out
-    x32 = s**(-1.0)
-    x33 = x2*x7
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.maximum(1, numpy.minimum(x8, x10*x34/numpy.sqrt(d_ff)))
-    x36 = p_act*x33
-    x37 = x32*x36
-    x38 = n_experts*x31*(1 - (1 - x32)**x33)*(d_ff*x29 + d_ff*x35*x37 + d_model*x37*x9/x35)
-    x39 = n_pp*x3/hbm_bw
-    x40 = kv_bytes*ctx*b
-    x41 = x40*numpy.maximum(1, x24)
-    x42 = d_ff_shared*x29
-    x43 = x21*x34
-    x44 = numpy.minimum(x24, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
-    x45 = x23*x36
-    x46 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x47 = x4*x46
-    x48 = sigma_attn*n_layers
-    x49 = n_sh*x31
-    x50 = c_kv + c_q
-    x51 = numpy.sqrt(x50)
-    x52 = numpy.minimum(x24, numpy.maximum(1, x21*x51/x34))
-    x53 = numpy.sqrt(d_head)
-    x54 = numpy.minimum(x24, numpy.maximum(1, x21*numpy.sqrt(x27)*x53/x51))
-    x55 = numpy.minimum(x24, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x53)))
-    x56 = p_act*x46
-    x57 = d_head*n_q
-    x58 = p*x28*x50 + x29*x50 + x29*x57
-    x59 = 2*d_model
-    x60 = n_layers*x19*x31
-    x61 = n_attn + d_model*x60
-    x62 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x11, 0, n_ff_out*x15*x18) + numpy.where(x11, 0, n_ff_in*x15*x20*(d_ff*n_active + x19))) + x6, n_layers*(numpy.where(x22, 0, x18*x26) + numpy.where(x22, 0, x20*x26*x28)), x39*(n_layers*x38 + x30) + x39*(x41*x7 + x48*x49*(d_ff_shared*x44*x45 + x42 + x47/x44) + x48*(d_model*x45*x52 + x28*x56/x54 + x45*x50*x54 + x45*x55*x57 + x47/x55 + x50*x56/x52 + x58)), x3*(2*n_attn*x2 + b*vocab*q_lm*x59 + c_kv*n_q*x0*x2*(ctx + x16 - 1/2) + x2*(2*n_ff*x32 + x59*x60))/flops, p*(sigma_attn*x61 + x62) + x41, x6, x39*(n_layers*(x36*(d_model + x50) + x36*(d_model + x57) + x36*(x28 + x50) + x38 + x49*(x36*(d_model + d_ff_shared) + x42) + x58) + x30 + x40*x7), p*(x61 + x62) + x40
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = n_pp**(-1.0)
+    x10 = x9/sigma_attn
+    x11 = n_gpu*x10
+    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
+    x13 = (1/2)*q_len
+    x14 = b*p_act*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x7/x12)/bw_ar_intra)
+    x15 = x14*x5
+    x16 = d_ff_shared*n_sh
+    x17 = x14*x4
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = d_model*p
+    x21 = vocab*x20
+    x22 = n_pp*x4/hbm_bw
+    x23 = kv_bytes*ctx*b
+    x24 = x23*numpy.maximum(1, x11)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff*x20
+    x27 = numpy.sqrt(d_model)
+    x28 = x27*x7
+    x29 = numpy.minimum(x11, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x10*x3
+    x31 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x32 = d_model*x31
+    x33 = sigma_attn*n_layers
+    x34 = c_kv + c_q
+    x35 = numpy.sqrt(x34)
+    x36 = numpy.minimum(x11, numpy.maximum(1, x35*x7/x27))
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x37*x7/x35))
+    x39 = numpy.minimum(x11, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x37)))
+    x40 = d_head*n_q
+    x41 = p*x19*x34 + x20*x34 + x20*x40
+    x42 = 2*d_model
+    x43 = n_layers*x16*x25
+    x44 = n_attn + n_ff
+    x45 = x3*x9
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x15) + numpy.where(x8, 0, n_ff_out*x15) + numpy.where(x8, 0, x17*x19) + numpy.where(x8, 0, n_ff_in*x17*(d_ff*n_active + x16))), x21*x22 + x22*(x24*x9 + x25*x33*(d_ff*x29*x30 + x26 + x32/x29) + x33*(d_model*x30*x36 + x19*x31/x38 + x30*x34*x38 + x30*x39*x40 + x31*x34/x36 + x32/x39 + x41)), x4*(2*n_attn*x2 + b*vocab*q_lm*x42 + c_kv*n_q*x0*x2*(ctx + x13 - 1/2) + x2*(2*n_ff/s + x42*x43))/flops, p*(n_unembed + sigma_attn*x44) + x24, x6, x22*(n_layers*(x25*(x26 + x45*(d_ff + d_model)) + x41 + x45*(d_model + x34) + x45*(d_model + x40) + x45*(x19 + x34)) + x21 + x23*x9), p*(n_unembed + d_model*x43 + x44) + x23
 
 
 def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3456,13 +3075,11 @@ def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
 
 def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
 def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3473,7 +3090,7 @@ def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -3484,19 +3101,11 @@ def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3510,47 +3119,36 @@ def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 
 def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = (1/2)*x0
-    x4 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x3*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, x3*(x4 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3561,55 +3159,46 @@ def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3/bw_ar_inter
+    x1 = n_gpu**(-1.0)
+    x2 = p_act*x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = d_model*x3
     x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
+    x6 = x5/sigma_attn
+    x7 = n_gpu*x6
     x8 = (1/2)*q_len
-    x9 = b*x4*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x6
-    x12 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x9*(x11 - 1)) + n_layers*numpy.where(numpy.less_equal(x7, 1), 0, x9*(x7 - 1)) + (1/4)*x1*x4*(n_pp - 1)
-    x13 = 2*d_model
-    x14 = d_head*n_q
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_layers*x16
-    x18 = d_ff_shared*n_sh*x17
-    x19 = d_model*p
-    x20 = x1*x5
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.maximum(1, numpy.minimum(x6, x21*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x23 = p_act*x20
-    x24 = x15*x23
-    x25 = n_pp*x2/hbm_bw
-    x26 = kv_bytes*ctx*b*numpy.maximum(1, g*x11/n_q)
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = x21*x27
-    x29 = numpy.minimum(x11, numpy.maximum(1, x28/numpy.sqrt(d_ff_shared)))
-    x30 = x10*x23
-    x31 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x32 = x3*x31
-    x33 = sigma_attn*n_layers
-    x34 = d_head*x19
-    x35 = n_q + 2*n_q/g
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x11, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x36)))
-    x38 = numpy.minimum(x11, numpy.maximum(1, x27*numpy.sqrt(x35)*x36/x21))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x18)) + x26)), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + b*vocab*q_lm*x13 + x0*x1*x14*(ctx + x8 - 1/2) + x1*(2*n_ff*x15 + x13*x18))/flops), x25*(n_experts*x17*(1 - (1 - x15)**x20)*(d_ff*x19 + d_ff*x22*x24 + d_model*x24*x7/x22) + vocab*x19) + x25*(n_sh*x16*x33*(d_ff_shared*x19 + d_ff_shared*x29*x30 + x32/x29) + x26*x5 + x33*(d_head*p_act*x31*x35/x38 + d_model*x30*x38 + n_q*x34 + x14*x30*x37 + x32/x37 + x34*x35))), numpy.inf)
+    x9 = b*d_model
+    x10 = 2*n_layers
+    x11 = x10*numpy.where(numpy.less_equal(x7, 1), 0, x2*x8*x9*(x7 - 1)) + (1/4)*x2*x4*(n_pp - 1)
+    x12 = d_head*x3
+    x13 = n_q*x12
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*p
+    x16 = n_pp*x1/hbm_bw
+    x17 = kv_bytes*ctx*b*numpy.maximum(1, g*x7/n_q)
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x20 = x18*x19
+    x21 = numpy.minimum(x7, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
+    x22 = p_act*x6
+    x23 = x22*x3
+    x24 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x25 = x24*x4
+    x26 = sigma_attn*n_layers
+    x27 = d_head*x15
+    x28 = n_q + 2*n_q/g
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.minimum(x7, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x29)))
+    x31 = numpy.minimum(x7, numpy.maximum(1, x19*numpy.sqrt(x28)*x29/x18))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x17)), t_kernel*x0 + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x3 + 2*vocab*q_lm*x9 + x0*x13*(ctx + x8 - 1/2) + x3*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x14))/flops), vocab*x15*x16 + x16*(x14*x26*(d_ff*x15 + d_ff*x21*x23 + x25/x21) + x17*x5 + x26*(d_model*x23*x31 + n_q*x27 + x12*x24*x28/x31 + x13*x22*x30 + x25/x30 + x27*x28))), numpy.inf)
 
 
 def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3618,37 +3207,26 @@ def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = (1/2)*x0
-    x4 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x3*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, x3*(x4 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = numpy.maximum(1, x5)
-    x7 = (1/2)*q_len
-    x8 = n_layers*numpy.where(numpy.less_equal(x6, 1), 0, b*x3*x7*(x6 - 1)) + (1/4)*x1*x3*(n_pp - 1)
-    x9 = 2*d_model
-    x10 = d_head*n_q
-    x11 = s**(-1.0)
-    x12 = n_ff_in + n_ff_out
-    x13 = n_sh*x12
-    x14 = d_ff_shared*n_layers*x13
-    x15 = d_model*p
-    x16 = kv_bytes*ctx*b
-    x17 = d_head*(n_q + 2*n_q/g)
-    x18 = x1*x4
-    x19 = p_act*x18
-    x20 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x21 = x11*x19
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x14) + x16)), t_kernel*x0 + x8*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x8, x2*(2*n_attn*x1 + b*vocab*q_lm*x9 + x0*x1*x10*(ctx + x7 - 1/2) + x1*(2*n_ff*x11 + x14*x9))/flops), n_pp*x2*(n_layers*(n_experts*x12*(1 - (1 - x11)**x18)*(d_ff*x15 + d_ff*x20*x21 + d_model*x21*x6/x20) + x10*x15 + x13*(d_ff_shared*x15 + x19*(d_model + d_ff_shared)) + x15*x17 + x19*(d_model + x10) + x19*(d_model + x17)) + vocab*x15 + x16*x4)/hbm_bw), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3665,19 +3243,11 @@ def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3686,127 +3256,105 @@ def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3/bw_ar_inter
-    x5 = (1/4)*x1*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = (1/2)*q_len
-    x10 = b*x4*x9
-    x11 = sigma_attn**(-1.0)
-    x12 = x11*x7
+    x1 = n_gpu**(-1.0)
+    x2 = x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = (1/4)*x2*x5*(n_pp - 1)
+    x7 = n_pp**(-1.0)
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = (1/2)*q_len
+    x11 = b*d_model
+    x12 = 2*n_layers
     x13 = d_model*p
     x14 = vocab*x13
-    x15 = n_ff_in + n_ff_out
-    x16 = s**(-1.0)
-    x17 = x1*x6
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.maximum(1, numpy.minimum(x7, x18*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x20 = p_act*x17
-    x21 = x16*x20
-    x22 = n_experts*x15*(1 - (1 - x16)**x17)*(d_ff*x13 + d_ff*x19*x21 + d_model*x21*x8/x19)
-    x23 = n_pp*x2/hbm_bw
-    x24 = kv_bytes*ctx*b
-    x25 = x24*numpy.maximum(1, g*x12/n_q)
-    x26 = d_ff_shared*x13
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = x18*x27
-    x29 = numpy.minimum(x12, numpy.maximum(1, x28/numpy.sqrt(d_ff_shared)))
-    x30 = x11*x20
-    x31 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x32 = x3*x31
-    x33 = sigma_attn*n_layers
-    x34 = n_sh*x15
-    x35 = numpy.sqrt(d_head)
-    x36 = n_q + 2*n_q/g
-    x37 = numpy.minimum(x12, numpy.maximum(1, x27*x35*numpy.sqrt(x36)/x18))
-    x38 = numpy.minimum(x12, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x35)))
-    x39 = d_head*n_q
-    x40 = d_head*x36
-    x41 = x13*x39 + x13*x40
-    x42 = 2*d_model
-    x43 = d_ff_shared*n_layers*x34
-    x44 = n_attn + d_model*x43
-    x45 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x10*(x8 - 1)) + x5, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, x10*(x12 - 1)), x23*(n_layers*x22 + x14) + x23*(x25*x6 + x33*x34*(d_ff_shared*x29*x30 + x26 + x32/x29) + x33*(d_model*x30*x37 + p_act*x31*x40/x37 + x30*x38*x39 + x32/x38 + x41)), x2*(2*n_attn*x1 + b*vocab*q_lm*x42 + x0*x1*x39*(ctx + x9 - 1/2) + x1*(2*n_ff*x16 + x42*x43))/flops, p*(sigma_attn*x44 + x45) + x25, x5, x23*(n_layers*(x20*(d_model + x39) + x20*(d_model + x40) + x22 + x34*(x20*(d_model + d_ff_shared) + x26) + x41) + x14 + x24*x6), p*(x44 + x45) + x24
+    x15 = n_pp*x1/hbm_bw
+    x16 = kv_bytes*ctx*b
+    x17 = x16*numpy.maximum(1, g*x9/n_q)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_ff*x13
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x4*x8
+    x25 = n_gpu/(n_pp**2*sigma_attn**2)
+    x26 = x25*x5
+    x27 = sigma_attn*n_layers
+    x28 = numpy.sqrt(d_head)
+    x29 = n_q + 2*n_q/g
+    x30 = numpy.minimum(x9, numpy.maximum(1, x21*x28*numpy.sqrt(x29)/x20))
+    x31 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x28)))
+    x32 = d_head*n_q
+    x33 = d_head*x29
+    x34 = x13*x32 + x13*x33
+    x35 = d_model*d_ff_shared*n_sh*x18
+    x36 = n_attn + n_ff
+    x37 = x4*x7
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x9, 1), 0, p_act*x10*x11*x2*(x9 - 1)), x14*x15 + x15*(x17*x7 + x18*x27*(d_ff*x23*x24 + x19 + x26/x23) + x27*(d_model*x24*x30 + x24*x31*x32 + x25*x33*x4/x30 + x26/x31 + x34)), x1*(2*n_attn*x3 + 2*vocab*q_lm*x11 + x0*x3*x32*(ctx + x10 - 1/2) + x3*(2*n_ff/s + x12*x35))/flops, p*(n_unembed + sigma_attn*x36) + x17, x6, x15*(n_layers*(x18*(x19 + x37*(d_ff + d_model)) + x34 + x37*(d_model + x32) + x37*(d_model + x33)) + x14 + x16*x7), p*(n_unembed + n_layers*x35 + x36) + x16
 
 
 def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = d_model*p_act
-    x7 = x4*x5*x6
-    x8 = (1/4)*x3*x7*(n_pp - 1)
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x7
-    x15 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x14*(x11 - 1)) + x8
-    x16 = 2*d_model
-    x17 = d_head*n_q
-    x18 = s**(-1.0)
-    x19 = n_ff_in + n_ff_out
-    x20 = d_ff_shared*n_sh
-    x21 = n_layers*x19*x20
-    x22 = x4*(2*n_attn*x3 + b*vocab*q_lm*x16 + x0*x17*x3*(ctx + x12 - 1/2) + x3*(2*n_ff*x18 + x16*x21))/flops
-    x23 = d_model*p
-    x24 = vocab*x23
-    x25 = kv_bytes*ctx*b
-    x26 = x25*x9
-    x27 = d_ff_shared*x23
-    x28 = x3*x9
-    x29 = p_act*x28
-    x30 = n_sh*x19
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.sqrt(x11)
-    x33 = numpy.maximum(1, numpy.minimum(x10, x31*x32/numpy.sqrt(d_ff)))
-    x34 = x18*x29
-    x35 = n_experts*x19*(1 - (1 - x18)**x28)*(d_ff*x23 + d_ff*x33*x34 + d_model*x11*x34/x33)
-    x36 = n_q + 2*n_q/g
-    x37 = d_head*x36
-    x38 = x17*x23 + x23*x37
-    x39 = n_pp*x4/hbm_bw
-    x40 = x39*(n_layers*(x29*(d_model + x17) + x29*(d_model + x37) + x30*(x27 + x29*(d_model + d_ff_shared)) + x35 + x38) + x24 + x26)
-    x41 = numpy.greater_equal(n_gpu, n_pp)
-    x42 = numpy.less_equal(n_pp, b)
-    x43 = hbm_cap*n_gpu
-    x44 = n_attn + d_model*x21
-    x45 = n_ff + n_unembed
-    x46 = numpy.logical_and(numpy.logical_and(x41, x42), numpy.greater_equal(x43, p*(x44 + x45) + x25))
-    x47 = sigma_attn**(-1.0)
-    x48 = x10*x47
-    x49 = n_layers*numpy.where(numpy.less_equal(x48, 1), 0, x14*(x48 - 1)) + x15
-    x50 = numpy.maximum(1, g*x48/n_q)
-    x51 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x52 = x31*x51
-    x53 = numpy.minimum(x48, numpy.maximum(1, x52/numpy.sqrt(d_ff_shared)))
-    x54 = x29*x47
-    x55 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x56 = x55*x6
-    x57 = sigma_attn*n_layers
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x48, numpy.maximum(1, numpy.sqrt(x36)*x51*x58/x31))
-    x60 = numpy.minimum(x48, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x58)))
-    x61 = p_act*x37
-    x62 = x39*(n_layers*x35 + x24) + x39*(x26*x50 + x30*x57*(d_ff_shared*x53*x54 + x27 + x56/x53) + x57*(d_model*x54*x59 + x17*x54*x60 + x38 + x55*x61/x59 + x56/x60))
-    x63 = numpy.logical_and(numpy.logical_and(x41, x42), numpy.greater_equal(x43, p*(sigma_attn*x44 + x45) + x25*x50))
-    x64 = numpy.less_equal(x32, 1)
-    x65 = x32 - 1
-    x66 = x13*x4*x5
-    x67 = n_layers*(numpy.where(x64, 0, n_ff_out*x14*x65) + numpy.where(x64, 0, n_ff_in*p_act*x65*x66*(d_ff*n_active + x20))) + x8
-    x68 = numpy.less_equal(x51, 1)
-    x69 = x51 - 1
-    x70 = n_layers*(numpy.where(x68, 0, x14*x69) + numpy.where(x68, 0, x61*x66*x69)) + x67
-    return numpy.where(x46, x1 + x15*x2 + numpy.maximum(numpy.maximum(x22, x40), omega_net*x15), numpy.inf), numpy.where(x63, x1 + x2*x49 + numpy.maximum(numpy.maximum(x22, x62), omega_net*x49), numpy.inf), numpy.where(x46, x1 + x2*x67 + numpy.maximum(numpy.maximum(x22, x40), omega_net*x67), numpy.inf), numpy.where(x63, x1 + x2*x70 + numpy.maximum(numpy.maximum(x22, x62), omega_net*x70), numpy.inf)
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = d_model*x6
+    x8 = (1/4)*x4*x7*(n_pp - 1)
+    x9 = b*d_model
+    x10 = (1/2)*q_len
+    x11 = d_head*n_q
+    x12 = 2*n_layers
+    x13 = n_ff_in + n_ff_out
+    x14 = d_ff_shared*n_sh
+    x15 = d_model*x13*x14
+    x16 = x3*(2*n_attn*x5 + 2*vocab*q_lm*x9 + x0*x11*x5*(ctx + x10 - 1/2) + x5*(2*n_ff/s + x12*x15))/flops
+    x17 = d_model*p
+    x18 = vocab*x17
+    x19 = n_pp**(-1.0)
+    x20 = kv_bytes*ctx*b
+    x21 = x19*x20
+    x22 = d_ff*x17
+    x23 = x19*x6
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = x11*x17 + x17*x25
+    x27 = n_pp*x3/hbm_bw
+    x28 = numpy.greater_equal(n_gpu, n_pp)
+    x29 = numpy.less_equal(n_pp, b)
+    x30 = hbm_cap*n_gpu
+    x31 = n_attn + n_ff
+    x32 = numpy.where(numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + n_layers*x15 + x31) + x20)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x16, omega_net*x8), x27*(n_layers*(x13*(x22 + x23*(d_ff + d_model)) + x23*(d_model + x11) + x23*(d_model + x25) + x26) + x18 + x21)), numpy.inf)
+    x33 = x19/sigma_attn
+    x34 = n_gpu*x33
+    x35 = p_act*x10*x4
+    x36 = x35*x9
+    x37 = x12*numpy.where(numpy.less_equal(x34, 1), 0, x36*(x34 - 1)) + x8
+    x38 = numpy.maximum(1, g*x34/n_q)
+    x39 = numpy.sqrt(d_model)
+    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x41 = x39*x40
+    x42 = numpy.minimum(x34, numpy.maximum(1, x41/numpy.sqrt(d_ff)))
+    x43 = x33*x6
+    x44 = n_gpu/(n_pp**2*sigma_attn**2)
+    x45 = x44*x7
+    x46 = sigma_attn*n_layers
+    x47 = numpy.sqrt(d_head)
+    x48 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x24)*x40*x47/x39))
+    x49 = numpy.minimum(x34, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x47)))
+    x50 = x18*x27 + x27*(x13*x46*(d_ff*x42*x43 + x22 + x45/x42) + x21*x38 + x46*(d_model*x43*x48 + x11*x43*x49 + x25*x44*x6/x48 + x26 + x45/x49))
+    x51 = numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + sigma_attn*x31) + x20*x38))
+    x52 = numpy.less_equal(x40, 1)
+    x53 = x40 - 1
+    x54 = x36*x53
+    x55 = b*x35*x53
+    x56 = n_layers*(numpy.where(x52, 0, x54) + numpy.where(x52, 0, n_ff_out*x54) + numpy.where(x52, 0, x25*x55) + numpy.where(x52, 0, n_ff_in*x55*(d_ff*n_active + x14))) + x8
+    return x32, numpy.where(x51, x1 + x2*x37 + numpy.maximum(numpy.maximum(x16, x50), omega_net*x37), numpy.inf), x32, numpy.where(x51, x1 + x2*x56 + numpy.maximum(numpy.maximum(x16, x50), omega_net*x56), numpy.inf)
 
 
 def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3817,16 +3365,12 @@ def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    return n_layers*(numpy.where(x1, 0, d_model*x2) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)))
+    x3 = d_model*x2
+    return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = (1/2)*x2 - 1/2
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x1*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3837,7 +3381,7 @@ def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -3848,19 +3392,11 @@ def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3874,53 +3410,42 @@ def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 
 def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x4 = numpy.less_equal(x3, 1)
-    x5 = x3 - 1
-    x6 = (1/2)*x2
-    x7 = (1/2)*b*p_act*q_len*x0*x1
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    return n_layers*(numpy.where(x4, 0, n_ff_out*x5*x6) + numpy.where(x4, 0, n_ff_in*x5*x7*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x9, 0, x10*x6) + numpy.where(x9, 0, d_head*x10*x7*(n_q + 2*n_q/g))) + (1/4)*x2*(n_pp - 1)
+    x5 = (1/2)*x3 - 1/2
+    x6 = x2*x5
+    x7 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
 def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -3936,63 +3461,46 @@ def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x3 = bw_ar_inter**(-1.0)
     x4 = d_model*p_act
     x5 = x2*x3*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = numpy.sqrt(x8)
-    x10 = numpy.less_equal(x9, 1)
-    x11 = x9 - 1
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x5
-    x15 = d_ff_shared*n_sh
-    x16 = p_act*x13*x2*x3
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = n_layers*(numpy.where(x10, 0, n_ff_out*x11*x14) + numpy.where(x10, 0, n_ff_in*x11*x16*(d_ff*n_active + x15))) + n_layers*(numpy.where(x18, 0, x14*x19) + numpy.where(x18, 0, x16*x19*x21)) + (1/4)*x1*x5*(n_pp - 1)
-    x23 = 2*d_model
-    x24 = d_head*n_q
-    x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = x15*x27
-    x29 = d_model*p
-    x30 = x1*x6
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x7, x31*x9/numpy.sqrt(d_ff)))
-    x33 = p_act*x30
-    x34 = x25*x33
-    x35 = n_pp*x2/hbm_bw
-    x36 = sigma_attn**(-1.0)
-    x37 = x36*x7
-    x38 = kv_bytes*ctx*b*numpy.maximum(1, g*x37/n_q)
-    x39 = x17*x31
-    x40 = numpy.minimum(x37, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x33*x36
-    x42 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x43 = x4*x42
-    x44 = sigma_attn*n_layers
-    x45 = d_head*x29
-    x46 = numpy.sqrt(d_head)
-    x47 = numpy.minimum(x37, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x46)))
-    x48 = numpy.minimum(x37, numpy.maximum(1, x17*numpy.sqrt(x20)*x46/x31))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x28)) + x38)), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x2*(2*n_attn*x1 + b*vocab*q_lm*x23 + x0*x1*x24*(ctx + x12 - 1/2) + x1*(2*n_ff*x25 + x23*x28))/flops), x35*(n_experts*x27*(1 - (1 - x25)**x30)*(d_ff*x29 + d_ff*x32*x34 + d_model*x34*x8/x32) + vocab*x29) + x35*(n_sh*x26*x44*(d_ff_shared*x29 + d_ff_shared*x40*x41 + x43/x40) + x38*x6 + x44*(d_model*x41*x48 + n_q*x45 + p_act*x21*x42/x48 + x20*x45 + x24*x41*x47 + x43/x47))), numpy.inf)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = (1/2)*q_len
+    x9 = b*x8*(x6 - 1)
+    x10 = x5*x9
+    x11 = d_ff_shared*n_sh
+    x12 = x2*x3*x9
+    x13 = n_q + 2*n_q/g
+    x14 = p_act*x13
+    x15 = n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, d_head*x12*x14) + numpy.where(x7, 0, n_ff_in*p_act*x12*(d_ff*n_active + x11))) + (1/4)*x1*x5*(n_pp - 1)
+    x16 = 2*d_model
+    x17 = d_head*x1
+    x18 = n_q*x17
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = n_pp*x2/hbm_bw
+    x22 = n_pp**(-1.0)
+    x23 = x22/sigma_attn
+    x24 = n_gpu*x23
+    x25 = kv_bytes*ctx*b*numpy.maximum(1, g*x24/n_q)
+    x26 = numpy.sqrt(d_model)
+    x27 = x26*x6
+    x28 = numpy.minimum(x24, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x1*x23
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x1*x30*x4
+    x32 = sigma_attn*n_layers
+    x33 = d_head*x20
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x24, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x34)))
+    x36 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x13)*x34*x6/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x25)), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, x2*(2*n_attn*x1 + b*vocab*q_lm*x16 + x0*x18*(ctx + x8 - 1/2) + x1*(2*n_ff/s + n_layers*x11*x16*x19))/flops), vocab*x20*x21 + x21*(x19*x32*(d_ff*p_act*x28*x29 + d_ff*x20 + x31/x28) + x22*x25 + x32*(n_q*x33 + p_act*x18*x23*x35 + x13*x33 + x14*x17*x30/x36 + x29*x36*x4 + x31/x35))), numpy.inf)
 
 
 def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = (1/2)*x2 - 1/2
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x1*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4003,45 +3511,30 @@ def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x4 = numpy.less_equal(x3, 1)
-    x5 = x3 - 1
-    x6 = (1/2)*x2
-    x7 = (1/2)*b*p_act*q_len*x0*x1
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    return n_layers*(numpy.where(x4, 0, n_ff_out*x5*x6) + numpy.where(x4, 0, n_ff_in*x5*x7*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x9, 0, x10*x6) + numpy.where(x9, 0, d_head*x10*x7*(n_q + 2*n_q/g))) + (1/4)*x2*(n_pp - 1)
+    x5 = (1/2)*x3 - 1/2
+    x6 = x2*x5
+    x7 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
 def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = (1/2)*q_len
-    x11 = b*x10*(x8 - 1)
-    x12 = d_ff_shared*n_sh
-    x13 = n_layers*(numpy.where(x9, 0, n_ff_out*x11*x4) + numpy.where(x9, 0, n_ff_in*x11*x3*(d_ff*n_active + x12))) + (1/4)*x1*x4*(n_pp - 1)
-    x14 = 2*d_model
-    x15 = d_head*n_q
-    x16 = s**(-1.0)
-    x17 = n_ff_in + n_ff_out
-    x18 = n_layers*x12*x17
-    x19 = d_model*p
-    x20 = kv_bytes*ctx*b
-    x21 = d_head*(n_q + 2*n_q/g)
-    x22 = x1*x5
-    x23 = p_act*x22
-    x24 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x25 = x16*x23
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x18) + x20)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + b*vocab*q_lm*x14 + x0*x1*x15*(ctx + x10 - 1/2) + x1*(2*n_ff*x16 + x14*x18))/flops), n_pp*x2*(n_layers*(n_experts*x17*(1 - (1 - x16)**x22)*(d_ff*x19 + d_ff*x24*x25 + d_model*x25*x7/x24) + n_sh*x17*(d_ff_shared*x19 + x23*(d_model + d_ff_shared)) + x15*x19 + x19*x21 + x23*(d_model + x15) + x23*(d_model + x21)) + vocab*x19 + x20*x5)/hbm_bw), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4058,19 +3551,11 @@ def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4085,54 +3570,41 @@ def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x4 = n_gpu**(-1.0)
     x5 = x4/bw_ar_inter
     x6 = (1/4)*x3*x5*(n_pp - 1)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = x10 - 1
-    x13 = (1/2)*q_len
-    x14 = b*p_act*x13*x5
-    x15 = d_model*x14
-    x16 = d_ff_shared*n_sh
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = d_model*p
-    x23 = vocab*x22
-    x24 = n_ff_in + n_ff_out
-    x25 = s**(-1.0)
-    x26 = x1*x7
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.maximum(1, numpy.minimum(x8, x10*x27/numpy.sqrt(d_ff)))
-    x29 = p_act*x26
-    x30 = x25*x29
-    x31 = n_experts*x24*(1 - (1 - x25)**x26)*(d_ff*x22 + d_ff*x28*x30 + d_model*x30*x9/x28)
-    x32 = n_pp*x4/hbm_bw
-    x33 = sigma_attn**(-1.0)
-    x34 = x33*x8
-    x35 = kv_bytes*ctx*b
-    x36 = x35*numpy.maximum(1, g*x34/n_q)
-    x37 = d_ff_shared*x22
-    x38 = x17*x27
-    x39 = numpy.minimum(x34, numpy.maximum(1, x38/numpy.sqrt(d_ff_shared)))
-    x40 = x29*x33
-    x41 = n_gpu/(n_pp**2*sigma_attn**2)
-    x42 = x3*x41
-    x43 = sigma_attn*n_layers
-    x44 = n_sh*x24
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x34, numpy.maximum(1, x17*numpy.sqrt(x20)*x45/x27))
-    x47 = numpy.minimum(x34, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x45)))
-    x48 = d_head*n_q
-    x49 = x21*x22 + x22*x48
-    x50 = 2*d_model
-    x51 = n_layers*x16*x24
-    x52 = n_attn + d_model*x51
-    x53 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x11, 0, n_ff_out*x12*x15) + numpy.where(x11, 0, n_ff_in*x12*x14*(d_ff*n_active + x16))) + x6, n_layers*(numpy.where(x18, 0, x15*x19) + numpy.where(x18, 0, x14*x19*x21)), x32*(n_layers*x31 + x23) + x32*(x36*x7 + x43*x44*(d_ff_shared*x39*x40 + x37 + x42/x39) + x43*(d_model*x40*x46 + x2*x21*x41/x46 + x40*x47*x48 + x42/x47 + x49)), x4*(2*n_attn*x1 + b*vocab*q_lm*x50 + x0*x1*x48*(ctx + x13 - 1/2) + x1*(2*n_ff*x25 + x50*x51))/flops, p*(sigma_attn*x52 + x53) + x36, x6, x32*(n_layers*(x29*(d_model + x21) + x29*(d_model + x48) + x31 + x44*(x29*(d_model + d_ff_shared) + x37) + x49) + x23 + x35*x7), p*(x52 + x53) + x35
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = (1/2)*q_len
+    x10 = b*p_act*x5*x9*(x7 - 1)
+    x11 = d_model*x10
+    x12 = d_ff_shared*n_sh
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = d_model*p
+    x16 = vocab*x15
+    x17 = n_pp*x4/hbm_bw
+    x18 = n_pp**(-1.0)
+    x19 = x18/sigma_attn
+    x20 = n_gpu*x19
+    x21 = kv_bytes*ctx*b
+    x22 = x21*numpy.maximum(1, g*x20/n_q)
+    x23 = n_ff_in + n_ff_out
+    x24 = d_ff*x15
+    x25 = numpy.sqrt(d_model)
+    x26 = x25*x7
+    x27 = numpy.minimum(x20, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x19*x2
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x29*x3
+    x31 = sigma_attn*n_layers
+    x32 = numpy.sqrt(d_head)
+    x33 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x13)*x32*x7/x25))
+    x34 = numpy.minimum(x20, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x32)))
+    x35 = d_head*n_q
+    x36 = x14*x15 + x15*x35
+    x37 = 2*d_model
+    x38 = n_layers*x12*x23
+    x39 = n_attn + n_ff
+    x40 = x18*x2
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x18*x22 + x23*x31*(d_ff*x27*x28 + x24 + x30/x27) + x31*(d_model*x28*x33 + x14*x2*x29/x33 + x28*x34*x35 + x30/x34 + x36)), x4*(2*n_attn*x1 + b*vocab*q_lm*x37 + x0*x1*x35*(ctx + x9 - 1/2) + x1*(2*n_ff/s + x37*x38))/flops, p*(n_unembed + sigma_attn*x39) + x22, x6, x17*(n_layers*(x23*(x24 + x40*(d_ff + d_model)) + x36 + x40*(d_model + x14) + x40*(d_model + x35)) + x16 + x18*x21), p*(n_unembed + d_model*x38 + x39) + x21
 
 
 def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4141,13 +3613,11 @@ def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 
 def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
 def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4158,7 +3628,7 @@ def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -4173,19 +3643,11 @@ def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4199,51 +3661,40 @@ def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 
 def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = (1/2)*x0
-    x4 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x3*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, x3*(x4 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4254,59 +3705,49 @@ def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3/bw_ar_inter
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = (1/2)*q_len
-    x9 = b*x4*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x6
-    x12 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x9*(x11 - 1)) + n_layers*numpy.where(numpy.less_equal(x7, 1), 0, x9*(x7 - 1)) + (1/4)*x1*x4*(n_pp - 1)
-    x13 = 2*d_model
-    x14 = s**(-1.0)
-    x15 = n_ff_in + n_ff_out
-    x16 = n_layers*x15
-    x17 = d_ff_shared*n_sh*x16
-    x18 = d_model*p
-    x19 = x1*x5
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, numpy.minimum(x6, x20*numpy.sqrt(x7)/numpy.sqrt(d_ff)))
-    x22 = p_act*x19
-    x23 = x14*x22
-    x24 = n_pp*x2/hbm_bw
-    x25 = kv_bytes*ctx*b*numpy.maximum(1, x11)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x20*x26
-    x28 = numpy.minimum(x11, numpy.maximum(1, x27/numpy.sqrt(d_ff_shared)))
-    x29 = x10*x22
-    x30 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x31 = x3*x30
-    x32 = sigma_attn*n_layers
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = numpy.sqrt(x34)
-    x38 = numpy.minimum(x11, numpy.maximum(1, x26*x37/x20))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x11, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x39)))
-    x41 = p_act*x30
-    x42 = numpy.minimum(x11, numpy.maximum(1, x26*numpy.sqrt(x35)*x39/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x17)) + x25)), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + b*vocab*q_lm*x13 + c_kv*n_q*x0*x1*(ctx + x8 - 1/2) + x1*(2*n_ff*x14 + x13*x17))/flops), x24*(n_experts*x16*(1 - (1 - x14)**x19)*(d_ff*x18 + d_ff*x21*x23 + d_model*x23*x7/x21) + vocab*x18) + x24*(n_sh*x15*x32*(d_ff_shared*x18 + d_ff_shared*x28*x29 + x31/x28) + x25*x5 + x32*(d_model*x29*x38 + p*x34*x36 + x18*x33 + x18*x34 + x29*x33*x40 + x29*x34*x42 + x31/x40 + x34*x41/x38 + x36*x41/x42))), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_pp**(-1.0)
+    x7 = x6/sigma_attn
+    x8 = n_gpu*x7
+    x9 = (1/2)*q_len
+    x10 = b*d_model
+    x11 = 2*n_layers
+    x12 = x11*numpy.where(numpy.less_equal(x8, 1), 0, p_act*x10*x2*x9*(x8 - 1)) + (1/4)*x2*x5*(n_pp - 1)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*p
+    x15 = n_pp*x1/hbm_bw
+    x16 = kv_bytes*ctx*b*numpy.maximum(1, x8)
+    x17 = numpy.sqrt(d_model)
+    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x19 = x17*x18
+    x20 = numpy.minimum(x8, numpy.maximum(1, x19/numpy.sqrt(d_ff)))
+    x21 = x4*x7
+    x22 = n_gpu/(n_pp**2*sigma_attn**2)
+    x23 = x22*x5
+    x24 = sigma_attn*n_layers
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = n_q + 2*n_q/g
+    x28 = d_head*x27
+    x29 = numpy.sqrt(x26)
+    x30 = numpy.minimum(x8, numpy.maximum(1, x18*x29/x17))
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.minimum(x8, numpy.maximum(1, x19/(numpy.sqrt(n_q)*x31)))
+    x33 = x22*x4
+    x34 = numpy.minimum(x8, numpy.maximum(1, x18*numpy.sqrt(x27)*x31/x29))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x16)), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x1*(2*n_attn*x3 + c_kv*n_q*x0*x3*(ctx + x9 - 1/2) + 2*vocab*q_lm*x10 + x3*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x13))/flops), vocab*x14*x15 + x15*(x13*x24*(d_ff*x14 + d_ff*x20*x21 + x23/x20) + x16*x6 + x24*(d_model*x21*x30 + p*x26*x28 + x14*x25 + x14*x26 + x21*x25*x32 + x21*x26*x34 + x23/x32 + x26*x33/x30 + x28*x33/x34))), numpy.inf)
 
 
 def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4315,38 +3756,27 @@ def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = (1/2)*x0
-    x4 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x3*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, x3*(x4 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = numpy.maximum(1, x5)
-    x7 = (1/2)*q_len
-    x8 = n_layers*numpy.where(numpy.less_equal(x6, 1), 0, b*x3*x7*(x6 - 1)) + (1/4)*x1*x3*(n_pp - 1)
-    x9 = 2*d_model
-    x10 = s**(-1.0)
-    x11 = n_ff_in + n_ff_out
-    x12 = n_sh*x11
-    x13 = d_ff_shared*n_layers*x12
-    x14 = d_model*p
-    x15 = kv_bytes*ctx*b
-    x16 = d_head*n_q
-    x17 = c_kv + c_q
-    x18 = x1*x4
-    x19 = p_act*x18
-    x20 = d_head*(n_q + 2*n_q/g)
-    x21 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x22 = x10*x19
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x13) + x15)), t_kernel*x0 + x8*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x8, x2*(2*n_attn*x1 + b*vocab*q_lm*x9 + c_kv*n_q*x0*x1*(ctx + x7 - 1/2) + x1*(2*n_ff*x10 + x13*x9))/flops), n_pp*x2*(n_layers*(n_experts*x11*(1 - (1 - x10)**x18)*(d_ff*x14 + d_ff*x21*x22 + d_model*x22*x6/x21) + p*x17*x20 + x12*(d_ff_shared*x14 + x19*(d_model + d_ff_shared)) + x14*x16 + x14*x17 + x19*(d_model + x16) + x19*(d_model + x17) + x19*(x17 + x20)) + vocab*x14 + x15*x4)/hbm_bw), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4363,20 +3793,12 @@ def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4385,134 +3807,113 @@ def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3/bw_ar_inter
-    x5 = (1/4)*x1*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = (1/2)*q_len
-    x10 = b*x4*x9
-    x11 = sigma_attn**(-1.0)
-    x12 = x11*x7
+    x1 = n_gpu**(-1.0)
+    x2 = x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = (1/4)*x2*x5*(n_pp - 1)
+    x7 = n_pp**(-1.0)
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = (1/2)*q_len
+    x11 = b*d_model
+    x12 = 2*n_layers
     x13 = d_model*p
     x14 = vocab*x13
-    x15 = n_ff_in + n_ff_out
-    x16 = s**(-1.0)
-    x17 = x1*x6
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.maximum(1, numpy.minimum(x7, x18*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x20 = p_act*x17
-    x21 = x16*x20
-    x22 = n_experts*x15*(1 - (1 - x16)**x17)*(d_ff*x13 + d_ff*x19*x21 + d_model*x21*x8/x19)
-    x23 = n_pp*x2/hbm_bw
-    x24 = kv_bytes*ctx*b
-    x25 = x24*numpy.maximum(1, x12)
-    x26 = d_ff_shared*x13
-    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = x18*x27
-    x29 = numpy.minimum(x12, numpy.maximum(1, x28/numpy.sqrt(d_ff_shared)))
-    x30 = x11*x20
-    x31 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x32 = x3*x31
-    x33 = sigma_attn*n_layers
-    x34 = n_sh*x15
-    x35 = c_kv + c_q
-    x36 = numpy.sqrt(x35)
-    x37 = numpy.minimum(x12, numpy.maximum(1, x27*x36/x18))
-    x38 = numpy.sqrt(d_head)
-    x39 = n_q + 2*n_q/g
-    x40 = numpy.minimum(x12, numpy.maximum(1, x27*x38*numpy.sqrt(x39)/x36))
-    x41 = numpy.minimum(x12, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x38)))
-    x42 = p_act*x31
-    x43 = d_head*n_q
-    x44 = d_head*x39
-    x45 = p*x35*x44 + x13*x35 + x13*x43
-    x46 = 2*d_model
-    x47 = d_ff_shared*n_layers*x34
-    x48 = n_attn + d_model*x47
-    x49 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x10*(x8 - 1)) + x5, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, x10*(x12 - 1)), x23*(n_layers*x22 + x14) + x23*(x25*x6 + x33*x34*(d_ff_shared*x29*x30 + x26 + x32/x29) + x33*(d_model*x30*x37 + x30*x35*x40 + x30*x41*x43 + x32/x41 + x35*x42/x37 + x45 + x42*x44/x40)), x2*(2*n_attn*x1 + b*vocab*q_lm*x46 + c_kv*n_q*x0*x1*(ctx + x9 - 1/2) + x1*(2*n_ff*x16 + x46*x47))/flops, p*(sigma_attn*x48 + x49) + x25, x5, x23*(n_layers*(x20*(d_model + x35) + x20*(d_model + x43) + x20*(x35 + x44) + x22 + x34*(x20*(d_model + d_ff_shared) + x26) + x45) + x14 + x24*x6), p*(x48 + x49) + x24
+    x15 = n_pp*x1/hbm_bw
+    x16 = kv_bytes*ctx*b
+    x17 = x16*numpy.maximum(1, x9)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_ff*x13
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x4*x8
+    x25 = n_gpu/(n_pp**2*sigma_attn**2)
+    x26 = x25*x5
+    x27 = sigma_attn*n_layers
+    x28 = c_kv + c_q
+    x29 = numpy.sqrt(x28)
+    x30 = numpy.minimum(x9, numpy.maximum(1, x21*x29/x20))
+    x31 = numpy.sqrt(d_head)
+    x32 = n_q + 2*n_q/g
+    x33 = numpy.minimum(x9, numpy.maximum(1, x21*x31*numpy.sqrt(x32)/x29))
+    x34 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x31)))
+    x35 = x25*x4
+    x36 = d_head*n_q
+    x37 = d_head*x32
+    x38 = p*x28*x37 + x13*x28 + x13*x36
+    x39 = d_model*d_ff_shared*n_sh*x18
+    x40 = n_attn + n_ff
+    x41 = x4*x7
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x9, 1), 0, p_act*x10*x11*x2*(x9 - 1)), x14*x15 + x15*(x17*x7 + x18*x27*(d_ff*x23*x24 + x19 + x26/x23) + x27*(d_model*x24*x30 + x24*x28*x33 + x24*x34*x36 + x26/x34 + x28*x35/x30 + x38 + x35*x37/x33)), x1*(2*n_attn*x3 + c_kv*n_q*x0*x3*(ctx + x10 - 1/2) + 2*vocab*q_lm*x11 + x3*(2*n_ff/s + x12*x39))/flops, p*(n_unembed + sigma_attn*x40) + x17, x6, x15*(n_layers*(x18*(x19 + x41*(d_ff + d_model)) + x38 + x41*(d_model + x28) + x41*(d_model + x36) + x41*(x28 + x37)) + x14 + x16*x7), p*(n_unembed + n_layers*x39 + x40) + x16
 
 
 def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = d_model*p_act
-    x7 = x4*x5*x6
-    x8 = (1/4)*x3*x7*(n_pp - 1)
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x7
-    x15 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, x14*(x11 - 1)) + x8
-    x16 = 2*d_model
-    x17 = s**(-1.0)
-    x18 = n_ff_in + n_ff_out
-    x19 = d_ff_shared*n_sh
-    x20 = n_layers*x18*x19
-    x21 = x4*(2*n_attn*x3 + b*vocab*q_lm*x16 + c_kv*n_q*x0*x3*(ctx + x12 - 1/2) + x3*(2*n_ff*x17 + x16*x20))/flops
-    x22 = d_model*p
-    x23 = vocab*x22
-    x24 = kv_bytes*ctx*b
-    x25 = x24*x9
-    x26 = d_ff_shared*x22
-    x27 = x3*x9
-    x28 = p_act*x27
-    x29 = n_sh*x18
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.sqrt(x11)
-    x32 = numpy.maximum(1, numpy.minimum(x10, x30*x31/numpy.sqrt(d_ff)))
-    x33 = x17*x28
-    x34 = n_experts*x18*(1 - (1 - x17)**x27)*(d_ff*x22 + d_ff*x32*x33 + d_model*x11*x33/x32)
-    x35 = d_head*n_q
-    x36 = c_kv + c_q
-    x37 = n_q + 2*n_q/g
-    x38 = d_head*x37
-    x39 = p*x36*x38 + x22*x35 + x22*x36
-    x40 = n_pp*x4/hbm_bw
-    x41 = x40*(n_layers*(x28*(d_model + x35) + x28*(d_model + x36) + x28*(x36 + x38) + x29*(x26 + x28*(d_model + d_ff_shared)) + x34 + x39) + x23 + x25)
-    x42 = numpy.greater_equal(n_gpu, n_pp)
-    x43 = numpy.less_equal(n_pp, b)
-    x44 = hbm_cap*n_gpu
-    x45 = n_attn + d_model*x20
-    x46 = n_ff + n_unembed
-    x47 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(x45 + x46) + x24))
-    x48 = sigma_attn**(-1.0)
-    x49 = x10*x48
-    x50 = n_layers*numpy.where(numpy.less_equal(x49, 1), 0, x14*(x49 - 1)) + x15
-    x51 = numpy.maximum(1, x49)
-    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x53 = x30*x52
-    x54 = numpy.minimum(x49, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x28*x48
-    x56 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x57 = x56*x6
-    x58 = sigma_attn*n_layers
-    x59 = numpy.sqrt(x36)
-    x60 = numpy.minimum(x49, numpy.maximum(1, x52*x59/x30))
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x49, numpy.maximum(1, numpy.sqrt(x37)*x52*x61/x59))
-    x63 = numpy.minimum(x49, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x61)))
-    x64 = p_act*x56
-    x65 = x40*(n_layers*x34 + x23) + x40*(x25*x51 + x29*x58*(d_ff_shared*x54*x55 + x26 + x57/x54) + x58*(d_model*x55*x60 + x35*x55*x63 + x36*x55*x62 + x36*x64/x60 + x38*x64/x62 + x39 + x57/x63))
-    x66 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(sigma_attn*x45 + x46) + x24*x51))
-    x67 = numpy.less_equal(x31, 1)
-    x68 = x31 - 1
-    x69 = p_act*x13*x4*x5
-    x70 = n_layers*(numpy.where(x67, 0, n_ff_out*x14*x68) + numpy.where(x67, 0, n_ff_in*x68*x69*(d_ff*n_active + x19))) + x8
-    x71 = numpy.less_equal(x52, 1)
-    x72 = x52 - 1
-    x73 = n_layers*(numpy.where(x71, 0, x14*x72) + numpy.where(x71, 0, x38*x69*x72)) + x70
-    return numpy.where(x47, x1 + x15*x2 + numpy.maximum(numpy.maximum(x21, x41), omega_net*x15), numpy.inf), numpy.where(x66, x1 + x2*x50 + numpy.maximum(numpy.maximum(x21, x65), omega_net*x50), numpy.inf), numpy.where(x47, x1 + x2*x70 + numpy.maximum(numpy.maximum(x21, x41), omega_net*x70), numpy.inf), numpy.where(x66, x1 + x2*x73 + numpy.maximum(numpy.maximum(x21, x65), omega_net*x73), numpy.inf)
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = d_model*x6
+    x8 = (1/4)*x4*x7*(n_pp - 1)
+    x9 = b*d_model
+    x10 = (1/2)*q_len
+    x11 = 2*n_layers
+    x12 = n_ff_in + n_ff_out
+    x13 = d_ff_shared*n_sh
+    x14 = d_model*x12*x13
+    x15 = x3*(2*n_attn*x5 + c_kv*n_q*x0*x5*(ctx + x10 - 1/2) + 2*vocab*q_lm*x9 + x5*(2*n_ff/s + x11*x14))/flops
+    x16 = d_model*p
+    x17 = vocab*x16
+    x18 = n_pp**(-1.0)
+    x19 = kv_bytes*ctx*b
+    x20 = x18*x19
+    x21 = d_ff*x16
+    x22 = x18*x6
+    x23 = d_head*n_q
+    x24 = c_kv + c_q
+    x25 = n_q + 2*n_q/g
+    x26 = d_head*x25
+    x27 = p*x24*x26 + x16*x23 + x16*x24
+    x28 = n_pp*x3/hbm_bw
+    x29 = numpy.greater_equal(n_gpu, n_pp)
+    x30 = numpy.less_equal(n_pp, b)
+    x31 = hbm_cap*n_gpu
+    x32 = n_attn + n_ff
+    x33 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_unembed + n_layers*x14 + x32) + x19)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x15, omega_net*x8), x28*(n_layers*(x12*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x17 + x20)), numpy.inf)
+    x34 = x18/sigma_attn
+    x35 = n_gpu*x34
+    x36 = p_act*x10*x4
+    x37 = x36*x9
+    x38 = x11*numpy.where(numpy.less_equal(x35, 1), 0, x37*(x35 - 1)) + x8
+    x39 = numpy.maximum(1, x35)
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x42 = x40*x41
+    x43 = numpy.minimum(x35, numpy.maximum(1, x42/numpy.sqrt(d_ff)))
+    x44 = x34*x6
+    x45 = n_gpu/(n_pp**2*sigma_attn**2)
+    x46 = x45*x7
+    x47 = sigma_attn*n_layers
+    x48 = numpy.sqrt(x24)
+    x49 = numpy.minimum(x35, numpy.maximum(1, x41*x48/x40))
+    x50 = numpy.sqrt(d_head)
+    x51 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x25)*x41*x50/x48))
+    x52 = numpy.minimum(x35, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x50)))
+    x53 = x45*x6
+    x54 = x17*x28 + x28*(x12*x47*(d_ff*x43*x44 + x21 + x46/x43) + x20*x39 + x47*(d_model*x44*x49 + x23*x44*x52 + x24*x44*x51 + x24*x53/x49 + x26*x53/x51 + x27 + x46/x52))
+    x55 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_unembed + sigma_attn*x32) + x19*x39))
+    x56 = numpy.less_equal(x41, 1)
+    x57 = x41 - 1
+    x58 = x37*x57
+    x59 = b*x36*x57
+    x60 = n_layers*(numpy.where(x56, 0, x58) + numpy.where(x56, 0, n_ff_out*x58) + numpy.where(x56, 0, x26*x59) + numpy.where(x56, 0, n_ff_in*x59*(d_ff*n_active + x13))) + x8
+    return x33, numpy.where(x55, x1 + x2*x38 + numpy.maximum(numpy.maximum(x15, x54), omega_net*x38), numpy.inf), x33, numpy.where(x55, x1 + x2*x60 + numpy.maximum(numpy.maximum(x15, x54), omega_net*x60), numpy.inf)
 
 
 def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4523,16 +3924,12 @@ def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    return n_layers*(numpy.where(x1, 0, d_model*x2) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)))
+    x3 = d_model*x2
+    return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = (1/2)*x2 - 1/2
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x1*(n_pp - 1)
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4543,7 +3940,7 @@ def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -4558,19 +3955,11 @@ def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4584,57 +3973,46 @@ def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 
 def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x4 = numpy.less_equal(x3, 1)
-    x5 = x3 - 1
-    x6 = (1/2)*x2
-    x7 = (1/2)*b*p_act*q_len*x0*x1
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    return n_layers*(numpy.where(x4, 0, n_ff_out*x5*x6) + numpy.where(x4, 0, n_ff_in*x5*x7*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x9, 0, x10*x6) + numpy.where(x9, 0, d_head*x10*x7*(n_q + 2*n_q/g))) + (1/4)*x2*(n_pp - 1)
+    x5 = (1/2)*x3 - 1/2
+    x6 = x2*x5
+    x7 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
 def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4650,66 +4028,49 @@ def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x3 = bw_ar_inter**(-1.0)
     x4 = d_model*p_act
     x5 = x2*x3*x4
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = numpy.sqrt(x8)
-    x10 = numpy.less_equal(x9, 1)
-    x11 = x9 - 1
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x5
-    x15 = d_ff_shared*n_sh
-    x16 = p_act*x13*x2*x3
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = n_layers*(numpy.where(x10, 0, n_ff_out*x11*x14) + numpy.where(x10, 0, n_ff_in*x11*x16*(d_ff*n_active + x15))) + n_layers*(numpy.where(x18, 0, x14*x19) + numpy.where(x18, 0, x16*x19*x21)) + (1/4)*x1*x5*(n_pp - 1)
-    x23 = 2*d_model
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_layers*x25
-    x27 = x15*x26
-    x28 = d_model*p
-    x29 = x1*x6
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.maximum(1, numpy.minimum(x7, x30*x9/numpy.sqrt(d_ff)))
-    x32 = p_act*x29
-    x33 = x24*x32
-    x34 = n_pp*x2/hbm_bw
-    x35 = sigma_attn**(-1.0)
-    x36 = x35*x7
-    x37 = kv_bytes*ctx*b*numpy.maximum(1, x36)
-    x38 = x17*x30
-    x39 = numpy.minimum(x36, numpy.maximum(1, x38/numpy.sqrt(d_ff_shared)))
-    x40 = x32*x35
-    x41 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x42 = x4*x41
-    x43 = sigma_attn*n_layers
-    x44 = d_head*n_q
-    x45 = c_kv + c_q
-    x46 = numpy.sqrt(x45)
-    x47 = numpy.minimum(x36, numpy.maximum(1, x17*x46/x30))
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x36, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x48)))
-    x50 = p_act*x41
-    x51 = numpy.minimum(x36, numpy.maximum(1, x17*numpy.sqrt(x20)*x48/x46))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x27)) + x37)), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x2*(2*n_attn*x1 + b*vocab*q_lm*x23 + c_kv*n_q*x0*x1*(ctx + x12 - 1/2) + x1*(2*n_ff*x24 + x23*x27))/flops), x34*(n_experts*x26*(1 - (1 - x24)**x29)*(d_ff*x28 + d_ff*x31*x33 + d_model*x33*x8/x31) + vocab*x28) + x34*(n_sh*x25*x43*(d_ff_shared*x28 + d_ff_shared*x39*x40 + x42/x39) + x37*x6 + x43*(d_model*x40*x47 + p*x21*x45 + x21*x50/x51 + x28*x44 + x28*x45 + x40*x44*x49 + x40*x45*x51 + x42/x49 + x45*x50/x47))), numpy.inf)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = (1/2)*q_len
+    x9 = b*x8*(x6 - 1)
+    x10 = x5*x9
+    x11 = d_ff_shared*n_sh
+    x12 = p_act*x2*x3*x9
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x12*x14) + numpy.where(x7, 0, n_ff_in*x12*(d_ff*n_active + x11))) + (1/4)*x1*x5*(n_pp - 1)
+    x16 = 2*d_model
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = n_pp*x2/hbm_bw
+    x20 = n_pp**(-1.0)
+    x21 = x20/sigma_attn
+    x22 = n_gpu*x21
+    x23 = kv_bytes*ctx*b*numpy.maximum(1, x22)
+    x24 = numpy.sqrt(d_model)
+    x25 = x24*x6
+    x26 = numpy.minimum(x22, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x1*x21
+    x28 = p_act*x27
+    x29 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x30 = x29*x4
+    x31 = sigma_attn*n_layers
+    x32 = d_head*n_q
+    x33 = c_kv + c_q
+    x34 = numpy.sqrt(x33)
+    x35 = numpy.minimum(x22, numpy.maximum(1, x34*x6/x24))
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x22, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x36)))
+    x38 = p_act*x29
+    x39 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x36*x6/x34))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x23)), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, x2*(2*n_attn*x1 + b*vocab*q_lm*x16 + c_kv*n_q*x0*x1*(ctx + x8 - 1/2) + x1*(2*n_ff/s + n_layers*x11*x16*x17))/flops), vocab*x18*x19 + x19*(x17*x31*(d_ff*x18 + d_ff*x26*x28 + x30/x26) + x20*x23 + x31*(p*x14*x33 + x14*x38/x39 + x18*x32 + x18*x33 + x27*x35*x4 + x28*x32*x37 + x28*x33*x39 + x30/x37 + x33*x38/x35))), numpy.inf)
 
 
 def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = (1/2)*x2 - 1/2
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x1*(n_pp - 1)
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
 def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4720,46 +4081,31 @@ def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x4 = numpy.less_equal(x3, 1)
-    x5 = x3 - 1
-    x6 = (1/2)*x2
-    x7 = (1/2)*b*p_act*q_len*x0*x1
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    return n_layers*(numpy.where(x4, 0, n_ff_out*x5*x6) + numpy.where(x4, 0, n_ff_in*x5*x7*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x9, 0, x10*x6) + numpy.where(x9, 0, d_head*x10*x7*(n_q + 2*n_q/g))) + (1/4)*x2*(n_pp - 1)
+    x5 = (1/2)*x3 - 1/2
+    x6 = x2*x5
+    x7 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
 def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = (1/2)*q_len
-    x11 = b*x10*(x8 - 1)
-    x12 = d_ff_shared*n_sh
-    x13 = n_layers*(numpy.where(x9, 0, n_ff_out*x11*x4) + numpy.where(x9, 0, n_ff_in*x11*x3*(d_ff*n_active + x12))) + (1/4)*x1*x4*(n_pp - 1)
-    x14 = 2*d_model
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_layers*x12*x16
-    x18 = d_model*p
-    x19 = kv_bytes*ctx*b
-    x20 = d_head*n_q
-    x21 = c_kv + c_q
-    x22 = x1*x5
-    x23 = p_act*x22
-    x24 = d_head*(n_q + 2*n_q/g)
-    x25 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x26 = x15*x23
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x17) + x19)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + b*vocab*q_lm*x14 + c_kv*n_q*x0*x1*(ctx + x10 - 1/2) + x1*(2*n_ff*x15 + x14*x17))/flops), n_pp*x2*(n_layers*(n_experts*x16*(1 - (1 - x15)**x22)*(d_ff*x18 + d_ff*x25*x26 + d_model*x26*x7/x25) + n_sh*x16*(d_ff_shared*x18 + x23*(d_model + d_ff_shared)) + p*x21*x24 + x18*x20 + x18*x21 + x23*(d_model + x20) + x23*(d_model + x21) + x23*(x21 + x24)) + vocab*x18 + x19*x5)/hbm_bw), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = (1/4)*d_model*x1*x3*(n_pp - 1)/bw_ar_inter
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4776,20 +4122,12 @@ def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -4804,58 +4142,45 @@ def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x4 = n_gpu**(-1.0)
     x5 = x4/bw_ar_inter
     x6 = (1/4)*x3*x5*(n_pp - 1)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = x10 - 1
-    x13 = (1/2)*q_len
-    x14 = b*p_act*x13*x5
-    x15 = d_model*x14
-    x16 = d_ff_shared*n_sh
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = d_model*p
-    x23 = vocab*x22
-    x24 = n_ff_in + n_ff_out
-    x25 = s**(-1.0)
-    x26 = x1*x7
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.maximum(1, numpy.minimum(x8, x10*x27/numpy.sqrt(d_ff)))
-    x29 = p_act*x26
-    x30 = x25*x29
-    x31 = n_experts*x24*(1 - (1 - x25)**x26)*(d_ff*x22 + d_ff*x28*x30 + d_model*x30*x9/x28)
-    x32 = n_pp*x4/hbm_bw
-    x33 = sigma_attn**(-1.0)
-    x34 = x33*x8
-    x35 = kv_bytes*ctx*b
-    x36 = x35*numpy.maximum(1, x34)
-    x37 = d_ff_shared*x22
-    x38 = x17*x27
-    x39 = numpy.minimum(x34, numpy.maximum(1, x38/numpy.sqrt(d_ff_shared)))
-    x40 = x29*x33
-    x41 = n_gpu/(n_pp**2*sigma_attn**2)
-    x42 = x3*x41
-    x43 = sigma_attn*n_layers
-    x44 = n_sh*x24
-    x45 = c_kv + c_q
-    x46 = numpy.sqrt(x45)
-    x47 = numpy.minimum(x34, numpy.maximum(1, x17*x46/x27))
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x34, numpy.maximum(1, x17*numpy.sqrt(x20)*x48/x46))
-    x50 = numpy.minimum(x34, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x48)))
-    x51 = x2*x41
-    x52 = d_head*n_q
-    x53 = p*x21*x45 + x22*x45 + x22*x52
-    x54 = 2*d_model
-    x55 = n_layers*x16*x24
-    x56 = n_attn + d_model*x55
-    x57 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x11, 0, n_ff_out*x12*x15) + numpy.where(x11, 0, n_ff_in*x12*x14*(d_ff*n_active + x16))) + x6, n_layers*(numpy.where(x18, 0, x15*x19) + numpy.where(x18, 0, x14*x19*x21)), x32*(n_layers*x31 + x23) + x32*(x36*x7 + x43*x44*(d_ff_shared*x39*x40 + x37 + x42/x39) + x43*(d_model*x40*x47 + x21*x51/x49 + x40*x45*x49 + x40*x50*x52 + x42/x50 + x45*x51/x47 + x53)), x4*(2*n_attn*x1 + b*vocab*q_lm*x54 + c_kv*n_q*x0*x1*(ctx + x13 - 1/2) + x1*(2*n_ff*x25 + x54*x55))/flops, p*(sigma_attn*x56 + x57) + x36, x6, x32*(n_layers*(x29*(d_model + x45) + x29*(d_model + x52) + x29*(x21 + x45) + x31 + x44*(x29*(d_model + d_ff_shared) + x37) + x53) + x23 + x35*x7), p*(x56 + x57) + x35
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = (1/2)*q_len
+    x10 = b*p_act*x5*x9*(x7 - 1)
+    x11 = d_model*x10
+    x12 = d_ff_shared*n_sh
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = d_model*p
+    x16 = vocab*x15
+    x17 = n_pp*x4/hbm_bw
+    x18 = n_pp**(-1.0)
+    x19 = x18/sigma_attn
+    x20 = n_gpu*x19
+    x21 = kv_bytes*ctx*b
+    x22 = x21*numpy.maximum(1, x20)
+    x23 = n_ff_in + n_ff_out
+    x24 = d_ff*x15
+    x25 = numpy.sqrt(d_model)
+    x26 = x25*x7
+    x27 = numpy.minimum(x20, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x19*x2
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x29*x3
+    x31 = sigma_attn*n_layers
+    x32 = c_kv + c_q
+    x33 = numpy.sqrt(x32)
+    x34 = numpy.minimum(x20, numpy.maximum(1, x33*x7/x25))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x13)*x35*x7/x33))
+    x37 = numpy.minimum(x20, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x35)))
+    x38 = x2*x29
+    x39 = d_head*n_q
+    x40 = p*x14*x32 + x15*x32 + x15*x39
+    x41 = 2*d_model
+    x42 = n_layers*x12*x23
+    x43 = n_attn + n_ff
+    x44 = x18*x2
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x18*x22 + x23*x31*(d_ff*x27*x28 + x24 + x30/x27) + x31*(d_model*x28*x34 + x14*x38/x36 + x28*x32*x36 + x28*x37*x39 + x30/x37 + x32*x38/x34 + x40)), x4*(2*n_attn*x1 + b*vocab*q_lm*x41 + c_kv*n_q*x0*x1*(ctx + x9 - 1/2) + x1*(2*n_ff/s + x41*x42))/flops, p*(n_unembed + sigma_attn*x43) + x22, x6, x17*(n_layers*(x23*(x24 + x44*(d_ff + d_model)) + x40 + x44*(d_model + x32) + x44*(d_model + x39) + x44*(x14 + x32)) + x16 + x18*x21), p*(n_unembed + d_model*x42 + x43) + x21
 
 
 def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):

@@ -20,20 +20,12 @@ def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x2 = numpy.log(x1)/numpy.log(2)
     x3 = x0/x1
     x4 = b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
 def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.ceil(x3/node_size)
-    x5 = numpy.log(x4)/numpy.log(2)
-    x6 = x4**(-1.0)
-    x7 = x3*x6
-    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -44,7 +36,7 @@ def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -55,19 +47,11 @@ def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -81,60 +65,42 @@ def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
-    x3 = n_gpu/n_pp
-    x4 = numpy.maximum(1, x3)
-    x5 = numpy.log(2)**(-1.0)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x4*x6)
-    x8 = x5*numpy.log(x7)
-    x9 = x7**(-1.0)
-    x10 = x4*x9
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x1*numpy.maximum(x0*(x7 - 1), x11*x7*numpy.maximum(0, x4*x9 - 1))
-    x13 = x3/sigma_attn
-    x14 = numpy.ceil(x13*x6)
-    x15 = x5*numpy.log(x14)
-    x16 = x13/x14
-    x17 = x1*numpy.maximum(x0*(x14 - 1), x11*x14*numpy.maximum(0, x16 - 1))
-    return n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x15 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x10 + x12 + (7/125000)*x8 - 7/125000, (3/2500000)*x10 + 2*x12 + (1/100000)*x8 + 7/1250000), (1/400000)*x10 + (20/19)*x12 + (17/1000000)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = numpy.ceil(x3/node_size)
+    x5 = numpy.log(x4)/numpy.log(2)
+    x6 = x3/x4
+    x7 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
 def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -147,112 +113,71 @@ def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x3 = b*d_model
+    x4 = n_gpu**(-1.0)
+    x5 = p_act*x4
     x6 = b*q_len
-    x7 = x5*x6
-    x8 = x1*x7
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.log(2)**(-1.0)
-    x13 = node_size**(-1.0)
-    x14 = numpy.ceil(x11*x13)
-    x15 = x12*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x11*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x1*(x14 - 1), x14*x18*numpy.maximum(0, x11*x16 - 1))
-    x20 = x19*x7
-    x21 = 2*x6
-    x22 = x21*x5
-    x23 = sigma_attn**(-1.0)
-    x24 = x10*x23
-    x25 = numpy.ceil(x13*x24)
-    x26 = x12*numpy.log(x25)
-    x27 = x24/x25
-    x28 = numpy.maximum(x1*(x25 - 1), x18*x25*numpy.maximum(0, x27 - 1))
-    x29 = x28*x7
-    x30 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x19*x22 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x24, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x27 + x29 - 7/125000, (17/1000000)*x26 + (1/400000)*x27 + (20/19)*x29 + 23/2000000), x22*x28 + (1/100000)*x26 + (3/2500000)*x27 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x31 = 2*d_model
-    x32 = d_head*n_q
-    x33 = s**(-1.0)
-    x34 = n_ff_in + n_ff_out
-    x35 = n_layers*x34
-    x36 = d_ff_shared*n_sh*x35
-    x37 = d_model*p
-    x38 = x6*x9
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x39/numpy.sqrt(d_ff)))
-    x41 = p_act*x38
-    x42 = x38*x4
-    x43 = n_pp*x3/hbm_bw
-    x44 = kv_bytes*ctx*b*numpy.maximum(1, g*x24/n_q)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x39*x45
-    x47 = numpy.minimum(x24, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x23*x41
-    x49 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x50 = x4*x49
-    x51 = sigma_attn*n_layers
-    x52 = d_head*x37
-    x53 = n_q + 2*n_q/g
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x24, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
-    x56 = numpy.minimum(x24, numpy.maximum(1, x45*numpy.sqrt(x53)*x54/x39))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x36)) + x44)), t_kernel*x0 + x30*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x30, x3*(n_attn*x21 + b*vocab*q_lm*x31 + x0*x32*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x33 + x31*x36))/flops), x43*(n_experts*x35*(1 - (1 - x33)**x38)*(d_ff*x33*x40*x41 + d_ff*x37 + x11*x33*x42/x40) + vocab*x37) + x43*(n_sh*x34*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x9 + x51*(d_head*p_act*x49*x53/x56 + n_q*x52 + x23*x42*x56 + x32*x48*x55 + x50/x55 + x52*x53))), numpy.inf)
+    x7 = d_model*x6
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = n_pp**(-1.0)
+    x11 = x10/sigma_attn
+    x12 = n_gpu*x11
+    x13 = numpy.ceil(x12/node_size)
+    x14 = numpy.log(x13)/numpy.log(2)
+    x15 = x12/x13
+    x16 = numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x8
+    x18 = 2*x6
+    x19 = 2*n_layers
+    x20 = x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), d_model*x16*x18*x5 + (1/100000)*x14 + (3/2500000)*x15 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x2*x3*x5 + 59/5000000)
+    x21 = d_head*x6
+    x22 = n_q*x21
+    x23 = n_ff_in + n_ff_out
+    x24 = d_model*p
+    x25 = n_pp*x4/hbm_bw
+    x26 = kv_bytes*ctx*b*numpy.maximum(1, g*x12/n_q)
+    x27 = numpy.sqrt(d_model)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = x27*x28
+    x30 = numpy.minimum(x12, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = p_act*x11
+    x32 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x33 = x32*x7
+    x34 = sigma_attn*n_layers
+    x35 = d_head*x24
+    x36 = n_q + 2*n_q/g
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x12, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x37)))
+    x39 = numpy.minimum(x12, numpy.maximum(1, x28*numpy.sqrt(x36)*x37/x27))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x26)), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x4*(n_attn*x18 + 2*vocab*q_lm*x3 + x0*x22*(ctx + x2 - 1/2) + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x19*x23))/flops), vocab*x24*x25 + x25*(x10*x26 + x23*x34*(d_ff*x24 + d_ff*x30*x31*x6 + x33/x30) + x34*(n_q*x35 + x21*x32*x36/x39 + x22*x31*x38 + x31*x39*x7 + x33/x38 + x35*x36))), numpy.inf)
 
 
 def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.ceil(x3/node_size)
-    x5 = numpy.log(x4)/numpy.log(2)
-    x6 = x4**(-1.0)
-    x7 = x3*x6
-    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
-    x3 = n_gpu/n_pp
-    x4 = numpy.maximum(1, x3)
-    x5 = numpy.log(2)**(-1.0)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x4*x6)
-    x8 = x5*numpy.log(x7)
-    x9 = x7**(-1.0)
-    x10 = x4*x9
-    x11 = (3/2500000)*x10 + (1/100000)*x8
-    x12 = bw_ar_intra**(-1.0)
-    x13 = x1*numpy.maximum(x0*(x7 - 1), x12*x7*numpy.maximum(0, x4*x9 - 1))
-    x14 = (7/125000)*x10 + (7/125000)*x8
-    x15 = x13 + x14
-    x16 = x11 + 2*x13
-    x17 = (1/400000)*x10 + (17/1000000)*x8
-    x18 = (20/19)*x13 + x17
-    x19 = x3/sigma_attn
-    x20 = numpy.ceil(x19*x6)
-    x21 = x5*numpy.log(x20)
-    x22 = x19/x20
-    x23 = (1/100000)*x21 + (3/2500000)*x22
-    x24 = x1*numpy.maximum(x0*(x20 - 1), x12*x20*numpy.maximum(0, x22 - 1))
-    x25 = (7/125000)*x21 + (7/125000)*x22
-    x26 = x24 + x25
-    x27 = x23 + 2*x24
-    x28 = (17/1000000)*x21 + (1/400000)*x22
-    x29 = (20/19)*x24 + x28
-    return n_layers*numpy.where(numpy.less_equal(x19, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x15, x16 + 77/1250000), numpy.greater_equal(x18, x16 - 59/10000000)), x11 + 7/1250000, numpy.where(numpy.greater_equal(x15, x18 + 27/400000), x17 + 23/2000000, x14 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = numpy.ceil(x3/node_size)
+    x5 = numpy.log(x4)/numpy.log(2)
+    x6 = x3/x4
+    x7 = (1/100000)*x5 + (3/2500000)*x6
+    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x9 = (7/125000)*x5 + (7/125000)*x6
+    x10 = x8 + x9
+    x11 = x7 + 2*x8
+    x12 = (17/1000000)*x5 + (1/400000)*x6
+    x13 = x12 + (20/19)*x8
+    return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
 def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -260,68 +185,38 @@ def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
     x3 = (1/2)*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x5*x6)
-    x8 = bw_ar_intra**(-1.0)
-    x9 = x7**(-1.0)
-    x10 = x1*numpy.maximum(x0*(x7 - 1), x7*x8*numpy.maximum(0, x5*x9 - 1))
-    x11 = 2*x10
-    x12 = numpy.log(2)**(-1.0)
-    x13 = x12*numpy.log(x7)
-    x14 = x5*x9
-    x15 = x10 + (7/125000)*x13 + (7/125000)*x14
-    x16 = x11 + (1/100000)*x13 + (3/2500000)*x14
-    x17 = (20/19)*x10
-    x18 = (17/1000000)*x13 + (1/400000)*x14 + x17
-    x19 = x4/sigma_attn
-    x20 = numpy.ceil(x19*x6)
-    x21 = x19/x20
-    x22 = x1*numpy.maximum(x0*(x20 - 1), x20*x8*numpy.maximum(0, x21 - 1))
-    x23 = 2*x22
-    x24 = x12*numpy.log(x20)
-    x25 = (7/125000)*x21 + x22 + (7/125000)*x24
-    x26 = (3/2500000)*x21 + x23 + (1/100000)*x24
-    x27 = (20/19)*x22
-    x28 = (1/400000)*x21 + (17/1000000)*x24 + x27
-    return n_layers*numpy.where(numpy.less_equal(x19, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x22))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x15, x16 + 77/1250000), numpy.greater_equal(x18, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x15, x18 + 27/400000), x17, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
+    x4 = n_gpu/(n_pp*sigma_attn)
+    x5 = numpy.ceil(x4/node_size)
+    x6 = x4/x5
+    x7 = x1*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x8 = 2*x7
+    x9 = numpy.log(x5)/numpy.log(2)
+    x10 = (7/125000)*x6 + x7 + (7/125000)*x9
+    x11 = (3/2500000)*x6 + x8 + (1/100000)*x9
+    x12 = (20/19)*x7
+    x13 = x12 + (1/400000)*x6 + (17/1000000)*x9
+    return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
 def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.ceil(x10/node_size)
-    x12 = numpy.log(x11)/numpy.log(2)
-    x13 = x11**(-1.0)
-    x14 = x10*x13
-    x15 = x4*numpy.maximum(x2*(x11 - 1), x11*numpy.maximum(0, x10*x13 - 1)/bw_ar_intra)
-    x16 = x15*x6
-    x17 = 2*x6
-    x18 = n_layers*numpy.where(numpy.less_equal(x10, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x16 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + x15*x17 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x16 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x19 = 2*d_model
-    x20 = d_head*n_q
-    x21 = s**(-1.0)
-    x22 = n_ff_in + n_ff_out
-    x23 = n_sh*x22
-    x24 = d_ff_shared*n_layers*x23
-    x25 = d_model*p
-    x26 = kv_bytes*ctx*b
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = x6*x8
-    x29 = p_act*x28
-    x30 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x31 = x21*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x24) + x26)), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x3*(n_attn*x17 + b*vocab*q_lm*x19 + x0*x20*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x21 + x19*x24))/flops), n_pp*x3*(n_layers*(n_experts*x22*(1 - (1 - x21)**x28)*(d_ff*x25 + d_ff*x30*x31 + d_model*x10*x31/x30) + x20*x25 + x23*(d_ff_shared*x25 + x29*(d_model + d_ff_shared)) + x25*x27 + x29*(d_model + x20) + x29*(d_model + x27)) + vocab*x25 + x26*x8)/hbm_bw), numpy.inf)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = p_act*x4
+    x6 = x3*x5
+    x7 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*p_act*x1*x3 + 59/5000000)
+    x8 = 2*d_model
+    x9 = d_head*n_q
+    x10 = n_ff_in + n_ff_out
+    x11 = d_ff_shared*n_layers*n_sh*x10
+    x12 = d_model*p
+    x13 = n_pp**(-1.0)
+    x14 = kv_bytes*ctx*b
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = x13*x5
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x11) + x14)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x2*(2*n_attn*x4 + b*vocab*q_lm*x8 + x0*x4*x9*(ctx + x1 - 1/2) + x4*(2*n_ff/s + x11*x8))/flops), n_pp*x2*(n_layers*(x10*(d_ff*x12 + x16*(d_ff + d_model)) + x12*x15 + x12*x9 + x16*(d_model + x15) + x16*(d_model + x9)) + vocab*x12 + x13*x14)/hbm_bw), numpy.inf)
 
 
 def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -342,19 +237,11 @@ def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -365,69 +252,51 @@ def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
+    x3 = b*d_model
+    x4 = n_gpu**(-1.0)
     x5 = p_act*x4
     x6 = b*q_len
     x7 = p_act*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x16**(-1.0)
-    x19 = x13*x18
-    x20 = bw_ar_intra**(-1.0)
-    x21 = numpy.maximum(x1*(x16 - 1), x16*x20*numpy.maximum(0, x13*x18 - 1))
-    x22 = x21*x8
-    x23 = 2*x6
-    x24 = x23*x5
-    x25 = sigma_attn**(-1.0)
-    x26 = x12*x25
-    x27 = numpy.ceil(x15*x26)
-    x28 = x14*numpy.log(x27)
-    x29 = x26/x27
-    x30 = numpy.maximum(x1*(x27 - 1), x20*x27*numpy.maximum(0, x29 - 1))
-    x31 = x30*x8
-    x32 = d_model*p
-    x33 = vocab*x32
-    x34 = n_ff_in + n_ff_out
-    x35 = s**(-1.0)
-    x36 = x11*x6
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(x13)*x37/numpy.sqrt(d_ff)))
-    x39 = p_act*x36
-    x40 = x35*x39
-    x41 = n_experts*x34*(1 - (1 - x35)**x36)*(d_ff*x32 + d_ff*x38*x40 + d_model*x13*x40/x38)
-    x42 = n_pp*x3/hbm_bw
-    x43 = kv_bytes*ctx*b
-    x44 = x43*numpy.maximum(1, g*x26/n_q)
-    x45 = d_ff_shared*x32
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = x37*x46
-    x48 = numpy.minimum(x26, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
-    x49 = x25*x39
-    x50 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x51 = d_model*x50
-    x52 = sigma_attn*n_layers
-    x53 = n_sh*x34
-    x54 = numpy.sqrt(d_head)
-    x55 = n_q + 2*n_q/g
-    x56 = numpy.minimum(x26, numpy.maximum(1, x46*x54*numpy.sqrt(x55)/x37))
-    x57 = numpy.minimum(x26, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x54)))
-    x58 = d_head*n_q
-    x59 = d_head*x55
-    x60 = x32*x58 + x32*x59
-    x61 = 2*d_model
-    x62 = d_ff_shared*n_layers*x53
-    x63 = n_attn + d_model*x62
-    x64 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x17 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x17 + (1/400000)*x19 + (20/19)*x22 + 23/2000000)) + x10, n_layers*numpy.where(numpy.less_equal(x26, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x29 + x31 - 7/125000, (17/1000000)*x28 + (1/400000)*x29 + (20/19)*x31 + 23/2000000), x24*x30 + (1/100000)*x28 + (3/2500000)*x29 + 7/1250000)), x42*(n_layers*x41 + x33) + x42*(x11*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + x49*x57*x58 + x50*x59/x56 + x51/x57 + x60)), x3*(n_attn*x23 + b*vocab*q_lm*x61 + x0*x58*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x35 + x61*x62))/flops, p*(sigma_attn*x63 + x64) + x44, x10, x42*(n_layers*(x39*(d_model + x58) + x39*(d_model + x59) + x41 + x53*(x39*(d_model + d_ff_shared) + x45) + x60) + x11*x43 + x33), p*(x63 + x64) + x43
+    x8 = d_model*x7
+    x9 = x4*x8
+    x10 = x1*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x2*x3*x5 + 59/5000000)
+    x12 = n_pp**(-1.0)
+    x13 = x12/sigma_attn
+    x14 = n_gpu*x13
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x14/x15
+    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x9
+    x20 = 2*x6
+    x21 = 2*n_layers
+    x22 = d_model*p
+    x23 = vocab*x22
+    x24 = n_pp*x4/hbm_bw
+    x25 = kv_bytes*ctx*b
+    x26 = x25*numpy.maximum(1, g*x14/n_q)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_ff*x22
+    x29 = numpy.sqrt(d_model)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = x29*x30
+    x32 = numpy.minimum(x14, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x13*x7
+    x34 = n_gpu/(n_pp**2*sigma_attn**2)
+    x35 = x34*x8
+    x36 = sigma_attn*n_layers
+    x37 = numpy.sqrt(d_head)
+    x38 = n_q + 2*n_q/g
+    x39 = numpy.minimum(x14, numpy.maximum(1, x30*x37*numpy.sqrt(x38)/x29))
+    x40 = numpy.minimum(x14, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x37)))
+    x41 = d_head*n_q
+    x42 = d_head*x38
+    x43 = x22*x41 + x22*x42
+    x44 = d_model*d_ff_shared*n_sh*x27
+    x45 = n_attn + n_ff
+    x46 = x12*x7
+    return t_kernel*x0, x11, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), d_model*x18*x20*x5 + (1/100000)*x16 + (3/2500000)*x17 + 7/1250000)), x23*x24 + x24*(x12*x26 + x27*x36*(d_ff*x32*x33 + x28 + x35/x32) + x36*(x13*x39*x8 + x33*x40*x41 + x34*x42*x7/x39 + x35/x40 + x43)), x4*(n_attn*x20 + 2*vocab*q_lm*x3 + x0*x41*x6*(ctx + x2 - 1/2) + x6*(2*n_ff/s + x21*x44))/flops, p*(n_unembed + sigma_attn*x45) + x26, x11, x24*(n_layers*(x27*(x28 + x46*(d_ff + d_model)) + x43 + x46*(d_model + x41) + x46*(d_model + x42)) + x12*x25 + x23), p*(n_unembed + n_layers*x44 + x45) + x25
 
 
 def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -436,109 +305,82 @@ def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x2 = 1 - omega_net
     x3 = bw_ar_inter**(-1.0)
     x4 = (1/2)*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = p_act*x5
-    x7 = d_model*x6
+    x5 = b*d_model
+    x6 = n_gpu**(-1.0)
+    x7 = p_act*x6
     x8 = b*q_len
-    x9 = x7*x8
-    x10 = x3*x9
-    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), b*x3*x4*x7 + 59/5000000)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = numpy.maximum(1, x13)
-    x15 = numpy.log(2)**(-1.0)
-    x16 = node_size**(-1.0)
-    x17 = numpy.ceil(x14*x16)
-    x18 = x15*numpy.log(x17)
-    x19 = x17**(-1.0)
-    x20 = x14*x19
-    x21 = bw_ar_intra**(-1.0)
-    x22 = numpy.maximum(x3*(x17 - 1), x17*x21*numpy.maximum(0, x14*x19 - 1))
-    x23 = x22*x9
-    x24 = 2*x8
-    x25 = x24*x7
-    x26 = n_layers*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x20 + x23 - 7/125000, (1/100000)*x18 + (3/2500000)*x20 + x22*x25 + 7/1250000), (17/1000000)*x18 + (1/400000)*x20 + (20/19)*x23 + 23/2000000)) + x11
-    x27 = 2*d_model
-    x28 = d_head*n_q
-    x29 = s**(-1.0)
-    x30 = n_ff_in + n_ff_out
-    x31 = d_ff_shared*n_sh
-    x32 = n_layers*x30*x31
-    x33 = x5*(n_attn*x24 + b*vocab*q_lm*x27 + x0*x28*x8*(ctx + x4 - 1/2) + x8*(2*n_ff*x29 + x27*x32))/flops
-    x34 = d_model*p
-    x35 = vocab*x34
-    x36 = kv_bytes*ctx*b
-    x37 = x12*x36
-    x38 = d_ff_shared*x34
-    x39 = x12*x8
-    x40 = p_act*x39
-    x41 = n_sh*x30
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.sqrt(x14)
-    x44 = numpy.maximum(1, numpy.minimum(x13, x42*x43/numpy.sqrt(d_ff)))
-    x45 = x29*x40
-    x46 = n_experts*x30*(1 - (1 - x29)**x39)*(d_ff*x34 + d_ff*x44*x45 + d_model*x14*x45/x44)
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = x28*x34 + x34*x48
-    x50 = n_pp*x5/hbm_bw
-    x51 = x50*(n_layers*(x40*(d_model + x28) + x40*(d_model + x48) + x41*(x38 + x40*(d_model + d_ff_shared)) + x46 + x49) + x35 + x37)
-    x52 = numpy.greater_equal(n_gpu, n_pp)
-    x53 = numpy.less_equal(n_pp, b)
-    x54 = hbm_cap*n_gpu
-    x55 = n_attn + d_model*x32
-    x56 = n_ff + n_unembed
-    x57 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(x55 + x56) + x36))
-    x58 = sigma_attn**(-1.0)
-    x59 = x13*x58
-    x60 = numpy.ceil(x16*x59)
-    x61 = x15*numpy.log(x60)
-    x62 = x59/x60
-    x63 = numpy.maximum(x3*(x60 - 1), x21*x60*numpy.maximum(0, x62 - 1))
-    x64 = x63*x9
-    x65 = n_layers*numpy.where(numpy.less_equal(x59, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x61 + (7/125000)*x62 + x64 - 7/125000, (17/1000000)*x61 + (1/400000)*x62 + (20/19)*x64 + 23/2000000), x25*x63 + (1/100000)*x61 + (3/2500000)*x62 + 7/1250000)) + x26
-    x66 = numpy.maximum(1, g*x59/n_q)
-    x67 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x68 = x42*x67
-    x69 = numpy.minimum(x59, numpy.maximum(1, x68/numpy.sqrt(d_ff_shared)))
-    x70 = x40*x58
-    x71 = n_gpu*p_act*x8/(n_pp**2*sigma_attn**2)
-    x72 = d_model*x71
-    x73 = sigma_attn*n_layers
-    x74 = numpy.sqrt(d_head)
-    x75 = numpy.minimum(x59, numpy.maximum(1, numpy.sqrt(x47)*x67*x74/x42))
-    x76 = numpy.minimum(x59, numpy.maximum(1, x68/(numpy.sqrt(n_q)*x74)))
-    x77 = x50*(n_layers*x46 + x35) + x50*(x37*x66 + x41*x73*(d_ff_shared*x69*x70 + x38 + x72/x69) + x73*(d_model*x70*x75 + x28*x70*x76 + x48*x71/x75 + x49 + x72/x76))
-    x78 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(sigma_attn*x55 + x56) + x36*x66))
-    x79 = numpy.less_equal(x43, 1)
-    x80 = numpy.sqrt(x17)
-    x81 = x80**(-1.0)
-    x82 = numpy.maximum(x3*(x80 - 1), x21*x80*numpy.maximum(0, x43*x81 - 1))
-    x83 = n_ff_out*x82
-    x84 = x83*x9
-    x85 = x43*x81
-    x86 = x15*numpy.log(x80)
-    x87 = (7/125000)*x85 + (7/125000)*x86 - 7/125000
-    x88 = (3/2500000)*x85 + (1/100000)*x86 + 7/1250000
-    x89 = (1/400000)*x85 + (17/1000000)*x86 + 23/2000000
-    x90 = x6*x8
-    x91 = n_ff_in*x82*(d_ff*n_active + x31)
-    x92 = x90*x91
-    x93 = x24*x6
-    x94 = n_layers*(numpy.where(x79, 0, numpy.minimum(numpy.minimum(x84 + x87, (20/19)*x84 + x89), x25*x83 + x88)) + numpy.where(x79, 0, numpy.minimum(numpy.minimum(x87 + x92, x88 + x91*x93), x89 + (20/19)*x92))) + x11
-    x95 = numpy.less_equal(x67, 1)
-    x96 = numpy.sqrt(x60)
-    x97 = x67/x96
-    x98 = numpy.maximum(x3*(x96 - 1), x21*x96*numpy.maximum(0, x97 - 1))
-    x99 = x9*x98
-    x100 = x15*numpy.log(x96)
-    x101 = (7/125000)*x100 + (7/125000)*x97 - 7/125000
-    x102 = (1/100000)*x100 + (3/2500000)*x97 + 7/1250000
-    x103 = (17/1000000)*x100 + (1/400000)*x97 + 23/2000000
-    x104 = x48*x98
-    x105 = x104*x90
-    x106 = n_layers*(numpy.where(x95, 0, numpy.minimum(numpy.minimum(x101 + x105, x102 + x104*x93), x103 + (20/19)*x105)) + numpy.where(x95, 0, numpy.minimum(numpy.minimum(x101 + x99, x102 + x25*x98), x103 + (20/19)*x99))) + x94
-    return numpy.where(x57, x1 + x2*x26 + numpy.maximum(numpy.maximum(x33, x51), omega_net*x26), numpy.inf), numpy.where(x78, x1 + x2*x65 + numpy.maximum(numpy.maximum(x33, x77), omega_net*x65), numpy.inf), numpy.where(x57, x1 + x2*x94 + numpy.maximum(numpy.maximum(x33, x51), omega_net*x94), numpy.inf), numpy.where(x78, x1 + x106*x2 + numpy.maximum(numpy.maximum(x33, x77), omega_net*x106), numpy.inf)
+    x9 = p_act*x8
+    x10 = d_model*x9
+    x11 = x10*x6
+    x12 = x11*x3
+    x13 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x12 + 7/250000, (5/19)*x12 + 9/400000), x3*x4*x5*x7 + 59/5000000)
+    x14 = 2*x8
+    x15 = d_head*n_q
+    x16 = 2*n_layers
+    x17 = n_ff_in + n_ff_out
+    x18 = d_ff_shared*n_sh
+    x19 = d_model*x17*x18
+    x20 = x6*(n_attn*x14 + 2*vocab*q_lm*x5 + x0*x15*x8*(ctx + x4 - 1/2) + x8*(2*n_ff/s + x16*x19))/flops
+    x21 = d_model*p
+    x22 = vocab*x21
+    x23 = n_pp**(-1.0)
+    x24 = kv_bytes*ctx*b
+    x25 = x23*x24
+    x26 = d_ff*x21
+    x27 = x23*x9
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = x15*x21 + x21*x29
+    x31 = n_pp*x6/hbm_bw
+    x32 = numpy.greater_equal(n_gpu, n_pp)
+    x33 = numpy.less_equal(n_pp, b)
+    x34 = hbm_cap*n_gpu
+    x35 = n_attn + n_ff
+    x36 = numpy.where(numpy.logical_and(numpy.logical_and(x32, x33), numpy.greater_equal(x34, p*(n_unembed + n_layers*x19 + x35) + x24)), x1 + x13*x2 + numpy.maximum(numpy.maximum(x20, omega_net*x13), x31*(n_layers*(x17*(x26 + x27*(d_ff + d_model)) + x27*(d_model + x15) + x27*(d_model + x29) + x30) + x22 + x25)), numpy.inf)
+    x37 = x23/sigma_attn
+    x38 = n_gpu*x37
+    x39 = numpy.log(2)**(-1.0)
+    x40 = numpy.ceil(x38/node_size)
+    x41 = x39*numpy.log(x40)
+    x42 = x38/x40
+    x43 = bw_ar_intra**(-1.0)
+    x44 = numpy.maximum(x3*(x40 - 1), x40*x43*numpy.maximum(0, x42 - 1))
+    x45 = x11*x44
+    x46 = x14*x7
+    x47 = d_model*x46
+    x48 = x13 + x16*numpy.where(numpy.less_equal(x38, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x41 + (7/125000)*x42 + x45 - 7/125000, (1/100000)*x41 + (3/2500000)*x42 + x44*x47 + 7/1250000), (17/1000000)*x41 + (1/400000)*x42 + (20/19)*x45 + 23/2000000))
+    x49 = numpy.maximum(1, g*x38/n_q)
+    x50 = numpy.sqrt(d_model)
+    x51 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x52 = x50*x51
+    x53 = numpy.minimum(x38, numpy.maximum(1, x52/numpy.sqrt(d_ff)))
+    x54 = x37*x9
+    x55 = n_gpu/(n_pp**2*sigma_attn**2)
+    x56 = x10*x55
+    x57 = sigma_attn*n_layers
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x28)*x51*x58/x50))
+    x60 = numpy.minimum(x38, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x58)))
+    x61 = x22*x31 + x31*(x17*x57*(d_ff*x53*x54 + x26 + x56/x53) + x25*x49 + x57*(x10*x37*x59 + x15*x54*x60 + x29*x55*x9/x59 + x30 + x56/x60))
+    x62 = numpy.logical_and(numpy.logical_and(x32, x33), numpy.greater_equal(x34, p*(n_unembed + sigma_attn*x35) + x24*x49))
+    x63 = numpy.less_equal(x51, 1)
+    x64 = numpy.sqrt(x40)
+    x65 = x51/x64
+    x66 = numpy.maximum(x3*(x64 - 1), x43*x64*numpy.maximum(0, x65 - 1))
+    x67 = x11*x66
+    x68 = x39*numpy.log(x64)
+    x69 = (7/125000)*x65 + (7/125000)*x68 - 7/125000
+    x70 = x47*x66
+    x71 = (3/2500000)*x65 + (1/100000)*x68 + 7/1250000
+    x72 = (20/19)*x67
+    x73 = (1/400000)*x65 + (17/1000000)*x68 + 23/2000000
+    x74 = x6*x9
+    x75 = n_ff_in*x66*(d_ff*n_active + x18)
+    x76 = x74*x75
+    x77 = x29*x66
+    x78 = x74*x77
+    x79 = n_layers*(numpy.where(x63, 0, numpy.minimum(numpy.minimum(x67 + x69, x70 + x71), x72 + x73)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x69 + x76, x73 + (20/19)*x76), x46*x75 + x71)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x69 + x78, x73 + (20/19)*x78), x46*x77 + x71)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(n_ff_out*x67 + x69, n_ff_out*x70 + x71), n_ff_out*x72 + x73))) + x13
+    return x36, numpy.where(x62, x1 + x2*x48 + numpy.maximum(numpy.maximum(x20, x61), omega_net*x48), numpy.inf), x36, numpy.where(x62, x1 + x2*x79 + numpy.maximum(numpy.maximum(x20, x61), omega_net*x79), numpy.inf)
 
 
 def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -554,30 +396,18 @@ def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x5 = d_model*x4
     x6 = numpy.log(x2)/numpy.log(2)
     x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
-    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
-    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
-    x10 = d_head*x4*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
+    x8 = 2*x5
+    x9 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
+    x10 = (20/19)*x5
+    x11 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
+    x12 = n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    x13 = d_head*x4*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
 def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = x6**(-1.0)
-    x8 = b*p_act*q_len*x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
-    x9 = d_model*n_ff_out*x8
-    x10 = x4*x7
-    x11 = numpy.log(x6)/numpy.log(2)
-    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
-    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
-    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
-    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
-    return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -588,7 +418,7 @@ def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -599,19 +429,11 @@ def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -625,74 +447,51 @@ def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = node_size**(-1.0)
-    x9 = numpy.sqrt(numpy.ceil(x5*x8))
-    x10 = bw_ar_intra**(-1.0)
-    x11 = x9**(-1.0)
-    x12 = numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11*x6 - 1))
-    x13 = n_ff_out*x12*x2
-    x14 = x11*x6
-    x15 = numpy.log(2)**(-1.0)
-    x16 = x15*numpy.log(x9)
-    x17 = (7/125000)*x14 + (7/125000)*x16 - 7/125000
-    x18 = (3/2500000)*x14 + (1/100000)*x16 + 7/1250000
-    x19 = (1/400000)*x14 + (17/1000000)*x16 + 23/2000000
-    x20 = n_ff_in*x1*x12*(d_ff*n_active + d_ff_shared*n_sh)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = numpy.sqrt(numpy.ceil(x4*x8/sigma_attn))
-    x24 = x21/x23
-    x25 = numpy.maximum(x0*(x23 - 1), x10*x23*numpy.maximum(0, x24 - 1))
-    x26 = x2*x25
-    x27 = x15*numpy.log(x23)
-    x28 = (7/125000)*x24 + (7/125000)*x27 - 7/125000
-    x29 = (3/2500000)*x24 + (1/100000)*x27 + 7/1250000
-    x30 = (1/400000)*x24 + (17/1000000)*x27 + 23/2000000
-    x31 = d_head*x1*x25*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x26 + x28, (20/19)*x26 + x30), 2*x26 + x29)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x7, 0, numpy.minimum(numpy.minimum(x13 + x17, (20/19)*x13 + x19), 2*x13 + x18)) + numpy.where(x7, 0, numpy.minimum(numpy.minimum(x17 + x20, x18 + 2*x20), x19 + (20/19)*x20))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x0*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = x3/x5
+    x7 = b*p_act*q_len*x1*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x8 = d_model*x7
+    x9 = numpy.log(x5)/numpy.log(2)
+    x10 = (7/125000)*x6 + (7/125000)*x9 - 7/125000
+    x11 = 2*x8
+    x12 = (3/2500000)*x6 + (1/100000)*x9 + 7/1250000
+    x13 = (20/19)*x8
+    x14 = (1/400000)*x6 + (17/1000000)*x9 + 23/2000000
+    x15 = n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh)
+    x16 = d_head*x7*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
 def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -703,263 +502,169 @@ def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
 
 def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
     x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x4 = d_model*x3
+    x5 = x2*x4
     x6 = b*q_len
-    x7 = x3*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = n_gpu*x10
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = numpy.less_equal(x13, 1)
-    x15 = node_size**(-1.0)
-    x16 = numpy.sqrt(numpy.ceil(x12*x15))
-    x17 = bw_ar_intra**(-1.0)
-    x18 = x16**(-1.0)
-    x19 = numpy.maximum(x1*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
-    x20 = n_ff_out*x19
-    x21 = x20*x8
-    x22 = x13*x18
-    x23 = numpy.log(2)**(-1.0)
-    x24 = x23*numpy.log(x16)
-    x25 = (7/125000)*x22 + (7/125000)*x24 - 7/125000
-    x26 = 2*x6
-    x27 = x26*x5
-    x28 = (3/2500000)*x22 + (1/100000)*x24 + 7/1250000
-    x29 = (1/400000)*x22 + (17/1000000)*x24 + 23/2000000
-    x30 = p_act*x7
-    x31 = d_ff_shared*n_sh
-    x32 = n_ff_in*x19*(d_ff*n_active + x31)
-    x33 = x30*x32
-    x34 = p_act*x26*x3
-    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x36 = numpy.less_equal(x35, 1)
-    x37 = sigma_attn**(-1.0)
-    x38 = x11*x37
-    x39 = numpy.sqrt(numpy.ceil(x15*x38))
-    x40 = x35/x39
-    x41 = numpy.maximum(x1*(x39 - 1), x17*x39*numpy.maximum(0, x40 - 1))
-    x42 = x41*x8
-    x43 = x23*numpy.log(x39)
-    x44 = (7/125000)*x40 + (7/125000)*x43 - 7/125000
-    x45 = (3/2500000)*x40 + (1/100000)*x43 + 7/1250000
-    x46 = (1/400000)*x40 + (17/1000000)*x43 + 23/2000000
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = x41*x48
-    x50 = x30*x49
-    x51 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x21 + x25, (20/19)*x21 + x29), x20*x27 + x28)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x33, x28 + x32*x34), x29 + (20/19)*x33))) + n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (20/19)*x42 + x46), x27*x41 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x50, x46 + (20/19)*x50), x34*x49 + x45))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x52 = 2*d_model
-    x53 = d_head*n_q
-    x54 = s**(-1.0)
-    x55 = n_ff_in + n_ff_out
-    x56 = n_layers*x55
-    x57 = x31*x56
-    x58 = d_model*p
-    x59 = x10*x6
-    x60 = numpy.sqrt(d_model)
-    x61 = numpy.maximum(1, numpy.minimum(x11, x13*x60/numpy.sqrt(d_ff)))
-    x62 = p_act*x59
-    x63 = x4*x59
-    x64 = n_pp*x3/hbm_bw
-    x65 = kv_bytes*ctx*b*numpy.maximum(1, g*x38/n_q)
-    x66 = x35*x60
-    x67 = numpy.minimum(x38, numpy.maximum(1, x66/numpy.sqrt(d_ff_shared)))
-    x68 = x37*x62
-    x69 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x70 = x4*x69
-    x71 = sigma_attn*n_layers
-    x72 = d_head*x58
-    x73 = numpy.sqrt(d_head)
-    x74 = numpy.minimum(x38, numpy.maximum(1, x66/(numpy.sqrt(n_q)*x73)))
-    x75 = numpy.minimum(x38, numpy.maximum(1, x35*numpy.sqrt(x47)*x73/x60))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x57)) + x65)), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x3*(n_attn*x26 + b*vocab*q_lm*x52 + x0*x53*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x54 + x52*x57))/flops), x64*(n_experts*x56*(1 - (1 - x54)**x59)*(d_ff*x54*x61*x62 + d_ff*x58 + x12*x54*x63/x61) + vocab*x58) + x64*(n_sh*x55*x71*(d_ff_shared*x58 + d_ff_shared*x67*x68 + x70/x67) + x10*x65 + x71*(n_q*x72 + p_act*x48*x69/x75 + x37*x63*x75 + x47*x72 + x53*x68*x74 + x70/x74))), numpy.inf)
+    x7 = p_act*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.less_equal(x9, 1)
+    x11 = n_pp**(-1.0)
+    x12 = x11/sigma_attn
+    x13 = n_gpu*x12
+    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
+    x15 = x9/x14
+    x16 = numpy.maximum(x2*(x14 - 1), x14*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x4
+    x18 = x17*x7
+    x19 = numpy.log(x14)/numpy.log(2)
+    x20 = (7/125000)*x15 + (7/125000)*x19 - 7/125000
+    x21 = 2*x6
+    x22 = p_act*x21
+    x23 = x17*x22
+    x24 = (3/2500000)*x15 + (1/100000)*x19 + 7/1250000
+    x25 = (20/19)*x18
+    x26 = (1/400000)*x15 + (17/1000000)*x19 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = x16*x3
+    x29 = n_ff_in*x28*(d_ff*n_active + x27)
+    x30 = x29*x7
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x7
+    x33 = x31*x32
+    x34 = x28*x33
+    x35 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x20 + x30, x26 + (20/19)*x30), x22*x29 + x24)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x20 + x34, x26 + (20/19)*x34), d_head*x22*x28*x31 + x24)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
+    x36 = 2*d_model
+    x37 = n_ff_in + n_ff_out
+    x38 = d_model*p
+    x39 = n_pp*x3/hbm_bw
+    x40 = kv_bytes*ctx*b*numpy.maximum(1, g*x13/n_q)
+    x41 = numpy.sqrt(d_model)
+    x42 = x41*x9
+    x43 = numpy.minimum(x13, numpy.maximum(1, x42/numpy.sqrt(d_ff)))
+    x44 = x12*x7
+    x45 = n_gpu/(n_pp**2*sigma_attn**2)
+    x46 = d_model*x45*x7
+    x47 = sigma_attn*n_layers
+    x48 = d_head*x38
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x13, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x49)))
+    x51 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x31)*x49*x9/x41))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x40)), t_kernel*x0 + x35*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x35, x3*(n_attn*x21 + b*vocab*q_lm*x36 + d_head*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff/s + n_layers*x27*x36*x37))/flops), vocab*x38*x39 + x39*(x11*x40 + x37*x47*(d_ff*x38 + d_ff*x43*x44 + x46/x43) + x47*(d_model*x44*x51 + n_q*x12*x32*x50 + n_q*x48 + x31*x48 + x33*x45/x51 + x46/x50))), numpy.inf)
 
 
 def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = x6**(-1.0)
-    x8 = b*p_act*q_len*x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
-    x9 = d_model*n_ff_out*x8
-    x10 = x4*x7
-    x11 = numpy.log(x6)/numpy.log(2)
-    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
-    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
-    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
-    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
     x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = numpy.log(2)**(-1.0)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x5*x9))
-    x11 = x8*numpy.log(x10)
-    x12 = x10**(-1.0)
-    x13 = x12*x6
-    x14 = (1/100000)*x11 + (3/2500000)*x13
-    x15 = x14 + 7/1250000
-    x16 = bw_ar_intra**(-1.0)
-    x17 = numpy.maximum(x0*(x10 - 1), x10*x16*numpy.maximum(0, x12*x6 - 1))
-    x18 = n_ff_out*x17*x2
-    x19 = (7/125000)*x11 + (7/125000)*x13
-    x20 = x18 + x19
-    x21 = x14 + 2*x18
-    x22 = (17/1000000)*x11 + (1/400000)*x13
-    x23 = (20/19)*x18 + x22
-    x24 = x22 + 23/2000000
-    x25 = x19 - 7/125000
-    x26 = n_ff_in*x1*x17*(d_ff*n_active + d_ff_shared*n_sh)
-    x27 = x19 + x26
-    x28 = x14 + 2*x26
-    x29 = x22 + (20/19)*x26
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = numpy.less_equal(x30, 1)
-    x32 = numpy.sqrt(numpy.ceil(x4*x9/sigma_attn))
-    x33 = x8*numpy.log(x32)
-    x34 = x30/x32
-    x35 = (1/100000)*x33 + (3/2500000)*x34
-    x36 = x35 + 7/1250000
-    x37 = numpy.maximum(x0*(x32 - 1), x16*x32*numpy.maximum(0, x34 - 1))
-    x38 = x2*x37
-    x39 = (7/125000)*x33 + (7/125000)*x34
-    x40 = x38 + x39
-    x41 = x35 + 2*x38
-    x42 = (17/1000000)*x33 + (1/400000)*x34
-    x43 = (20/19)*x38 + x42
-    x44 = x42 + 23/2000000
-    x45 = x39 - 7/125000
-    x46 = d_head*x1*x37*(n_q + 2*n_q/g)
-    x47 = x39 + x46
-    x48 = x35 + 2*x46
-    x49 = x42 + (20/19)*x46
-    return n_layers*(numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x21 + 77/1250000), numpy.greater_equal(x23, x21 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x23 + 27/400000), x24, x25))) + numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x24, x25)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x7 = numpy.log(x6)/numpy.log(2)
+    x8 = x4/x6
+    x9 = (1/100000)*x7 + (3/2500000)*x8
+    x10 = x9 + 7/1250000
+    x11 = numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x8 - 1)/bw_ar_intra)
+    x12 = x11*x2
+    x13 = (7/125000)*x7 + (7/125000)*x8
+    x14 = x12 + x13
+    x15 = 2*x12
+    x16 = x15 + x9
+    x17 = (20/19)*x12
+    x18 = (17/1000000)*x7 + (1/400000)*x8
+    x19 = x17 + x18
+    x20 = x18 + 23/2000000
+    x21 = x13 - 7/125000
+    x22 = n_ff_out*x12 + x13
+    x23 = n_ff_out*x15 + x9
+    x24 = n_ff_out*x17 + x18
+    x25 = b*p_act*q_len*x1*x11
+    x26 = n_ff_in*x25*(d_ff*n_active + d_ff_shared*n_sh)
+    x27 = x13 + x26
+    x28 = 2*x26 + x9
+    x29 = x18 + (20/19)*x26
+    x30 = d_head*x25*(n_q + 2*n_q/g)
+    x31 = x13 + x30
+    x32 = 2*x30 + x9
+    x33 = x18 + (20/19)*x30
+    return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
 def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
     x3 = x0*x2
     x4 = (1/2)*x3
-    x5 = n_gpu/n_pp
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.sqrt(x6)
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x6*x9))
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x10**(-1.0)
-    x13 = numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, x12*x7 - 1))
-    x14 = n_ff_out*x13*x2
-    x15 = 2*x14
-    x16 = x12*x7
-    x17 = numpy.log(2)**(-1.0)
-    x18 = x17*numpy.log(x10)
-    x19 = (7/125000)*x16 + (7/125000)*x18
-    x20 = x14 + x19
-    x21 = (3/2500000)*x16 + (1/100000)*x18
-    x22 = x15 + x21
-    x23 = (20/19)*x14
-    x24 = (1/400000)*x16 + (17/1000000)*x18
-    x25 = x23 + x24
-    x26 = n_ff_in*x1*x13*(d_ff*n_active + d_ff_shared*n_sh)
-    x27 = 2*x26
-    x28 = x19 + x26
-    x29 = x21 + x27
-    x30 = (20/19)*x26
-    x31 = x24 + x30
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.less_equal(x32, 1)
-    x34 = numpy.sqrt(numpy.ceil(x5*x9/sigma_attn))
-    x35 = x32/x34
-    x36 = numpy.maximum(x0*(x34 - 1), x11*x34*numpy.maximum(0, x35 - 1))
-    x37 = x2*x36
-    x38 = 2*x37
-    x39 = x17*numpy.log(x34)
-    x40 = (7/125000)*x35 + (7/125000)*x39
-    x41 = x37 + x40
-    x42 = (3/2500000)*x35 + (1/100000)*x39
-    x43 = x38 + x42
-    x44 = (20/19)*x37
-    x45 = (1/400000)*x35 + (17/1000000)*x39
-    x46 = x44 + x45
-    x47 = d_head*x1*x36*(n_q + 2*n_q/g)
-    x48 = 2*x47
-    x49 = x40 + x47
-    x50 = x42 + x48
-    x51 = (20/19)*x47
-    x52 = x45 + x51
-    return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x8 = x5/x7
+    x9 = numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x8 - 1)/bw_ar_intra)
+    x10 = x2*x9
+    x11 = 2*x10
+    x12 = numpy.log(x7)/numpy.log(2)
+    x13 = (7/125000)*x12 + (7/125000)*x8
+    x14 = x10 + x13
+    x15 = (1/100000)*x12 + (3/2500000)*x8
+    x16 = x11 + x15
+    x17 = (20/19)*x10
+    x18 = (17/1000000)*x12 + (1/400000)*x8
+    x19 = x17 + x18
+    x20 = n_ff_out*x11
+    x21 = n_ff_out*x10
+    x22 = x13 + x21
+    x23 = x15 + x20
+    x24 = n_ff_out*x17
+    x25 = x18 + x24
+    x26 = b*p_act*q_len*x1*x9
+    x27 = n_ff_in*x26*(d_ff*n_active + d_ff_shared*n_sh)
+    x28 = 2*x27
+    x29 = x13 + x27
+    x30 = x15 + x28
+    x31 = (20/19)*x27
+    x32 = x18 + x31
+    x33 = d_head*x26*(n_q + 2*n_q/g)
+    x34 = 2*x33
+    x35 = x13 + x33
+    x36 = x15 + x34
+    x37 = (20/19)*x33
+    x38 = x18 + x37
+    return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
 def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.sqrt(x10)
-    x12 = numpy.less_equal(x11, 1)
-    x13 = numpy.sqrt(numpy.ceil(x10/node_size))
-    x14 = x13**(-1.0)
-    x15 = numpy.maximum(x2*(x13 - 1), x13*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
-    x16 = x15*x6
-    x17 = n_ff_out*x4
-    x18 = x16*x17
-    x19 = x11*x14
-    x20 = numpy.log(x13)/numpy.log(2)
-    x21 = (7/125000)*x19 + (7/125000)*x20 - 7/125000
-    x22 = 2*x6
-    x23 = x15*x22
-    x24 = (3/2500000)*x19 + (1/100000)*x20 + 7/1250000
-    x25 = (1/400000)*x19 + (17/1000000)*x20 + 23/2000000
-    x26 = d_ff_shared*n_sh
-    x27 = n_ff_in*p_act*x3*(d_ff*n_active + x26)
-    x28 = x16*x27
-    x29 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x18 + x21, (20/19)*x18 + x25), x17*x23 + x24)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x28, x25 + (20/19)*x28), x23*x27 + x24))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x30 = 2*d_model
-    x31 = d_head*n_q
-    x32 = s**(-1.0)
-    x33 = n_ff_in + n_ff_out
-    x34 = n_layers*x26*x33
-    x35 = d_model*p
-    x36 = kv_bytes*ctx*b
-    x37 = d_head*(n_q + 2*n_q/g)
-    x38 = x6*x8
-    x39 = p_act*x38
-    x40 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*x11/numpy.sqrt(d_ff)))
-    x41 = x32*x39
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x34) + x36)), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(n_attn*x22 + b*vocab*q_lm*x30 + x0*x31*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x32 + x30*x34))/flops), n_pp*x3*(n_layers*(n_experts*x33*(1 - (1 - x32)**x38)*(d_ff*x35 + d_ff*x40*x41 + d_model*x10*x41/x40) + n_sh*x33*(d_ff_shared*x35 + x39*(d_model + d_ff_shared)) + x31*x35 + x35*x37 + x39*(d_model + x31) + x39*(d_model + x37)) + vocab*x35 + x36*x8)/hbm_bw), numpy.inf)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = p_act*x4
+    x6 = x3*x5
+    x7 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*p_act*x1*x3 + 59/5000000)
+    x8 = 2*d_model
+    x9 = d_head*n_q
+    x10 = n_ff_in + n_ff_out
+    x11 = d_ff_shared*n_layers*n_sh*x10
+    x12 = d_model*p
+    x13 = n_pp**(-1.0)
+    x14 = kv_bytes*ctx*b
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = x13*x5
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x11) + x14)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x2*(2*n_attn*x4 + b*vocab*q_lm*x8 + x0*x4*x9*(ctx + x1 - 1/2) + x4*(2*n_ff/s + x11*x8))/flops), n_pp*x2*(n_layers*(x10*(d_ff*x12 + x16*(d_ff + d_model)) + x12*x15 + x12*x9 + x16*(d_model + x15) + x16*(d_model + x9)) + vocab*x12 + x13*x14)/hbm_bw), numpy.inf)
 
 
 def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -980,19 +685,11 @@ def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1004,84 +701,63 @@ def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
     x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = d_model*x4
+    x4 = d_model*x3
+    x5 = p_act*x4
     x6 = b*q_len
-    x7 = x4*x6
-    x8 = d_model*x7
+    x7 = p_act*x6
+    x8 = x4*x7
     x9 = x1*x8
     x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = numpy.less_equal(x14, 1)
-    x16 = node_size**(-1.0)
-    x17 = numpy.sqrt(numpy.ceil(x13*x16))
-    x18 = bw_ar_intra**(-1.0)
-    x19 = x17**(-1.0)
-    x20 = numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x14*x19 - 1))
-    x21 = n_ff_out*x20
-    x22 = x21*x8
-    x23 = x14*x19
-    x24 = numpy.log(2)**(-1.0)
-    x25 = x24*numpy.log(x17)
-    x26 = (7/125000)*x23 + (7/125000)*x25 - 7/125000
-    x27 = 2*x6
-    x28 = x27*x5
-    x29 = (3/2500000)*x23 + (1/100000)*x25 + 7/1250000
-    x30 = (1/400000)*x23 + (17/1000000)*x25 + 23/2000000
-    x31 = d_ff_shared*n_sh
-    x32 = n_ff_in*x20*(d_ff*n_active + x31)
-    x33 = x32*x7
-    x34 = x27*x4
-    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x36 = numpy.less_equal(x35, 1)
-    x37 = sigma_attn**(-1.0)
-    x38 = x12*x37
-    x39 = numpy.sqrt(numpy.ceil(x16*x38))
-    x40 = x35/x39
-    x41 = numpy.maximum(x1*(x39 - 1), x18*x39*numpy.maximum(0, x40 - 1))
-    x42 = x41*x8
-    x43 = x24*numpy.log(x39)
-    x44 = (7/125000)*x40 + (7/125000)*x43 - 7/125000
-    x45 = (3/2500000)*x40 + (1/100000)*x43 + 7/1250000
-    x46 = (1/400000)*x40 + (17/1000000)*x43 + 23/2000000
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = x41*x48
-    x50 = x49*x7
-    x51 = d_model*p
-    x52 = vocab*x51
-    x53 = n_ff_in + n_ff_out
-    x54 = s**(-1.0)
-    x55 = x11*x6
-    x56 = numpy.sqrt(d_model)
-    x57 = numpy.maximum(1, numpy.minimum(x12, x14*x56/numpy.sqrt(d_ff)))
-    x58 = p_act*x55
-    x59 = x54*x58
-    x60 = n_experts*x53*(1 - (1 - x54)**x55)*(d_ff*x51 + d_ff*x57*x59 + d_model*x13*x59/x57)
-    x61 = n_pp*x3/hbm_bw
-    x62 = kv_bytes*ctx*b
-    x63 = x62*numpy.maximum(1, g*x38/n_q)
-    x64 = d_ff_shared*x51
-    x65 = x35*x56
-    x66 = numpy.minimum(x38, numpy.maximum(1, x65/numpy.sqrt(d_ff_shared)))
-    x67 = x37*x58
-    x68 = n_gpu*p_act*x6/(n_pp**2*sigma_attn**2)
-    x69 = d_model*x68
-    x70 = sigma_attn*n_layers
-    x71 = n_sh*x53
-    x72 = numpy.sqrt(d_head)
-    x73 = numpy.minimum(x38, numpy.maximum(1, x35*numpy.sqrt(x47)*x72/x56))
-    x74 = numpy.minimum(x38, numpy.maximum(1, x65/(numpy.sqrt(n_q)*x72)))
-    x75 = d_head*n_q
-    x76 = x48*x51 + x51*x75
-    x77 = 2*d_model
-    x78 = n_layers*x31*x53
-    x79 = n_attn + d_model*x78
-    x80 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x22 + x26, (20/19)*x22 + x30), x21*x28 + x29)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x33, x29 + x32*x34), x30 + (20/19)*x33))) + x10, n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (20/19)*x42 + x46), x28*x41 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x50, x46 + (20/19)*x50), x34*x49 + x45))), x61*(n_layers*x60 + x52) + x61*(x11*x63 + x70*x71*(d_ff_shared*x66*x67 + x64 + x69/x66) + x70*(d_model*x67*x73 + x48*x68/x73 + x67*x74*x75 + x69/x74 + x76)), x3*(n_attn*x27 + b*vocab*q_lm*x77 + x0*x6*x75*(ctx + x2 - 1/2) + x6*(2*n_ff*x54 + x77*x78))/flops, p*(sigma_attn*x79 + x80) + x63, x10, x61*(n_layers*(x58*(d_model + x48) + x58*(d_model + x75) + x60 + x71*(x58*(d_model + d_ff_shared) + x64) + x76) + x11*x62 + x52), p*(x79 + x80) + x62
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.less_equal(x11, 1)
+    x13 = n_pp**(-1.0)
+    x14 = x13/sigma_attn
+    x15 = n_gpu*x14
+    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
+    x17 = x11/x16
+    x18 = numpy.maximum(x1*(x16 - 1), x16*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x8
+    x20 = numpy.log(x16)/numpy.log(2)
+    x21 = (7/125000)*x17 + (7/125000)*x20 - 7/125000
+    x22 = 2*x6
+    x23 = x18*x22
+    x24 = x23*x5
+    x25 = (3/2500000)*x17 + (1/100000)*x20 + 7/1250000
+    x26 = (20/19)*x19
+    x27 = (1/400000)*x17 + (17/1000000)*x20 + 23/2000000
+    x28 = x18*x7
+    x29 = d_ff_shared*n_sh
+    x30 = n_ff_in*x3*(d_ff*n_active + x29)
+    x31 = x28*x30
+    x32 = p_act*x23
+    x33 = n_q + 2*n_q/g
+    x34 = d_head*x33
+    x35 = x3*x34
+    x36 = x28*x35
+    x37 = d_model*p
+    x38 = vocab*x37
+    x39 = n_pp*x3/hbm_bw
+    x40 = kv_bytes*ctx*b
+    x41 = x40*numpy.maximum(1, g*x15/n_q)
+    x42 = n_ff_in + n_ff_out
+    x43 = d_ff*x37
+    x44 = numpy.sqrt(d_model)
+    x45 = x11*x44
+    x46 = numpy.minimum(x15, numpy.maximum(1, x45/numpy.sqrt(d_ff)))
+    x47 = x14*x7
+    x48 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x49 = d_model*x48
+    x50 = sigma_attn*n_layers
+    x51 = numpy.sqrt(d_head)
+    x52 = numpy.minimum(x15, numpy.maximum(1, x11*numpy.sqrt(x33)*x51/x44))
+    x53 = numpy.minimum(x15, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x51)))
+    x54 = d_head*n_q
+    x55 = x34*x37 + x37*x54
+    x56 = 2*d_model
+    x57 = n_layers*x29*x42
+    x58 = n_attn + n_ff
+    x59 = x13*x7
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x31, x25 + x30*x32), x27 + (20/19)*x31)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x36, x25 + x32*x35), x27 + (20/19)*x36)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))), x38*x39 + x39*(x13*x41 + x42*x50*(d_ff*x46*x47 + x43 + x49/x46) + x50*(d_model*x47*x52 + x34*x48/x52 + x47*x53*x54 + x49/x53 + x55)), x3*(n_attn*x22 + b*vocab*q_lm*x56 + x0*x54*x6*(ctx + x2 - 1/2) + x6*(2*n_ff/s + x56*x57))/flops, p*(n_unembed + sigma_attn*x58) + x41, x10, x39*(n_layers*(x42*(x43 + x59*(d_ff + d_model)) + x55 + x59*(d_model + x34) + x59*(d_model + x54)) + x13*x40 + x38), p*(n_unembed + d_model*x57 + x58) + x40
 
 
 def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1094,20 +770,12 @@ def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x2 = numpy.log(x1)/numpy.log(2)
     x3 = x0/x1
     x4 = b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x3 - 1)/bw_ar_intra)/n_gpu
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
 def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.ceil(x3/node_size)
-    x5 = numpy.log(x4)/numpy.log(2)
-    x6 = x4**(-1.0)
-    x7 = x3*x6
-    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
-    return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1118,7 +786,7 @@ def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -1133,19 +801,11 @@ def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1159,64 +819,46 @@ def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
-    x3 = n_gpu/n_pp
-    x4 = numpy.maximum(1, x3)
-    x5 = numpy.log(2)**(-1.0)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x4*x6)
-    x8 = x5*numpy.log(x7)
-    x9 = x7**(-1.0)
-    x10 = x4*x9
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x1*numpy.maximum(x0*(x7 - 1), x11*x7*numpy.maximum(0, x4*x9 - 1))
-    x13 = x3/sigma_attn
-    x14 = numpy.ceil(x13*x6)
-    x15 = x5*numpy.log(x14)
-    x16 = x13/x14
-    x17 = x1*numpy.maximum(x0*(x14 - 1), x11*x14*numpy.maximum(0, x16 - 1))
-    return n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x15 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x10 + x12 + (7/125000)*x8 - 7/125000, (3/2500000)*x10 + 2*x12 + (1/100000)*x8 + 7/1250000), (1/400000)*x10 + (20/19)*x12 + (17/1000000)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = numpy.ceil(x3/node_size)
+    x5 = numpy.log(x4)/numpy.log(2)
+    x6 = x3/x4
+    x7 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
 def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1229,116 +871,75 @@ def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x3 = b*d_model
+    x4 = n_gpu**(-1.0)
+    x5 = p_act*x4
     x6 = b*q_len
-    x7 = x5*x6
-    x8 = x1*x7
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.log(2)**(-1.0)
-    x13 = node_size**(-1.0)
-    x14 = numpy.ceil(x11*x13)
-    x15 = x12*numpy.log(x14)
-    x16 = x14**(-1.0)
-    x17 = x11*x16
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.maximum(x1*(x14 - 1), x14*x18*numpy.maximum(0, x11*x16 - 1))
-    x20 = x19*x7
-    x21 = 2*x6
-    x22 = x21*x5
-    x23 = sigma_attn**(-1.0)
-    x24 = x10*x23
-    x25 = numpy.ceil(x13*x24)
-    x26 = x12*numpy.log(x25)
-    x27 = x24/x25
-    x28 = numpy.maximum(x1*(x25 - 1), x18*x25*numpy.maximum(0, x27 - 1))
-    x29 = x28*x7
-    x30 = n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x19*x22 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x24, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x27 + x29 - 7/125000, (17/1000000)*x26 + (1/400000)*x27 + (20/19)*x29 + 23/2000000), x22*x28 + (1/100000)*x26 + (3/2500000)*x27 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x31 = 2*d_model
-    x32 = s**(-1.0)
-    x33 = n_ff_in + n_ff_out
-    x34 = n_layers*x33
-    x35 = d_ff_shared*n_sh*x34
-    x36 = d_model*p
-    x37 = x6*x9
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(x11)*x38/numpy.sqrt(d_ff)))
-    x40 = p_act*x37
-    x41 = x37*x4
-    x42 = n_pp*x3/hbm_bw
-    x43 = kv_bytes*ctx*b*numpy.maximum(1, x24)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = x38*x44
-    x46 = numpy.minimum(x24, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
-    x47 = x23*x40
-    x48 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x49 = x4*x48
-    x50 = sigma_attn*n_layers
-    x51 = d_head*n_q
-    x52 = c_kv + c_q
-    x53 = n_q + 2*n_q/g
-    x54 = d_head*x53
-    x55 = numpy.sqrt(x52)
-    x56 = numpy.minimum(x24, numpy.maximum(1, x44*x55/x38))
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x24, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x57)))
-    x59 = p_act*x48
-    x60 = numpy.minimum(x24, numpy.maximum(1, x44*numpy.sqrt(x53)*x57/x55))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x35)) + x43)), t_kernel*x0 + x30*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x30, x3*(n_attn*x21 + b*vocab*q_lm*x31 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x32 + x31*x35))/flops), x42*(n_experts*x34*(1 - (1 - x32)**x37)*(d_ff*x32*x39*x40 + d_ff*x36 + x11*x32*x41/x39) + vocab*x36) + x42*(n_sh*x33*x50*(d_ff_shared*x36 + d_ff_shared*x46*x47 + x49/x46) + x43*x9 + x50*(p*x52*x54 + x23*x41*x56 + x36*x51 + x36*x52 + x47*x51*x58 + x47*x52*x60 + x49/x58 + x52*x59/x56 + x54*x59/x60))), numpy.inf)
+    x7 = d_model*x6
+    x8 = x5*x7
+    x9 = x1*x8
+    x10 = n_pp**(-1.0)
+    x11 = x10/sigma_attn
+    x12 = n_gpu*x11
+    x13 = numpy.ceil(x12/node_size)
+    x14 = numpy.log(x13)/numpy.log(2)
+    x15 = x12/x13
+    x16 = numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x8
+    x18 = 2*x6
+    x19 = 2*n_layers
+    x20 = x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), d_model*x16*x18*x5 + (1/100000)*x14 + (3/2500000)*x15 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x2*x3*x5 + 59/5000000)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = n_pp*x4/hbm_bw
+    x24 = kv_bytes*ctx*b*numpy.maximum(1, x12)
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x12, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = p_act*x11
+    x30 = x29*x6
+    x31 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x32 = x31*x7
+    x33 = sigma_attn*n_layers
+    x34 = d_head*n_q
+    x35 = c_kv + c_q
+    x36 = n_q + 2*n_q/g
+    x37 = d_head*x36
+    x38 = numpy.sqrt(x35)
+    x39 = numpy.minimum(x12, numpy.maximum(1, x26*x38/x25))
+    x40 = numpy.sqrt(d_head)
+    x41 = numpy.minimum(x12, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x40)))
+    x42 = x31*x6
+    x43 = numpy.minimum(x12, numpy.maximum(1, x26*numpy.sqrt(x36)*x40/x38))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x24)), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x4*(n_attn*x18 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + 2*vocab*q_lm*x3 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x19*x21))/flops), vocab*x22*x23 + x23*(x10*x24 + x21*x33*(d_ff*x22 + d_ff*x28*x30 + x32/x28) + x33*(p*x35*x37 + x22*x34 + x22*x35 + x29*x39*x7 + x30*x34*x41 + x30*x35*x43 + x32/x41 + x35*x42/x39 + x37*x42/x43))), numpy.inf)
 
 
 def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*d_model*p_act*q_len/n_gpu
-    x2 = x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.ceil(x3/node_size)
-    x5 = numpy.log(x4)/numpy.log(2)
-    x6 = x4**(-1.0)
-    x7 = x3*x6
-    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x3*x6 - 1)/bw_ar_intra)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
-    x3 = n_gpu/n_pp
-    x4 = numpy.maximum(1, x3)
-    x5 = numpy.log(2)**(-1.0)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x4*x6)
-    x8 = x5*numpy.log(x7)
-    x9 = x7**(-1.0)
-    x10 = x4*x9
-    x11 = (3/2500000)*x10 + (1/100000)*x8
-    x12 = bw_ar_intra**(-1.0)
-    x13 = x1*numpy.maximum(x0*(x7 - 1), x12*x7*numpy.maximum(0, x4*x9 - 1))
-    x14 = (7/125000)*x10 + (7/125000)*x8
-    x15 = x13 + x14
-    x16 = x11 + 2*x13
-    x17 = (1/400000)*x10 + (17/1000000)*x8
-    x18 = (20/19)*x13 + x17
-    x19 = x3/sigma_attn
-    x20 = numpy.ceil(x19*x6)
-    x21 = x5*numpy.log(x20)
-    x22 = x19/x20
-    x23 = (1/100000)*x21 + (3/2500000)*x22
-    x24 = x1*numpy.maximum(x0*(x20 - 1), x12*x20*numpy.maximum(0, x22 - 1))
-    x25 = (7/125000)*x21 + (7/125000)*x22
-    x26 = x24 + x25
-    x27 = x23 + 2*x24
-    x28 = (17/1000000)*x21 + (1/400000)*x22
-    x29 = (20/19)*x24 + x28
-    return n_layers*numpy.where(numpy.less_equal(x19, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x15, x16 + 77/1250000), numpy.greater_equal(x18, x16 - 59/10000000)), x11 + 7/1250000, numpy.where(numpy.greater_equal(x15, x18 + 27/400000), x17 + 23/2000000, x14 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = numpy.ceil(x3/node_size)
+    x5 = numpy.log(x4)/numpy.log(2)
+    x6 = x3/x4
+    x7 = (1/100000)*x5 + (3/2500000)*x6
+    x8 = x1*numpy.maximum(x0*(x4 - 1), x4*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x9 = (7/125000)*x5 + (7/125000)*x6
+    x10 = x8 + x9
+    x11 = x7 + 2*x8
+    x12 = (17/1000000)*x5 + (1/400000)*x6
+    x13 = x12 + (20/19)*x8
+    return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
 def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1346,69 +947,39 @@ def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
     x3 = (1/2)*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = node_size**(-1.0)
-    x7 = numpy.ceil(x5*x6)
-    x8 = bw_ar_intra**(-1.0)
-    x9 = x7**(-1.0)
-    x10 = x1*numpy.maximum(x0*(x7 - 1), x7*x8*numpy.maximum(0, x5*x9 - 1))
-    x11 = 2*x10
-    x12 = numpy.log(2)**(-1.0)
-    x13 = x12*numpy.log(x7)
-    x14 = x5*x9
-    x15 = x10 + (7/125000)*x13 + (7/125000)*x14
-    x16 = x11 + (1/100000)*x13 + (3/2500000)*x14
-    x17 = (20/19)*x10
-    x18 = (17/1000000)*x13 + (1/400000)*x14 + x17
-    x19 = x4/sigma_attn
-    x20 = numpy.ceil(x19*x6)
-    x21 = x19/x20
-    x22 = x1*numpy.maximum(x0*(x20 - 1), x20*x8*numpy.maximum(0, x21 - 1))
-    x23 = 2*x22
-    x24 = x12*numpy.log(x20)
-    x25 = (7/125000)*x21 + x22 + (7/125000)*x24
-    x26 = (3/2500000)*x21 + x23 + (1/100000)*x24
-    x27 = (20/19)*x22
-    x28 = (1/400000)*x21 + (17/1000000)*x24 + x27
-    return n_layers*numpy.where(numpy.less_equal(x19, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x22))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x15, x16 + 77/1250000), numpy.greater_equal(x18, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x15, x18 + 27/400000), x17, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
+    x4 = n_gpu/(n_pp*sigma_attn)
+    x5 = numpy.ceil(x4/node_size)
+    x6 = x4/x5
+    x7 = x1*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x8 = 2*x7
+    x9 = numpy.log(x5)/numpy.log(2)
+    x10 = (7/125000)*x6 + x7 + (7/125000)*x9
+    x11 = (3/2500000)*x6 + x8 + (1/100000)*x9
+    x12 = (20/19)*x7
+    x13 = x12 + (1/400000)*x6 + (17/1000000)*x9
+    return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
 def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.ceil(x10/node_size)
-    x12 = numpy.log(x11)/numpy.log(2)
-    x13 = x11**(-1.0)
-    x14 = x10*x13
-    x15 = x4*numpy.maximum(x2*(x11 - 1), x11*numpy.maximum(0, x10*x13 - 1)/bw_ar_intra)
-    x16 = x15*x6
-    x17 = 2*x6
-    x18 = n_layers*numpy.where(numpy.less_equal(x10, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x16 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + x15*x17 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x16 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x19 = 2*d_model
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = n_sh*x21
-    x23 = d_ff_shared*n_layers*x22
-    x24 = d_model*p
-    x25 = kv_bytes*ctx*b
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = x6*x8
-    x29 = p_act*x28
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x32 = x20*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x23) + x25)), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x3*(n_attn*x17 + b*vocab*q_lm*x19 + c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x20 + x19*x23))/flops), n_pp*x3*(n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x24 + d_ff*x31*x32 + d_model*x10*x32/x31) + p*x27*x30 + x22*(d_ff_shared*x24 + x29*(d_model + d_ff_shared)) + x24*x26 + x24*x27 + x29*(d_model + x26) + x29*(d_model + x27) + x29*(x27 + x30)) + vocab*x24 + x25*x8)/hbm_bw), numpy.inf)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = p_act*x4
+    x6 = x3*x5
+    x7 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*p_act*x1*x3 + 59/5000000)
+    x8 = 2*d_model
+    x9 = n_ff_in + n_ff_out
+    x10 = d_ff_shared*n_layers*n_sh*x9
+    x11 = d_model*p
+    x12 = n_pp**(-1.0)
+    x13 = kv_bytes*ctx*b
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = x12*x5
+    x17 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x10) + x13)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x2*(2*n_attn*x4 + b*vocab*q_lm*x8 + c_kv*n_q*x0*x4*(ctx + x1 - 1/2) + x4*(2*n_ff/s + x10*x8))/flops), n_pp*x2*(n_layers*(p*x15*x17 + x11*x14 + x11*x15 + x16*(d_model + x14) + x16*(d_model + x15) + x16*(x15 + x17) + x9*(d_ff*x11 + x16*(d_ff + d_model))) + vocab*x11 + x12*x13)/hbm_bw), numpy.inf)
 
 
 def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1429,20 +1000,12 @@ def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1453,72 +1016,55 @@ def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
+    x3 = b*d_model
+    x4 = n_gpu**(-1.0)
     x5 = p_act*x4
     x6 = b*q_len
     x7 = p_act*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x16**(-1.0)
-    x19 = x13*x18
-    x20 = bw_ar_intra**(-1.0)
-    x21 = numpy.maximum(x1*(x16 - 1), x16*x20*numpy.maximum(0, x13*x18 - 1))
-    x22 = x21*x8
-    x23 = 2*x6
-    x24 = x23*x5
-    x25 = sigma_attn**(-1.0)
-    x26 = x12*x25
-    x27 = numpy.ceil(x15*x26)
-    x28 = x14*numpy.log(x27)
-    x29 = x26/x27
-    x30 = numpy.maximum(x1*(x27 - 1), x20*x27*numpy.maximum(0, x29 - 1))
-    x31 = x30*x8
-    x32 = d_model*p
-    x33 = vocab*x32
-    x34 = n_ff_in + n_ff_out
-    x35 = s**(-1.0)
-    x36 = x11*x6
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(x13)*x37/numpy.sqrt(d_ff)))
-    x39 = p_act*x36
-    x40 = x35*x39
-    x41 = n_experts*x34*(1 - (1 - x35)**x36)*(d_ff*x32 + d_ff*x38*x40 + d_model*x13*x40/x38)
-    x42 = n_pp*x3/hbm_bw
-    x43 = kv_bytes*ctx*b
-    x44 = x43*numpy.maximum(1, x26)
-    x45 = d_ff_shared*x32
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = x37*x46
-    x48 = numpy.minimum(x26, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
-    x49 = x25*x39
-    x50 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x51 = d_model*x50
-    x52 = sigma_attn*n_layers
-    x53 = n_sh*x34
-    x54 = c_kv + c_q
-    x55 = numpy.sqrt(x54)
-    x56 = numpy.minimum(x26, numpy.maximum(1, x46*x55/x37))
-    x57 = numpy.sqrt(d_head)
-    x58 = n_q + 2*n_q/g
-    x59 = numpy.minimum(x26, numpy.maximum(1, x46*x57*numpy.sqrt(x58)/x55))
-    x60 = numpy.minimum(x26, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x57)))
-    x61 = d_head*n_q
-    x62 = d_head*x58
-    x63 = p*x54*x62 + x32*x54 + x32*x61
-    x64 = 2*d_model
-    x65 = d_ff_shared*n_layers*x53
-    x66 = n_attn + d_model*x65
-    x67 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x17 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x17 + (1/400000)*x19 + (20/19)*x22 + 23/2000000)) + x10, n_layers*numpy.where(numpy.less_equal(x26, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x29 + x31 - 7/125000, (17/1000000)*x28 + (1/400000)*x29 + (20/19)*x31 + 23/2000000), x24*x30 + (1/100000)*x28 + (3/2500000)*x29 + 7/1250000)), x42*(n_layers*x41 + x33) + x42*(x11*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + x49*x54*x59 + x49*x60*x61 + x50*x54/x56 + x50*x62/x59 + x51/x60 + x63)), x3*(n_attn*x23 + b*vocab*q_lm*x64 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x35 + x64*x65))/flops, p*(sigma_attn*x66 + x67) + x44, x10, x42*(n_layers*(x39*(d_model + x54) + x39*(d_model + x61) + x39*(x54 + x62) + x41 + x53*(x39*(d_model + d_ff_shared) + x45) + x63) + x11*x43 + x33), p*(x66 + x67) + x43
+    x8 = d_model*x7
+    x9 = x4*x8
+    x10 = x1*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x2*x3*x5 + 59/5000000)
+    x12 = n_pp**(-1.0)
+    x13 = x12/sigma_attn
+    x14 = n_gpu*x13
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x14/x15
+    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x9
+    x20 = 2*x6
+    x21 = 2*n_layers
+    x22 = d_model*p
+    x23 = vocab*x22
+    x24 = n_pp*x4/hbm_bw
+    x25 = kv_bytes*ctx*b
+    x26 = x25*numpy.maximum(1, x14)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_ff*x22
+    x29 = numpy.sqrt(d_model)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = x29*x30
+    x32 = numpy.minimum(x14, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x13*x7
+    x34 = n_gpu/(n_pp**2*sigma_attn**2)
+    x35 = x34*x8
+    x36 = sigma_attn*n_layers
+    x37 = c_kv + c_q
+    x38 = numpy.sqrt(x37)
+    x39 = numpy.minimum(x14, numpy.maximum(1, x30*x38/x29))
+    x40 = numpy.sqrt(d_head)
+    x41 = n_q + 2*n_q/g
+    x42 = numpy.minimum(x14, numpy.maximum(1, x30*x40*numpy.sqrt(x41)/x38))
+    x43 = numpy.minimum(x14, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x40)))
+    x44 = x34*x7
+    x45 = d_head*n_q
+    x46 = d_head*x41
+    x47 = p*x37*x46 + x22*x37 + x22*x45
+    x48 = d_model*d_ff_shared*n_sh*x27
+    x49 = n_attn + n_ff
+    x50 = x12*x7
+    return t_kernel*x0, x11, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), d_model*x18*x20*x5 + (1/100000)*x16 + (3/2500000)*x17 + 7/1250000)), x23*x24 + x24*(x12*x26 + x27*x36*(d_ff*x32*x33 + x28 + x35/x32) + x36*(x13*x39*x8 + x33*x37*x42 + x33*x43*x45 + x35/x43 + x37*x44/x39 + x47 + x44*x46/x42)), x4*(n_attn*x20 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + 2*vocab*q_lm*x3 + x6*(2*n_ff/s + x21*x48))/flops, p*(n_unembed + sigma_attn*x49) + x26, x11, x24*(n_layers*(x27*(x28 + x50*(d_ff + d_model)) + x47 + x50*(d_model + x37) + x50*(d_model + x45) + x50*(x37 + x46)) + x12*x25 + x23), p*(n_unembed + n_layers*x48 + x49) + x25
 
 
 def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1527,113 +1073,86 @@ def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x2 = 1 - omega_net
     x3 = bw_ar_inter**(-1.0)
     x4 = (1/2)*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*x5
+    x5 = b*d_model
+    x6 = n_gpu**(-1.0)
     x7 = p_act*x6
     x8 = b*q_len
     x9 = p_act*x8
-    x10 = x6*x9
-    x11 = x10*x3
-    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), b*x3*x4*x7 + 59/5000000)
-    x13 = n_pp**(-1.0)
-    x14 = n_gpu*x13
-    x15 = numpy.maximum(1, x14)
-    x16 = numpy.log(2)**(-1.0)
-    x17 = node_size**(-1.0)
-    x18 = numpy.ceil(x15*x17)
-    x19 = x16*numpy.log(x18)
-    x20 = x18**(-1.0)
-    x21 = x15*x20
-    x22 = bw_ar_intra**(-1.0)
-    x23 = numpy.maximum(x3*(x18 - 1), x18*x22*numpy.maximum(0, x15*x20 - 1))
-    x24 = x10*x23
-    x25 = 2*x8
-    x26 = x25*x7
-    x27 = n_layers*numpy.where(numpy.less_equal(x15, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x19 + (7/125000)*x21 + x24 - 7/125000, (1/100000)*x19 + (3/2500000)*x21 + x23*x26 + 7/1250000), (17/1000000)*x19 + (1/400000)*x21 + (20/19)*x24 + 23/2000000)) + x12
-    x28 = 2*d_model
-    x29 = s**(-1.0)
-    x30 = n_ff_in + n_ff_out
-    x31 = d_ff_shared*n_sh
-    x32 = n_layers*x30*x31
-    x33 = x5*(n_attn*x25 + b*vocab*q_lm*x28 + c_kv*n_q*x0*x8*(ctx + x4 - 1/2) + x8*(2*n_ff*x29 + x28*x32))/flops
-    x34 = d_model*p
-    x35 = vocab*x34
-    x36 = kv_bytes*ctx*b
-    x37 = x13*x36
-    x38 = d_ff_shared*x34
-    x39 = x13*x8
-    x40 = p_act*x39
-    x41 = n_sh*x30
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.sqrt(x15)
-    x44 = numpy.maximum(1, numpy.minimum(x14, x42*x43/numpy.sqrt(d_ff)))
-    x45 = x29*x40
-    x46 = n_experts*x30*(1 - (1 - x29)**x39)*(d_ff*x34 + d_ff*x44*x45 + d_model*x15*x45/x44)
-    x47 = d_head*n_q
-    x48 = c_kv + c_q
-    x49 = n_q + 2*n_q/g
-    x50 = d_head*x49
-    x51 = p*x48*x50 + x34*x47 + x34*x48
-    x52 = n_pp*x5/hbm_bw
-    x53 = x52*(n_layers*(x40*(d_model + x47) + x40*(d_model + x48) + x40*(x48 + x50) + x41*(x38 + x40*(d_model + d_ff_shared)) + x46 + x51) + x35 + x37)
-    x54 = numpy.greater_equal(n_gpu, n_pp)
-    x55 = numpy.less_equal(n_pp, b)
-    x56 = hbm_cap*n_gpu
-    x57 = n_attn + d_model*x32
-    x58 = n_ff + n_unembed
-    x59 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(x57 + x58) + x36))
-    x60 = sigma_attn**(-1.0)
-    x61 = x14*x60
-    x62 = numpy.ceil(x17*x61)
-    x63 = x16*numpy.log(x62)
-    x64 = x61/x62
-    x65 = numpy.maximum(x3*(x62 - 1), x22*x62*numpy.maximum(0, x64 - 1))
-    x66 = x10*x65
-    x67 = n_layers*numpy.where(numpy.less_equal(x61, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x63 + (7/125000)*x64 + x66 - 7/125000, (17/1000000)*x63 + (1/400000)*x64 + (20/19)*x66 + 23/2000000), x26*x65 + (1/100000)*x63 + (3/2500000)*x64 + 7/1250000)) + x27
-    x68 = numpy.maximum(1, x61)
-    x69 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x70 = x42*x69
-    x71 = numpy.minimum(x61, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
-    x72 = x40*x60
-    x73 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x74 = d_model*x73
-    x75 = sigma_attn*n_layers
-    x76 = numpy.sqrt(x48)
-    x77 = numpy.minimum(x61, numpy.maximum(1, x69*x76/x42))
-    x78 = numpy.sqrt(d_head)
-    x79 = numpy.minimum(x61, numpy.maximum(1, numpy.sqrt(x49)*x69*x78/x76))
-    x80 = numpy.minimum(x61, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x78)))
-    x81 = x52*(n_layers*x46 + x35) + x52*(x37*x68 + x41*x75*(d_ff_shared*x71*x72 + x38 + x74/x71) + x75*(d_model*x72*x77 + x47*x72*x80 + x48*x72*x79 + x48*x73/x77 + x50*x73/x79 + x51 + x74/x80))
-    x82 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(sigma_attn*x57 + x58) + x36*x68))
-    x83 = numpy.less_equal(x43, 1)
-    x84 = numpy.sqrt(x18)
-    x85 = x84**(-1.0)
-    x86 = numpy.maximum(x3*(x84 - 1), x22*x84*numpy.maximum(0, x43*x85 - 1))
-    x87 = n_ff_out*x86
-    x88 = x10*x87
-    x89 = x43*x85
-    x90 = x16*numpy.log(x84)
-    x91 = (7/125000)*x89 + (7/125000)*x90 - 7/125000
-    x92 = (3/2500000)*x89 + (1/100000)*x90 + 7/1250000
-    x93 = (1/400000)*x89 + (17/1000000)*x90 + 23/2000000
-    x94 = x5*x9
-    x95 = n_ff_in*x86*(d_ff*n_active + x31)
-    x96 = x94*x95
-    x97 = p_act*x25*x5
-    x98 = n_layers*(numpy.where(x83, 0, numpy.minimum(numpy.minimum(x88 + x91, (20/19)*x88 + x93), x26*x87 + x92)) + numpy.where(x83, 0, numpy.minimum(numpy.minimum(x91 + x96, x92 + x95*x97), x93 + (20/19)*x96))) + x12
-    x99 = numpy.less_equal(x69, 1)
-    x100 = numpy.sqrt(x62)
-    x101 = x69/x100
-    x102 = numpy.maximum(x3*(x100 - 1), x100*x22*numpy.maximum(0, x101 - 1))
-    x103 = x10*x102
-    x104 = x16*numpy.log(x100)
-    x105 = (7/125000)*x101 + (7/125000)*x104 - 7/125000
-    x106 = (3/2500000)*x101 + (1/100000)*x104 + 7/1250000
-    x107 = (1/400000)*x101 + (17/1000000)*x104 + 23/2000000
-    x108 = x102*x50
-    x109 = x108*x94
-    x110 = n_layers*(numpy.where(x99, 0, numpy.minimum(numpy.minimum(x103 + x105, (20/19)*x103 + x107), x102*x26 + x106)) + numpy.where(x99, 0, numpy.minimum(numpy.minimum(x105 + x109, x106 + x108*x97), x107 + (20/19)*x109))) + x98
-    return numpy.where(x59, x1 + x2*x27 + numpy.maximum(numpy.maximum(x33, x53), omega_net*x27), numpy.inf), numpy.where(x82, x1 + x2*x67 + numpy.maximum(numpy.maximum(x33, x81), omega_net*x67), numpy.inf), numpy.where(x59, x1 + x2*x98 + numpy.maximum(numpy.maximum(x33, x53), omega_net*x98), numpy.inf), numpy.where(x82, x1 + x110*x2 + numpy.maximum(numpy.maximum(x33, x81), omega_net*x110), numpy.inf)
+    x10 = d_model*x9
+    x11 = x10*x6
+    x12 = x11*x3
+    x13 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x12 + 7/250000, (5/19)*x12 + 9/400000), x3*x4*x5*x7 + 59/5000000)
+    x14 = 2*x8
+    x15 = 2*n_layers
+    x16 = n_ff_in + n_ff_out
+    x17 = d_ff_shared*n_sh
+    x18 = d_model*x16*x17
+    x19 = x6*(n_attn*x14 + c_kv*n_q*x0*x8*(ctx + x4 - 1/2) + 2*vocab*q_lm*x5 + x8*(2*n_ff/s + x15*x18))/flops
+    x20 = d_model*p
+    x21 = vocab*x20
+    x22 = n_pp**(-1.0)
+    x23 = kv_bytes*ctx*b
+    x24 = x22*x23
+    x25 = d_ff*x20
+    x26 = x22*x9
+    x27 = d_head*n_q
+    x28 = c_kv + c_q
+    x29 = n_q + 2*n_q/g
+    x30 = d_head*x29
+    x31 = p*x28*x30 + x20*x27 + x20*x28
+    x32 = n_pp*x6/hbm_bw
+    x33 = numpy.greater_equal(n_gpu, n_pp)
+    x34 = numpy.less_equal(n_pp, b)
+    x35 = hbm_cap*n_gpu
+    x36 = n_attn + n_ff
+    x37 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(n_unembed + n_layers*x18 + x36) + x23)), x1 + x13*x2 + numpy.maximum(numpy.maximum(x19, omega_net*x13), x32*(n_layers*(x16*(x25 + x26*(d_ff + d_model)) + x26*(d_model + x27) + x26*(d_model + x28) + x26*(x28 + x30) + x31) + x21 + x24)), numpy.inf)
+    x38 = x22/sigma_attn
+    x39 = n_gpu*x38
+    x40 = numpy.log(2)**(-1.0)
+    x41 = numpy.ceil(x39/node_size)
+    x42 = x40*numpy.log(x41)
+    x43 = x39/x41
+    x44 = bw_ar_intra**(-1.0)
+    x45 = numpy.maximum(x3*(x41 - 1), x41*x44*numpy.maximum(0, x43 - 1))
+    x46 = x11*x45
+    x47 = x14*x7
+    x48 = d_model*x47
+    x49 = x13 + x15*numpy.where(numpy.less_equal(x39, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x42 + (7/125000)*x43 + x46 - 7/125000, (1/100000)*x42 + (3/2500000)*x43 + x45*x48 + 7/1250000), (17/1000000)*x42 + (1/400000)*x43 + (20/19)*x46 + 23/2000000))
+    x50 = numpy.maximum(1, x39)
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = x51*x52
+    x54 = numpy.minimum(x39, numpy.maximum(1, x53/numpy.sqrt(d_ff)))
+    x55 = x38*x9
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x10*x56
+    x58 = sigma_attn*n_layers
+    x59 = numpy.sqrt(x28)
+    x60 = numpy.minimum(x39, numpy.maximum(1, x52*x59/x51))
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x39, numpy.maximum(1, numpy.sqrt(x29)*x52*x61/x59))
+    x63 = numpy.minimum(x39, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x61)))
+    x64 = x56*x9
+    x65 = x21*x32 + x32*(x16*x58*(d_ff*x54*x55 + x25 + x57/x54) + x24*x50 + x58*(x10*x38*x60 + x27*x55*x63 + x28*x55*x62 + x28*x64/x60 + x30*x64/x62 + x31 + x57/x63))
+    x66 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(n_unembed + sigma_attn*x36) + x23*x50))
+    x67 = numpy.less_equal(x52, 1)
+    x68 = numpy.sqrt(x41)
+    x69 = x52/x68
+    x70 = numpy.maximum(x3*(x68 - 1), x44*x68*numpy.maximum(0, x69 - 1))
+    x71 = x11*x70
+    x72 = x40*numpy.log(x68)
+    x73 = (7/125000)*x69 + (7/125000)*x72 - 7/125000
+    x74 = x48*x70
+    x75 = (3/2500000)*x69 + (1/100000)*x72 + 7/1250000
+    x76 = (20/19)*x71
+    x77 = (1/400000)*x69 + (17/1000000)*x72 + 23/2000000
+    x78 = x6*x9
+    x79 = n_ff_in*x70*(d_ff*n_active + x17)
+    x80 = x78*x79
+    x81 = x30*x70
+    x82 = x78*x81
+    x83 = n_layers*(numpy.where(x67, 0, numpy.minimum(numpy.minimum(x71 + x73, x74 + x75), x76 + x77)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x80, x77 + (20/19)*x80), x47*x79 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x82, x77 + (20/19)*x82), x47*x81 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(n_ff_out*x71 + x73, n_ff_out*x74 + x75), n_ff_out*x76 + x77))) + x13
+    return x37, numpy.where(x66, x1 + x2*x49 + numpy.maximum(numpy.maximum(x19, x65), omega_net*x49), numpy.inf), x37, numpy.where(x66, x1 + x2*x83 + numpy.maximum(numpy.maximum(x19, x65), omega_net*x83), numpy.inf)
 
 
 def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1649,30 +1168,18 @@ def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x5 = d_model*x4
     x6 = numpy.log(x2)/numpy.log(2)
     x7 = (7/125000)*x3 + (7/125000)*x6 - 7/125000
-    x8 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
-    x9 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
-    x10 = d_head*x4*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
+    x8 = 2*x5
+    x9 = (3/2500000)*x3 + (1/100000)*x6 + 7/1250000
+    x10 = (20/19)*x5
+    x11 = (1/400000)*x3 + (17/1000000)*x6 + 23/2000000
+    x12 = n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)
+    x13 = d_head*x4*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
 def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = x6**(-1.0)
-    x8 = b*p_act*q_len*x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
-    x9 = d_model*n_ff_out*x8
-    x10 = x4*x7
-    x11 = numpy.log(x6)/numpy.log(2)
-    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
-    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
-    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
-    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
-    return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1683,7 +1190,7 @@ def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -1698,19 +1205,11 @@ def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1724,78 +1223,55 @@ def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
-    x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = node_size**(-1.0)
-    x9 = numpy.sqrt(numpy.ceil(x5*x8))
-    x10 = bw_ar_intra**(-1.0)
-    x11 = x9**(-1.0)
-    x12 = numpy.maximum(x0*(x9 - 1), x10*x9*numpy.maximum(0, x11*x6 - 1))
-    x13 = n_ff_out*x12*x2
-    x14 = x11*x6
-    x15 = numpy.log(2)**(-1.0)
-    x16 = x15*numpy.log(x9)
-    x17 = (7/125000)*x14 + (7/125000)*x16 - 7/125000
-    x18 = (3/2500000)*x14 + (1/100000)*x16 + 7/1250000
-    x19 = (1/400000)*x14 + (17/1000000)*x16 + 23/2000000
-    x20 = n_ff_in*x1*x12*(d_ff*n_active + d_ff_shared*n_sh)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = numpy.less_equal(x21, 1)
-    x23 = numpy.sqrt(numpy.ceil(x4*x8/sigma_attn))
-    x24 = x21/x23
-    x25 = numpy.maximum(x0*(x23 - 1), x10*x23*numpy.maximum(0, x24 - 1))
-    x26 = x2*x25
-    x27 = x15*numpy.log(x23)
-    x28 = (7/125000)*x24 + (7/125000)*x27 - 7/125000
-    x29 = (3/2500000)*x24 + (1/100000)*x27 + 7/1250000
-    x30 = (1/400000)*x24 + (17/1000000)*x27 + 23/2000000
-    x31 = d_head*x1*x25*(n_q + 2*n_q/g)
-    return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x26 + x28, (20/19)*x26 + x30), 2*x26 + x29)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x7, 0, numpy.minimum(numpy.minimum(x13 + x17, (20/19)*x13 + x19), 2*x13 + x18)) + numpy.where(x7, 0, numpy.minimum(numpy.minimum(x17 + x20, x18 + 2*x20), x19 + (20/19)*x20))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x0*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x6 = x3/x5
+    x7 = b*p_act*q_len*x1*numpy.maximum(x0*(x5 - 1), x5*numpy.maximum(0, x6 - 1)/bw_ar_intra)
+    x8 = d_model*x7
+    x9 = numpy.log(x5)/numpy.log(2)
+    x10 = (7/125000)*x6 + (7/125000)*x9 - 7/125000
+    x11 = 2*x8
+    x12 = (3/2500000)*x6 + (1/100000)*x9 + 7/1250000
+    x13 = (20/19)*x8
+    x14 = (1/400000)*x6 + (17/1000000)*x9 + 23/2000000
+    x15 = n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh)
+    x16 = d_head*x7*(n_q + 2*n_q/g)
+    return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
 def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -1806,267 +1282,174 @@ def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
     x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
+    x4 = d_model*x3
+    x5 = x2*x4
     x6 = b*q_len
-    x7 = x3*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = n_pp**(-1.0)
-    x11 = n_gpu*x10
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = numpy.less_equal(x13, 1)
-    x15 = node_size**(-1.0)
-    x16 = numpy.sqrt(numpy.ceil(x12*x15))
-    x17 = bw_ar_intra**(-1.0)
-    x18 = x16**(-1.0)
-    x19 = numpy.maximum(x1*(x16 - 1), x16*x17*numpy.maximum(0, x13*x18 - 1))
-    x20 = n_ff_out*x19
-    x21 = x20*x8
-    x22 = x13*x18
-    x23 = numpy.log(2)**(-1.0)
-    x24 = x23*numpy.log(x16)
-    x25 = (7/125000)*x22 + (7/125000)*x24 - 7/125000
-    x26 = 2*x6
-    x27 = x26*x5
-    x28 = (3/2500000)*x22 + (1/100000)*x24 + 7/1250000
-    x29 = (1/400000)*x22 + (17/1000000)*x24 + 23/2000000
-    x30 = p_act*x7
-    x31 = d_ff_shared*n_sh
-    x32 = n_ff_in*x19*(d_ff*n_active + x31)
-    x33 = x30*x32
-    x34 = p_act*x26*x3
-    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x36 = numpy.less_equal(x35, 1)
-    x37 = sigma_attn**(-1.0)
-    x38 = x11*x37
-    x39 = numpy.sqrt(numpy.ceil(x15*x38))
-    x40 = x35/x39
-    x41 = numpy.maximum(x1*(x39 - 1), x17*x39*numpy.maximum(0, x40 - 1))
-    x42 = x41*x8
-    x43 = x23*numpy.log(x39)
-    x44 = (7/125000)*x40 + (7/125000)*x43 - 7/125000
-    x45 = (3/2500000)*x40 + (1/100000)*x43 + 7/1250000
-    x46 = (1/400000)*x40 + (17/1000000)*x43 + 23/2000000
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = x41*x48
-    x50 = x30*x49
-    x51 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x21 + x25, (20/19)*x21 + x29), x20*x27 + x28)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x33, x28 + x32*x34), x29 + (20/19)*x33))) + n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (20/19)*x42 + x46), x27*x41 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x50, x46 + (20/19)*x50), x34*x49 + x45))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x52 = 2*d_model
-    x53 = s**(-1.0)
-    x54 = n_ff_in + n_ff_out
-    x55 = n_layers*x54
-    x56 = x31*x55
-    x57 = d_model*p
-    x58 = x10*x6
-    x59 = numpy.sqrt(d_model)
-    x60 = numpy.maximum(1, numpy.minimum(x11, x13*x59/numpy.sqrt(d_ff)))
-    x61 = p_act*x58
-    x62 = x4*x58
-    x63 = n_pp*x3/hbm_bw
-    x64 = kv_bytes*ctx*b*numpy.maximum(1, x38)
-    x65 = x35*x59
-    x66 = numpy.minimum(x38, numpy.maximum(1, x65/numpy.sqrt(d_ff_shared)))
-    x67 = x37*x61
-    x68 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x69 = x4*x68
-    x70 = sigma_attn*n_layers
-    x71 = d_head*n_q
-    x72 = c_kv + c_q
-    x73 = numpy.sqrt(x72)
-    x74 = numpy.minimum(x38, numpy.maximum(1, x35*x73/x59))
-    x75 = numpy.sqrt(d_head)
-    x76 = numpy.minimum(x38, numpy.maximum(1, x65/(numpy.sqrt(n_q)*x75)))
-    x77 = p_act*x68
-    x78 = numpy.minimum(x38, numpy.maximum(1, x35*numpy.sqrt(x47)*x75/x73))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x56)) + x64)), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x3*(n_attn*x26 + b*vocab*q_lm*x52 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x53 + x52*x56))/flops), x63*(n_experts*x55*(1 - (1 - x53)**x58)*(d_ff*x53*x60*x61 + d_ff*x57 + x12*x53*x62/x60) + vocab*x57) + x63*(n_sh*x54*x70*(d_ff_shared*x57 + d_ff_shared*x66*x67 + x69/x66) + x10*x64 + x70*(p*x48*x72 + x37*x62*x74 + x48*x77/x78 + x57*x71 + x57*x72 + x67*x71*x76 + x67*x72*x78 + x69/x76 + x72*x77/x74))), numpy.inf)
+    x7 = p_act*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.less_equal(x9, 1)
+    x11 = n_pp**(-1.0)
+    x12 = x11/sigma_attn
+    x13 = n_gpu*x12
+    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
+    x15 = x9/x14
+    x16 = numpy.maximum(x2*(x14 - 1), x14*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x4
+    x18 = x17*x7
+    x19 = numpy.log(x14)/numpy.log(2)
+    x20 = (7/125000)*x15 + (7/125000)*x19 - 7/125000
+    x21 = 2*x6
+    x22 = p_act*x21
+    x23 = x17*x22
+    x24 = (3/2500000)*x15 + (1/100000)*x19 + 7/1250000
+    x25 = (20/19)*x18
+    x26 = (1/400000)*x15 + (17/1000000)*x19 + 23/2000000
+    x27 = d_ff_shared*n_sh
+    x28 = x16*x3
+    x29 = n_ff_in*x28*(d_ff*n_active + x27)
+    x30 = x29*x7
+    x31 = n_q + 2*n_q/g
+    x32 = d_head*x31
+    x33 = x32*x7
+    x34 = x28*x33
+    x35 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x20 + x30, x26 + (20/19)*x30), x22*x29 + x24)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x20 + x34, x26 + (20/19)*x34), x22*x28*x32 + x24)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
+    x36 = 2*d_model
+    x37 = n_ff_in + n_ff_out
+    x38 = d_model*p
+    x39 = n_pp*x3/hbm_bw
+    x40 = kv_bytes*ctx*b*numpy.maximum(1, x13)
+    x41 = numpy.sqrt(d_model)
+    x42 = x41*x9
+    x43 = numpy.minimum(x13, numpy.maximum(1, x42/numpy.sqrt(d_ff)))
+    x44 = x12*x7
+    x45 = n_gpu/(n_pp**2*sigma_attn**2)
+    x46 = x45*x7
+    x47 = d_model*x46
+    x48 = sigma_attn*n_layers
+    x49 = d_head*n_q
+    x50 = c_kv + c_q
+    x51 = numpy.sqrt(x50)
+    x52 = numpy.minimum(x13, numpy.maximum(1, x51*x9/x41))
+    x53 = numpy.sqrt(d_head)
+    x54 = numpy.minimum(x13, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x53)))
+    x55 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x31)*x53*x9/x51))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x40)), t_kernel*x0 + x35*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x35, x3*(n_attn*x21 + b*vocab*q_lm*x36 + c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff/s + n_layers*x27*x36*x37))/flops), vocab*x38*x39 + x39*(x11*x40 + x37*x48*(d_ff*x38 + d_ff*x43*x44 + x47/x43) + x48*(d_model*x44*x52 + p*x32*x50 + x33*x45/x55 + x38*x49 + x38*x50 + x44*x49*x54 + x44*x50*x55 + x46*x50/x52 + x47/x54))), numpy.inf)
 
 
 def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = b*d_model*p_act*q_len*x0*x1
-    x3 = numpy.maximum(1, n_gpu/n_pp)
-    x4 = numpy.sqrt(x3)
-    x5 = numpy.less_equal(x4, 1)
-    x6 = numpy.sqrt(numpy.ceil(x3/node_size))
-    x7 = x6**(-1.0)
-    x8 = b*p_act*q_len*x1*numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x4*x7 - 1)/bw_ar_intra)
-    x9 = d_model*n_ff_out*x8
-    x10 = x4*x7
-    x11 = numpy.log(x6)/numpy.log(2)
-    x12 = (7/125000)*x10 + (7/125000)*x11 - 7/125000
-    x13 = (3/2500000)*x10 + (1/100000)*x11 + 7/1250000
-    x14 = (1/400000)*x10 + (17/1000000)*x11 + 23/2000000
-    x15 = n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh)
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
 def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
     x3 = x0*x2
-    x4 = n_gpu/n_pp
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.sqrt(x5)
-    x7 = numpy.less_equal(x6, 1)
-    x8 = numpy.log(2)**(-1.0)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x5*x9))
-    x11 = x8*numpy.log(x10)
-    x12 = x10**(-1.0)
-    x13 = x12*x6
-    x14 = (1/100000)*x11 + (3/2500000)*x13
-    x15 = x14 + 7/1250000
-    x16 = bw_ar_intra**(-1.0)
-    x17 = numpy.maximum(x0*(x10 - 1), x10*x16*numpy.maximum(0, x12*x6 - 1))
-    x18 = n_ff_out*x17*x2
-    x19 = (7/125000)*x11 + (7/125000)*x13
-    x20 = x18 + x19
-    x21 = x14 + 2*x18
-    x22 = (17/1000000)*x11 + (1/400000)*x13
-    x23 = (20/19)*x18 + x22
-    x24 = x22 + 23/2000000
-    x25 = x19 - 7/125000
-    x26 = n_ff_in*x1*x17*(d_ff*n_active + d_ff_shared*n_sh)
-    x27 = x19 + x26
-    x28 = x14 + 2*x26
-    x29 = x22 + (20/19)*x26
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = numpy.less_equal(x30, 1)
-    x32 = numpy.sqrt(numpy.ceil(x4*x9/sigma_attn))
-    x33 = x8*numpy.log(x32)
-    x34 = x30/x32
-    x35 = (1/100000)*x33 + (3/2500000)*x34
-    x36 = x35 + 7/1250000
-    x37 = numpy.maximum(x0*(x32 - 1), x16*x32*numpy.maximum(0, x34 - 1))
-    x38 = x2*x37
-    x39 = (7/125000)*x33 + (7/125000)*x34
-    x40 = x38 + x39
-    x41 = x35 + 2*x38
-    x42 = (17/1000000)*x33 + (1/400000)*x34
-    x43 = (20/19)*x38 + x42
-    x44 = x42 + 23/2000000
-    x45 = x39 - 7/125000
-    x46 = d_head*x1*x37*(n_q + 2*n_q/g)
-    x47 = x39 + x46
-    x48 = x35 + 2*x46
-    x49 = x42 + (20/19)*x46
-    return n_layers*(numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x31, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x21 + 77/1250000), numpy.greater_equal(x23, x21 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x23 + 27/400000), x24, x25))) + numpy.where(x7, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x24, x25)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
+    x4 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x5 = numpy.less_equal(x4, 1)
+    x6 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x7 = numpy.log(x6)/numpy.log(2)
+    x8 = x4/x6
+    x9 = (1/100000)*x7 + (3/2500000)*x8
+    x10 = x9 + 7/1250000
+    x11 = numpy.maximum(x0*(x6 - 1), x6*numpy.maximum(0, x8 - 1)/bw_ar_intra)
+    x12 = x11*x2
+    x13 = (7/125000)*x7 + (7/125000)*x8
+    x14 = x12 + x13
+    x15 = 2*x12
+    x16 = x15 + x9
+    x17 = (20/19)*x12
+    x18 = (17/1000000)*x7 + (1/400000)*x8
+    x19 = x17 + x18
+    x20 = x18 + 23/2000000
+    x21 = x13 - 7/125000
+    x22 = n_ff_out*x12 + x13
+    x23 = n_ff_out*x15 + x9
+    x24 = n_ff_out*x17 + x18
+    x25 = b*p_act*q_len*x1*x11
+    x26 = n_ff_in*x25*(d_ff*n_active + d_ff_shared*n_sh)
+    x27 = x13 + x26
+    x28 = 2*x26 + x9
+    x29 = x18 + (20/19)*x26
+    x30 = d_head*x25*(n_q + 2*n_q/g)
+    x31 = x13 + x30
+    x32 = 2*x30 + x9
+    x33 = x18 + (20/19)*x30
+    return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
 def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = bw_ar_inter**(-1.0)
-    x1 = b*p_act*q_len/n_gpu
-    x2 = d_model*x1
+    x1 = n_gpu**(-1.0)
+    x2 = b*d_model*p_act*q_len*x1
     x3 = x0*x2
     x4 = (1/2)*x3
-    x5 = n_gpu/n_pp
-    x6 = numpy.maximum(1, x5)
-    x7 = numpy.sqrt(x6)
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = numpy.sqrt(numpy.ceil(x6*x9))
-    x11 = bw_ar_intra**(-1.0)
-    x12 = x10**(-1.0)
-    x13 = numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, x12*x7 - 1))
-    x14 = n_ff_out*x13*x2
-    x15 = 2*x14
-    x16 = x12*x7
-    x17 = numpy.log(2)**(-1.0)
-    x18 = x17*numpy.log(x10)
-    x19 = (7/125000)*x16 + (7/125000)*x18
-    x20 = x14 + x19
-    x21 = (3/2500000)*x16 + (1/100000)*x18
-    x22 = x15 + x21
-    x23 = (20/19)*x14
-    x24 = (1/400000)*x16 + (17/1000000)*x18
-    x25 = x23 + x24
-    x26 = n_ff_in*x1*x13*(d_ff*n_active + d_ff_shared*n_sh)
-    x27 = 2*x26
-    x28 = x19 + x26
-    x29 = x21 + x27
-    x30 = (20/19)*x26
-    x31 = x24 + x30
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = numpy.less_equal(x32, 1)
-    x34 = numpy.sqrt(numpy.ceil(x5*x9/sigma_attn))
-    x35 = x32/x34
-    x36 = numpy.maximum(x0*(x34 - 1), x11*x34*numpy.maximum(0, x35 - 1))
-    x37 = x2*x36
-    x38 = 2*x37
-    x39 = x17*numpy.log(x34)
-    x40 = (7/125000)*x35 + (7/125000)*x39
-    x41 = x37 + x40
-    x42 = (3/2500000)*x35 + (1/100000)*x39
-    x43 = x38 + x42
-    x44 = (20/19)*x37
-    x45 = (1/400000)*x35 + (17/1000000)*x39
-    x46 = x44 + x45
-    x47 = d_head*x1*x36*(n_q + 2*n_q/g)
-    x48 = 2*x47
-    x49 = x40 + x47
-    x50 = x42 + x48
-    x51 = (20/19)*x47
-    x52 = x45 + x51
-    return n_layers*(numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x38, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x37))) + numpy.where(x33, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x20, x22 + 77/1250000), numpy.greater_equal(x25, x22 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x20, x25 + 27/400000), x23, x14))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x29 + 77/1250000), numpy.greater_equal(x31, x29 - 59/10000000)), x27, numpy.where(numpy.greater_equal(x28, x31 + 27/400000), x30, x26)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
+    x8 = x5/x7
+    x9 = numpy.maximum(x0*(x7 - 1), x7*numpy.maximum(0, x8 - 1)/bw_ar_intra)
+    x10 = x2*x9
+    x11 = 2*x10
+    x12 = numpy.log(x7)/numpy.log(2)
+    x13 = (7/125000)*x12 + (7/125000)*x8
+    x14 = x10 + x13
+    x15 = (1/100000)*x12 + (3/2500000)*x8
+    x16 = x11 + x15
+    x17 = (20/19)*x10
+    x18 = (17/1000000)*x12 + (1/400000)*x8
+    x19 = x17 + x18
+    x20 = n_ff_out*x11
+    x21 = n_ff_out*x10
+    x22 = x13 + x21
+    x23 = x15 + x20
+    x24 = n_ff_out*x17
+    x25 = x18 + x24
+    x26 = b*p_act*q_len*x1*x9
+    x27 = n_ff_in*x26*(d_ff*n_active + d_ff_shared*n_sh)
+    x28 = 2*x27
+    x29 = x13 + x27
+    x30 = x15 + x28
+    x31 = (20/19)*x27
+    x32 = x18 + x31
+    x33 = d_head*x26*(n_q + 2*n_q/g)
+    x34 = 2*x33
+    x35 = x13 + x33
+    x36 = x15 + x34
+    x37 = (20/19)*x33
+    x38 = x18 + x37
+    return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
 def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.sqrt(x10)
-    x12 = numpy.less_equal(x11, 1)
-    x13 = numpy.sqrt(numpy.ceil(x10/node_size))
-    x14 = x13**(-1.0)
-    x15 = numpy.maximum(x2*(x13 - 1), x13*numpy.maximum(0, x11*x14 - 1)/bw_ar_intra)
-    x16 = x15*x6
-    x17 = n_ff_out*x4
-    x18 = x16*x17
-    x19 = x11*x14
-    x20 = numpy.log(x13)/numpy.log(2)
-    x21 = (7/125000)*x19 + (7/125000)*x20 - 7/125000
-    x22 = 2*x6
-    x23 = x15*x22
-    x24 = (3/2500000)*x19 + (1/100000)*x20 + 7/1250000
-    x25 = (1/400000)*x19 + (17/1000000)*x20 + 23/2000000
-    x26 = d_ff_shared*n_sh
-    x27 = n_ff_in*p_act*x3*(d_ff*n_active + x26)
-    x28 = x16*x27
-    x29 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x18 + x21, (20/19)*x18 + x25), x17*x23 + x24)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x28, x25 + (20/19)*x28), x23*x27 + x24))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x30 = 2*d_model
-    x31 = s**(-1.0)
-    x32 = n_ff_in + n_ff_out
-    x33 = n_layers*x26*x32
-    x34 = d_model*p
-    x35 = kv_bytes*ctx*b
-    x36 = d_head*n_q
-    x37 = c_kv + c_q
-    x38 = x6*x8
-    x39 = p_act*x38
-    x40 = d_head*(n_q + 2*n_q/g)
-    x41 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*x11/numpy.sqrt(d_ff)))
-    x42 = x31*x39
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x33) + x35)), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(n_attn*x22 + b*vocab*q_lm*x30 + c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x31 + x30*x33))/flops), n_pp*x3*(n_layers*(n_experts*x32*(1 - (1 - x31)**x38)*(d_ff*x34 + d_ff*x41*x42 + d_model*x10*x42/x41) + n_sh*x32*(d_ff_shared*x34 + x39*(d_model + d_ff_shared)) + p*x37*x40 + x34*x36 + x34*x37 + x39*(d_model + x36) + x39*(d_model + x37) + x39*(x37 + x40)) + vocab*x34 + x35*x8)/hbm_bw), numpy.inf)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = p_act*x4
+    x6 = x3*x5
+    x7 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*p_act*x1*x3 + 59/5000000)
+    x8 = 2*d_model
+    x9 = n_ff_in + n_ff_out
+    x10 = d_ff_shared*n_layers*n_sh*x9
+    x11 = d_model*p
+    x12 = n_pp**(-1.0)
+    x13 = kv_bytes*ctx*b
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = x12*x5
+    x17 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x10) + x13)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x2*(2*n_attn*x4 + b*vocab*q_lm*x8 + c_kv*n_q*x0*x4*(ctx + x1 - 1/2) + x4*(2*n_ff/s + x10*x8))/flops), n_pp*x2*(n_layers*(p*x15*x17 + x11*x14 + x11*x15 + x16*(d_model + x14) + x16*(d_model + x15) + x16*(x15 + x17) + x9*(d_ff*x11 + x16*(d_ff + d_model))) + vocab*x11 + x12*x13)/hbm_bw), numpy.inf)
 
 
 def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -2087,20 +1470,12 @@ def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -2112,87 +1487,66 @@ def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
     x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = d_model*x4
+    x4 = d_model*x3
+    x5 = p_act*x4
     x6 = b*q_len
-    x7 = x4*x6
-    x8 = d_model*x7
+    x7 = p_act*x6
+    x8 = x4*x7
     x9 = x1*x8
     x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = numpy.less_equal(x14, 1)
-    x16 = node_size**(-1.0)
-    x17 = numpy.sqrt(numpy.ceil(x13*x16))
-    x18 = bw_ar_intra**(-1.0)
-    x19 = x17**(-1.0)
-    x20 = numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x14*x19 - 1))
-    x21 = n_ff_out*x20
-    x22 = x21*x8
-    x23 = x14*x19
-    x24 = numpy.log(2)**(-1.0)
-    x25 = x24*numpy.log(x17)
-    x26 = (7/125000)*x23 + (7/125000)*x25 - 7/125000
-    x27 = 2*x6
-    x28 = x27*x5
-    x29 = (3/2500000)*x23 + (1/100000)*x25 + 7/1250000
-    x30 = (1/400000)*x23 + (17/1000000)*x25 + 23/2000000
-    x31 = d_ff_shared*n_sh
-    x32 = n_ff_in*x20*(d_ff*n_active + x31)
-    x33 = x32*x7
-    x34 = x27*x4
-    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x36 = numpy.less_equal(x35, 1)
-    x37 = sigma_attn**(-1.0)
-    x38 = x12*x37
-    x39 = numpy.sqrt(numpy.ceil(x16*x38))
-    x40 = x35/x39
-    x41 = numpy.maximum(x1*(x39 - 1), x18*x39*numpy.maximum(0, x40 - 1))
-    x42 = x41*x8
-    x43 = x24*numpy.log(x39)
-    x44 = (7/125000)*x40 + (7/125000)*x43 - 7/125000
-    x45 = (3/2500000)*x40 + (1/100000)*x43 + 7/1250000
-    x46 = (1/400000)*x40 + (17/1000000)*x43 + 23/2000000
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = x41*x48
-    x50 = x49*x7
-    x51 = d_model*p
-    x52 = vocab*x51
-    x53 = n_ff_in + n_ff_out
-    x54 = s**(-1.0)
-    x55 = x11*x6
-    x56 = numpy.sqrt(d_model)
-    x57 = numpy.maximum(1, numpy.minimum(x12, x14*x56/numpy.sqrt(d_ff)))
-    x58 = p_act*x55
-    x59 = x54*x58
-    x60 = n_experts*x53*(1 - (1 - x54)**x55)*(d_ff*x51 + d_ff*x57*x59 + d_model*x13*x59/x57)
-    x61 = n_pp*x3/hbm_bw
-    x62 = kv_bytes*ctx*b
-    x63 = x62*numpy.maximum(1, x38)
-    x64 = d_ff_shared*x51
-    x65 = x35*x56
-    x66 = numpy.minimum(x38, numpy.maximum(1, x65/numpy.sqrt(d_ff_shared)))
-    x67 = x37*x58
-    x68 = n_gpu*p_act*x6/(n_pp**2*sigma_attn**2)
-    x69 = d_model*x68
-    x70 = sigma_attn*n_layers
-    x71 = n_sh*x53
-    x72 = c_kv + c_q
-    x73 = numpy.sqrt(x72)
-    x74 = numpy.minimum(x38, numpy.maximum(1, x35*x73/x56))
-    x75 = numpy.sqrt(d_head)
-    x76 = numpy.minimum(x38, numpy.maximum(1, x35*numpy.sqrt(x47)*x75/x73))
-    x77 = numpy.minimum(x38, numpy.maximum(1, x65/(numpy.sqrt(n_q)*x75)))
-    x78 = d_head*n_q
-    x79 = p*x48*x72 + x51*x72 + x51*x78
-    x80 = 2*d_model
-    x81 = n_layers*x31*x53
-    x82 = n_attn + d_model*x81
-    x83 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x22 + x26, (20/19)*x22 + x30), x21*x28 + x29)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x33, x29 + x32*x34), x30 + (20/19)*x33))) + x10, n_layers*(numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (20/19)*x42 + x46), x28*x41 + x45)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x50, x46 + (20/19)*x50), x34*x49 + x45))), x61*(n_layers*x60 + x52) + x61*(x11*x63 + x70*x71*(d_ff_shared*x66*x67 + x64 + x69/x66) + x70*(d_model*x67*x74 + x48*x68/x76 + x67*x72*x76 + x67*x77*x78 + x68*x72/x74 + x69/x77 + x79)), x3*(n_attn*x27 + b*vocab*q_lm*x80 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x54 + x80*x81))/flops, p*(sigma_attn*x82 + x83) + x63, x10, x61*(n_layers*(x58*(d_model + x72) + x58*(d_model + x78) + x58*(x48 + x72) + x60 + x71*(x58*(d_model + d_ff_shared) + x64) + x79) + x11*x62 + x52), p*(x82 + x83) + x62
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.less_equal(x11, 1)
+    x13 = n_pp**(-1.0)
+    x14 = x13/sigma_attn
+    x15 = n_gpu*x14
+    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
+    x17 = x11/x16
+    x18 = numpy.maximum(x1*(x16 - 1), x16*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x8
+    x20 = numpy.log(x16)/numpy.log(2)
+    x21 = (7/125000)*x17 + (7/125000)*x20 - 7/125000
+    x22 = 2*x6
+    x23 = x18*x22
+    x24 = x23*x5
+    x25 = (3/2500000)*x17 + (1/100000)*x20 + 7/1250000
+    x26 = (20/19)*x19
+    x27 = (1/400000)*x17 + (17/1000000)*x20 + 23/2000000
+    x28 = x18*x7
+    x29 = d_ff_shared*n_sh
+    x30 = n_ff_in*x3*(d_ff*n_active + x29)
+    x31 = x28*x30
+    x32 = p_act*x23
+    x33 = n_q + 2*n_q/g
+    x34 = d_head*x33
+    x35 = x3*x34
+    x36 = x28*x35
+    x37 = d_model*p
+    x38 = vocab*x37
+    x39 = n_pp*x3/hbm_bw
+    x40 = kv_bytes*ctx*b
+    x41 = x40*numpy.maximum(1, x15)
+    x42 = n_ff_in + n_ff_out
+    x43 = d_ff*x37
+    x44 = numpy.sqrt(d_model)
+    x45 = x11*x44
+    x46 = numpy.minimum(x15, numpy.maximum(1, x45/numpy.sqrt(d_ff)))
+    x47 = x14*x7
+    x48 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x49 = d_model*x48
+    x50 = sigma_attn*n_layers
+    x51 = c_kv + c_q
+    x52 = numpy.sqrt(x51)
+    x53 = numpy.minimum(x15, numpy.maximum(1, x11*x52/x44))
+    x54 = numpy.sqrt(d_head)
+    x55 = numpy.minimum(x15, numpy.maximum(1, x11*numpy.sqrt(x33)*x54/x52))
+    x56 = numpy.minimum(x15, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x54)))
+    x57 = d_head*n_q
+    x58 = p*x34*x51 + x37*x51 + x37*x57
+    x59 = 2*d_model
+    x60 = n_layers*x29*x42
+    x61 = n_attn + n_ff
+    x62 = x13*x7
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x31, x25 + x30*x32), x27 + (20/19)*x31)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x36, x25 + x32*x35), x27 + (20/19)*x36)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))), x38*x39 + x39*(x13*x41 + x42*x50*(d_ff*x46*x47 + x43 + x49/x46) + x50*(d_model*x47*x53 + x34*x48/x55 + x47*x51*x55 + x47*x56*x57 + x48*x51/x53 + x49/x56 + x58)), x3*(n_attn*x22 + b*vocab*q_lm*x59 + c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff/s + x59*x60))/flops, p*(n_unembed + sigma_attn*x61) + x41, x10, x39*(n_layers*(x42*(x43 + x62*(d_ff + d_model)) + x58 + x62*(d_model + x51) + x62*(d_model + x57) + x62*(x34 + x51)) + x13*x40 + x38), p*(n_unembed + d_model*x60 + x61) + x40
 
 
 def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5628,13 +4982,11 @@ def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 
 def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
 def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5645,7 +4997,7 @@ def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -5656,19 +5008,11 @@ def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5682,46 +5026,36 @@ def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x0*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
 def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5734,92 +5068,70 @@ def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = d_model*p_act
-    x4 = x2*x3
+    x3 = p_act*x2
+    x4 = d_model*x3
     x5 = x1*x4/bw_ar_inter
     x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = sigma_attn**(-1.0)
-    x10 = x7*x9
-    x11 = n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x5*(x10 - 1) - 1/500000) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x12 = 2*d_model
-    x13 = d_head*n_q
-    x14 = s**(-1.0)
-    x15 = n_ff_in + n_ff_out
-    x16 = n_layers*x15
-    x17 = d_ff_shared*n_sh*x16
-    x18 = d_model*p
-    x19 = x2*x6
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.maximum(1, numpy.minimum(x7, x20*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x22 = p_act*x19
-    x23 = x19*x3
-    x24 = n_pp*x1/hbm_bw
-    x25 = kv_bytes*ctx*b*numpy.maximum(1, g*x10/n_q)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x20*x26
-    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff_shared)))
-    x29 = x22*x9
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x30*x4
-    x32 = sigma_attn*n_layers
-    x33 = d_head*x18
-    x34 = n_q + 2*n_q/g
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x35)))
-    x37 = numpy.minimum(x10, numpy.maximum(1, x26*numpy.sqrt(x34)*x35/x20))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x17)) + x25)), t_kernel*x0 + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x2 + b*vocab*q_lm*x12 + x0*x13*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x14 + x12*x17))/flops), x24*(n_experts*x16*(1 - (1 - x14)**x19)*(d_ff*x14*x21*x22 + d_ff*x18 + x14*x23*x8/x21) + vocab*x18) + x24*(n_sh*x15*x32*(d_ff_shared*x18 + d_ff_shared*x28*x29 + x31/x28) + x25*x6 + x32*(d_head*p_act*x2*x30*x34/x37 + n_q*x33 + x13*x29*x36 + x23*x37*x9 + x31/x36 + x33*x34))), numpy.inf)
+    x7 = x6/sigma_attn
+    x8 = n_gpu*x7
+    x9 = 2*n_layers
+    x10 = x9*numpy.where(numpy.less_equal(x8, 1), 0, x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x11 = d_head*n_q
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*p
+    x14 = n_pp*x1/hbm_bw
+    x15 = kv_bytes*ctx*b*numpy.maximum(1, g*x8/n_q)
+    x16 = numpy.sqrt(d_model)
+    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x18 = x16*x17
+    x19 = numpy.minimum(x8, numpy.maximum(1, x18/numpy.sqrt(d_ff)))
+    x20 = x3*x7
+    x21 = n_gpu/(n_pp**2*sigma_attn**2)
+    x22 = x21*x4
+    x23 = sigma_attn*n_layers
+    x24 = d_head*x13
+    x25 = n_q + 2*n_q/g
+    x26 = numpy.sqrt(d_head)
+    x27 = numpy.minimum(x8, numpy.maximum(1, x18/(numpy.sqrt(n_q)*x26)))
+    x28 = numpy.minimum(x8, numpy.maximum(1, x17*numpy.sqrt(x25)*x26/x16))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x15)), t_kernel*x0 + x10*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x10, x1*(2*n_attn*x2 + 2*b*d_model*vocab*q_lm + x0*x11*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x9))/flops), vocab*x13*x14 + x14*(x12*x23*(d_ff*x13 + d_ff*x19*x20 + x22/x19) + x15*x6 + x23*(d_head*x21*x25*x3/x28 + n_q*x24 + x11*x20*x27 + x22/x27 + x24*x25 + x28*x4*x7))), numpy.inf)
 
 
 def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu/n_pp
-    x1 = numpy.maximum(1, x0)
-    x2 = x0/sigma_attn
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
 def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = d_model*p_act*x1*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = numpy.maximum(1, x5)
-    x7 = n_layers*numpy.where(numpy.less_equal(x6, 1), 0, x3*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x8 = 2*d_model
-    x9 = d_head*n_q
-    x10 = s**(-1.0)
-    x11 = n_ff_in + n_ff_out
-    x12 = n_sh*x11
-    x13 = d_ff_shared*n_layers*x12
-    x14 = d_model*p
-    x15 = kv_bytes*ctx*b
-    x16 = d_head*(n_q + 2*n_q/g)
-    x17 = x2*x4
-    x18 = p_act*x17
-    x19 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x20 = x10*x18
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x13) + x15)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x1*(2*n_attn*x2 + b*vocab*q_lm*x8 + x0*x2*x9*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x10 + x13*x8))/flops), n_pp*x1*(n_layers*(n_experts*x11*(1 - (1 - x10)**x17)*(d_ff*x14 + d_ff*x19*x20 + d_model*x20*x6/x19) + x12*(d_ff_shared*x14 + x18*(d_model + d_ff_shared)) + x14*x16 + x14*x9 + x18*(d_model + x16) + x18*(d_model + x9)) + vocab*x14 + x15*x4)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/1000000 + (1/4)*d_model*x1*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5836,19 +5148,11 @@ def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5864,44 +5168,35 @@ def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x5 = x1*x4/bw_ar_inter
     x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
     x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x8
-    x12 = d_model*p
-    x13 = vocab*x12
-    x14 = n_ff_in + n_ff_out
-    x15 = s**(-1.0)
-    x16 = x2*x7
-    x17 = numpy.sqrt(d_model)
-    x18 = numpy.maximum(1, numpy.minimum(x8, x17*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x19 = p_act*x16
-    x20 = x15*x19
-    x21 = n_experts*x14*(1 - (1 - x15)**x16)*(d_ff*x12 + d_ff*x18*x20 + d_model*x20*x9/x18)
-    x22 = n_pp*x1/hbm_bw
-    x23 = kv_bytes*ctx*b
-    x24 = x23*numpy.maximum(1, g*x11/n_q)
-    x25 = d_ff_shared*x12
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x17*x26
-    x28 = numpy.minimum(x11, numpy.maximum(1, x27/numpy.sqrt(d_ff_shared)))
-    x29 = x10*x19
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x30*x4
-    x32 = sigma_attn*n_layers
-    x33 = n_sh*x14
-    x34 = numpy.sqrt(d_head)
-    x35 = n_q + 2*n_q/g
-    x36 = numpy.minimum(x11, numpy.maximum(1, x26*x34*numpy.sqrt(x35)/x17))
-    x37 = numpy.minimum(x11, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x34)))
-    x38 = d_head*n_q
-    x39 = d_head*x35
-    x40 = x12*x38 + x12*x39
-    x41 = 2*d_model
-    x42 = d_ff_shared*n_layers*x33
-    x43 = n_attn + d_model*x42
-    x44 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000) + x6, n_layers*numpy.where(numpy.less_equal(x11, 1), 0, (1/500000)*x11 + x5*(x11 - 1) - 1/500000), x22*(n_layers*x21 + x13) + x22*(x24*x7 + x32*x33*(d_ff_shared*x28*x29 + x25 + x31/x28) + x32*(d_model*x29*x36 + x29*x37*x38 + x3*x30*x39/x36 + x31/x37 + x40)), x1*(2*n_attn*x2 + b*vocab*q_lm*x41 + x0*x2*x38*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x15 + x41*x42))/flops, p*(sigma_attn*x43 + x44) + x24, x6, x22*(n_layers*(x19*(d_model + x38) + x19*(d_model + x39) + x21 + x33*(x19*(d_model + d_ff_shared) + x25) + x40) + x13 + x23*x7), p*(x43 + x44) + x23
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = 2*n_layers
+    x11 = d_model*p
+    x12 = vocab*x11
+    x13 = n_pp*x1/hbm_bw
+    x14 = kv_bytes*ctx*b
+    x15 = x14*numpy.maximum(1, g*x9/n_q)
+    x16 = n_ff_in + n_ff_out
+    x17 = d_ff*x11
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x20 = x18*x19
+    x21 = numpy.minimum(x9, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
+    x22 = x3*x8
+    x23 = n_gpu/(n_pp**2*sigma_attn**2)
+    x24 = x23*x4
+    x25 = sigma_attn*n_layers
+    x26 = numpy.sqrt(d_head)
+    x27 = n_q + 2*n_q/g
+    x28 = numpy.minimum(x9, numpy.maximum(1, x19*x26*numpy.sqrt(x27)/x18))
+    x29 = numpy.minimum(x9, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x26)))
+    x30 = d_head*n_q
+    x31 = d_head*x27
+    x32 = x11*x30 + x11*x31
+    x33 = d_model*d_ff_shared*n_sh*x16
+    x34 = n_attn + n_ff
+    x35 = x3*x7
+    return t_kernel*x0, x6, x10*numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000), x12*x13 + x13*(x15*x7 + x16*x25*(d_ff*x21*x22 + x17 + x24/x21) + x25*(x22*x29*x30 + x23*x3*x31/x28 + x24/x29 + x28*x4*x8 + x32)), x1*(2*n_attn*x2 + 2*b*d_model*vocab*q_lm + x0*x2*x30*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x10*x33))/flops, p*(n_unembed + sigma_attn*x34) + x15, x6, x13*(n_layers*(x16*(x17 + x35*(d_ff + d_model)) + x32 + x35*(d_model + x30) + x35*(d_model + x31)) + x12 + x14*x7), p*(n_unembed + n_layers*x33 + x34) + x14
 
 
 def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5915,67 +5210,53 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x7 = x6/bw_ar_inter
     x8 = x5*x7
     x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
-    x10 = n_pp**(-1.0)
-    x11 = n_gpu*x10
-    x12 = numpy.maximum(1, x11)
-    x13 = n_layers*numpy.where(numpy.less_equal(x12, 1), 0, (1/500000)*x12 + x8*(x12 - 1) - 1/500000) + x9
-    x14 = 2*d_model
-    x15 = d_head*n_q
-    x16 = s**(-1.0)
-    x17 = n_ff_in + n_ff_out
-    x18 = d_ff_shared*n_sh
-    x19 = n_layers*x17*x18
-    x20 = x6*(2*n_attn*x3 + b*vocab*q_lm*x14 + x0*x15*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff*x16 + x14*x19))/flops
-    x21 = d_model*p
-    x22 = vocab*x21
-    x23 = kv_bytes*ctx*b
-    x24 = x10*x23
-    x25 = d_ff_shared*x21
-    x26 = x10*x3
-    x27 = p_act*x26
-    x28 = n_sh*x17
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.sqrt(x12)
-    x31 = numpy.maximum(1, numpy.minimum(x11, x29*x30/numpy.sqrt(d_ff)))
-    x32 = x16*x27
-    x33 = n_experts*x17*(1 - (1 - x16)**x26)*(d_ff*x21 + d_ff*x31*x32 + d_model*x12*x32/x31)
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = x15*x21 + x21*x35
-    x37 = n_pp*x6/hbm_bw
-    x38 = x37*(n_layers*(x27*(d_model + x15) + x27*(d_model + x35) + x28*(x25 + x27*(d_model + d_ff_shared)) + x33 + x36) + x22 + x24)
-    x39 = numpy.greater_equal(n_gpu, n_pp)
-    x40 = numpy.less_equal(n_pp, b)
-    x41 = hbm_cap*n_gpu
-    x42 = n_attn + d_model*x19
-    x43 = n_ff + n_unembed
-    x44 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(x42 + x43) + x23))
-    x45 = sigma_attn**(-1.0)
-    x46 = x11*x45
-    x47 = n_layers*numpy.where(numpy.less_equal(x46, 1), 0, (1/500000)*x46 + x8*(x46 - 1) - 1/500000) + x13
-    x48 = numpy.maximum(1, g*x46/n_q)
-    x49 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x50 = x29*x49
-    x51 = numpy.minimum(x46, numpy.maximum(1, x50/numpy.sqrt(d_ff_shared)))
-    x52 = x27*x45
-    x53 = n_gpu/(n_pp**2*sigma_attn**2)
-    x54 = x5*x53
-    x55 = sigma_attn*n_layers
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x46, numpy.maximum(1, numpy.sqrt(x34)*x49*x56/x29))
-    x58 = numpy.minimum(x46, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x56)))
-    x59 = x37*(n_layers*x33 + x22) + x37*(x24*x48 + x28*x55*(d_ff_shared*x51*x52 + x25 + x54/x51) + x55*(d_model*x52*x57 + x15*x52*x58 + x35*x4*x53/x57 + x36 + x54/x58))
-    x60 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(sigma_attn*x42 + x43) + x23*x48))
-    x61 = numpy.less_equal(x30, 1)
-    x62 = x30 - 1
-    x63 = (1/500000)*x30 - 1/500000
-    x64 = x4*x7
-    x65 = n_layers*(numpy.where(x61, 0, n_ff_out*x62*x8 + x63) + numpy.where(x61, 0, n_ff_in*x62*x64*(d_ff*n_active + x18) + x63)) + x9
-    x66 = numpy.less_equal(x49, 1)
-    x67 = x49 - 1
-    x68 = (1/500000)*x49 - 1/500000
-    x69 = n_layers*(numpy.where(x66, 0, x67*x8 + x68) + numpy.where(x66, 0, x35*x64*x67 + x68)) + x65
-    return numpy.where(x44, x1 + x13*x2 + numpy.maximum(numpy.maximum(x20, x38), omega_net*x13), numpy.inf), numpy.where(x60, x1 + x2*x47 + numpy.maximum(numpy.maximum(x20, x59), omega_net*x47), numpy.inf), numpy.where(x44, x1 + x2*x65 + numpy.maximum(numpy.maximum(x20, x38), omega_net*x65), numpy.inf), numpy.where(x60, x1 + x2*x69 + numpy.maximum(numpy.maximum(x20, x59), omega_net*x69), numpy.inf)
+    x10 = d_head*n_q
+    x11 = 2*n_layers
+    x12 = n_ff_in + n_ff_out
+    x13 = d_ff_shared*n_sh
+    x14 = d_model*x12*x13
+    x15 = x6*(2*n_attn*x3 + 2*b*d_model*vocab*q_lm + x0*x10*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff/s + x11*x14))/flops
+    x16 = d_model*p
+    x17 = vocab*x16
+    x18 = n_pp**(-1.0)
+    x19 = kv_bytes*ctx*b
+    x20 = x18*x19
+    x21 = d_ff*x16
+    x22 = x18*x4
+    x23 = n_q + 2*n_q/g
+    x24 = d_head*x23
+    x25 = x10*x16 + x16*x24
+    x26 = n_pp*x6/hbm_bw
+    x27 = numpy.greater_equal(n_gpu, n_pp)
+    x28 = numpy.less_equal(n_pp, b)
+    x29 = hbm_cap*n_gpu
+    x30 = n_attn + n_ff
+    x31 = numpy.where(numpy.logical_and(numpy.logical_and(x27, x28), numpy.greater_equal(x29, p*(n_unembed + n_layers*x14 + x30) + x19)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x15, omega_net*x9), x26*(n_layers*(x12*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x10) + x22*(d_model + x24) + x25) + x17 + x20)), numpy.inf)
+    x32 = x18/sigma_attn
+    x33 = n_gpu*x32
+    x34 = x11*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x8*(x33 - 1) - 1/500000) + x9
+    x35 = numpy.maximum(1, g*x33/n_q)
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = x36*x37
+    x39 = numpy.minimum(x33, numpy.maximum(1, x38/numpy.sqrt(d_ff)))
+    x40 = x32*x4
+    x41 = n_gpu/(n_pp**2*sigma_attn**2)
+    x42 = x41*x5
+    x43 = sigma_attn*n_layers
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x23)*x37*x44/x36))
+    x46 = numpy.minimum(x33, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x44)))
+    x47 = x24*x4
+    x48 = x17*x26 + x26*(x12*x43*(d_ff*x39*x40 + x21 + x42/x39) + x20*x35 + x43*(x10*x40*x46 + x25 + x32*x45*x5 + x41*x47/x45 + x42/x46))
+    x49 = numpy.logical_and(numpy.logical_and(x27, x28), numpy.greater_equal(x29, p*(n_unembed + sigma_attn*x30) + x19*x35))
+    x50 = numpy.less_equal(x37, 1)
+    x51 = x37 - 1
+    x52 = x51*x8
+    x53 = (1/500000)*x37 - 1/500000
+    x54 = x51*x7
+    x55 = n_layers*(numpy.where(x50, 0, x52 + x53) + numpy.where(x50, 0, n_ff_out*x52 + x53) + numpy.where(x50, 0, x47*x54 + x53) + numpy.where(x50, 0, n_ff_in*x4*x54*(d_ff*n_active + x13) + x53)) + x9
+    return x31, numpy.where(x49, x1 + x2*x34 + numpy.maximum(numpy.maximum(x15, x48), omega_net*x34), numpy.inf), x31, numpy.where(x49, x1 + x2*x55 + numpy.maximum(numpy.maximum(x15, x48), omega_net*x55), numpy.inf)
 
 
 def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -5986,18 +5267,13 @@ def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    x3 = (1/500000)*x0 - 1/500000
-    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
+    x3 = d_model*x2
+    x4 = (1/500000)*x0 - 1/500000
+    return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
 def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6008,7 +5284,7 @@ def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -6019,19 +5295,11 @@ def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x15 = numpy.sqrt(d_head)
     x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
     x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6045,52 +5313,43 @@ def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = x6 - 1
-    x9 = (1/500000)*x6 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*d_model*p_act*q_len*x0*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = x3 - 1
+    x6 = x2*x5
+    x7 = (1/500000)*x3 - 1/500000
+    x8 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
 def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*x0
-    x23 = n_q + 2*n_q/g
-    x24 = numpy.sqrt(d_head)
-    x25 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x24)))
-    x26 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x23)*x24/x7))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, g*x14/n_q) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_head*n_q*x18*x25 + d_head*x19*x23/x26 + d_model*x18*x26 + n_q*x22 + x20/x25 + x22*x23))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*x0
+    x15 = n_q + 2*n_q/g
+    x16 = numpy.sqrt(d_head)
+    x17 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
+    x18 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, g*x4/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
 
 
 def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6101,118 +5360,84 @@ def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 
 def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = x10 - 1
-    x13 = (1/500000)*x10 - 1/500000
-    x14 = d_ff_shared*n_sh
-    x15 = p_act*x5
-    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x17 = numpy.less_equal(x16, 1)
-    x18 = x16 - 1
-    x19 = (1/500000)*x16 - 1/500000
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x1
-    x22 = x20*x21
-    x23 = n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, n_ff_in*x1*x12*x15*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x17, 0, x18*x6 + x19) + numpy.where(x17, 0, x15*x18*x22 + x19)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x24 = 2*d_model
-    x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = x14*x27
-    x29 = d_model*p
-    x30 = x1*x7
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x8, x10*x31/numpy.sqrt(d_ff)))
-    x33 = p_act*x30
-    x34 = x2*x30
-    x35 = n_pp*x4/hbm_bw
-    x36 = sigma_attn**(-1.0)
-    x37 = x36*x8
-    x38 = kv_bytes*ctx*b*numpy.maximum(1, g*x37/n_q)
-    x39 = x16*x31
-    x40 = numpy.minimum(x37, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x33*x36
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = d_head*x29
-    x46 = numpy.sqrt(d_head)
-    x47 = numpy.minimum(x37, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x46)))
-    x48 = numpy.minimum(x37, numpy.maximum(1, x16*numpy.sqrt(x20)*x46/x31))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x28)) + x38)), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x4*(2*n_attn*x1 + b*vocab*q_lm*x24 + n_q*x0*x21*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + x24*x28))/flops), x35*(n_experts*x27*(1 - (1 - x25)**x30)*(d_ff*x25*x32*x33 + d_ff*x29 + x25*x34*x9/x32) + vocab*x29) + x35*(n_sh*x26*x44*(d_ff_shared*x29 + d_ff_shared*x40*x41 + x43/x40) + x38*x7 + x44*(d_head*n_q*x41*x47 + n_q*x45 + p_act*x22*x42/x48 + x20*x45 + x34*x36*x48 + x43/x47))), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = x1*x2*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = x7 - 1
+    x10 = x6*x9
+    x11 = (1/500000)*x7 - 1/500000
+    x12 = d_ff_shared*n_sh
+    x13 = x1*x2*x9
+    x14 = n_q + 2*n_q/g
+    x15 = d_head*x14*x4
+    x16 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x15) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x17 = 2*d_model
+    x18 = d_head*n_q
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = n_pp*x1/hbm_bw
+    x22 = n_pp**(-1.0)
+    x23 = x22/sigma_attn
+    x24 = n_gpu*x23
+    x25 = kv_bytes*ctx*b*numpy.maximum(1, g*x24/n_q)
+    x26 = numpy.sqrt(d_model)
+    x27 = x26*x7
+    x28 = numpy.minimum(x24, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x23*x4
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x30*x5
+    x32 = sigma_attn*n_layers
+    x33 = d_head*x20
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x24, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x34)))
+    x36 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x14)*x34*x7/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x25)), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x0*x18*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff/s + n_layers*x12*x17*x19))/flops), vocab*x20*x21 + x21*(x19*x32*(d_ff*x20 + d_ff*x28*x29 + x31/x28) + x22*x25 + x32*(n_q*x33 + x14*x33 + x15*x30/x36 + x18*x29*x35 + x23*x36*x5 + x31/x35))), numpy.inf)
 
 
 def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x1 = 2*n_layers
-    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
 def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = x5 - 1
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
+    x4 = b*p_act*q_len*x0*x1*(x2 - 1)
+    x5 = d_model*x4
+    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = p_act*x1*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    x11 = (1/500000)*x8 - 1/500000
-    x12 = d_ff_shared*n_sh
-    x13 = n_layers*(numpy.where(x9, 0, n_ff_out*x10*x4 + x11) + numpy.where(x9, 0, n_ff_in*x10*x3*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x14 = 2*d_model
-    x15 = d_head*n_q
-    x16 = s**(-1.0)
-    x17 = n_ff_in + n_ff_out
-    x18 = n_layers*x12*x17
-    x19 = d_model*p
-    x20 = kv_bytes*ctx*b
-    x21 = d_head*(n_q + 2*n_q/g)
-    x22 = x2*x5
-    x23 = p_act*x22
-    x24 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x25 = x16*x23
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x18) + x20)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x1*(2*n_attn*x2 + b*vocab*q_lm*x14 + x0*x15*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x16 + x14*x18))/flops), n_pp*x1*(n_layers*(n_experts*x17*(1 - (1 - x16)**x22)*(d_ff*x19 + d_ff*x24*x25 + d_model*x25*x7/x24) + n_sh*x17*(d_ff_shared*x19 + x23*(d_model + d_ff_shared)) + x15*x19 + x19*x21 + x23*(d_model + x15) + x23*(d_model + x21)) + vocab*x19 + x20*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/1000000 + (1/4)*d_model*x1*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = 2*d_model
+    x6 = d_head*n_q
+    x7 = n_ff_in + n_ff_out
+    x8 = d_ff_shared*n_layers*n_sh*x7
+    x9 = d_model*p
+    x10 = n_pp**(-1.0)
+    x11 = kv_bytes*ctx*b
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = x10*x3
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x8) + x11)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + x0*x2*x6*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x8))/flops), n_pp*x1*(n_layers*(x12*x9 + x13*(d_model + x12) + x13*(d_model + x6) + x6*x9 + x7*(d_ff*x9 + x13*(d_ff + d_model))) + vocab*x9 + x10*x11)/hbm_bw), numpy.inf)
 
 
 def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6229,19 +5454,11 @@ def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x1
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x12 = x6*x8
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x0 + d_ff*x11*x12 + d_model*x10*x12/x11) + n_sh*x7*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = d_head*(n_q + 2*n_q/g)
+    x4 = p_act*q_len*x1
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6257,54 +5474,43 @@ def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x5 = x4/bw_ar_inter
     x6 = x3*x5
     x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.sqrt(x10)
-    x12 = numpy.less_equal(x11, 1)
-    x13 = x11 - 1
-    x14 = (1/500000)*x11 - 1/500000
-    x15 = d_ff_shared*n_sh
-    x16 = x2*x5
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = (1/500000)*x17 - 1/500000
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = d_model*p
-    x24 = vocab*x23
-    x25 = n_ff_in + n_ff_out
-    x26 = s**(-1.0)
-    x27 = x1*x8
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = x8 - 1
+    x11 = x10*x6
+    x12 = (1/500000)*x8 - 1/500000
+    x13 = d_ff_shared*n_sh
+    x14 = x10*x5
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = x16*x2
+    x18 = d_model*p
+    x19 = vocab*x18
+    x20 = n_pp*x4/hbm_bw
+    x21 = n_pp**(-1.0)
+    x22 = x21/sigma_attn
+    x23 = n_gpu*x22
+    x24 = kv_bytes*ctx*b
+    x25 = x24*numpy.maximum(1, g*x23/n_q)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_ff*x18
     x28 = numpy.sqrt(d_model)
-    x29 = numpy.maximum(1, numpy.minimum(x9, x11*x28/numpy.sqrt(d_ff)))
-    x30 = p_act*x27
-    x31 = x26*x30
-    x32 = n_experts*x25*(1 - (1 - x26)**x27)*(d_ff*x23 + d_ff*x29*x31 + d_model*x10*x31/x29)
-    x33 = n_pp*x4/hbm_bw
-    x34 = sigma_attn**(-1.0)
-    x35 = x34*x9
-    x36 = kv_bytes*ctx*b
-    x37 = x36*numpy.maximum(1, g*x35/n_q)
-    x38 = d_ff_shared*x23
-    x39 = x17*x28
-    x40 = numpy.minimum(x35, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x30*x34
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = n_sh*x25
-    x46 = numpy.sqrt(d_head)
-    x47 = numpy.minimum(x35, numpy.maximum(1, x17*numpy.sqrt(x21)*x46/x28))
-    x48 = numpy.minimum(x35, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x46)))
-    x49 = d_head*n_q
-    x50 = x22*x23 + x23*x49
-    x51 = 2*d_model
-    x52 = n_layers*x15*x25
-    x53 = n_attn + d_model*x52
-    x54 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6 + x14) + numpy.where(x12, 0, n_ff_in*x13*x16*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x18, 0, x19*x6 + x20) + numpy.where(x18, 0, x16*x19*x22 + x20)), x33*(n_layers*x32 + x24) + x33*(x37*x8 + x44*x45*(d_ff_shared*x40*x41 + x38 + x43/x40) + x44*(d_model*x41*x47 + x2*x22*x42/x47 + x41*x48*x49 + x43/x48 + x50)), x4*(2*n_attn*x1 + b*vocab*q_lm*x51 + x0*x1*x49*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x26 + x51*x52))/flops, p*(sigma_attn*x53 + x54) + x37, x7, x33*(n_layers*(x30*(d_model + x22) + x30*(d_model + x49) + x32 + x45*(x30*(d_model + d_ff_shared) + x38) + x50) + x24 + x36*x8), p*(x53 + x54) + x36
+    x29 = x28*x8
+    x30 = numpy.minimum(x23, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x2*x22
+    x32 = n_gpu/(n_pp**2*sigma_attn**2)
+    x33 = x3*x32
+    x34 = sigma_attn*n_layers
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x15)*x35*x8/x28))
+    x37 = numpy.minimum(x23, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x35)))
+    x38 = d_head*n_q
+    x39 = x16*x18 + x18*x38
+    x40 = 2*d_model
+    x41 = n_layers*x13*x26
+    x42 = n_attn + n_ff
+    x43 = x2*x21
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x21*x25 + x26*x34*(d_ff*x30*x31 + x27 + x33/x30) + x34*(x17*x32/x36 + x22*x3*x36 + x31*x37*x38 + x33/x37 + x39)), x4*(2*n_attn*x1 + b*vocab*q_lm*x40 + x0*x1*x38*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff/s + x40*x41))/flops, p*(n_unembed + sigma_attn*x42) + x25, x7, x20*(n_layers*(x26*(x27 + x43*(d_ff + d_model)) + x39 + x43*(d_model + x16) + x43*(d_model + x38)) + x19 + x21*x24), p*(n_unembed + d_model*x41 + x42) + x24
 
 
 def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6313,13 +5519,11 @@ def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 
 def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
+    return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
 def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6330,7 +5534,7 @@ def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -6345,19 +5549,11 @@ def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6371,50 +5567,40 @@ def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 
 def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x0*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
 def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6427,97 +5613,75 @@ def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = d_model*p_act
-    x4 = x2*x3
+    x3 = p_act*x2
+    x4 = d_model*x3
     x5 = x1*x4/bw_ar_inter
     x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = numpy.maximum(1, x7)
-    x9 = sigma_attn**(-1.0)
-    x10 = x7*x9
-    x11 = n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x5*(x10 - 1) - 1/500000) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x12 = 2*d_model
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_layers*x14
-    x16 = d_ff_shared*n_sh*x15
-    x17 = d_model*p
-    x18 = x2*x6
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.maximum(1, numpy.minimum(x7, x19*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x21 = p_act*x18
-    x22 = x18*x3
-    x23 = n_pp*x1/hbm_bw
-    x24 = kv_bytes*ctx*b*numpy.maximum(1, x10)
-    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x26 = x19*x25
-    x27 = numpy.minimum(x10, numpy.maximum(1, x26/numpy.sqrt(d_ff_shared)))
-    x28 = x21*x9
-    x29 = n_gpu/(n_pp**2*sigma_attn**2)
-    x30 = x29*x4
-    x31 = sigma_attn*n_layers
-    x32 = d_head*n_q
-    x33 = c_kv + c_q
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = numpy.sqrt(x33)
-    x37 = numpy.minimum(x10, numpy.maximum(1, x25*x36/x19))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x10, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x38)))
-    x40 = p_act*x2*x29
-    x41 = numpy.minimum(x10, numpy.maximum(1, x25*numpy.sqrt(x34)*x38/x36))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x16)) + x24)), t_kernel*x0 + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x2 + b*vocab*q_lm*x12 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x13 + x12*x16))/flops), x23*(n_experts*x15*(1 - (1 - x13)**x18)*(d_ff*x13*x20*x21 + d_ff*x17 + x13*x22*x8/x20) + vocab*x17) + x23*(n_sh*x14*x31*(d_ff_shared*x17 + d_ff_shared*x27*x28 + x30/x27) + x24*x6 + x31*(p*x33*x35 + x17*x32 + x17*x33 + x22*x37*x9 + x28*x32*x39 + x28*x33*x41 + x30/x39 + x33*x40/x37 + x35*x40/x41))), numpy.inf)
+    x7 = x6/sigma_attn
+    x8 = n_gpu*x7
+    x9 = 2*n_layers
+    x10 = x9*numpy.where(numpy.less_equal(x8, 1), 0, x5*(x8 - 1) + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x11 = n_ff_in + n_ff_out
+    x12 = d_model*p
+    x13 = n_pp*x1/hbm_bw
+    x14 = kv_bytes*ctx*b*numpy.maximum(1, x8)
+    x15 = numpy.sqrt(d_model)
+    x16 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x17 = x15*x16
+    x18 = numpy.minimum(x8, numpy.maximum(1, x17/numpy.sqrt(d_ff)))
+    x19 = x3*x7
+    x20 = n_gpu/(n_pp**2*sigma_attn**2)
+    x21 = x20*x4
+    x22 = sigma_attn*n_layers
+    x23 = d_head*n_q
+    x24 = c_kv + c_q
+    x25 = n_q + 2*n_q/g
+    x26 = d_head*x25
+    x27 = numpy.sqrt(x24)
+    x28 = numpy.minimum(x8, numpy.maximum(1, x16*x27/x15))
+    x29 = numpy.sqrt(d_head)
+    x30 = numpy.minimum(x8, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
+    x31 = x20*x3
+    x32 = numpy.minimum(x8, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x14)), t_kernel*x0 + x10*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x10, x1*(2*n_attn*x2 + 2*b*d_model*vocab*q_lm + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x9))/flops), vocab*x12*x13 + x13*(x11*x22*(d_ff*x12 + d_ff*x18*x19 + x21/x18) + x14*x6 + x22*(p*x24*x26 + x12*x23 + x12*x24 + x19*x23*x30 + x19*x24*x32 + x21/x30 + x24*x31/x28 + x26*x31/x32 + x28*x4*x7))), numpy.inf)
 
 
 def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = numpy.maximum(1, n_gpu/n_pp)
-    return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
+    return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = n_gpu/n_pp
-    x1 = numpy.maximum(1, x0)
-    x2 = x0/sigma_attn
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
 def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/n_pp
-    x2 = numpy.maximum(1, x1)
-    x3 = x1/sigma_attn
-    return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, x0*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
 def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = d_model*p_act*x1*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = n_gpu*x4
-    x6 = numpy.maximum(1, x5)
-    x7 = n_layers*numpy.where(numpy.less_equal(x6, 1), 0, x3*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x8 = 2*d_model
-    x9 = s**(-1.0)
-    x10 = n_ff_in + n_ff_out
-    x11 = n_sh*x10
-    x12 = d_ff_shared*n_layers*x11
-    x13 = d_model*p
-    x14 = kv_bytes*ctx*b
-    x15 = d_head*n_q
-    x16 = c_kv + c_q
-    x17 = x2*x4
-    x18 = p_act*x17
-    x19 = d_head*(n_q + 2*n_q/g)
-    x20 = numpy.maximum(1, numpy.minimum(x5, numpy.sqrt(d_model)*numpy.sqrt(x6)/numpy.sqrt(d_ff)))
-    x21 = x18*x9
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x12) + x14)), t_kernel*x0 + x7*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x7, x1*(2*n_attn*x2 + b*vocab*q_lm*x8 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x9 + x12*x8))/flops), n_pp*x1*(n_layers*(n_experts*x10*(1 - (1 - x9)**x17)*(d_ff*x13 + d_ff*x20*x21 + d_model*x21*x6/x20) + p*x16*x19 + x11*(d_ff_shared*x13 + x18*(d_model + d_ff_shared)) + x13*x15 + x13*x16 + x18*(d_model + x15) + x18*(d_model + x16) + x18*(x16 + x19)) + vocab*x13 + x14*x4)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/1000000 + (1/4)*d_model*x1*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6534,20 +5698,12 @@ def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6563,48 +5719,39 @@ def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x5 = x1*x4/bw_ar_inter
     x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
     x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = sigma_attn**(-1.0)
-    x11 = x10*x8
-    x12 = d_model*p
-    x13 = vocab*x12
-    x14 = n_ff_in + n_ff_out
-    x15 = s**(-1.0)
-    x16 = x2*x7
-    x17 = numpy.sqrt(d_model)
-    x18 = numpy.maximum(1, numpy.minimum(x8, x17*numpy.sqrt(x9)/numpy.sqrt(d_ff)))
-    x19 = p_act*x16
-    x20 = x15*x19
-    x21 = n_experts*x14*(1 - (1 - x15)**x16)*(d_ff*x12 + d_ff*x18*x20 + d_model*x20*x9/x18)
-    x22 = n_pp*x1/hbm_bw
-    x23 = kv_bytes*ctx*b
-    x24 = x23*numpy.maximum(1, x11)
-    x25 = d_ff_shared*x12
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x17*x26
-    x28 = numpy.minimum(x11, numpy.maximum(1, x27/numpy.sqrt(d_ff_shared)))
-    x29 = x10*x19
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x30*x4
-    x32 = sigma_attn*n_layers
-    x33 = n_sh*x14
-    x34 = c_kv + c_q
-    x35 = numpy.sqrt(x34)
-    x36 = numpy.minimum(x11, numpy.maximum(1, x26*x35/x17))
-    x37 = numpy.sqrt(d_head)
-    x38 = n_q + 2*n_q/g
-    x39 = numpy.minimum(x11, numpy.maximum(1, x26*x37*numpy.sqrt(x38)/x35))
-    x40 = numpy.minimum(x11, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
-    x41 = x3*x30
-    x42 = d_head*n_q
-    x43 = d_head*x38
-    x44 = p*x34*x43 + x12*x34 + x12*x42
-    x45 = 2*d_model
-    x46 = d_ff_shared*n_layers*x33
-    x47 = n_attn + d_model*x46
-    x48 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000) + x6, n_layers*numpy.where(numpy.less_equal(x11, 1), 0, (1/500000)*x11 + x5*(x11 - 1) - 1/500000), x22*(n_layers*x21 + x13) + x22*(x24*x7 + x32*x33*(d_ff_shared*x28*x29 + x25 + x31/x28) + x32*(d_model*x29*x36 + x29*x34*x39 + x29*x40*x42 + x31/x40 + x34*x41/x36 + x44 + x41*x43/x39)), x1*(2*n_attn*x2 + b*vocab*q_lm*x45 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x15 + x45*x46))/flops, p*(sigma_attn*x47 + x48) + x24, x6, x22*(n_layers*(x19*(d_model + x34) + x19*(d_model + x42) + x19*(x34 + x43) + x21 + x33*(x19*(d_model + d_ff_shared) + x25) + x44) + x13 + x23*x7), p*(x47 + x48) + x23
+    x8 = x7/sigma_attn
+    x9 = n_gpu*x8
+    x10 = 2*n_layers
+    x11 = d_model*p
+    x12 = vocab*x11
+    x13 = n_pp*x1/hbm_bw
+    x14 = kv_bytes*ctx*b
+    x15 = x14*numpy.maximum(1, x9)
+    x16 = n_ff_in + n_ff_out
+    x17 = d_ff*x11
+    x18 = numpy.sqrt(d_model)
+    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x20 = x18*x19
+    x21 = numpy.minimum(x9, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
+    x22 = x3*x8
+    x23 = n_gpu/(n_pp**2*sigma_attn**2)
+    x24 = x23*x4
+    x25 = sigma_attn*n_layers
+    x26 = c_kv + c_q
+    x27 = numpy.sqrt(x26)
+    x28 = numpy.minimum(x9, numpy.maximum(1, x19*x27/x18))
+    x29 = numpy.sqrt(d_head)
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.minimum(x9, numpy.maximum(1, x19*x29*numpy.sqrt(x30)/x27))
+    x32 = numpy.minimum(x9, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x29)))
+    x33 = x23*x3
+    x34 = d_head*n_q
+    x35 = d_head*x30
+    x36 = p*x26*x35 + x11*x26 + x11*x34
+    x37 = d_model*d_ff_shared*n_sh*x16
+    x38 = n_attn + n_ff
+    x39 = x3*x7
+    return t_kernel*x0, x6, x10*numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000), x12*x13 + x13*(x15*x7 + x16*x25*(d_ff*x21*x22 + x17 + x24/x21) + x25*(x22*x26*x31 + x22*x32*x34 + x24/x32 + x26*x33/x28 + x28*x4*x8 + x36 + x33*x35/x31)), x1*(2*n_attn*x2 + 2*b*d_model*vocab*q_lm + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x10*x37))/flops, p*(n_unembed + sigma_attn*x38) + x15, x6, x13*(n_layers*(x16*(x17 + x39*(d_ff + d_model)) + x36 + x39*(d_model + x26) + x39*(d_model + x34) + x39*(x26 + x35)) + x12 + x14*x7), p*(n_unembed + n_layers*x37 + x38) + x14
 
 
 def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6618,71 +5765,56 @@ def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x7 = x6/bw_ar_inter
     x8 = x5*x7
     x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
-    x10 = n_pp**(-1.0)
-    x11 = n_gpu*x10
-    x12 = numpy.maximum(1, x11)
-    x13 = n_layers*numpy.where(numpy.less_equal(x12, 1), 0, (1/500000)*x12 + x8*(x12 - 1) - 1/500000) + x9
-    x14 = 2*d_model
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = d_ff_shared*n_sh
-    x18 = n_layers*x16*x17
-    x19 = x6*(2*n_attn*x3 + b*vocab*q_lm*x14 + c_kv*n_q*x0*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff*x15 + x14*x18))/flops
-    x20 = d_model*p
-    x21 = vocab*x20
-    x22 = kv_bytes*ctx*b
-    x23 = x10*x22
-    x24 = d_ff_shared*x20
-    x25 = x10*x3
-    x26 = p_act*x25
-    x27 = n_sh*x16
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(x12)
-    x30 = numpy.maximum(1, numpy.minimum(x11, x28*x29/numpy.sqrt(d_ff)))
-    x31 = x15*x26
-    x32 = n_experts*x16*(1 - (1 - x15)**x25)*(d_ff*x20 + d_ff*x30*x31 + d_model*x12*x31/x30)
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = p*x34*x36 + x20*x33 + x20*x34
-    x38 = n_pp*x6/hbm_bw
-    x39 = x38*(n_layers*(x26*(d_model + x33) + x26*(d_model + x34) + x26*(x34 + x36) + x27*(x24 + x26*(d_model + d_ff_shared)) + x32 + x37) + x21 + x23)
-    x40 = numpy.greater_equal(n_gpu, n_pp)
-    x41 = numpy.less_equal(n_pp, b)
-    x42 = hbm_cap*n_gpu
-    x43 = n_attn + d_model*x18
-    x44 = n_ff + n_unembed
-    x45 = numpy.logical_and(numpy.logical_and(x40, x41), numpy.greater_equal(x42, p*(x43 + x44) + x22))
-    x46 = sigma_attn**(-1.0)
-    x47 = x11*x46
-    x48 = n_layers*numpy.where(numpy.less_equal(x47, 1), 0, (1/500000)*x47 + x8*(x47 - 1) - 1/500000) + x13
-    x49 = numpy.maximum(1, x47)
-    x50 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x51 = x28*x50
-    x52 = numpy.minimum(x47, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
-    x53 = x26*x46
-    x54 = n_gpu/(n_pp**2*sigma_attn**2)
-    x55 = x5*x54
-    x56 = sigma_attn*n_layers
-    x57 = numpy.sqrt(x34)
-    x58 = numpy.minimum(x47, numpy.maximum(1, x50*x57/x28))
-    x59 = numpy.sqrt(d_head)
-    x60 = numpy.minimum(x47, numpy.maximum(1, numpy.sqrt(x35)*x50*x59/x57))
-    x61 = numpy.minimum(x47, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x59)))
-    x62 = x4*x54
-    x63 = x38*(n_layers*x32 + x21) + x38*(x23*x49 + x27*x56*(d_ff_shared*x52*x53 + x24 + x55/x52) + x56*(d_model*x53*x58 + x33*x53*x61 + x34*x53*x60 + x34*x62/x58 + x36*x62/x60 + x37 + x55/x61))
-    x64 = numpy.logical_and(numpy.logical_and(x40, x41), numpy.greater_equal(x42, p*(sigma_attn*x43 + x44) + x22*x49))
-    x65 = numpy.less_equal(x29, 1)
-    x66 = x29 - 1
-    x67 = (1/500000)*x29 - 1/500000
-    x68 = x4*x7
-    x69 = n_layers*(numpy.where(x65, 0, n_ff_out*x66*x8 + x67) + numpy.where(x65, 0, n_ff_in*x66*x68*(d_ff*n_active + x17) + x67)) + x9
-    x70 = numpy.less_equal(x50, 1)
-    x71 = x50 - 1
-    x72 = (1/500000)*x50 - 1/500000
-    x73 = n_layers*(numpy.where(x70, 0, x71*x8 + x72) + numpy.where(x70, 0, x36*x68*x71 + x72)) + x69
-    return numpy.where(x45, x1 + x13*x2 + numpy.maximum(numpy.maximum(x19, x39), omega_net*x13), numpy.inf), numpy.where(x64, x1 + x2*x48 + numpy.maximum(numpy.maximum(x19, x63), omega_net*x48), numpy.inf), numpy.where(x45, x1 + x2*x69 + numpy.maximum(numpy.maximum(x19, x39), omega_net*x69), numpy.inf), numpy.where(x64, x1 + x2*x73 + numpy.maximum(numpy.maximum(x19, x63), omega_net*x73), numpy.inf)
+    x10 = 2*n_layers
+    x11 = n_ff_in + n_ff_out
+    x12 = d_ff_shared*n_sh
+    x13 = d_model*x11*x12
+    x14 = x6*(2*n_attn*x3 + 2*b*d_model*vocab*q_lm + c_kv*n_q*x0*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff/s + x10*x13))/flops
+    x15 = d_model*p
+    x16 = vocab*x15
+    x17 = n_pp**(-1.0)
+    x18 = kv_bytes*ctx*b
+    x19 = x17*x18
+    x20 = d_ff*x15
+    x21 = x17*x4
+    x22 = d_head*n_q
+    x23 = c_kv + c_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = p*x23*x25 + x15*x22 + x15*x23
+    x27 = n_pp*x6/hbm_bw
+    x28 = numpy.greater_equal(n_gpu, n_pp)
+    x29 = numpy.less_equal(n_pp, b)
+    x30 = hbm_cap*n_gpu
+    x31 = n_attn + n_ff
+    x32 = numpy.where(numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + n_layers*x13 + x31) + x18)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x14, omega_net*x9), x27*(n_layers*(x11*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x25) + x26) + x16 + x19)), numpy.inf)
+    x33 = x17/sigma_attn
+    x34 = n_gpu*x33
+    x35 = x10*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x8*(x34 - 1) - 1/500000) + x9
+    x36 = numpy.maximum(1, x34)
+    x37 = numpy.sqrt(d_model)
+    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x39 = x37*x38
+    x40 = numpy.minimum(x34, numpy.maximum(1, x39/numpy.sqrt(d_ff)))
+    x41 = x33*x4
+    x42 = n_gpu/(n_pp**2*sigma_attn**2)
+    x43 = x42*x5
+    x44 = sigma_attn*n_layers
+    x45 = numpy.sqrt(x23)
+    x46 = numpy.minimum(x34, numpy.maximum(1, x38*x45/x37))
+    x47 = numpy.sqrt(d_head)
+    x48 = numpy.minimum(x34, numpy.maximum(1, numpy.sqrt(x24)*x38*x47/x45))
+    x49 = numpy.minimum(x34, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x47)))
+    x50 = x4*x42
+    x51 = x16*x27 + x27*(x11*x44*(d_ff*x40*x41 + x20 + x43/x40) + x19*x36 + x44*(x22*x41*x49 + x23*x41*x48 + x23*x50/x46 + x25*x50/x48 + x26 + x33*x46*x5 + x43/x49))
+    x52 = numpy.logical_and(numpy.logical_and(x28, x29), numpy.greater_equal(x30, p*(n_unembed + sigma_attn*x31) + x18*x36))
+    x53 = numpy.less_equal(x38, 1)
+    x54 = x38 - 1
+    x55 = x54*x8
+    x56 = (1/500000)*x38 - 1/500000
+    x57 = x4*x54*x7
+    x58 = n_layers*(numpy.where(x53, 0, x55 + x56) + numpy.where(x53, 0, n_ff_out*x55 + x56) + numpy.where(x53, 0, x25*x57 + x56) + numpy.where(x53, 0, n_ff_in*x57*(d_ff*n_active + x12) + x56)) + x9
+    return x32, numpy.where(x52, x1 + x2*x35 + numpy.maximum(numpy.maximum(x14, x51), omega_net*x35), numpy.inf), x32, numpy.where(x52, x1 + x2*x58 + numpy.maximum(numpy.maximum(x14, x51), omega_net*x58), numpy.inf)
 
 
 def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6693,18 +5825,13 @@ def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
-    x3 = (1/500000)*x0 - 1/500000
-    return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
+    x3 = d_model*x2
+    x4 = (1/500000)*x0 - 1/500000
+    return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
 def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6715,7 +5842,7 @@ def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x4 = numpy.sqrt(d_model)
     x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
+    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
     x8 = b*p_act*q_len
     x9 = x1*x8
     x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
@@ -6730,19 +5857,11 @@ def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    return n_pp*(kv_bytes*ctx*b*x0*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = d_model*p
-    x1 = s**(-1.0)
-    x2 = n_pp**(-1.0)
-    x3 = b*q_len*x2
-    x4 = n_gpu*x2
-    x5 = numpy.maximum(1, x4)
-    x6 = numpy.maximum(1, numpy.minimum(x4, numpy.sqrt(d_model)*numpy.sqrt(x5)/numpy.sqrt(d_ff)))
-    x7 = p_act*x1*x3
-    return n_pp*(n_experts*n_layers*(1 - (1 - x1)**x3)*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x6*x7 + d_model*x5*x7/x6) + vocab*x0)/(hbm_bw*n_gpu)
+    return n_pp*d_model*vocab*p/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6756,56 +5875,47 @@ def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 
 def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = x6 - 1
-    x9 = (1/500000)*x6 - 1/500000
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*d_model*p_act*q_len*x0*x1
+    x3 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x4 = numpy.less_equal(x3, 1)
+    x5 = x3 - 1
+    x6 = x2*x5
+    x7 = (1/500000)*x3 - 1/500000
+    x8 = b*p_act*q_len*x0*x1*x5
+    return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
 def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_ff_in + n_ff_out
-    x2 = s**(-1.0)
-    x3 = n_pp**(-1.0)
-    x4 = b*x3
-    x5 = q_len*x4
-    x6 = n_gpu*x3
-    x7 = numpy.sqrt(d_model)
-    x8 = numpy.maximum(1, x6)
-    x9 = numpy.maximum(1, numpy.minimum(x6, x7*numpy.sqrt(x8)/numpy.sqrt(d_ff)))
-    x10 = p_act*x5
-    x11 = x10*x2
-    x12 = n_pp/(hbm_bw*n_gpu)
-    x13 = sigma_attn**(-1.0)
-    x14 = x13*x6
-    x15 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x16 = x15*x7
-    x17 = numpy.minimum(x14, numpy.maximum(1, x16/numpy.sqrt(d_ff_shared)))
-    x18 = x10*x13
-    x19 = n_gpu*b*p_act*q_len/(n_pp**2*sigma_attn**2)
-    x20 = d_model*x19
-    x21 = sigma_attn*n_layers
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = numpy.sqrt(x23)
-    x27 = numpy.minimum(x14, numpy.maximum(1, x15*x26/x7))
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x14, numpy.maximum(1, x16/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x14, numpy.maximum(1, x15*numpy.sqrt(x24)*x28/x26))
-    return x12*(n_experts*n_layers*x1*(1 - (1 - x2)**x5)*(d_ff*x0 + d_ff*x11*x9 + d_model*x11*x8/x9) + vocab*x0) + x12*(kv_bytes*ctx*x4*numpy.maximum(1, x14) + n_sh*x1*x21*(d_ff_shared*x0 + d_ff_shared*x17*x18 + x20/x17) + x21*(d_model*x18*x27 + p*x23*x25 + x0*x22 + x0*x23 + x18*x22*x29 + x18*x23*x30 + x19*x23/x27 + x19*x25/x30 + x20/x29))
+    x1 = n_pp/(hbm_bw*n_gpu)
+    x2 = n_pp**(-1.0)
+    x3 = x2/sigma_attn
+    x4 = n_gpu*x3
+    x5 = numpy.sqrt(d_model)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.minimum(x4, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
+    x9 = b*p_act*q_len
+    x10 = x3*x9
+    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x12 = d_model*x11
+    x13 = sigma_attn*n_layers
+    x14 = d_head*n_q
+    x15 = c_kv + c_q
+    x16 = n_q + 2*n_q/g
+    x17 = d_head*x16
+    x18 = numpy.sqrt(x15)
+    x19 = numpy.minimum(x4, numpy.maximum(1, x18*x6/x5))
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
+    return vocab*x0*x1 + x1*(kv_bytes*ctx*b*x2*numpy.maximum(1, x4) + x13*(n_ff_in + n_ff_out)*(d_ff*x0 + d_ff*x10*x8 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x0*x14 + x0*x15 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21))
 
 
 def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6816,123 +5926,88 @@ def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = numpy.maximum(1, x8)
-    x10 = numpy.sqrt(x9)
-    x11 = numpy.less_equal(x10, 1)
-    x12 = x10 - 1
-    x13 = (1/500000)*x10 - 1/500000
-    x14 = d_ff_shared*n_sh
-    x15 = p_act*x1
-    x16 = x15*x5
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = (1/500000)*x17 - 1/500000
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6 + x13) + numpy.where(x11, 0, n_ff_in*x12*x16*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x18, 0, x19*x6 + x20) + numpy.where(x18, 0, x16*x19*x22 + x20)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x24 = 2*d_model
-    x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = x14*x27
-    x29 = d_model*p
-    x30 = x1*x7
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x8, x10*x31/numpy.sqrt(d_ff)))
-    x33 = p_act*x30
-    x34 = x2*x30
-    x35 = n_pp*x4/hbm_bw
-    x36 = sigma_attn**(-1.0)
-    x37 = x36*x8
-    x38 = kv_bytes*ctx*b*numpy.maximum(1, x37)
-    x39 = x17*x31
-    x40 = numpy.minimum(x37, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x33*x36
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = numpy.sqrt(x46)
-    x48 = numpy.minimum(x37, numpy.maximum(1, x17*x47/x31))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x37, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x49)))
-    x51 = x15*x42
-    x52 = numpy.minimum(x37, numpy.maximum(1, x17*numpy.sqrt(x21)*x49/x47))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*x28)) + x38)), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x4*(2*n_attn*x1 + b*vocab*q_lm*x24 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + x24*x28))/flops), x35*(n_experts*x27*(1 - (1 - x25)**x30)*(d_ff*x25*x32*x33 + d_ff*x29 + x25*x34*x9/x32) + vocab*x29) + x35*(n_sh*x26*x44*(d_ff_shared*x29 + d_ff_shared*x40*x41 + x43/x40) + x38*x7 + x44*(p*x22*x46 + x22*x51/x52 + x29*x45 + x29*x46 + x34*x36*x48 + x41*x45*x50 + x41*x46*x52 + x43/x50 + x46*x51/x48))), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = x1*x2*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = x7 - 1
+    x10 = x6*x9
+    x11 = (1/500000)*x7 - 1/500000
+    x12 = d_ff_shared*n_sh
+    x13 = x1*x2*x9
+    x14 = n_q + 2*n_q/g
+    x15 = d_head*x14
+    x16 = x15*x4
+    x17 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x18 = 2*d_model
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = n_pp*x1/hbm_bw
+    x22 = n_pp**(-1.0)
+    x23 = x22/sigma_attn
+    x24 = n_gpu*x23
+    x25 = kv_bytes*ctx*b*numpy.maximum(1, x24)
+    x26 = numpy.sqrt(d_model)
+    x27 = x26*x7
+    x28 = numpy.minimum(x24, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x23*x4
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x30*x5
+    x32 = sigma_attn*n_layers
+    x33 = d_head*n_q
+    x34 = c_kv + c_q
+    x35 = numpy.sqrt(x34)
+    x36 = numpy.minimum(x24, numpy.maximum(1, x35*x7/x26))
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x24, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
+    x39 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x14)*x37*x7/x35))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_unembed + sigma_attn*(n_attn + n_ff)) + x25)), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + c_kv*n_q*x0*x3*(ctx + (1/2)*q_len - 1/2) + x3*(2*n_ff/s + n_layers*x12*x18*x19))/flops), vocab*x20*x21 + x21*(x19*x32*(d_ff*x20 + d_ff*x28*x29 + x31/x28) + x22*x25 + x32*(p*x15*x34 + x16*x30/x39 + x20*x33 + x20*x34 + x23*x36*x5 + x29*x33*x38 + x29*x34*x39 + x30*x34*x4/x36 + x31/x38))), numpy.inf)
 
 
 def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + n_unembed + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_unembed + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = (1/500000)*x2 - 1/500000
-    return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4 + x5) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
+    return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
 def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
-    x1 = 2*n_layers
-    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
+    x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
 def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
-    x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = d_model*x0
-    x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x3 = numpy.less_equal(x2, 1)
-    x4 = x2 - 1
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = x5 - 1
-    return n_layers*(numpy.where(x3, 0, n_ff_out*x1*x4) + numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
+    x4 = b*p_act*q_len*x0*x1*(x2 - 1)
+    x5 = d_model*x4
+    return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
 def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = p_act*x1*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = numpy.maximum(1, x6)
-    x8 = numpy.sqrt(x7)
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    x11 = (1/500000)*x8 - 1/500000
-    x12 = d_ff_shared*n_sh
-    x13 = n_layers*(numpy.where(x9, 0, n_ff_out*x10*x4 + x11) + numpy.where(x9, 0, n_ff_in*x10*x3*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x14 = 2*d_model
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_layers*x12*x16
-    x18 = d_model*p
-    x19 = kv_bytes*ctx*b
-    x20 = d_head*n_q
-    x21 = c_kv + c_q
-    x22 = x2*x5
-    x23 = p_act*x22
-    x24 = d_head*(n_q + 2*n_q/g)
-    x25 = numpy.maximum(1, numpy.minimum(x6, numpy.sqrt(d_model)*x8/numpy.sqrt(d_ff)))
-    x26 = x15*x23
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x17) + x19)), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x1*(2*n_attn*x2 + b*vocab*q_lm*x14 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x15 + x14*x17))/flops), n_pp*x1*(n_layers*(n_experts*x16*(1 - (1 - x15)**x22)*(d_ff*x18 + d_ff*x25*x26 + d_model*x26*x7/x25) + n_sh*x16*(d_ff_shared*x18 + x23*(d_model + d_ff_shared)) + p*x21*x24 + x18*x20 + x18*x21 + x23*(d_model + x20) + x23*(d_model + x21) + x23*(x21 + x24)) + vocab*x18 + x19*x5)/hbm_bw), numpy.inf)
+    x3 = p_act*x2
+    x4 = (1/1000000 + (1/4)*d_model*x1*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = 2*d_model
+    x6 = n_ff_in + n_ff_out
+    x7 = d_ff_shared*n_layers*n_sh*x6
+    x8 = d_model*p
+    x9 = n_pp**(-1.0)
+    x10 = kv_bytes*ctx*b
+    x11 = d_head*n_q
+    x12 = c_kv + c_q
+    x13 = x3*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + d_model*x7) + x10)), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, x1*(2*n_attn*x2 + b*vocab*q_lm*x5 + c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff/s + x5*x7))/flops), n_pp*x1*(n_layers*(p*x12*x14 + x11*x8 + x12*x8 + x13*(d_model + x11) + x13*(d_model + x12) + x13*(x12 + x14) + x6*(d_ff*x8 + x13*(d_ff + d_model))) + vocab*x8 + x10*x9)/hbm_bw), numpy.inf)
 
 
 def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6949,20 +6024,12 @@ def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
     x0 = d_model*p
-    x1 = n_pp**(-1.0)
-    x2 = b*x1
-    x3 = d_head*n_q
-    x4 = c_kv + c_q
-    x5 = q_len*x2
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x1
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x9
-    return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x0 + d_ff*x12*x13 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x0 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x0*x3 + x0*x4 + x6*(d_model + x3) + x6*(d_model + x4) + x6*(x4 + x7)) + vocab*x0)/(hbm_bw*n_gpu)
+    x1 = b/n_pp
+    x2 = d_head*n_q
+    x3 = c_kv + c_q
+    x4 = p_act*q_len*x1
+    x5 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(kv_bytes*ctx*x1 + n_layers*(p*x3*x5 + x0*x2 + x0*x3 + x4*(d_model + x2) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x0 + x4*(d_ff + d_model))) + vocab*x0)/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):
@@ -6978,58 +6045,46 @@ def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x5 = x4/bw_ar_inter
     x6 = x3*x5
     x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = numpy.maximum(1, x9)
-    x11 = numpy.sqrt(x10)
-    x12 = numpy.less_equal(x11, 1)
-    x13 = x11 - 1
-    x14 = (1/500000)*x11 - 1/500000
-    x15 = d_ff_shared*n_sh
-    x16 = x2*x5
-    x17 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x18 = numpy.less_equal(x17, 1)
-    x19 = x17 - 1
-    x20 = (1/500000)*x17 - 1/500000
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = d_model*p
-    x24 = vocab*x23
-    x25 = n_ff_in + n_ff_out
-    x26 = s**(-1.0)
-    x27 = x1*x8
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = x8 - 1
+    x11 = x10*x6
+    x12 = (1/500000)*x8 - 1/500000
+    x13 = d_ff_shared*n_sh
+    x14 = x10*x5
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = x16*x2
+    x18 = d_model*p
+    x19 = vocab*x18
+    x20 = n_pp*x4/hbm_bw
+    x21 = n_pp**(-1.0)
+    x22 = x21/sigma_attn
+    x23 = n_gpu*x22
+    x24 = kv_bytes*ctx*b
+    x25 = x24*numpy.maximum(1, x23)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_ff*x18
     x28 = numpy.sqrt(d_model)
-    x29 = numpy.maximum(1, numpy.minimum(x9, x11*x28/numpy.sqrt(d_ff)))
-    x30 = p_act*x27
-    x31 = x26*x30
-    x32 = n_experts*x25*(1 - (1 - x26)**x27)*(d_ff*x23 + d_ff*x29*x31 + d_model*x10*x31/x29)
-    x33 = n_pp*x4/hbm_bw
-    x34 = sigma_attn**(-1.0)
-    x35 = x34*x9
-    x36 = kv_bytes*ctx*b
-    x37 = x36*numpy.maximum(1, x35)
-    x38 = d_ff_shared*x23
-    x39 = x17*x28
-    x40 = numpy.minimum(x35, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x30*x34
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = n_sh*x25
-    x46 = c_kv + c_q
-    x47 = numpy.sqrt(x46)
-    x48 = numpy.minimum(x35, numpy.maximum(1, x17*x47/x28))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x35, numpy.maximum(1, x17*numpy.sqrt(x21)*x49/x47))
-    x51 = numpy.minimum(x35, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x49)))
-    x52 = x2*x42
-    x53 = d_head*n_q
-    x54 = p*x22*x46 + x23*x46 + x23*x53
-    x55 = 2*d_model
-    x56 = n_layers*x15*x25
-    x57 = n_attn + d_model*x56
-    x58 = n_ff + n_unembed
-    return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6 + x14) + numpy.where(x12, 0, n_ff_in*x13*x16*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x18, 0, x19*x6 + x20) + numpy.where(x18, 0, x16*x19*x22 + x20)), x33*(n_layers*x32 + x24) + x33*(x37*x8 + x44*x45*(d_ff_shared*x40*x41 + x38 + x43/x40) + x44*(d_model*x41*x48 + x22*x52/x50 + x41*x46*x50 + x41*x51*x53 + x43/x51 + x46*x52/x48 + x54)), x4*(2*n_attn*x1 + b*vocab*q_lm*x55 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x26 + x55*x56))/flops, p*(sigma_attn*x57 + x58) + x37, x7, x33*(n_layers*(x30*(d_model + x46) + x30*(d_model + x53) + x30*(x22 + x46) + x32 + x45*(x30*(d_model + d_ff_shared) + x38) + x54) + x24 + x36*x8), p*(x57 + x58) + x36
+    x29 = x28*x8
+    x30 = numpy.minimum(x23, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x2*x22
+    x32 = n_gpu/(n_pp**2*sigma_attn**2)
+    x33 = x3*x32
+    x34 = sigma_attn*n_layers
+    x35 = c_kv + c_q
+    x36 = numpy.sqrt(x35)
+    x37 = numpy.minimum(x23, numpy.maximum(1, x36*x8/x28))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x15)*x38*x8/x36))
+    x40 = numpy.minimum(x23, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x38)))
+    x41 = d_head*n_q
+    x42 = p*x16*x35 + x18*x35 + x18*x41
+    x43 = 2*d_model
+    x44 = n_layers*x13*x26
+    x45 = n_attn + n_ff
+    x46 = x2*x21
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x21*x25 + x26*x34*(d_ff*x30*x31 + x27 + x33/x30) + x34*(x17*x32/x39 + x2*x32*x35/x37 + x22*x3*x37 + x31*x35*x39 + x31*x40*x41 + x33/x40 + x42)), x4*(2*n_attn*x1 + b*vocab*q_lm*x43 + c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff/s + x43*x44))/flops, p*(n_unembed + sigma_attn*x45) + x25, x7, x20*(n_layers*(x26*(x27 + x46*(d_ff + d_model)) + x42 + x46*(d_model + x35) + x46*(d_model + x41) + x46*(x16 + x35)) + x19 + x21*x24), p*(n_unembed + d_model*x44 + x45) + x24
 
 
 def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp):

@@ -19,8 +19,9 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
 7. The attention scale-down σ is attention's data-parallel degree: σ groups of N_TP/σ GPUs,
    each attending for its own b_μ/σ sequences with a full copy of attention's weights and
    its own sequences' cache; at σ = N_TP attention is data-parallel, with no all-reduce
-   (eq-phys-memory-time, eq-phys-network-time). Shared experts follow attention's layout
-   (every GPU reads them with data-parallel attention) and the expert dispatch travels at
+   (eq-phys-memory-time, eq-phys-network-time). Shared experts and dense feed-forward blocks
+   follow attention's layout (every GPU reads them with data-parallel attention, and they are
+   all-reduced within the group only) and the expert dispatch travels at
    p_disp bytes per element (FP8 where the weights are 8-bit or less).
 8. A second micro-batch hides the share ω of the network time behind memory and arithmetic
    (eq-phys-forward-latency): ω = 0 for the curve 'physical', 1 for the limit.
@@ -122,35 +123,48 @@ def shared_bytes_floor() -> sp.Expr:
 
 
 @derivation("eq-phys-memory-time", "this book (physical rules), from Erdil (2025), eq. 34")
-def memory_time(mla: bool = False, shared: bool = True) -> sp.Eq:
+def memory_time(mla: bool = False, shared: bool = True, moe: bool = True) -> sp.Eq:
     """Memory time of one forward pass under the physical rules (eq-phys-memory-time).
 
     As eq-full-memory-time, with attention's weights read by each of its σ data-parallel
-    groups, the cache read once per copy (eq-phys-kv-copies) and the shared experts read as
-    attention's weights are, once per group.
+    groups, the cache read once per copy (eq-phys-kv-copies) and the shared experts, and a
+    dense model's feed-forward block, read as attention's weights are, once per group.
     """
-    return sp.Eq(t_mem, sum(memory_parts(mla, shared).values()))
+    return sp.Eq(t_mem, sum(memory_parts(mla, shared, moe).values()))
 
 
-def memory_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
+def dense_ff_bytes() -> sp.Expr:
+    """A dense feed-forward block's traffic of one layer, in attention's layout: each of the σ
+    groups reads its copy, sharded over N_TP/σ GPUs, for its own b_μ·q/σ tokens."""
+    return (n_ff_in + n_ff_out) * sigma_attn * RW(d_model, d_ff, fm.tokens() / sigma_attn,
+                                                  N_TP_ATTN)
+
+
+def memory_parts(mla: bool = False, shared: bool = True, moe: bool = True) -> dict[str, sp.Expr]:
     """eq-phys-memory-time split into its σ-dependent 'attention' part and the 'rest'."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
     copies = kv_copies_eq(mla).rhs
     attention = n_layers * attention_bytes_dp(mla) + copies * kv_bytes * ctx * b_mu
-    if shared:
-        attention += n_layers * shared_bytes()
-    rest = n_layers * fm.ff_bytes(shared=False) + p * vocab * d_model
+    if moe:
+        if shared:
+            attention += n_layers * shared_bytes()
+        rest = n_layers * fm.ff_bytes(shared=False) + p * vocab * d_model
+    else:
+        attention += n_layers * dense_ff_bytes()
+        rest = p * vocab * d_model
     return {"attention": per_gpu * attention, "rest": per_gpu * rest}
 
 
-def memory_floor(mla: bool = False, shared: bool = True) -> sp.Expr:
+def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp.Expr:
     """A lower bound of eq-phys-memory-time over every σ in [1, N_TP]: attention's weights read
     once and its activations once (:func:`_rw_floor`), the cache read once."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
     attention = fm.attention_bytes(mla).replace(RW, _rw_floor)
-    shared_floor = shared_bytes_floor() if shared else 0
-    return per_gpu * (n_layers * (attention + fm.ff_bytes(shared=False) + shared_floor)
-                      + kv_bytes * ctx * b_mu + p * vocab * d_model)
+    if moe:
+        ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
+    else:
+        ff = (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff, fm.tokens(), 1)
+    return per_gpu * (n_layers * (attention + ff) + kv_bytes * ctx * b_mu + p * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -172,19 +186,23 @@ def flop_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
             "rest": (experts + projections + logits + fm.attention_flops(mla)) / (n_gpu * flops)}
 
 
-def _words_all_reduced(two_d: bool, mla: bool, shared: bool) -> tuple[list, list]:
+def _words_all_reduced(two_d: bool, mla: bool, shared: bool,
+                       moe: bool = True) -> tuple[list, list]:
     """Elements per token all-reduced by attention (per data-parallel group: its own tokens) and
-    by the feed-forward block (one d_model vector: a token's experts are summed locally)."""
+    by the feed-forward block (one d_model vector: a token's experts are summed locally; a dense
+    block over attention's group)."""
     layout = fm.Layout(two_d)
     hidden = n_active * d_ff + n_sh * d_ff_shared if shared else n_active * d_ff
+    group = N_TP_FF if moe else N_TP_ATTN
+    spread = n_tp if moe else N_TP_ATTN  # the GPUs a token's feed-forward block runs on
     if two_d:
         attn_red = layout.reduced_over(N_TP_ATTN)
         attn = [d_model / attn_red, (n_q + 2 * n_q / g) * d_head / attn_red]
-        ff_red = n_tp / layout.ranks(N_TP_FF)
+        ff_red = spread / layout.ranks(group)
         ff = [hidden * n_ff_in / ff_red, n_ff_out * d_model / ff_red]
     else:
         attn = [d_model]
-        ff = [d_model / (n_tp / layout.ranks(N_TP_FF))]
+        ff = [d_model / (spread / layout.ranks(group))]
     return [w / sigma_attn for w in attn], ff
 
 
@@ -206,11 +224,18 @@ def network_time(two_d: bool = False, moe: bool = False, mla: bool = False,
 def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
                   shared: bool = True) -> dict[str, sp.Expr]:
     layout = fm.Layout(two_d)
-    attn_words, ff_words = _words_all_reduced(two_d, mla, shared)
+    attn_words, ff_words = _words_all_reduced(two_d, mla, shared, moe)
     per_token = fm.tokens() * p_act
     attn = sum(AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN), w * per_token)
                for w in attn_words)
-    ff = sum(AR(layout.ranks(N_TP_FF), layout.nodes(N_TP_FF), w * per_token) for w in ff_words)
+    if moe:
+        ff = sum(AR(layout.ranks(N_TP_FF), layout.nodes(N_TP_FF), w * per_token) for w in ff_words)
+    else:
+        # a dense block in attention's layout: each group all-reduces its own tokens' outputs
+        # (N_TP^ff = N_TP^attn·σ: the words per token of eq-phys-network-time's groups)
+        ff = sp.Integer(0)
+        attn += sum(AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN), w * per_token / sigma_attn)
+                    for w in ff_words)
     parts = {"attention": n_layers * attn, "feedforward": n_layers * ff,
              "experts": sp.Integer(0),
              "pipeline": (n_pp - 1) * P2P(2, 2, d_model * per_token / n_tp)}
@@ -232,15 +257,16 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
 
 
 @derivation("eq-phys-memory-need", "this book (physical rules), from Erdil (2025)")
-def memory_need(shared: bool = True, mla: bool = False) -> sp.Eq:
+def memory_need(shared: bool = True, mla: bool = False, moe: bool = True) -> sp.Eq:
     """HBM an instance needs under the physical rules (eq-phys-memory-need).
 
-    The weights, attention's and the shared experts' once per data-parallel group (σ copies),
-    plus the cache of the whole batch b (every micro-batch's), each entry held eq-phys-kv-copies
-    times.
+    The weights, attention's, the shared experts' and a dense model's feed-forward block's once
+    per data-parallel group (σ copies), plus the cache of the whole batch b (every
+    micro-batch's), each entry held eq-phys-kv-copies times.
     """
-    shared_params = fm.shared_expert_params() if shared else 0
-    weights = sigma_attn * (n_attn + shared_params) + n_ff + n_unembed
+    shared_params = fm.shared_expert_params() if shared and moe else 0
+    dense = 0 if moe else n_ff
+    weights = sigma_attn * (n_attn + shared_params + dense) + n_ff * (1 if moe else 0) + n_unembed
     return sp.Eq(mem_need, p * weights + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
 
 
