@@ -745,6 +745,9 @@ q_lm = _define("q_lm", r"q_{\mathrm{LM}}", "tokens",
                "verification, 1 in prefill", "full", **_POS)
 p_disp = _define("p_disp", r"p_{\mathrm{disp}}", "bytes/element",
                  "bytes per element of an MoE's expert dispatch (1 for FP8)", "full", **_POS)
+p_emb = _define("p_emb", r"p_{\mathrm{emb}}", "bytes/parameter",
+                "bytes per weight of the embeddings (BF16 beside FP8 or FP4 layers)", "full",
+                **_POS)
 
 
 def info(sym: sp.Symbol) -> SymbolInfo:

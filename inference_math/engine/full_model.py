@@ -76,6 +76,7 @@ from ..core.symbols import (
     p,
     p_act,
     p_disp,
+    p_emb,
     q_len,
     q_lm,
     rw_bytes,
@@ -454,7 +455,7 @@ BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
-             omega_net, q_lm, p_disp)
+             omega_net, q_lm, p_disp, p_emb)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -489,7 +490,7 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         bw_ar_inter: gpu.internode_allreduce_bandwidth,
         n_sh: 0.0, d_ff_shared: model.d_ff, xi_ep: 1.0 if model.experts_spread else 0.0,
         omega_net: 1.0 if limit else 0.0, q_lm: 1.0,
-        p_disp: 1.0 if limit or w <= 1 else model.activation_bytes,
+        p_disp: 1.0 if limit or w <= 1 else model.activation_bytes, p_emb: w,
     })
     return values
 
@@ -668,6 +669,8 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         values[p_disp] = 1.0 if weight_bytes <= 1 else piece.shape.activation_bytes
     elif curve != "limit":
         values[p_disp] = 1.0 if model.weight_bits <= 8 else piece.shape.activation_bytes
+    # the embeddings at their own bytes (BF16 beside FP8 layers), every weight at weight_bytes
+    values[p_emb] = model.embedding_bytes if own else weight_bytes
     return Branch(structure_of(piece.shape, gpu, two_d, curve), _constants(values, q, logits))
 
 

@@ -67,6 +67,7 @@ from ..core.symbols import (
     p,
     p_act,
     p_disp,
+    p_emb,
     q_len,
     q_lm,
     s,
@@ -148,10 +149,10 @@ def memory_parts(mla: bool = False, shared: bool = True, moe: bool = True) -> di
     if moe:
         if shared:
             attention += n_layers * shared_bytes()
-        rest = n_layers * fm.ff_bytes(shared=False) + p * vocab * d_model
+        rest = n_layers * fm.ff_bytes(shared=False) + p_emb * vocab * d_model
     else:
         attention += n_layers * dense_ff_bytes()
-        rest = p * vocab * d_model
+        rest = p_emb * vocab * d_model
     return {"attention": per_gpu * attention, "rest": per_gpu * rest}
 
 
@@ -164,7 +165,7 @@ def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp
         ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
     else:
         ff = (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff, fm.tokens(), 1)
-    return per_gpu * (n_layers * (attention + ff) + kv_bytes * ctx * b_mu + p * vocab * d_model)
+    return per_gpu * (n_layers * (attention + ff) + kv_bytes * ctx * b_mu + p_emb * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -266,14 +267,15 @@ def memory_need(shared: bool = True, mla: bool = False, moe: bool = True) -> sp.
     """
     shared_params = fm.shared_expert_params() if shared and moe else 0
     dense = 0 if moe else n_ff
-    weights = sigma_attn * (n_attn + shared_params + dense) + n_ff * (1 if moe else 0) + n_unembed
-    return sp.Eq(mem_need, p * weights + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
+    weights = sigma_attn * (n_attn + shared_params + dense) + n_ff * (1 if moe else 0)
+    return sp.Eq(mem_need, p * weights + p_emb * n_unembed
+                 + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
 
 
 def memory_need_floor(shared: bool = True) -> sp.Expr:
     """A lower bound of eq-phys-memory-need over σ and N_EP: one copy of everything."""
-    weights = n_attn + n_ff + n_unembed + (fm.shared_expert_params() if shared else 0)
-    return p * weights + kv_bytes * ctx * b
+    weights = n_attn + n_ff + (fm.shared_expert_params() if shared else 0)
+    return p * weights + p_emb * n_unembed + kv_bytes * ctx * b
 
 
 @derivation("eq-phys-expert-parallel", "this book (physical rules), from Erdil (2025), reference code")
