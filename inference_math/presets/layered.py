@@ -77,12 +77,16 @@ class LayeredModel:
     source: str
     architecture: hf_config.Architecture | None = field(default=None, repr=False, compare=False)
     note: str = ""
+    # the KV-cache precision the checkpoint states, in bits (None: it states none)
+    kv_cache_bits: float | None = None
 
     @classmethod
     def from_architecture(cls, arch: hf_config.Architecture, name: str | None = None,
                           source: str | None = None, note: str = "") -> LayeredModel:
         """The full model's view of an Architecture; InputError for what it cannot time."""
-        n_q, b_q, b_w = arch.weight_bits_used()
+        if arch.untimed:
+            raise InputError(f"{arch.model_type}: {arch.untimed[0]}")
+        b_w = arch.dtype_bits
         pieces = []
         for number, (group, layer) in enumerate(zip(arch.groups, arch.layers, strict=True)):
             a, ffn = group.attention, group.ffn
@@ -91,9 +95,7 @@ class LayeredModel:
             routed = layer["routed_experts"] if ffn.kind == "moe" else layer["ff"]
             shared = layer["ff"] - routed - router if ffn.kind == "moe" else 0.0
             attention = layer["attention"] + router
-            quantized = {"routed experts": routed,
-                         "linear layers": attention - router + routed + shared}.get(
-                (arch.quantization or {}).get("which"), 0.0) if n_q else 0.0
+            quantized, b_q = arch.group_quantized(number)  # per layer, as the checkpoint states
             params = attention + routed + shared
             bits = (quantized * b_q + (params - quantized) * b_w) / params
             shape = {"name": f"{arch.name}, layers of group {number + 1}", "d_model": arch.d_model,
@@ -126,7 +128,8 @@ class LayeredModel:
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
                 other_bits=b_w))
         return cls(name=name or arch.name, pieces=tuple(pieces),
-                   embedding_params=arch.embedding_params, embedding_bytes=b_w / 8,
+                   embedding_params=arch.embedding_params, embedding_bytes=arch.embedding_bits / 8,
+                   kv_cache_bits=arch.kv_cache_bits,
                    source=source or f"config.json ({arch.model_type})", architecture=arch,
                    note=note or "read from a Hugging Face config.json")
 

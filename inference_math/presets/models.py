@@ -47,6 +47,9 @@ class Model:
     # False: a token's experts share a node (the reference code); True: they are spread over the
     # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
     experts_spread: bool = False
+    # the KV-cache precision the checkpoint states (kv_cache_quant_algo, kv_cache_scheme), in
+    # bits; None when it states none
+    kv_cache_bits: float | None = None
 
     def __post_init__(self):
         where = f"model {self.name!r}"
@@ -385,6 +388,7 @@ def describe(name, weight_bits: float | None = None) -> dict:
         "kv_bytes_per_token_beyond_windows": model.kv_bytes_per_token,
         "kv_state_bytes_per_sequence": 0.0,
         "kv_bytes_at_context": dict(zip(map(str, hf_config.CONTEXTS), at_context, strict=True)),
+        "read_by_fields": False, "kv_cache_bits": model.kv_cache_bits,
         "weight_bits": bits, "quantized_params": 0.0, "quantized_bits": None,
         "quantization": None,
         "weight_bytes": evaluate(layer_mix.weight_bytes(), {
