@@ -19,6 +19,7 @@ import fnmatch
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from ..core import symbols as S
@@ -99,8 +100,15 @@ class Precision:
         ``router_or_head``: a router or the output head, which the default format does not reach
         unless the method quantizes them.
         """
-        for pattern, fmt in self.per_module:
-            if any(_covers(pattern, name) for name in names):
+        exact, patterns = self._per_module_index
+        for name in names:
+            parts = name.split(".")
+            for end in range(len(parts), 0, -1):  # the module, then each of its parents
+                fmt = exact.get(".".join(parts[:end]))
+                if fmt is not None:
+                    return fmt
+        for pattern, fmt in patterns:
+            if any(_matches(pattern, name) for name in names):
                 return fmt
         if self.default is None or not linear or (router_or_head and not self.routers_and_head):
             return None
@@ -108,7 +116,20 @@ class Precision:
             return None
         return self.default
 
-    @property
+    @cached_property
+    def _per_module_index(self) -> tuple[dict[str, Format], tuple[tuple[str, Format], ...]]:
+        """per_module split into plain names (a dict) and patterns (globs, regular expressions),
+        so that a checkpoint naming thousands of modules is looked up, not scanned."""
+        exact: dict[str, Format] = {}
+        patterns = []
+        for key, fmt in self.per_module:
+            if key.startswith("re:") or any(c in key for c in "*?["):
+                patterns.append((key, fmt))
+            else:
+                exact.setdefault(key, fmt)
+        return exact, tuple(patterns)
+
+    @cached_property
     def prefix(self) -> str | None:
         """The path of the decoder layers in this checkpoint's module names ('model.',
         'model.language_model.', 'backbone.', ...), read from the names it mentions."""
@@ -118,11 +139,6 @@ class Precision:
             if found:
                 counts[found.group(1)] = counts.get(found.group(1), 0) + 1
         return max(counts, key=counts.get) if counts else None
-
-
-def _covers(key: str, name: str) -> bool:
-    """A quantized_layers key names the module or one of its parents."""
-    return name == key or name.startswith(key + ".") or _matches(key, name)
 
 
 def _matches(pattern: str, name: str) -> bool:
