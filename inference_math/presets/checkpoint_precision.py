@@ -24,14 +24,14 @@ from pathlib import Path
 
 from ..core import symbols as S
 from ..core.validation import InputError
-from ..derivations import layer_mix as lm
+from .counts import count
 
 
 def block_bits(elem: float, scale: float, block: float) -> float:
     """eq-layers-block-bits: bits per weight of ``elem``-bit elements sharing a ``scale``-bit
     scale per ``block`` weights."""
-    return lm.evaluate_at(lm.block_quantized_bits(), {S.bits_elem: elem, S.bits_scale: scale,
-                                                      S.block_elems: block})
+    return count("block_quantized_bits", {S.bits_elem: elem, S.bits_scale: scale,
+                                          S.block_elems: block})
 
 
 @dataclass(frozen=True)

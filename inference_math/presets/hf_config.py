@@ -4,7 +4,8 @@
 network) into an :class:`Architecture`: the layers grouped by kind, each group with its count, a
 mixer (attention MHA/GQA/MQA/MLA, full, sliding-window or chunked; linear attention; a Mamba-2
 state-space layer; or none) and a feed-forward block (dense, MoE with routed and shared experts, or
-none). Every count is evaluated from the derivations of :mod:`inference_math.derivations.layer_mix`.
+none). Every count is evaluated from the derivations of :mod:`inference_math.derivations.layer_mix`,
+through the NumPy code generated from them (:mod:`inference_math.presets.counts`).
 
 The reader goes by what fields mean, not by the ``model_type``'s name: each quantity has its known
 aliases (:data:`ALIASES`), 0 or null means absent, and a multimodal wrapper's ``text_config`` is the
@@ -38,8 +39,8 @@ from pathlib import Path
 
 from ..core import symbols as S
 from ..core.validation import InputError
-from ..derivations import layer_mix as lm
 from . import checkpoint_precision as cp
+from .counts import count
 
 #: model_type values whose configurations this reader has been checked against; any other is
 #: read by its fields (read_by_fields) when every field is understood.
@@ -267,7 +268,7 @@ class Architecture:
         elif a.linear:
             n_k, d_k, n_v, d_v, conv = a.linear
             shape.update({S.n_lk: n_k, S.d_lk: d_k, S.n_lv: n_v, S.d_lv: d_v, S.k_conv: conv})
-            attention = _eval(lm.attention_params_linear(), shape)
+            attention = _eval("attention_params_linear", shape)
             if a.span == "mamba":
                 # Mamba-2 (transformers' Mamba2Mixer, NemotronHMamba2Mixer): in_proj gives the
                 # gate z and x (n_v·d_v each), B and C (groups x state each) and one time step
@@ -275,38 +276,38 @@ class Architecture:
                 # eq-layers-attention-linear with keys = groups x state, less one of its two
                 # per-head gates; its state is eq-layers-state-linear exactly.
                 attention -= n_v * self.d_model
-            kv, state = 0.0, _eval(lm.state_bytes_linear(), shape)
+            kv, state = 0.0, _eval("state_bytes_linear", shape)
         elif a.mla:
             c_q, c_kv, rope, d_v = a.mla
             shape.update({S.n_q: a.n_q, S.d_head: a.d_head, S.c_q: c_q, S.c_kv: c_kv,
                           S.d_rope: rope, S.d_v: d_v})
-            attention, kv, state = (_eval(lm.attention_params_mla(), shape),
-                                    _eval(lm.kv_bytes_mla(), shape), 0.0)
+            attention, kv, state = (_eval("attention_params_mla", shape),
+                                    _eval("kv_bytes_mla", shape), 0.0)
         else:
             shape.update({S.n_q: a.n_q, S.n_kv: a.n_kv, S.d_head: a.d_head, S.m_q: a.m_q,
                           S.m_kv: a.m_kv})
-            attention, kv, state = (_eval(lm.attention_params_gqa(), shape),
-                                    _eval(lm.kv_bytes_gqa(), shape), 0.0)
+            attention, kv, state = (_eval("attention_params_gqa", shape),
+                                    _eval("kv_bytes_gqa", shape), 0.0)
         if a.indexer:
             attention += _indexer_params(a, self.d_model)
         if f.kind == "none":
             ff = ff_active = experts = 0.0
         else:
             width = {**shape, S.d_model: f.latent or self.d_model}
-            expert = _eval(lm.ff_params_dense(), {**width, S.d_ff: f.d_ff})
+            expert = _eval("ff_params_dense", {**width, S.d_ff: f.d_ff})
             if f.kind == "dense":
                 ff = ff_active = expert
                 experts = 0.0
             else:
                 shape.update({S.d_ff: f.d_ff, S.n_experts: f.n_experts, S.n_active: f.top_k,
                               S.n_sh: f.n_shared, S.d_ff_shared: f.d_shared or 1})
-                ff = _eval(lm.ff_params_moe(), shape)
-                ff_active = _eval(lm.ff_params_moe_active(), shape)
+                ff = _eval("ff_params_moe", shape)
+                ff_active = _eval("ff_params_moe_active", shape)
                 experts = expert * f.n_experts
                 if f.latent:
                     # latent MoE (NemotronHMoE with moe_latent_size): routed experts map the
                     # latent width, with one projection into it and one out of it per layer
-                    full = _eval(lm.ff_params_dense(), {**shape, S.d_ff: f.d_ff})
+                    full = _eval("ff_params_dense", {**shape, S.d_ff: f.d_ff})
                     latent = 2 * self.d_model * f.latent
                     ff += (expert - full) * f.n_experts + latent
                     ff_active += (expert - full) * f.top_k + latent
@@ -334,14 +335,14 @@ class Architecture:
     @cached_property
     def total_params(self) -> float:
         """eq-layers-total-params (the multi-token-prediction layers are not in it)."""
-        return lm.evaluate_groups(lm.total_params(), self._groups("attention", "ff"),
-                                  self._embedding_values)
+        return count("total_params", {**self._groups("attention", "ff"),
+                                      **self._embedding_values})
 
     @cached_property
     def active_params(self) -> float:
         """eq-layers-active-params: both embeddings counted in full, as eq. 21 does."""
-        return lm.evaluate_groups(lm.active_params(), self._groups("attention", "ff_active"),
-                                  self._embedding_values)
+        return count("active_params", {**self._groups("attention", "ff_active"),
+                                       **self._embedding_values})
 
     @property
     def embedding_params(self) -> float:
@@ -358,13 +359,13 @@ class Architecture:
         if not self.n_mtp:
             return 0.0
         layer = self._layer(self.mtp_layer)
-        return lm.evaluate_at(lm.mtp_params(), {S.n_mtp: self.n_mtp, S.n_attn_layer: layer["attention"],
-                                          S.n_ff_layer: layer["ff"], S.d_model: self.d_model})
+        return count("mtp_params", {S.n_mtp: self.n_mtp, S.n_attn_layer: layer["attention"],
+                                    S.n_ff_layer: layer["ff"], S.d_model: self.d_model})
 
     def kv_bytes_at(self, context: float) -> float:
         """eq-layers-kv-context: cache bytes of one sequence at ``context`` tokens."""
-        return lm.evaluate_groups(lm.kv_bytes_at_context(),
-                                  self._groups("kv", "state", "window"), {S.ctx: context})
+        return count("kv_bytes_at_context", {**self._groups("kv", "state", "window"),
+                                             S.ctx: context})
 
     @property
     def kv_bytes_per_token(self) -> float:
@@ -426,8 +427,8 @@ class Architecture:
     def weight_bytes(self, weight_bits: float | None = None) -> float:
         """eq-layers-weight-bytes; ``weight_bits`` stores every weight at that many bits."""
         n_q, b_q, b_w = self.weight_bits_used(weight_bits)
-        return lm.evaluate_at(lm.weight_bytes(), {S.n_quant: n_q, S.bits_q: b_q, S.bits_w: b_w,
-                                            S.n_param: self.total_params})
+        return count("weight_bytes", {S.n_quant: n_q, S.bits_q: b_q, S.bits_w: b_w,
+                                      S.n_param: self.total_params})
 
     def layer_rows(self) -> list[dict]:
         rows = []
@@ -446,8 +447,10 @@ class Architecture:
         return rows
 
 
-def _eval(eq, values: dict) -> float:
-    return lm.evaluate_at(eq, values)
+def _eval(name: str, values: dict) -> float:
+    """A count of :mod:`inference_math.presets.counts` (generated from the derivation of that
+    name in presets.counts_codegen.COUNTS)."""
+    return count(name, values)
 
 
 def _indexer_params(a: Attention, d_model: int) -> float:
