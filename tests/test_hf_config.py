@@ -229,11 +229,11 @@ BAD = [
     ({**LLAMA, "model_type": "llama", "mamba_d_state": 16}, "llama: state-space (Mamba) layers "
                                                             "(mamba_d_state)"),
     ({**LLAMA, "model_type": "deci", "block_configs": [{"attention": {}}]},
-     "deci: block_configs (per-layer heterogeneous blocks"),
+     "deci: block_configs (per-layer heterogeneous blocks) is not read"),
     ({**LLAMA, "model_type": "frobnicator", "frob_width": 7},
      "frobnicator: field 'frob_width' is not understood"),
     ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()), "compress_ratios": [4] * 61},
-     "deepseek_v3: compress_ratios (compressed attention"),
+     "deepseek_v3: compress_ratios (compressed attention) is not read"),
     ({**json.loads(fixture("Qwen--Qwen3-30B-A3B").read_text()), "num_experts_per_tok": 0},
      "qwen3_moe: config.json has no experts per token"),
     ({k: v for k, v in LLAMA.items() if k != "hidden_size"}, "llama: config.json has no "

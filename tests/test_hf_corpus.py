@@ -179,6 +179,8 @@ def test_each_config_is_timed_or_refused_in_one_line(stem):
         return
     model = from_hf_config(path)
     assert isinstance(model, (Model, LayeredModel))
+    # the bits that choose the GPU's FLOP/s are a stored format's, not a mean of two formats
+    assert model.weight_bits in (4, 8, 16), (stem, model.weight_bits)
     arch = hc.read_architecture(path)
     assert model.total_params == pytest.approx(arch.total_params - (
         sum(g.count * g.ffn.n_experts * arch.d_model for g in arch.groups if g.ffn.kind == "moe")

@@ -83,6 +83,12 @@ NEUTRAL = frozenset("""
     temperature tf_legacy_loss tie_encoder_decoder tokenizer_class top_k top_p topk_group
     topk_method torch_dtype torchscript transformers_version typical_p use_bfloat16 use_cache
     use_qk_norm qk_layernorm attention_k_norm max_window_layers use_sliding_window sliding_window
+    rotary_dim rotary_emb_base rope_interleave rope_type original_max_position_embeddings
+    use_scaled_rope mrope_section qk_norm_type use_routing_bias router_bias
+    moe_router_enable_expert_bias moe_aux_loss_coeff aux_loss_coef router_z_loss_coef
+    _attn_implementation attention_softmax_in_fp32 initializer_factor seq_length max_seq_len
+    model_max_length layer_norm_eps use_flash_attn embedding_multiplier residual_multiplier
+    attention_multiplier logits_scaling clip_qkv keys_to_ignore_at_inference
     image_token_id video_token_id vision_start_token_id vision_end_token_id vision_config
     audio_config text_config quantization_config tie_word_embeddings vocab_size hidden_size
     num_hidden_layers num_attention_heads num_key_value_heads intermediate_size layer_types
@@ -92,17 +98,20 @@ NEUTRAL = frozenset("""
     linear_num_key_heads linear_num_value_heads linear_value_head_dim mamba_ssm_dtype
     kv_lora_rank q_lora_rank qk_nope_head_dim qk_rope_head_dim v_head_dim shared_expert_gate
     """.split()) | frozenset(name for names in ALIASES.values() for name in names)
-#: Fields that change the counts in ways no layer kind here represents: refused by name.
+#: Fields that change the counts in ways no layer kind here represents: refused by name, with
+#: the kind they describe and why it cannot be counted from the fields.
 UNREAD = {
-    "compress_ratios": "compressed attention (DeepSeek-V4: compressor and indexer weights, "
-                       "hash-routed layers and hyper-connections need its model code)",
-    "hc_mult": "hyper-connections (several residual streams)",
-    "o_lora_rank": "a low-rank grouped output projection",
-    "num_hash_layers": "hash-routed MoE layers",
-    "block_configs": "per-layer heterogeneous blocks (attention or feed-forward absent or "
-                     "narrowed layer by layer)",
-    "hidden_size_per_layer_input": "per-layer inputs",
-    "num_kv_shared_layers": "layers sharing another layer's cache",
+    "compress_ratios": ("compressed attention", "DeepSeek-V4's compressor and indexer weights, "
+                        "hash-routed layers and hyper-connections need its model code"),
+    "hc_mult": ("hyper-connections", "several residual streams mixed by learned matrices"),
+    "o_lora_rank": ("a grouped low-rank output projection", "its shapes need the model code"),
+    "num_hash_layers": ("hash-routed MoE layers", "their routing tables need the model code"),
+    "block_configs": ("per-layer heterogeneous blocks", "attention or feed-forward absent or "
+                      "narrowed layer by layer are not grouped yet"),
+    "hidden_size_per_layer_input": ("per-layer inputs", "their embedding tables and gates are "
+                                    "not counted"),
+    "num_kv_shared_layers": ("layers sharing another layer's cache", "the cache of the sharing "
+                             "layers is not modelled"),
 }
 #: Largest whole number a field may hold: far above any model, low enough that no count overflows.
 MAX_FIELD = 10**9
@@ -790,9 +799,9 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
             raise InputError(f"{mt}: state-space (Mamba) layers are not represented (model_type "
                              f"{mt!r}); only attention, linear attention, Mamba-2 of nemotron_h "
                              "and feed-forward blocks")
-        for key, what in UNREAD.items():
+        for key, (kind, why) in UNREAD.items():
             if _present(source.get(key)):
-                raise InputError(f"{mt}: {key} ({what}) is not read")
+                raise InputError(f"{mt}: {key} ({kind}) is not read: {why}")
         if mt != "nemotron_h" and model_type != "nemotron_h":
             for key in SSM_FIELDS:
                 if key in source:
@@ -939,7 +948,12 @@ def _generic(f: _Fields):
             raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
     ffns, more = _ffn_layers(f, n)
     features += more
-    return [(spans[k], ffn) for k, ffn in zip(kinds, ffns, strict=True)], {"features": features}
+    layers = [(spans[k], ffn) for k, ffn in zip(kinds, ffns, strict=True)]
+    # multi-token prediction: a layer of the last layer's kind (reported, not in the total)
+    n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0) or \
+        f.int("mtp_num_hidden_layers", 0, minimum=0)
+    return layers, {"features": features, "n_mtp": n_mtp,
+                    "mtp_layer": LayerGroup(n_mtp, *layers[-1]) if n_mtp else None}
 
 
 def _mla(f: _Fields):

@@ -43,6 +43,9 @@ class LayerPiece:
     quantized_params: float = 0.0  # of the group's parameters, those in the quantized format
     quantized_bits: float = 16.0
     other_bits: float = 16.0
+    # (bits per weight, parameters) of each format the group's quantized weights are stored in,
+    # when there are several (FP8 attention beside NVFP4 experts); empty: quantized_bits holds
+    formats: tuple[tuple[float, float], ...] = ()
 
     @property
     def params(self) -> float:
@@ -51,8 +54,8 @@ class LayerPiece:
     @property
     def params_by_bits(self) -> tuple[tuple[float, float], ...]:
         """(bits per weight, parameters) of the group's weights: its quantized and other ones."""
-        return ((self.quantized_bits, self.quantized_params),
-                (self.other_bits, self.params - self.quantized_params))
+        quantized = self.formats or ((self.quantized_bits, self.quantized_params),)
+        return (*quantized, (self.other_bits, self.params - self.quantized_params))
 
     @property
     def active_ff_params(self) -> float:
@@ -126,7 +129,7 @@ class LayeredModel:
                 d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
                 kv_bytes_per_token=kv, window=layer["window"], fixed_context=fixed,
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
-                other_bits=b_w))
+                other_bits=b_w, formats=tuple((b, count * n) for b, n in group.quantized)))
         return cls(name=name or arch.name, pieces=tuple(pieces),
                    embedding_params=arch.embedding_params, embedding_bytes=arch.embedding_bits / 8,
                    kv_cache_bits=arch.kv_cache_bits,
