@@ -528,3 +528,56 @@ def test_mamba_hybrids_are_counted_and_refused_by_the_full_model_in_one_line(cap
     assert "Mamba-2" in err and "Traceback" not in err
     data = describe(path)
     assert "hybrid_override_pattern" in data["full_model"]
+
+
+QUANTIZED = ["nvidia--DeepSeek-V3.1-NVFP4", "nvidia--Qwen3.6-27B-NVFP4", "moonshotai--Kimi-K2.5",
+             "openai--gpt-oss-20b", "deepseek-ai--DeepSeek-V3", "Qwen--Qwen3-32B-FP8-Static-PerTensor",
+             "nvidia--Gemma-4-31B-IT-NVFP4", "Qwen--Qwen3-30B-A3B-FP8"]
+
+
+@pytest.mark.parametrize("stem", QUANTIZED)
+def test_no_quantization_value_crashes_the_reader(stem):
+    """Fuzz: every field of a quantization_config and of an hf_quant_config.json's
+    'quantization' (and of their first config group's weights) replaced by odd values either
+    reads, with finite weight bytes, or raises InputError in one line."""
+    from inference_math.presets import checkpoint_precision as cp
+    config = json.loads(fixture(stem).read_text())
+    hf_quant = cp.load_quant_file(cp.quant_file_beside(fixture(stem)))
+    sources = []
+    if hf_quant is not None:
+        sources.append(("hf_quant", hf_quant["quantization"]))
+    top = "quantization_config" in config
+    quant = config.get("quantization_config") or config.get("text_config", {}).get(
+        "quantization_config")
+    if quant is not None:
+        sources.append(("config", quant))
+        groups = quant.get("config_groups") or {}
+        if groups:
+            sources.append(("weights", next(iter(groups.values())).get("weights") or {}))
+    assert sources, stem
+    for where, target in sources:
+        for key in list(target):
+            for value in WEIRD:
+                old = target[key]
+                target[key] = value
+                try:
+                    changed = json.loads(json.dumps(config))
+                    a = hc.parse(changed, stem, json.loads(json.dumps(hf_quant))
+                                 if hf_quant is not None else None)
+                    assert math.isfinite(a.weight_bytes()), (where, key, value)
+                except InputError as exc:
+                    assert "\n" not in str(exc)
+                finally:
+                    target[key] = old
+    assert top or quant is None or "text_config" in config
+
+
+def test_compressed_tensors_int4_experts():
+    """Kimi K2.5: compressed-tensors 'pack-quantized' INT4 in groups of 32 with 16-bit scales
+    (4 + 16/32 bits) for every linear layer but lm_head, attention, shared experts and the dense
+    MLP (its ignore list of regular expressions): the 60 MoE layers' routed experts only."""
+    k = arch("moonshotai--Kimi-K2.5")
+    experts = 60 * 384 * 3 * 7168 * 2048
+    assert k.quantized_params == experts and k.quantized_bits == 4.5
+    assert k.weight_bytes() == pytest.approx((experts * 4.5 + (k.total_params - experts) * 16) / 8)
+    assert k.kv_cache_bits is None

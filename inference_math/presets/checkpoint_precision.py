@@ -210,8 +210,10 @@ def _modelopt(algo, group, exclude, layers, kv, where: str, source: str) -> Prec
     group = group if isinstance(group, int) and not isinstance(group, bool) and group > 0 else 16
 
     def fmt(name, size):
-        if name not in _MODELOPT:
-            raise InputError(f"{where}: quant_algo {name!r} is not one the reader maps "
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise InputError(f"{where}: group_size must be a whole number >= 1, got {str(size)[:40]}")
+        if not isinstance(name, str) or name not in _MODELOPT:
+            raise InputError(f"{where}: quant_algo {str(name)[:40]!r} is not one the reader maps "
                              f"({', '.join(_MODELOPT)}, MIXED_PRECISION)")
         return _MODELOPT[name](size)
 
