@@ -80,7 +80,10 @@ class Precision:
     ``default``: the format of every linear layer not excluded (None: only ``per_module`` ones are
     quantized). ``exclude``: name patterns left at the checkpoint's dtype (globs, ``re:`` regular
     expressions, or names whose sub-modules they cover). ``per_module``: names with their own
-    format. ``routers_and_head``: whether the default reaches the routers and the output head.
+    format. ``head``: whether the default reaches the output head. Routers are never reached by
+    the default: most model codes (DeepSeek's MoEGate, Nemotron-H's router, gpt-oss's) hold them
+    as plain parameters rather than linear layers, which quantizers leave alone, and ModelOpt's
+    defaults disable them (below 0.1% of any model's weights either way).
     """
 
     method: str
@@ -88,17 +91,17 @@ class Precision:
     exclude: tuple[str, ...] = ()
     per_module: tuple[tuple[str, Format], ...] = ()
     kv_cache_bits: float | None = None
-    routers_and_head: bool = False
+    head: bool = False
     source: str = "quantization_config"
     names: tuple[str, ...] = field(default=(), repr=False)  # every module name it mentions
 
     def format_of(self, names: tuple[str, ...], linear: bool = True,
-                  router_or_head: bool = False) -> Format | None:
+                  router: bool = False, head: bool = False) -> Format | None:
         """The format of a module known by any of ``names`` (None: the checkpoint's dtype).
 
         ``linear``: whether it is a linear layer (embeddings and convolutions are not);
-        ``router_or_head``: a router or the output head, which the default format does not reach
-        unless the method quantizes them.
+        ``router``, ``head``: a router or the output head, which the default format reaches only
+        for a method that quantizes the head.
         """
         exact, patterns = self._per_module_index
         for name in names:
@@ -110,7 +113,7 @@ class Precision:
         for pattern, fmt in patterns:
             if any(_matches(pattern, name) for name in names):
                 return fmt
-        if self.default is None or not linear or (router_or_head and not self.routers_and_head):
+        if self.default is None or not linear or router or (head and not self.head):
             return None
         if any(_matches(pattern, name) for pattern in self.exclude for name in names):
             return None
@@ -237,7 +240,7 @@ def _modelopt(algo, group, exclude, layers, kv, where: str, source: str) -> Prec
     method = algo if isinstance(algo, str) else "ModelOpt"
     return Precision(method=f"{method} (ModelOpt)", default=default, exclude=exclude,
                      per_module=tuple(per_module), kv_cache_bits=_kv_bits(kv, where),
-                     routers_and_head=False, source=source, names=mentioned)
+                     source=source, names=mentioned)
 
 
 def _compressed_tensors(quant: dict, where: str) -> Precision:
@@ -274,7 +277,7 @@ def _compressed_tensors(quant: dict, where: str) -> Precision:
     return Precision(method=f"compressed-tensors {(default or per_module[0][1]).name}",
                      default=default, exclude=exclude, per_module=tuple(per_module),
                      kv_cache_bits=_kv_bits(quant.get("kv_cache_scheme"), where),
-                     routers_and_head=True, names=exclude + tuple(n for n, _ in per_module))
+                     head=True, names=exclude + tuple(n for n, _ in per_module))
 
 
 def read_precision(quant: dict | None, hf_quant: dict | None, where: str) -> Precision | None:
@@ -293,7 +296,7 @@ def read_precision(quant: dict | None, hf_quant: dict | None, where: str) -> Pre
     method = quant.get("quant_method")
     if method == "mxfp4":
         exclude = _names(quant.get("modules_to_not_convert"), "modules_to_not_convert", where)
-        return Precision("mxfp4", mxfp4(), exclude, routers_and_head=False, names=exclude)
+        return Precision("mxfp4", mxfp4(), exclude, names=exclude)
     if method == "fp8" and quant.get("quant_algo") == "MIXED_PRECISION":
         # ModelOpt's own fields copied into a quantization_config (DeepSeek-V4 NVFP4)
         return _modelopt("MIXED_PRECISION", quant.get("group_size"), quant.get("ignore"),
@@ -312,7 +315,7 @@ def read_precision(quant: dict | None, hf_quant: dict | None, where: str) -> Pre
                              f"[rows, columns], got {str(block)[:40]}")
         # transformers' fine-grained FP8 leaves the output head out, and the routers of these
         # model codes are plain parameters rather than linear layers
-        return Precision("fp8", fmt, exclude, routers_and_head=False, names=exclude)
+        return Precision("fp8", fmt, exclude, names=exclude)
     if method == "modelopt" or (method is None and "quant_algo" in quant):
         return _modelopt(quant.get("quant_algo"), None, quant.get("ignore"),
                          quant.get("quantized_layers"), quant.get("kv_cache_scheme")

@@ -726,13 +726,13 @@ def _storage(layers: list[tuple], precision: cp.Precision | None, names: dict, d
         by_bits: dict[float, float] = {}
         for module, params, kind in layer_matrices(a, f, d, names):
             fmt = precision.format_of((f"{prefix}layers.{i}.{module}",), linear=kind != "other",
-                                      router_or_head=kind == "router")
+                                      router=kind == "router")
             if fmt is not None:
                 by_bits[fmt.bits] = by_bits.get(fmt.bits, 0.0) + params
         storage.append(tuple(sorted(by_bits.items())))
     embeddings = []
     head = precision.format_of(("lm_head", "language_model.lm_head", "head"),
-                               router_or_head=True)
+                               head=True)
     if head is not None and not tied:
         embeddings.append((head.bits, float(vocab * d)))
     table = precision.format_of((f"{prefix}{names['embed']}",), linear=False)
