@@ -229,7 +229,7 @@ BAD = [
     ({**LLAMA, "model_type": "llama", "mamba_d_state": 16}, "llama: state-space (Mamba) layers "
                                                             "(mamba_d_state)"),
     ({**LLAMA, "model_type": "deci", "block_configs": [{"attention": {}}]},
-     "deci: block_configs (per-layer heterogeneous blocks) is not read"),
+     "deci: block_configs must list 32 objects with 'attention' and 'ffn'"),
     ({**LLAMA, "model_type": "frobnicator", "frob_width": 7},
      "frobnicator: field 'frob_width' is not understood"),
     ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()), "compress_ratios": [4] * 61},
@@ -581,3 +581,35 @@ def test_compressed_tensors_int4_experts():
     assert k.quantized_params == experts and k.quantized_bits == 4.5
     assert k.weight_bytes() == pytest.approx((experts * 4.5 + (k.total_params - experts) * 16) / 8)
     assert k.kv_cache_bits is None
+
+
+def _blocks(attention_group, ffn_mult, no_op_attention=()):
+    return [{"attention": {"no_op": i in no_op_attention, "replace_with_linear": False,
+                           "n_heads_in_group": None if i in no_op_attention else attention_group[i]},
+             "ffn": {"no_op": False, "replace_with_linear": False, "ffn_mult": ffn_mult[i]}}
+            for i in range(32)]
+
+
+def test_per_layer_block_configs_are_grouped(tmp_path, capsys):
+    """DeciLM / Nemotron-NAS block_configs: each layer's own key-value heads and feed-forward
+    width (int(2·ffn_mult·d/3) rounded up to 256), layers alike grouped; timed by the full model
+    while every layer has both blocks, refused in one line naming block_configs when one lacks
+    attention (no_op)."""
+    groups = [8] * 16 + [4] * 16
+    mults = [3.5] * 8 + [1.3125] * 24
+    config = {**LLAMA, "model_type": "nemotron-nas", "block_configs": _blocks(groups, mults)}
+    a = hc.parse(config)
+    d = 4096
+    wide, narrow = 3.5 * 2 * d / 3, 1.3125 * 2 * d / 3  # 9557.33 -> 9728; 3584 exactly
+    assert (int(wide) + 255) // 256 * 256 == 9728 and narrow == 3584
+    attention = {8: d * 128 * (32 + 4 + 4 + 32), 4: d * 128 * (32 + 8 + 8 + 32)}
+    layers = sum(attention[g] + 3 * d * (9728 if m == 3.5 else 3584)
+                 for g, m in zip(groups, mults, strict=True))
+    assert a.total_params == layers + 2 * 128256 * d
+    assert [g.count for g in a.groups] == [8, 8, 16] and a.read_by_fields
+    assert isinstance(get_model(_write(tmp_path, config)), LayeredModel)
+    holes = {**config, "block_configs": _blocks(groups, mults, no_op_attention={5, 6})}
+    assert hc.parse(holes).total_params == a.total_params - 2 * attention[8]
+    path = _write(tmp_path, holes, "holes.json")
+    code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100")
+    assert code == 2 and err.count("\n") == 1 and "block_configs" in err and "no_op" in err

@@ -24,9 +24,10 @@ reported beside the total, not in it; a layer whose values reuse its keys (Gemma
 attention_k_eq_v) is assumed to cache both, as the transformers cache does.
 
 What it cannot count it refuses with an InputError of one line naming the ``model_type`` and the
-field (DeepSeek-V4's compressed attention, per-layer block configurations, malformed JSON, missing
-or non-numeric fields). What it counts but the full model cannot time yet (Mamba-2 layers,
-DeepSeek's sparse attention) is listed in :attr:`Architecture.untimed`. It never guesses a count.
+field (DeepSeek-V4's compressed attention, blocks replaced by a linear layer, malformed JSON,
+missing or non-numeric fields). What it counts but the full model cannot time yet (Mamba-2 layers,
+DeepSeek's sparse attention, layers without attention or feed-forward block) is listed in
+:attr:`Architecture.untimed`. It never guesses a count.
 """
 
 from __future__ import annotations
@@ -106,8 +107,6 @@ UNREAD = {
     "hc_mult": ("hyper-connections", "several residual streams mixed by learned matrices"),
     "o_lora_rank": ("a grouped low-rank output projection", "its shapes need the model code"),
     "num_hash_layers": ("hash-routed MoE layers", "their routing tables need the model code"),
-    "block_configs": ("per-layer heterogeneous blocks", "attention or feed-forward absent or "
-                      "narrowed layer by layer are not grouped yet"),
     "hidden_size_per_layer_input": ("per-layer inputs", "their embedding tables and gates are "
                                     "not counted"),
     "num_kv_shared_layers": ("layers sharing another layer's cache", "the cache of the sharing "
@@ -764,7 +763,7 @@ _FAMILY_FIELDS = frozenset("""
     no_rope_layer_interval intermediate_size_mlp moe_layers attn_temperature_tuning floor_scale
     attn_scale num_global_key_value_heads global_head_dim attention_k_eq_v enable_moe_block
     use_double_wide_mlp vocab_size_per_layer_input use_bidirectional_attention
-    initial_context_length swiglu_limit experts_per_token
+    initial_context_length swiglu_limit experts_per_token block_configs
     """.split())
 
 
@@ -813,7 +812,9 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
         _check_fields(inner, model_type)
     family = inner_type if inner_type in KNOWN_TYPES else model_type
     f = _Fields(inner, model_type)
-    if f.has("kv_lora_rank"):
+    if f.has("block_configs"):
+        reader = _block_configs
+    elif f.has("kv_lora_rank"):
         reader = _mla
     elif family == "nemotron_h":
         reader = _nemotron_h
@@ -1101,6 +1102,70 @@ def _qwen_hybrid(f: _Fields):
                                  "attn_output_gate (gated attention)", *more],
                     "state_bytes": _STATE_DTYPE_BYTES[state_dtype], "n_mtp": n_mtp,
                     "mtp_layer": LayerGroup(n_mtp, full, ffns[-1]) if n_mtp else None}
+
+
+def _ffn_mult_width(ffn_mult: float, d_model: int) -> int:
+    """DeciLM's feed-forward width from ffn_mult (modeling_decilm.py of nvidia's Nemotron-NAS
+    models, _ffn_mult_to_intermediate_size): int(2·ffn_mult·d_model/3) rounded up to a multiple
+    of 256."""
+    width = int(2 * ffn_mult * d_model / 3)
+    return width if width % 256 == 0 else width + 256 - width % 256
+
+
+_BLOCK_KEYS = {"attention": {"no_op", "replace_with_linear", "n_heads_in_group", "sparsify",
+                             "num_sink_tokens", "use_prefill_window_in_sink_attention",
+                             "unshifted_sink", "window_length"},
+               "ffn": {"no_op", "replace_with_linear", "ffn_mult", "sparsify"}}
+
+
+def _block_configs(f: _Fields):
+    """Per-layer heterogeneous blocks (DeciLM / Nemotron-NAS ``block_configs``): each layer's
+    attention has its own key-value heads (n_heads_in_group query heads share one) or is absent
+    (no_op), each feed-forward block its own width (ffn_mult) or is absent; layers alike are
+    grouped."""
+    n = f.int("num_hidden_layers")
+    blocks = f.raw("block_configs")
+    if not isinstance(blocks, list) or len(blocks) != n or not all(
+            isinstance(b, dict) and isinstance(b.get("attention"), dict)
+            and isinstance(b.get("ffn"), dict) for b in blocks):
+        raise f.error(f"block_configs must list {n} objects with 'attention' and 'ffn', got "
+                      f"{_short(blocks)}")
+    d_model, n_q = f.int("hidden_size"), f.int("num_attention_heads")
+    layers, absent = [], False
+    for i, block in enumerate(blocks):
+        for part in ("attention", "ffn"):
+            spec = block[part]
+            for key, value in spec.items():
+                where = f"block_configs[{i}].{part}.{key}"
+                if key not in _BLOCK_KEYS[part]:
+                    raise f.error(f"{where} is not understood")
+                if key in ("replace_with_linear", "sparsify", "window_length",
+                           "num_sink_tokens") and _present(value):
+                    raise f.error(f"{where}={_short(value)} (a {part} block replaced or "
+                                  "sparsified) is not read")
+        attention_spec, ffn_spec = block["attention"], block["ffn"]
+        if attention_spec.get("no_op"):
+            attention, absent = NO_ATTENTION, True
+        else:
+            group = attention_spec.get("n_heads_in_group")
+            if isinstance(group, bool) or not isinstance(group, int) or group < 1 or n_q % group:
+                raise f.error(f"block_configs[{i}].attention.n_heads_in_group must divide "
+                              f"num_attention_heads={n_q}, got {_short(group)}")
+            attention = _gqa(f, "full", None, n_kv=n_q // group)
+        if ffn_spec.get("no_op"):
+            ffn, absent = NO_FFN, True
+        else:
+            mult = ffn_spec.get("ffn_mult")
+            if isinstance(mult, bool) or not isinstance(mult, (int, float)) or \
+                    not 0 < mult < 1e3:
+                raise f.error(f"block_configs[{i}].ffn.ffn_mult must be a positive number, got "
+                              f"{_short(mult)}")
+            ffn = FeedForward("dense", _ffn_mult_width(mult, d_model))
+        layers.append((attention, ffn))
+    untimed = ["block_configs: layers without attention or without a feed-forward block (no_op) "
+               "are not yet timed by the full model"] if absent else []
+    return layers, {"features": ["block_configs (per-layer heterogeneous blocks)"],
+                    "untimed": untimed}
 
 
 #: Nemotron-H's block letters (transformers models/nemotron_h/configuration_nemotron_h.py).
