@@ -248,8 +248,6 @@ BAD = [
      "gpt_oss: layer_types has 1 entries for num_hidden_layers=24"),
     ({**json.loads(fixture("openai--gpt-oss-20b").read_text()),
       "layer_types": ["mamba"] * 24}, "gpt_oss: layer_types[0]='mamba'"),
-    ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()), "q_lora_rank": None},
-     "deepseek_v3: q_lora_rank=null"),
     ({**json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text()),
       "quantization_config": {"quant_method": "awq"}}, "deepseek_v3: quantization_config "
                                                        "quant_method 'awq'"),
@@ -613,3 +611,52 @@ def test_per_layer_block_configs_are_grouped(tmp_path, capsys):
     path = _write(tmp_path, holes, "holes.json")
     code, out, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100")
     assert code == 2 and err.count("\n") == 1 and "block_configs" in err and "no_op" in err
+
+
+DEEPSEEK = json.loads(fixture("deepseek-ai--DeepSeek-V3").read_text())
+
+
+def test_mla_without_query_compression(capsys, tmp_path):
+    """q_lora_rank null (DeepSeek-V2's and Kimi Linear's q_proj): one d x n_q·(nope + rope)
+    query projection in place of q_a_proj and q_b_proj; the full model refuses it in one line."""
+    direct = hc.parse({**DEEPSEEK, "q_lora_rank": None, "quantization_config": None})
+    base = arch("deepseek-ai--DeepSeek-V3")
+    d, n_q = 7168, 128
+    per_layer = d * n_q * 192 - (d * 1536 + 1536 * n_q * 192)
+    assert direct.total_params == base.total_params + 61 * per_layer
+    assert direct.kv_bytes_per_token == base.kv_bytes_per_token
+    path = _write(tmp_path, {**DEEPSEEK, "q_lora_rank": None})
+    code, _, err = run(capsys, "max-speed", "--model", path, "--gpu", "h100")
+    assert code == 2 and err.count("\n") == 1 and "q_lora_rank=null" in err
+
+
+def test_kimi_delta_attention_layers(tmp_path, capsys):
+    """Kimi Linear (model_type kimi_linear, read by its fields): Kimi Delta Attention in the
+    layers linear_attn_config.kda_layers names (from 1), MLA without query compression in the
+    others, counted by the matrices of KimiDeltaAttention; each KDA layer keeps a float32 state
+    of heads x head_dim^2 and its convolutions' last 3 inputs."""
+    d, heads, hd, n = 2304, 32, 128, 8
+    config = {"model_type": "kimi_linear", "hidden_size": d, "num_hidden_layers": n,
+              "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 163840,
+              "intermediate_size": 9216, "moe_intermediate_size": 1024, "num_experts": 16,
+              "num_experts_per_token": 4, "num_shared_experts": 1, "first_k_dense_replace": 1,
+              "q_lora_rank": None, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+              "qk_rope_head_dim": 64, "v_head_dim": 128, "mla_use_nope": True,
+              "moe_router_activation_func": "sigmoid", "tie_word_embeddings": False,
+              "linear_attn_config": {"kda_layers": [1, 2, 3, 5, 6, 7], "full_attn_layers": [4, 8],
+                                     "num_heads": heads, "head_dim": hd,
+                                     "short_conv_kernel_size": 4}}
+    a = hc.parse(config)
+    assert a.read_by_fields
+    kda = 3 * d * heads * hd + 4 * 3 * heads * hd + 2 * (d * hd + hd * heads * hd) + d * heads \
+        + heads * hd * d
+    mla = d * 32 * 192 + d * (512 + 64) + 512 * 32 * 256 + 32 * 128 * d
+    dense, moe = 3 * d * 9216, 16 * 3 * d * 1024 + 3 * d * 1024 + 16 * d
+    assert a.total_params == 6 * kda + 2 * mla + dense + 7 * moe + 2 * 163840 * d
+    assert a.state_bytes_per_sequence == 6 * (heads * hd * hd * 4 + 3 * 3 * heads * hd * 2)
+    assert a.kv_bytes_per_token == 2 * (512 + 64) * 2
+    names = hc._naming(a.model_type)
+    for group, layer in zip(a.groups, a.layers, strict=True):
+        assert sum(p for _, p, _ in hc.layer_matrices(group.attention, group.ffn, d, names)) \
+            == layer["attention"] + layer["ff"]
+    assert "Kimi Delta Attention" in describe(_write(tmp_path, config))["layers"][0]["description"]

@@ -153,7 +153,8 @@ class Attention:
                     "constant state)")
         if self.span == "linear":
             n_k, d_k, n_v, d_v, conv = self.linear
-            return (f"linear attention ({n_k} key / {n_v} value heads of {d_k}/{d_v}, "
+            kind = "Kimi Delta Attention" if self.heads == "KDA" else "linear attention"
+            return (f"{kind} ({n_k} key / {n_v} value heads of {d_k}/{d_v}, "
                     "constant state)")
         span = {"full": "full", "sliding": f"sliding-window {self.window}",
                 "chunked": f"chunked {self.window}"}[self.span]
@@ -277,6 +278,14 @@ class Architecture:
             n_k, d_k, n_v, d_v, conv = a.linear
             shape.update({S.n_lk: n_k, S.d_lk: d_k, S.n_lv: n_v, S.d_lv: d_v, S.k_conv: conv})
             attention = _eval("attention_params_linear", shape)
+            if a.heads == "KDA":
+                # Kimi Delta Attention (KimiDeltaAttention of Kimi Linear's modeling_kimi.py):
+                # q, k, v projections and their short convolutions as Gated DeltaNet, but no
+                # output-gate projection z (n_v·d_v·d_model) and one per-head gate b (not a and b);
+                # instead low-rank decay and output gates, f_a/g_a (d_model x d_v) then f_b/g_b
+                # (d_v x n_v·d_v). Its state is eq-layers-state-linear.
+                attention += -n_v * d_v * self.d_model - n_v * self.d_model \
+                    + 2 * (self.d_model * d_v + d_v * n_v * d_v)
             if a.span == "mamba":
                 # Mamba-2 (transformers' Mamba2Mixer, NemotronHMamba2Mixer): in_proj gives the
                 # gate z and x (n_v·d_v each), B and C (groups x state each) and one time step
@@ -291,6 +300,11 @@ class Architecture:
                           S.d_rope: rope, S.d_v: d_v})
             attention, kv, state = (_eval("attention_params_mla", shape),
                                     _eval("kv_bytes_mla", shape), 0.0)
+            if not c_q:
+                # q_lora_rank null: one query projection d_model x n_q·(d_head + rope) in place of
+                # the low-rank pair (DeepSeek-V2's and Kimi Linear's q_proj); eq-layers-attention-
+                # mla at c_q = 0 holds the rest
+                attention += self.d_model * a.n_q * (a.d_head + rope)
         else:
             shape.update({S.n_q: a.n_q, S.n_kv: a.n_kv, S.d_head: a.d_head, S.m_q: a.m_q,
                           S.m_kv: a.m_kv})
@@ -668,6 +682,16 @@ def layer_matrices(a: Attention, f: FeedForward, d: int, names: dict) -> list[tu
         out += [(f"{names['mamba']}.in_proj", d * (2 * inner + 2 * groups * state + heads), "linear"),
                 (f"{names['mamba']}.conv1d", conv * (inner + 2 * groups * state), "other"),
                 (f"{names['mamba']}.out_proj", inner * d, "linear")]
+    elif a.heads == "KDA":
+        _, d_k, n_v, d_v, conv = a.linear
+        m = names["attn"]
+        out += [(f"{m}.{p}_proj", n_v * d_k * d, "linear") for p in ("q", "k")]
+        out += [(f"{m}.v_proj", n_v * d_v * d, "linear"),
+                (f"{m}.q_conv1d", conv * (2 * n_v * d_k + n_v * d_v), "other"),
+                (f"{m}.f_a_proj", d * d_v, "linear"), (f"{m}.f_b_proj", d_v * n_v * d_v, "linear"),
+                (f"{m}.b_proj", d * n_v, "linear"),
+                (f"{m}.g_a_proj", d * d_v, "linear"), (f"{m}.g_b_proj", d_v * n_v * d_v, "linear"),
+                (f"{m}.o_proj", n_v * d_v * d, "linear")]
     elif a.span == "linear":
         n_k, d_k, n_v, d_v, conv = a.linear
         m = names["linear"]
@@ -680,7 +704,9 @@ def layer_matrices(a: Attention, f: FeedForward, d: int, names: dict) -> list[tu
         c_q, c_kv, rope, d_v = a.mla
         m = names["attn"]
         out += [(f"{m}.q_a_proj", d * c_q, "linear"),
-                (f"{m}.q_b_proj", c_q * a.n_q * (a.d_head + rope), "linear"),
+                (f"{m}.q_b_proj", c_q * a.n_q * (a.d_head + rope), "linear")] if c_q else [
+                (f"{m}.q_proj", d * a.n_q * (a.d_head + rope), "linear")]
+        out += [
                 (f"{m}.kv_a_proj_with_mqa", d * (c_kv + rope), "linear"),
                 (f"{m}.kv_b_proj", c_kv * a.n_q * (a.d_head + d_v), "linear"),
                 (f"{m}.o_proj", a.n_q * d_v * d, "linear")]
@@ -763,7 +789,8 @@ _FAMILY_FIELDS = frozenset("""
     no_rope_layer_interval intermediate_size_mlp moe_layers attn_temperature_tuning floor_scale
     attn_scale num_global_key_value_heads global_head_dim attention_k_eq_v enable_moe_block
     use_double_wide_mlp vocab_size_per_layer_input use_bidirectional_attention
-    initial_context_length swiglu_limit experts_per_token block_configs
+    initial_context_length swiglu_limit experts_per_token block_configs linear_attn_config
+    mla_use_nope moe_renormalize moe_router_activation_func use_grouped_topk num_expert_group
     """.split())
 
 
@@ -962,12 +989,13 @@ def _mla(f: _Fields):
     layers first, routed and shared experts, MTP; DeepSeek-V3.2's indexer (sparse attention)."""
     n = f.int("num_hidden_layers")
     n_q = f.int("num_attention_heads")
-    if not f.has("q_lora_rank"):
-        raise f.error("q_lora_rank=null (queries without a low-rank projection) is not read")
-    mla = (f.int("q_lora_rank"), f.int("kv_lora_rank"), f.int("qk_rope_head_dim"),
-           f.int("v_head_dim"))
-    indexer = None
     untimed = []
+    c_q = f.int("q_lora_rank", 0, minimum=0)
+    if not c_q:
+        untimed.append("q_lora_rank=null: MLA with a direct query projection is not yet timed by "
+                       "the full model")
+    mla = (c_q, f.int("kv_lora_rank"), f.int("qk_rope_head_dim"), f.int("v_head_dim"))
+    indexer = None
     if f.has("index_topk"):
         indexer = (f.int("index_n_heads"), f.int("index_head_dim"), f.int("index_topk"))
         untimed.append(f"index_topk={indexer[2]}: DeepSeek sparse attention (an indexer picks "
@@ -978,9 +1006,33 @@ def _mla(f: _Fields):
     features = [f"MLA (kv_lora_rank={mla[1]}, q_lora_rank={mla[0]})", *more]
     n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0)
     moe = next((ffn for ffn in ffns if ffn.kind == "moe"), ffns[-1])
-    return [(attention, ffn) for ffn in ffns], {
+    mixers = [attention] * n
+    if f.has("linear_attn_config"):
+        mixers = _kda_layers(f, n, attention)
+        features.append("Kimi Delta Attention layers (constant state)")
+        extra = {"state_bytes": 4.0}
+    else:
+        extra = {}
+    return [(mixer, ffn) for mixer, ffn in zip(mixers, ffns, strict=True)], {**extra,
         "features": features, "untimed": untimed, "n_mtp": n_mtp,
         "mtp_layer": LayerGroup(n_mtp, attention, moe) if n_mtp else None}
+
+
+def _kda_layers(f: _Fields, n: int, mla: Attention) -> list[Attention]:
+    """Kimi Linear's mixers: Kimi Delta Attention in the layers linear_attn_config.kda_layers
+    names (counted from 1, as KimiLinearConfig.is_kda_layer does), MLA in the others. The state
+    is kept in float32 (fla's chunk_kda returns its final state in float32)."""
+    spec = f.raw("linear_attn_config")
+    if not isinstance(spec, dict):
+        raise f.error(f"linear_attn_config must be an object, got {_short(spec)}")
+    inner = _Fields(spec, f.model_type)
+    kda = set(inner.int_list("kda_layers", minimum=1))
+    if any(i > n for i in kda):
+        raise f.error(f"linear_attn_config.kda_layers names a layer beyond num_hidden_layers={n}")
+    heads, head_dim = inner.int("num_heads"), inner.int("head_dim")
+    layer = Attention("linear", "KDA", heads, heads, head_dim,
+                      linear=(heads, head_dim, heads, head_dim, inner.int("short_conv_kernel_size")))
+    return [layer if i + 1 in kda else mla for i in range(n)]
 
 
 def _gpt_oss(f: _Fields):
