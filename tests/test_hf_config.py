@@ -660,3 +660,24 @@ def test_kimi_delta_attention_layers(tmp_path, capsys):
         assert sum(p for _, p, _ in hc.layer_matrices(group.attention, group.ffn, d, names)) \
             == layer["attention"] + layer["ff"]
     assert "Kimi Delta Attention" in describe(_write(tmp_path, config))["layers"][0]["description"]
+
+
+def test_a_qwen2_moe_is_read_by_its_fields():
+    """Qwen2-MoE (not a model_type this reader was checked against): every layer MoE with one
+    shared expert of shared_expert_intermediate_size, the routed experts of moe_intermediate_size;
+    Qwen1.5-MoE-A2.7B's shape gives its card's 14.3B total and 2.7B activated (embeddings
+    included, as eq. 21 counts them)."""
+    config = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+              "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936,
+              "intermediate_size": 5632, "moe_intermediate_size": 1408, "num_experts": 60,
+              "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632,
+              "decoder_sparse_step": 1, "mlp_only_layers": [], "use_sliding_window": False,
+              "sliding_window": 32768, "max_window_layers": 21, "norm_topk_prob": False,
+              "output_router_logits": False, "router_aux_loss_coef": 0.001, "rope_theta": 1e6,
+              "tie_word_embeddings": False, "torch_dtype": "bfloat16", "qkv_bias": True}
+    a = hc.parse(config)
+    d = 2048
+    layer = 4 * d * d + 60 * 3 * d * 1408 + 3 * d * 5632 + 60 * d
+    assert a.read_by_fields and a.total_params == 24 * layer + 2 * 151936 * d
+    assert abs(a.total_params / 14.3e9 - 1) < 0.01
+    assert abs(a.active_params / 2.7e9 - 1) < 0.01

@@ -89,7 +89,9 @@ NEUTRAL = frozenset("""
     moe_router_enable_expert_bias moe_aux_loss_coeff aux_loss_coef router_z_loss_coef
     _attn_implementation attention_softmax_in_fp32 initializer_factor seq_length max_seq_len
     model_max_length layer_norm_eps use_flash_attn embedding_multiplier residual_multiplier
-    attention_multiplier logits_scaling clip_qkv keys_to_ignore_at_inference
+    attention_multiplier logits_scaling clip_qkv keys_to_ignore_at_inference resid_pdrop
+    embd_pdrop hidden_dropout residual_dropout attention_out_bias qkv_bias bias
+    query_pre_attn_scalar attn_logit_softcapping cache_implementation rope_local_base_freq
     image_token_id video_token_id vision_start_token_id vision_end_token_id vision_config
     audio_config text_config quantization_config tie_word_embeddings vocab_size hidden_size
     num_hidden_layers num_attention_heads num_key_value_heads intermediate_size layer_types
