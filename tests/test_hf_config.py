@@ -681,3 +681,22 @@ def test_a_qwen2_moe_is_read_by_its_fields():
     assert a.read_by_fields and a.total_params == 24 * layer + 2 * 151936 * d
     assert abs(a.total_params / 14.3e9 - 1) < 0.01
     assert abs(a.active_params / 2.7e9 - 1) < 0.01
+
+
+def test_a_folder_holding_an_hf_quant_config(tmp_path):
+    """A checkpoint folder: config.json and hf_quant_config.json side by side, as NVIDIA publishes
+    them; the same weights as the named copies beside each other in data/hf_configs."""
+    stem = "nvidia--Qwen3-235B-A22B-NVFP4"
+    (tmp_path / "config.json").write_text(fixture(stem).read_text())
+    assert hc.read_architecture(tmp_path).weight_bytes() == pytest.approx(
+        hc.read_architecture(tmp_path / "config.json").weight_bytes())
+    plain = hc.read_architecture(tmp_path).weight_bytes()
+    assert plain == pytest.approx(2 * arch(stem).total_params)  # no quantization stated yet
+    (tmp_path / "hf_quant_config.json").write_text(
+        (FIXTURES / f"{stem}.hf_quant_config.json").read_text())
+    a = hc.read_architecture(tmp_path)
+    assert a.weight_bytes() == pytest.approx(arch(stem).weight_bytes()) and a.kv_cache_bits == 8
+    assert a.weight_bytes() < 0.3 * plain
+    (tmp_path / "hf_quant_config.json").write_text("{")
+    with pytest.raises(InputError, match="hf_quant_config.json cannot be read"):
+        hc.read_architecture(tmp_path)
