@@ -120,10 +120,6 @@ MAX_FIELD = 10**9
 DTYPE_BITS = {"bfloat16": 16, "float16": 16, "float32": 32, "float": 32, "half": 16}
 #: Contexts at which describe-model reports the cache of one sequence.
 CONTEXTS = (1024, 32768, 131072)
-#: MXFP4 (OCP MX v1.0): 4-bit E2M1 elements, one 8-bit E8M0 scale per block of 32.
-MXFP4 = {"bits_elem": 4, "bits_scale": 8, "block_elems": 32}
-#: FP8 with block scales: 8-bit elements, one float32 scale per weight_block_size block.
-FP8_SCALE_BITS = 32
 _STATE_DTYPE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0}
 
 
@@ -960,7 +956,7 @@ def _generic(f: _Fields):
     features = []
     if f.has("layer_types"):
         kinds = f.layer_types(n)
-    elif f.flag("use_sliding_window") if "use_sliding_window" in f.config else False:
+    elif "use_sliding_window" in f.config and f.flag("use_sliding_window"):
         raise f.error("use_sliding_window=true (sliding window from max_window_layers on) is "
                       "not read")
     elif f.has("sliding_window") and "use_sliding_window" not in f.config:
