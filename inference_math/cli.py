@@ -66,7 +66,8 @@ from .engine.search import (
 )
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
-from .presets.models import describe, get_model, preset_names
+from .presets.hf_config import read_architecture
+from .presets.models import describe, get_model, is_path, preset_names
 
 EXIT_USAGE = 2
 GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
@@ -114,9 +115,21 @@ def _preset(getter, full_model: bool = False):
                 item.require_collective_model()
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+        architecture = getattr(item, "architecture", None)
+        if architecture is None and getter is get_model and is_path(text):
+            architecture = read_architecture(text)
+        if architecture is not None:
+            _notice_read_by_fields(architecture.model_type, architecture.read_by_fields)
         return item
 
     return convert
+
+
+def _notice_read_by_fields(model_type: str, read_by_fields: bool) -> None:
+    """One line on standard error when a model_type never seen before was read by its fields."""
+    if read_by_fields and sys.stderr is not None:
+        print(f"inference-math: note: model_type {model_type!r} is new to this reader; read by "
+              "what its fields mean (every field is understood)", file=sys.stderr)
 
 
 def _range_help(option: str, text: str) -> str:
@@ -508,6 +521,7 @@ def _params(number: float) -> str:
 def _cmd_describe(args) -> str:
     with _blame("MODEL_OR_PATH"):
         info = describe(args.model, args.weight_bits)
+    _notice_read_by_fields(info["model_type"], info.get("read_by_fields", False))
     _require_finite([info, info["kv_bytes_at_context"]])
     if args.json:
         return _dumps(info)

@@ -43,6 +43,9 @@ class LayerPiece:
     quantized_params: float = 0.0  # of the group's parameters, those in the quantized format
     quantized_bits: float = 16.0
     other_bits: float = 16.0
+    # (bits per weight, parameters) of each format the group's quantized weights are stored in,
+    # when there are several (FP8 attention beside NVFP4 experts); empty: quantized_bits holds
+    formats: tuple[tuple[float, float], ...] = ()
 
     @property
     def params(self) -> float:
@@ -51,8 +54,8 @@ class LayerPiece:
     @property
     def params_by_bits(self) -> tuple[tuple[float, float], ...]:
         """(bits per weight, parameters) of the group's weights: its quantized and other ones."""
-        return ((self.quantized_bits, self.quantized_params),
-                (self.other_bits, self.params - self.quantized_params))
+        quantized = self.formats or ((self.quantized_bits, self.quantized_params),)
+        return (*quantized, (self.other_bits, self.params - self.quantized_params))
 
     @property
     def active_ff_params(self) -> float:
@@ -77,12 +80,16 @@ class LayeredModel:
     source: str
     architecture: hf_config.Architecture | None = field(default=None, repr=False, compare=False)
     note: str = ""
+    # the KV-cache precision the checkpoint states, in bits (None: it states none)
+    kv_cache_bits: float | None = None
 
     @classmethod
     def from_architecture(cls, arch: hf_config.Architecture, name: str | None = None,
                           source: str | None = None, note: str = "") -> LayeredModel:
         """The full model's view of an Architecture; InputError for what it cannot time."""
-        n_q, b_q, b_w = arch.weight_bits_used()
+        if arch.untimed:
+            raise InputError(f"{arch.model_type}: {arch.untimed[0]}")
+        b_w = arch.dtype_bits
         pieces = []
         for number, (group, layer) in enumerate(zip(arch.groups, arch.layers, strict=True)):
             a, ffn = group.attention, group.ffn
@@ -91,9 +98,7 @@ class LayeredModel:
             routed = layer["routed_experts"] if ffn.kind == "moe" else layer["ff"]
             shared = layer["ff"] - routed - router if ffn.kind == "moe" else 0.0
             attention = layer["attention"] + router
-            quantized = {"routed experts": routed,
-                         "linear layers": attention - router + routed + shared}.get(
-                (arch.quantization or {}).get("which"), 0.0) if n_q else 0.0
+            quantized, b_q = arch.group_quantized(number)  # per layer, as the checkpoint states
             params = attention + routed + shared
             bits = (quantized * b_q + (params - quantized) * b_w) / params
             shape = {"name": f"{arch.name}, layers of group {number + 1}", "d_model": arch.d_model,
@@ -124,9 +129,10 @@ class LayeredModel:
                 d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
                 kv_bytes_per_token=kv, window=layer["window"], fixed_context=fixed,
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
-                other_bits=b_w))
+                other_bits=b_w, formats=tuple((b, count * n) for b, n in group.quantized)))
         return cls(name=name or arch.name, pieces=tuple(pieces),
-                   embedding_params=arch.embedding_params, embedding_bytes=b_w / 8,
+                   embedding_params=arch.embedding_params, embedding_bytes=arch.embedding_bits / 8,
+                   kv_cache_bits=arch.kv_cache_bits,
                    source=source or f"config.json ({arch.model_type})", architecture=arch,
                    note=note or "read from a Hugging Face config.json")
 

@@ -2,7 +2,8 @@
 
 Architectures follow the reference code of Erdil (2025) (its GPT-4 is the rumoured 16-expert
 layout the paper cites). Counts are evaluated from the SymPy expressions of
-:mod:`inference_math.derivations.architecture`, never re-typed here.
+:mod:`inference_math.derivations.architecture`, never re-typed here, through the NumPy code
+generated from them (:mod:`inference_math.presets.counts`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from ..core import symbols as S
-from ..core.numeric import evaluate
 from ..core.validation import InputError, lookup, positive, positive_int
-from ..derivations import architecture as arch
-from ..derivations import kv_cache, layer_mix, moe
 from . import hf_config
+from .counts import count
 
 
 @dataclass(frozen=True)
@@ -47,6 +46,9 @@ class Model:
     # False: a token's experts share a node (the reference code); True: they are spread over the
     # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
     experts_spread: bool = False
+    # the KV-cache precision the checkpoint states (kv_cache_quant_algo, kv_cache_scheme), in
+    # bits; None when it states none
+    kv_cache_bits: float | None = None
 
     def __post_init__(self):
         where = f"model {self.name!r}"
@@ -66,8 +68,8 @@ class Model:
             positive(f"{where}: {name}", getattr(self, name))
         if len(self.ff_matrix_count) != 2:
             raise InputError(f"{where}: ff_matrix_count must be a pair, got {self.ff_matrix_count!r}")
-        for count in self.ff_matrix_count:
-            positive_int(f"{where}: ff_matrix_count", count)
+        for matrices in self.ff_matrix_count:
+            positive_int(f"{where}: ff_matrix_count", matrices)
         if self.n_q_heads % self.group_size:
             raise InputError(
                 f"{where}: group_size {self.group_size} does not divide n_q_heads {self.n_q_heads}"
@@ -117,24 +119,22 @@ class Model:
             values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim})
         return values
 
-    def _count(self, eq) -> float:
-        values = self.symbol_values()
-        needed = {sym: values[sym] for sym in eq.rhs.free_symbols}
-        return evaluate(eq, needed)
+    def _count(self, name: str) -> float:
+        """The count ``name`` of presets.counts (NumPy code generated from its derivation)."""
+        return count(name, self.symbol_values())
 
     @cached_property
     def attention_params(self) -> float:
-        eq = arch.attention_params_mla() if self.is_mla else arch.attention_params()
-        return self._count(eq)
+        return self._count("attention_params_mla_uniform" if self.is_mla else "attention_params")
 
     @cached_property
     def ff_params(self) -> float:
-        return self._count(arch.feedforward_params())
+        return self._count("feedforward_params")
 
     @cached_property
     def embedding_params(self) -> float:
         """m_emb·vocab·d_model (eq-kv-embedding-params; m_emb = 2 gives eq-arch-embedding-params)."""
-        return self._count(kv_cache.embedding_params()) if self.vocab else 0.0
+        return self._count("embedding_params") if self.vocab else 0.0
 
     def _parts(self) -> dict:
         return {S.n_attn: self.attention_params, S.n_ff: self.ff_params,
@@ -143,18 +143,18 @@ class Model:
     @cached_property
     def total_params(self) -> float:
         """N_attn + N_ff + N_unembed, evaluated from eq-moe-total-params (paper eq. 20)."""
-        return float(evaluate(moe.total_params(), self._parts()))
+        return count("moe_total_params", self._parts())
 
     @cached_property
     def active_params(self) -> float:
         """Parameters one token multiplies by: eq-moe-active-params (paper eq. 21), with the
         sparsity s by whole-number division of the experts, as the reference code has it."""
-        return float(evaluate(moe.active_params(), {**self._parts(), S.s: self.sparsity}))
+        return count("moe_active_params", {**self._parts(), S.s: self.sparsity})
 
     @cached_property
     def kv_bytes_per_token(self) -> float:
-        eq = arch.kv_cache_bytes_per_token_mla() if self.is_mla else arch.kv_cache_bytes_per_token()
-        return self._count(eq)
+        return self._count("kv_cache_bytes_per_token_mla" if self.is_mla
+                           else "kv_cache_bytes_per_token")
 
     @property
     def weights_bytes(self) -> float:
@@ -364,10 +364,9 @@ def describe(name, weight_bits: float | None = None) -> dict:
                    + (f"MoE FFN (top-{model.n_active_experts} of {model.n_experts} experts of "
                       f"{model.d_ff})" if moe else f"dense FFN (d_ff {model.d_ff})"))
     kv_layer = model.kv_bytes_per_token / model.layers
-    at_context = [layer_mix.evaluate_groups(
-        layer_mix.kv_bytes_at_context(), {S.n_layers: [model.layers], S.kv_layer: [kv_layer],
-                                          S.window: [np.inf], S.state_layer: [0.0]},
-        {S.ctx: context}) for context in hf_config.CONTEXTS]
+    at_context = [count("kv_bytes_at_context", {
+        S.n_layers: [model.layers], S.kv_layer: [kv_layer], S.window: [np.inf],
+        S.state_layer: [0.0], S.ctx: context}) for context in hf_config.CONTEXTS]
     bits = model.weight_bytes * 8 if weight_bits is None else weight_bits
     input_embedding = model.embedding_params / 2 if model.embedding_matrices == 2 else 0.0
     return {
@@ -385,9 +384,10 @@ def describe(name, weight_bits: float | None = None) -> dict:
         "kv_bytes_per_token_beyond_windows": model.kv_bytes_per_token,
         "kv_state_bytes_per_sequence": 0.0,
         "kv_bytes_at_context": dict(zip(map(str, hf_config.CONTEXTS), at_context, strict=True)),
+        "read_by_fields": False, "kv_cache_bits": model.kv_cache_bits,
         "weight_bits": bits, "quantized_params": 0.0, "quantized_bits": None,
         "quantization": None,
-        "weight_bytes": evaluate(layer_mix.weight_bytes(), {
+        "weight_bytes": count("weight_bytes", {
             S.n_quant: 0.0, S.bits_q: bits, S.bits_w: bits, S.n_param: model.total_params}),
         "full_model": None,
     }

@@ -1,0 +1,59 @@
+"""The generated NumPy counts: current, equal to SymPy's own evaluation, and SymPy-free at run time."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from inference_math.core.numeric import evaluate
+from inference_math.derivations import layer_mix
+from inference_math.presets import counts_codegen as codegen
+from inference_math.presets.counts import count
+
+
+def test_generated_module_is_current():
+    # regenerating from the derivations gives the committed text byte for byte
+    assert codegen.module_source() == codegen.TARGET.read_text()
+
+
+@pytest.mark.parametrize("name", sorted(codegen.COUNTS))
+def test_generated_count_equals_sympy_evaluation(name):
+    """Each generated function, at random positive values (three layer groups for a sum over
+    groups), against SymPy's evaluation of the derivation."""
+    expr = codegen.COUNTS[name]().rhs
+    rng = np.random.default_rng(len(name))
+    if expr.atoms(sp.Sum):
+        sums, _, _, others = layer_mix._plan(expr)
+        per_group = {a for body, args in sums for a in args}
+        values = {a: list(rng.uniform(1, 100, 3)) for a in per_group - set(others)}
+        values.update({a: float(rng.uniform(1, 100)) for a in others})
+        expected = layer_mix.evaluate_groups(
+            expr, {a: v for a, v in values.items() if isinstance(v, list)},
+            {a: v for a, v in values.items() if not isinstance(v, list)})
+    else:
+        values = {a: float(rng.uniform(1, 100)) for a in expr.free_symbols}
+        expected = evaluate(expr, values)
+    assert count(name, values) == pytest.approx(expected, rel=1e-12)
+
+
+def test_counts_on_the_commands_path_do_not_lambdify(monkeypatch):
+    """Reading configs, counting presets and describing them call no SymPy lambdify."""
+    from inference_math.presets import hf_config as hc
+    from inference_math.presets.layered import from_hf_config
+    from inference_math.presets.models import MODELS, describe
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("lambdify on a command's path")
+
+    monkeypatch.setattr(sp, "lambdify", refuse)
+    for stem in ("deepseek-ai--DeepSeek-V3", "nvidia--Qwen3.6-35B-A3B-NVFP4",
+                 "openai--gpt-oss-120b", "nvidia--Nemotron-H-56B-Base-8K"):
+        path = str(hc.FIXTURES / f"{stem}.config.json")
+        assert describe(path)["total_params"] > 0
+    assert from_hf_config(hc.FIXTURES / "deepseek-ai--DeepSeek-V3.config.json").total_params > 0
+    fresh = dataclasses.replace(MODELS["llama-3-70b"])  # no count cached yet
+    assert fresh.total_params == pytest.approx(70.55e9, rel=1e-3)
+    assert describe("llama-3-70b")["weight_bytes"] > 0
