@@ -228,6 +228,12 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       f"bandwidth term of NCCL protocol π ∈ {{{names}}}: {{eq}}`eq-coll-bandwidth` "
                       "with the protocol's constants (shown in {eq}`eq-coll-nccl`)",
                       tuple(_protocol_symbol("bw", p.name) for p in protocols)),
+        DisplaySymbol(r"s_{\mathrm{node}}", "1",
+                      "ranks per node beyond the sender's own, max(0, n_ranks/n_nodes − 1), in "
+                      "{eq}`eq-coll-all-to-all`", (_NODE_SHARE,)),
+        DisplaySymbol(r"s_{\mathrm{NIC}}", "1",
+                      "share of an all-to-all's message bound for other nodes, (n_nodes − 1)/"
+                      "n_nodes, in {eq}`eq-coll-all-to-all`", (_NIC_SHARE,)),
         DisplaySymbol(r"A_{2}", "FLOP/token²",
                       "coefficient of $S^2$ in the condition $A_2 S^2 + A_1 S = A_0$ whose positive "
                       "root is {eq}`eq-embeddings-crossover-length`: the FLOPs of a pass that "
@@ -295,6 +301,61 @@ def _expert_nodes():
     return sp.Eq(fm.expert_nodes_eq().lhs,
                  sp.Add(_mul(sp.Add(1, -S.xi_ep, evaluate=False), packed), _mul(S.xi_ep, spread),
                         evaluate=False), evaluate=False)
+
+
+# --- the physical rules ------------------------------------------------------------------------
+
+def _shared_params():
+    """n_sh (m_in + m_out) d_model d_sh L, as written."""
+    return _mul(S.n_sh, sp.Add(S.n_ff_in, S.n_ff_out, evaluate=False), S.d_model, S.d_ff_shared,
+                S.n_layers)
+
+
+_NODE_SHARE = sp.Symbol(r"s_{\mathrm{node}}", nonnegative=True)  # eq-coll-all-to-all's
+_NIC_SHARE = sp.Symbol(r"s_{\mathrm{NIC}}", nonnegative=True)
+
+
+@form("eq-coll-all-to-all", "the shares of the message that stay in the node and that leave it "
+      "through the GPU's own NIC named, each over its link's bandwidth",
+      constants=lambda: {_NODE_SHARE: sp.Max(0, S.n_ranks / S.n_nodes_c - 1),
+                         _NIC_SHARE: (S.n_nodes_c - 1) / S.n_nodes_c}, where=True)
+def _all_to_all():
+    coll, _ = _protocols()
+    shares = WrittenMax(_mul(S.n_nodes_c, _NODE_SHARE, _pow(S.bw_ar_intra, -1)),
+                        _mul(S.n_ranks, _NIC_SHARE, _pow(S.bw_ar_inter, -1)))
+    return sp.Eq(coll.all_to_all_bandwidth_time().lhs,
+                 _mul(S.h_coll, S.msg_bytes, _pow(_mul(S.bw_eff, S.n_ranks), -1), shares),
+                 evaluate=False)
+
+
+@form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
+      "attention over the cache, all over the instance's FLOP/s")
+def _phys_flop_time():
+    from ..engine import physical_rules as phys
+
+    weights = sp.Add(S.n_attn, _mul(S.n_ff, _pow(S.s, -1)), _shared_params(), evaluate=False)
+    context = sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)),
+                     evaluate=False)
+    numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
+                       _mul(2, S.vocab, S.d_model, S.b, S.q_lm),
+                       _mul(4, S.d_head, S.n_q, S.n_layers, context, S.b, S.q_len), evaluate=False)
+    return sp.Eq(phys.flop_time().lhs, _mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
+                 evaluate=False)
+
+
+@form("eq-phys-memory-need", "the weights by how many copies the layout holds, the embeddings at "
+      "their own bytes, then the whole batch's cache with its copies")
+def _phys_memory_need():
+    from ..engine import full_model as fm
+    from ..engine import physical_rules as phys
+
+    copies = fm.N_TP_ATTN * S.g / S.n_q
+    per_group = sp.Add(S.n_attn, _shared_params(), evaluate=False)
+    weights = _mul(S.p, sp.Add(_mul(S.sigma_attn, per_group), S.n_ff, evaluate=False))
+    cache = _mul(WrittenMax(1, copies), S.kv_bytes, S.ctx, S.b)
+    return sp.Eq(phys.memory_need().lhs,
+                 sp.Add(weights, _mul(S.p_emb, S.n_unembed), cache, evaluate=False),
+                 evaluate=False)
 
 
 # --- lookup -------------------------------------------------------------------------------------

@@ -128,8 +128,13 @@ def collective_part(model: str, kind: dict, part: str) -> sp.Expr:
         lat = ring.subs(msg_bytes, 0)
         chosen = lat if part == "latency" else ring - lat
         return sp.Piecewise((0, n_ranks <= 1), (chosen, True))
-    lat = protocol_latency().rhs.subs(kind)
-    bw = protocol_bandwidth_time().rhs.subs(kind)
+    return _part_at_cheapest(protocol_latency().rhs.subs(kind),
+                             protocol_bandwidth_time().rhs.subs(kind), part)
+
+
+def _part_at_cheapest(lat: sp.Expr, bw: sp.Expr, part: str) -> sp.Expr:
+    """The 'latency' or 'bandwidth' part of a collective at the protocol whose total is least
+    (the first of equal ones), zero on one rank."""
     options = [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
     totals = [a + b for a, b in options]
     pieces = []
@@ -175,16 +180,8 @@ def all_to_all_part(model: str, part: str) -> sp.Expr:
     """The 'latency' or 'bandwidth' part of :func:`all_to_all_time` at the protocol it uses."""
     if model == "torus":
         return collective_part(model, ONE_WAY, part)
-    lat = protocol_latency().rhs.subs(ONE_WAY)
-    bw = all_to_all_bandwidth_time().rhs.subs(ONE_WAY)
-    options = [(lat.subs(p.values()), bw.subs(p.values())) for p in PROTOCOLS]
-    totals = [a + b for a, b in options]
-    pieces = []
-    for number, (a, b) in enumerate(options):
-        cheapest = sp.And(*(totals[number] <= other for other in totals[number + 1:]))
-        pieces.append((a if part == "latency" else b, cheapest))
-    pieces[-1] = (pieces[-1][0], True)
-    return sp.Piecewise((0, n_ranks <= 1), *pieces)
+    return _part_at_cheapest(protocol_latency().rhs.subs(ONE_WAY),
+                             all_to_all_bandwidth_time().rhs.subs(ONE_WAY), part)
 
 
 @derivation("eq-coll-line-rate", "this book (the limit's collectives), from Erdil (2025), eq. 24")

@@ -19,16 +19,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import sympy as sp
-from sympy.printing.numpy import NumPyPrinter
 
-from ..core.symbols import REGISTRY
+from ..core.printing import NAMES as _NAMES
+from ..core.printing import RegistryNumPyPrinter
 from . import full_model as fm
 
 TARGETS = {rules: Path(__file__).with_name(
     "full_model_numpy.py" if rules == "paper" else f"full_model_numpy_{rules}.py")
     for rules in fm.RULES}
 ARGS = fm.BRANCH_ARGS + fm.CONSTANTS
-_NAMES = {info.symbol: info.name for info in REGISTRY.values()}
 
 HEADER = '''"""The terms of the full model as NumPy functions of (N, b, N_PP, σ, *CONSTANTS).
 
@@ -43,39 +42,6 @@ import numpy
 
 '''
 
-
-class _Printer(NumPyPrinter):
-    """NumPy printer whose Min, Max, And, Or and Piecewise broadcast their arguments pairwise."""
-
-    def _print_Symbol(self, expr):
-        return _NAMES.get(expr, expr.name)
-
-    def _nest(self, fn, args):
-        out = self._print(args[0])
-        for arg in args[1:]:
-            out = f"numpy.{fn}({out}, {self._print(arg)})"
-        return out
-
-    def _print_Max(self, expr):
-        return self._nest("maximum", expr.args)
-
-    def _print_Min(self, expr):
-        return self._nest("minimum", expr.args)
-
-    def _print_And(self, expr):
-        return self._nest("logical_and", expr.args)
-
-    def _print_Or(self, expr):
-        return self._nest("logical_or", expr.args)
-
-    def _print_Piecewise(self, expr):
-        out = "numpy.nan"
-        for value, condition in reversed(expr.args):
-            if condition == sp.true:
-                out = self._print(value)
-            else:
-                out = f"numpy.where({self._print(condition)}, {self._print(value)}, {out})"
-        return out
 
 
 def function_name(structure: fm.Structure, name: str) -> str:
@@ -92,7 +58,7 @@ def function_source(structure: fm.Structure, name: str) -> str:
     1-D and then of the 2-D layout, which share their memory and arithmetic time; 'parts' the
     terms :data:`~inference_math.engine.full_model.PARTS` a GroupedBranch sums over its groups.
     """
-    printer = _Printer()
+    printer = RegistryNumPyPrinter()
     if name == "search":
         layouts = [replace(structure, two_d=two_d) for two_d in (False, True)]
         wanted = [fm.term_expression(one, term) for one in layouts
@@ -133,7 +99,7 @@ def overlapped_source() -> str:
     from ..core.symbols import n_layers, omega_net, t_flop, t_kernel, t_mem, t_net
     from . import physical_rules as phys
     expr = phys.forward_latency().rhs.subs(t_kernel, t_kernel / (fm.KERNELS_PER_LAYER * n_layers))
-    printer = _Printer()
+    printer = RegistryNumPyPrinter()
     return (f"def overlapped({_NAMES[t_kernel]}, {_NAMES[t_net]}, {_NAMES[t_mem]}, "
             f"{_NAMES[t_flop]}, {_NAMES[omega_net]}):\n"
             f"    \"\"\"eq-phys-forward-latency: kernel launches, network, memory, arithmetic, ω.\"\"\"\n"

@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 
 import sympy as sp
-from sympy.printing.numpy import NumPyPrinter
 
-from ..core.symbols import REGISTRY
+from ..core.printing import NAMES as _NAMES
+from ..core.printing import RegistryNumPyPrinter
 from ..derivations import architecture, kv_cache, layer_mix, moe
 
 TARGET = Path(__file__).with_name("counts_numpy.py")
-_NAMES = {info.symbol: info.name for info in REGISTRY.values()}
 
 #: Every count the presets evaluate: generated function name -> its derivation.
 COUNTS = {
@@ -68,27 +67,6 @@ import numpy
 '''
 
 
-class _Printer(NumPyPrinter):
-    """NumPy printer naming symbols by the registry; Min and Max broadcast pairwise."""
-
-    def _print_Symbol(self, expr):
-        return _NAMES.get(expr, expr.name)
-
-    def _print_Dummy(self, expr):
-        return f"_{expr.name}"
-
-    def _nest(self, fn, args):
-        out = self._print(args[0])
-        for arg in args[1:]:
-            out = f"numpy.{fn}({out}, {self._print(arg)})"
-        return out
-
-    def _print_Max(self, expr):
-        return self._nest("maximum", expr.args)
-
-    def _print_Min(self, expr):
-        return self._nest("minimum", expr.args)
-
 
 def _sorted(symbols) -> list[sp.Symbol]:
     return sorted(symbols, key=lambda s: _NAMES[s])
@@ -96,7 +74,7 @@ def _sorted(symbols) -> list[sp.Symbol]:
 
 def function_source(name: str) -> tuple[str, tuple[str, ...]]:
     """The text of one generated function and the names of its arguments, in order."""
-    printer = _Printer()
+    printer = RegistryNumPyPrinter()
     expr = COUNTS[name]().rhs
     if expr.atoms(sp.Sum):
         sums, dummies, rest, others = layer_mix._plan(expr)
