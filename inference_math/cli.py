@@ -67,6 +67,7 @@ from .engine.search import (
 from .engine.toy_model import max_speed
 from .presets.hardware import GPUS, full_model_gpus, get_gpu
 from .presets.hf_config import read_architecture
+from .presets.layered import MTP_DRAFTER, mtp_drafter
 from .presets.models import describe, get_model, is_path, preset_names
 
 EXIT_USAGE = 2
@@ -262,8 +263,17 @@ def _cmd_toy_max_speed(args) -> str:
             f"  memory floor    {result.n_gpu_floor:.0f} GPUs hold the weights")
 
 
+def _drafter_of(model, drafter):
+    """``--drafter``: a model, or 'mtp' for the model's own multi-token-prediction module."""
+    if drafter != MTP_DRAFTER:
+        return drafter
+    with _blame("--drafter"):
+        return mtp_drafter(model)
+
+
 def _setting(args) -> Setting:
-    model, gpu, drafter = args.model, args.gpu, args.drafter
+    model, gpu = args.model, args.gpu
+    drafter = _drafter_of(model, args.drafter)
     weight_bytes = None if args.weight_bits is None else args.weight_bits / 8
     if args.acceptance is not None and drafter is None:
         raise InputError("argument --acceptance: needs --drafter")
@@ -555,6 +565,12 @@ def _cmd_describe(args) -> str:
     return "\n".join(lines)
 
 
+def _drafter_type(text: str):
+    """argparse type of --drafter: 'mtp' (the model's own MTP module, resolved with the model) or
+    a model preset or config.json path."""
+    return MTP_DRAFTER if text == MTP_DRAFTER else _preset(get_model)(text)
+
+
 def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--model", required=True, type=_preset(get_model),
                      help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
@@ -565,8 +581,9 @@ def _add_full_model_options(cmd) -> None:
     cmd.add_argument("--context", type=_number("--context"), default=0.0,
                      help=_range_help("--context", "tokens already in each sequence's KV cache "
                                                    "(default 0)"))
-    cmd.add_argument("--drafter", type=_preset(get_model), default=None,
-                     help="speculative decoding with this model preset (or config.json path)")
+    cmd.add_argument("--drafter", type=_drafter_type, default=None,
+                     help="speculative decoding with this model preset (or config.json path), or "
+                          "'mtp': the model's own multi-token-prediction module")
     cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
                      help=_range_help("--acceptance", "probability a drafted token is accepted "
                                                       "(default 0.8; 0: the drafter never helps)"))
@@ -658,8 +675,9 @@ def _add_predict_parser(sub) -> None:
                      help="physical (default): the book's physical rules at the presets' caps; "
                           "limit: at the hardware's peaks, a bound; paper: the reference code's "
                           "rules")
-    cmd.add_argument("--drafter", type=_preset(get_model), default=None,
-                     help="speculative decoding with this model preset (or config.json path)")
+    cmd.add_argument("--drafter", type=_drafter_type, default=None,
+                     help="speculative decoding with this model preset (or config.json path), or "
+                          "'mtp': the model's own multi-token-prediction module")
     cmd.add_argument("--acceptance", type=_number("--acceptance"), default=None,
                      help=_range_help("--acceptance", "probability a drafted token is accepted "
                                                       "(needed with --drafter)"))
@@ -689,7 +707,8 @@ def _cmd_predict(args) -> str:
     try:
         dep = Deployment(model=args.model, gpu=args.gpu, tp=args.tp, pp=args.pp, ep=args.ep,
                          batch=args.batch, input_len=args.input_len, output_len=args.output_len,
-                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, drafter=args.drafter,
+                         weight_bits=args.weight_bits, kv_bits=args.kv_bits,
+                         drafter=_drafter_of(args.model, args.drafter),
                          acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
                          price=args.price, context=args.context,
                          dp_attention=args.dp_attention, curve=args.curve)

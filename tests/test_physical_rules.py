@@ -206,3 +206,19 @@ def test_the_limit_uses_peaks_and_no_launch_time():
     assert values[S.t_kernel] == 0 and values[S.omega_net] == 1
     assert math.isclose(fm.model_values(get_model("llama-3-70b"), gpu)[S.hbm_bw],
                         gpu.hbm_bandwidth * gpu.bandwidth_cap)
+
+
+def test_a_models_own_mtp_module_drafts():
+    """DeepSeek-V3's MTP module as a drafter: one MoE layer (attention 187.1 M, router 256 ×
+    7,168, 256 routed and 1 shared expert of 3 × 7,168 × 2,048) with the embeddings and head
+    (2 × 129,280 × 7,168), FP8 as the model's MoE layers; a model without one is refused."""
+    from inference_math.core.validation import InputError
+    from inference_math.presets.layered import mtp_drafter
+
+    module = mtp_drafter(get_model("deepseek-v3"))
+    attention = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    by_hand = attention + 256 * 7168 + 257 * 3 * 7168 * 2048 + 2 * 129280 * 7168
+    assert module.total_params == pytest.approx(by_hand, rel=0.005)
+    assert module.layers == 1 and module.weight_bits == 8
+    with pytest.raises(InputError, match="multi-token-prediction"):
+        mtp_drafter(get_model("llama-3-70b"))

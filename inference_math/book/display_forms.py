@@ -328,6 +328,22 @@ def _all_to_all():
                  evaluate=False)
 
 
+@form("eq-phys-memory-time", "the bytes of one pass in the order of a layer (attention, its cache, "
+      "shared experts, routed experts) and the head, over the stage's bandwidth")
+def _phys_memory_time():
+    from ..engine import full_model as fm
+    from ..engine import physical_rules as phys
+
+    per_gpu = _mul(S.n_pp, _pow(_mul(S.n_gpu, S.hbm_bw), -1))
+    cache = _mul(phys.kv_copies_eq().rhs, S.kv_bytes, S.ctx, S.b_mu)
+    head = _mul(S.p_emb, S.vocab, S.d_model)
+    layers = sp.Add(phys.attention_bytes_dp(), phys.shared_bytes(), fm.ff_bytes(shared=False),
+                    evaluate=False)
+    return sp.Eq(phys.memory_time().lhs,
+                 _mul(per_gpu, sp.Add(_mul(S.n_layers, layers), cache, head, evaluate=False)),
+                 evaluate=False)
+
+
 @form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
       "attention over the cache, all over the instance's FLOP/s")
 def _phys_flop_time():

@@ -12,7 +12,7 @@ window its cache is capped at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..core.validation import InputError
@@ -242,3 +242,26 @@ def from_hf_config(path) -> Model | LayeredModel:
         return Model(**hf_config.model_fields(arch))
     except InputError:
         return LayeredModel.from_architecture(arch)
+
+
+MTP_DRAFTER = "mtp"  # the name --drafter takes for a model's own multi-token-prediction module
+
+
+def mtp_drafter(model) -> LayeredModel:
+    """A model's own multi-token-prediction module as a drafter for speculative decoding
+    (eq-spec-latency): its one MTP layer (DeepSeek-V3's ``num_nextn_predict_layers``), stored as
+    the model's layers of its kind, run once per drafted token with the model's embeddings and
+    output head, as DeepSeek's engines chain it. InputError if the model states no MTP layer."""
+    arch = getattr(model, "architecture", None)
+    if arch is None or not arch.n_mtp or arch.mtp_layer is None:
+        raise InputError(f"{getattr(model, 'name', model)} has no multi-token-prediction layer "
+                         f"(num_nextn_predict_layers) to draft with")
+    one = replace(arch.mtp_layer, count=1)
+    # stored as the model's own layers of its kind are (DeepSeek-V3's FP8 blocks)
+    kin = next((g for g in arch.groups if (g.attention, g.ffn) == (one.attention, one.ffn)), None)
+    if kin is not None and not one.quantized:
+        one = replace(one, quantized=kin.quantized)
+    module = replace(arch, name=f"{arch.name} MTP module", groups=(one,), n_mtp=0,
+                     mtp_layer=None)
+    return LayeredModel.from_architecture(module, name=f"{model.name} (MTP module)",
+                                          note="the model's own multi-token-prediction layer")
