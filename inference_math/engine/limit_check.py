@@ -10,10 +10,10 @@ the comparison can only flatter the limit's rival:
 - the decode context: the prompt's length (the shortest context any output token sees);
 - the KV cache: its stated width, else 8 bits (the narrowest cache these engines serve);
 - the weights: their stated width, else the narrowest the GPU has a FLOP/s figure for;
-- speculation: a step yields at most T tokens (the stated mean acceptance, else the model's
-  own multi-token-prediction layers plus one when the source does not say whether they were
-  used), and a step takes at least a plain forward pass, so the limit at speed v is T times
-  the plain limit's throughput at speed v/T;
+- speculation: a step yields at most T tokens (the stated mean acceptance; 8 where speculation
+  is stated without it; the model's own multi-token-prediction layers plus one where the source
+  does not say whether they were used), and a step takes at least a plain forward pass, so the
+  limit at speed v is T times the plain limit's throughput at speed v/T;
 - the instance: any size from the weights' floor up (the search's continuous sizes), and the
   cheapest point at least as fast as the measurement (:meth:`Frontier.cheapest_at`).
 """
@@ -28,6 +28,10 @@ from .measurements import FrontierConditions, frontier_conditions
 from .search import Frontier, Setting, frontier
 
 UNSTATED_KV_BITS = 8
+# Tokens a speculative step yields at most when a source states speculation but not its
+# acceptance: every drafted token of the longest drafts these engines use (EAGLE-3's 7) and the
+# target's own.
+UNSTATED_TOKENS_PER_STEP = 8.0
 
 
 @dataclass(frozen=True)
@@ -62,11 +66,15 @@ def throughput_at(front: Frontier, speed: float) -> float:
 
 
 def tokens_per_step(cond: FrontierConditions, model) -> float:
-    """T of the module docstring."""
+    """T of the module docstring: the stated mean acceptance; where speculation is stated without
+    it, :data:`UNSTATED_TOKENS_PER_STEP`; where the source does not say, the model's own MTP
+    layers plus one."""
     if cond.speculative is False:
         return 1.0
     if cond.spec_accept_len is not None:
         return float(cond.spec_accept_len)
+    if cond.speculative:
+        return UNSTATED_TOKENS_PER_STEP
     mtp = getattr(getattr(model, "architecture", None), "n_mtp", 0) or 0
     return 1.0 + mtp
 
