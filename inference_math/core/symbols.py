@@ -776,3 +776,71 @@ rho_io = _define("rho_io", r"\rho_{\mathrm{io}}", "1",
                  "input tokens per output token of a traffic mix", "full", **_POS)
 r_pd = _define("r_pd", r"r_{\mathrm{PD}}", "1",
                "prefill GPUs per decode GPU of disaggregated serving", "full", **_POS)
+
+# --- the serving frontier (section owned by inference_math/engine/serving_rules.py) -------
+chunk = _define("chunk", r"C_{\mathrm{chunk}}", "tokens",
+                "prompt tokens a chunked-prefill step carries beside its decode tokens", "serving",
+                **_POS)
+t_dec = _define("t_dec", r"t_{\mathrm{dec}}", "s",
+                "a decode step of b sequences carrying no prompt tokens", "serving", **_POS)
+t_mix = _define("t_mix", r"t_{\mathrm{mix}}", "s",
+                "a decode step of b sequences that also carries a chunk of prompt tokens",
+                "serving", **_POS)
+t_step_mean = _define("t_step_mean", r"\bar{t}_{\mathrm{step}}", "s",
+                      "mean time of a step of aggregated serving (the time per output token)",
+                      "serving", **_POS)
+f_mix = _define("f_mix", r"f_{\mathrm{mix}}", "1",
+                "share of the steps of aggregated serving that carry a chunk", "serving", **_POS)
+n_chunks = _define("n_chunks", r"n_{\mathrm{chunks}}", "steps",
+                   "steps a prompt's chunks span", "serving", **_POS)
+t_pre = _define("t_pre", r"t_{\mathrm{pre}}", "s",
+                "a prefill pass of P prompts on the prefill pool's instance", "serving", **_POS)
+n_prompts = _define("n_prompts", "P", "prompts", "prompts one prefill pass carries", "serving",
+                    **_POS)
+t_xfer = _define("t_xfer", r"t_{\mathrm{xfer}}", "s",
+                 "time to send a prompt's KV cache from the prefill to the decode pool",
+                 "serving", **_POS)
+kv_prompt = _define("kv_prompt", r"M_{\mathrm{prompt}}", "bytes",
+                    "KV cache of one prompt of T_in tokens", "serving", **_POS)
+bw_nic = _define("bw_nic", r"B_{\mathrm{NIC}}", "bytes/s",
+                 "one-direction scale-out bandwidth of one GPU", "serving", **_POS)
+n_send = _define("n_send", r"N_{\mathrm{pre}}", "GPUs",
+                 "GPUs of one prefill instance (each sends its share of the cache)", "serving",
+                 **_POS)
+rate_pre = _define("rate_pre", r"R_{\mathrm{pre}}", "tokens/s",
+                   "input tokens per second per GPU of the prefill pool", "serving", **_POS)
+rate_dec = _define("rate_dec", r"R_{\mathrm{dec}}", "tokens/s",
+                   "output tokens per second per GPU of the decode pool", "serving", **_POS)
+rate_serve = _define("rate_serve", r"R_{\mathrm{GPU}}", "tokens/s",
+                     "output tokens per second per GPU of a deployment, prefill's GPU time counted",
+                     "serving", **_POS)
+
+
+# --- the estimate (section owned by inference_math/engine/estimate_rules.py) ---------------
+t_fixed_step = _define("t_fixed_step", r"t_{0}", "s",
+                       "fixed time of every step: scheduling, sampling, synchronization",
+                       "serving", nonnegative=True, real=True)
+eta_mem = _define("eta_mem", r"\eta_{\mathrm{mem}}", "1",
+                  "reachable fraction of the peak HBM bandwidth by a kernel reading many bytes",
+                  "serving", **_POS)
+beta_half = _define("beta_half", r"\beta_{1/2}", "bytes",
+                    "bytes per GPU per layer at which half of eta_mem is reached", "serving",
+                    nonnegative=True, real=True)
+beta_layer = _define("beta_layer", r"\beta_{\mathrm{L}}", "bytes",
+                     "bytes one GPU reads per layer in a step", "serving", **_POS)
+eta_flop = _define("eta_flop", r"\eta_{\mathrm{flop}}", "1",
+                   "reachable fraction of the peak FLOP/s by a matmul of many tokens", "serving",
+                   **_POS)
+m_half = _define("m_half", r"m_{1/2}", "tokens",
+                 "tokens per weight at which half of eta_flop is reached", "serving",
+                 nonnegative=True, real=True)
+m_tokens = _define("m_tokens", r"m_{\mathrm{tok}}", "tokens", "tokens one weight sees in a step (a matmul's rows)",
+                   "serving", **_POS)
+tau_kernel = _define("tau_kernel", r"\tau_{\mathrm{k}}", "s",
+                     "fixed time a kernel pays beyond its bytes at full speed", "serving",
+                     nonnegative=True, real=True)
+t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimate", "serving",
+                **_POS)
+peak_share = _define("peak_share", r"\epsilon", "1",
+                     "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
+                     **_POS)

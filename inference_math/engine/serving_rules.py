@@ -1,0 +1,161 @@
+"""Serving whole requests: prefill and decode together, aggregated or disaggregated.
+
+A request brings T_in prompt tokens and takes T_out output tokens. A deployment is measured as
+engineers compare them: output tokens per second per GPU with the GPU time of prefill counted,
+against tokens per second per user (one over the time per output token).
+
+*Aggregated serving with chunked prefill.* One instance of N GPUs decodes b sequences; each step
+yields b output tokens. In steady state the prompts of the requests that replace finished ones
+must be prefilled at the rate tokens leave: b/T_out requests per step, b·T_in/T_out prompt tokens
+per step. They travel in chunks of C tokens inside decode steps (a step of b decode tokens and C
+prompt tokens takes t_mix, a step without a chunk t_dec), so a share f_mix of the steps carries a
+chunk (eq-serve-chunk-share) and a step takes t̄ on average (eq-serve-mean-step): the time per
+output token. A prompt waits for the step in progress and then rides ⌈T_in/C⌉ chunked steps
+(eq-serve-aggregated-ttft).
+
+*Disaggregated serving.* A prefill pool prefills P prompts per pass in t_pre on instances of
+N_pre GPUs, sends each prompt's cache to the decode pool over the scale-out network
+(eq-serve-kv-transfer), and a decode pool decodes b sequences per step of t_dec. The pools are
+sized in the ratio of eq-prefill-disagg-ratio, which sets the output tokens per second per GPU of
+the two pools together (eq-serve-disaggregated-rate).
+
+The cost of a token at P $/GPU-hour is eq-search-cost at the GPU-seconds it takes: an output
+token N·t_dec/b, an input token the extra time a chunk adds to its step, N·(t_mix − t_dec)/C,
+aggregated (eq-serve-gpu-seconds), or its pool's time, disaggregated.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..core.registry import derivation
+from ..core.symbols import (
+    b,
+    bw_nic,
+    chunk,
+    f_mix,
+    kv_prompt,
+    n_chunks,
+    n_gpu,
+    n_send,
+    price,
+    rate_dec,
+    rate_pre,
+    rate_serve,
+    t_dec,
+    t_mix,
+    t_output,
+    t_pre,
+    t_prompt,
+    t_step_mean,
+    t_ttft,
+    t_xfer,
+    usd_mtok_full,
+    usd_mtok_in,
+)
+from .prefill import disaggregated_ratio
+
+
+@derivation("eq-serve-chunk-share", "this book")
+def chunk_share() -> sp.Eq:
+    """Share of the steps that carry a chunk (eq-serve-chunk-share).
+
+    A step yields b output tokens, so b/T_out requests end per step and as many new prompts,
+    b·T_in/T_out tokens, must be prefilled per step. Chunks of C tokens in a share f_mix of the
+    steps carry them: f_mix·C = b·T_in/T_out, solved for f_mix.
+    """
+    (share,) = sp.solve(sp.Eq(f_mix * chunk, b * t_prompt / t_output), f_mix)
+    return sp.Eq(f_mix, share)
+
+
+@derivation("eq-serve-mean-step", "this book")
+def mean_step() -> sp.Eq:
+    """Mean step of aggregated serving, the time per output token (eq-serve-mean-step):
+    f_mix·t_mix + (1 − f_mix)·t_dec at f_mix of eq-serve-chunk-share."""
+    mixed = (f_mix * t_mix + (1 - f_mix) * t_dec).subs(f_mix, chunk_share().rhs)
+    return sp.Eq(t_step_mean, t_dec + sp.factor(sp.expand(mixed) - t_dec))
+
+
+@derivation("eq-serve-aggregated-ttft", "this book")
+def aggregated_ttft() -> sp.Eq:
+    """Time to first token of aggregated serving (eq-serve-aggregated-ttft).
+
+    The prompt waits for the step in progress to end, counted as a whole step carrying a chunk
+    (the longest step), then rides n_chunks = ⌈T_in/C⌉ steps that each carry one of its chunks;
+    its first token comes out of the last of them.
+    """
+    return sp.Eq(t_ttft, t_mix + n_chunks * t_mix)
+
+
+def chunks_of_prompt() -> sp.Expr:
+    """n_chunks = ⌈T_in / C⌉: the steps a prompt's chunks span."""
+    return sp.ceiling(t_prompt / chunk)
+
+
+@derivation("eq-serve-aggregated-rate", "this book")
+def aggregated_rate() -> sp.Eq:
+    """Output tokens per second per GPU of aggregated serving (eq-serve-aggregated-rate): b
+    tokens per mean step of eq-serve-mean-step on N GPUs, prefill's time included."""
+    return sp.Eq(rate_serve, b / (n_gpu * mean_step().rhs))
+
+
+@derivation("eq-serve-gpu-seconds", "this book")
+def gpu_seconds() -> sp.Eq:
+    """GPU-seconds of a token of aggregated serving (eq-serve-gpu-seconds).
+
+    A step without a chunk, N·t_dec GPU-seconds, makes b output tokens: g_out = N·t_dec/b. A
+    chunk adds N·(t_mix − t_dec) for its C prompt tokens: g_in = N·(t_mix − t_dec)/C. The Eq
+    states the split is whole: a mean step's GPU-seconds, N·t̄, are the b output tokens' and the
+    b·T_in/T_out prompt tokens' of eq-serve-chunk-share.
+    """
+    out = n_gpu * t_dec / b
+    inp = n_gpu * (t_mix - t_dec) / chunk
+    return sp.Eq(n_gpu * mean_step().rhs, b * out + b * t_prompt / t_output * inp)
+
+
+def output_gpu_seconds() -> sp.Expr:
+    """g_out of eq-serve-gpu-seconds."""
+    return n_gpu * t_dec / b
+
+
+def input_gpu_seconds() -> sp.Expr:
+    """g_in of eq-serve-gpu-seconds."""
+    return n_gpu * (t_mix - t_dec) / chunk
+
+
+@derivation("eq-serve-kv-transfer", "this book")
+def kv_transfer() -> sp.Eq:
+    """Sending a prompt's cache from the prefill to the decode pool (eq-serve-kv-transfer): each
+    of the prefill instance's N_pre GPUs sends its share of M_KV bytes over its own scale-out
+    link of B_NIC bytes/s."""
+    return sp.Eq(t_xfer, kv_prompt / (n_send * bw_nic))
+
+
+@derivation("eq-serve-disaggregated-ttft", "this book")
+def disaggregated_ttft() -> sp.Eq:
+    """Time to first token of disaggregated serving (eq-serve-disaggregated-ttft): the wait for
+    the prefill pass in progress (a whole pass), the prompt's own pass, and the transfer of its
+    cache (eq-serve-kv-transfer)."""
+    return sp.Eq(t_ttft, 2 * t_pre + kv_transfer().rhs)
+
+
+@derivation("eq-serve-disaggregated-rate", "this book, from eq-prefill-disagg-ratio")
+def disaggregated_rate() -> sp.Eq:
+    """Output tokens per second per GPU of disaggregated serving (eq-serve-disaggregated-rate).
+
+    With r_PD prefill GPUs per decode GPU (eq-prefill-disagg-ratio) the two pools make R_dec
+    output tokens per second per decode GPU on 1 + r_PD GPUs. The prices in r_PD are eq-search-cost
+    at each pool's GPU-seconds per token, 1/R_pre per input token and 1/R_dec per output token,
+    and the price per GPU-hour cancels.
+    """
+    ratio = disaggregated_ratio().rhs
+    per_token = {usd_mtok_in: 10**6 * price / (3600 * rate_pre),
+                 usd_mtok_full: 10**6 * price / (3600 * rate_dec)}
+    return sp.Eq(rate_serve, sp.simplify(rate_dec / (1 + ratio.subs(per_token))))
+
+
+def pool_ratio() -> sp.Expr:
+    """r_PD of eq-prefill-disagg-ratio at pools of R_pre and R_dec tokens/s per GPU."""
+    return sp.simplify(disaggregated_ratio().rhs.subs({
+        usd_mtok_in: 1 / rate_pre, usd_mtok_full: 1 / rate_dec}))
+

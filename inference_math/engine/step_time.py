@@ -1,0 +1,165 @@
+"""The time of one step (one forward pass) of a deployment, under each of the book's curves.
+
+``paper``, ``physical`` and ``limit`` are the full model's branches (:mod:`.full_model`). The
+``estimate`` (:mod:`.estimate_rules`) reads three terms of them, the limit's memory and
+arithmetic times (at the hardware's peaks) and the physical network time, and evaluates
+eq-est-step-latency at the fitted efficiencies (:class:`Efficiency`, stored in
+``data/estimate_parameters.json`` by :mod:`.estimate_fit`). The raw terms do not depend on the
+efficiencies, so a fit computes them once (:func:`raw_terms`) and evaluates only the closed form
+at each trial (:func:`estimate_latency`).
+
+Every function takes arrays of batch b and tokens per sequence q (broadcast elementwise) on one
+instance of N GPUs in one pipeline stage with attention data-parallel degree σ.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+from ..core.numeric import compile_fn
+from . import estimate_rules as est
+from . import full_model as fm
+
+CURVES = ("estimate", "limit", "physical", "paper")
+PARAMETER_FILE = "estimate_parameters.json"
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """The estimate's six global parameters (eq-est-step-latency) and its band.
+
+    ``band_low`` and ``band_high`` are quantiles of ln(measured / estimate) on the held-out
+    split: a rate R has the band [R·e^band_low, R·e^band_high].
+    """
+
+    t_fixed_s: float
+    eta_mem: float
+    beta_half_bytes: float
+    eta_flop: float
+    m_half_tokens: float
+    omega: float
+    band_low: float = 0.0
+    band_high: float = 0.0
+
+    @property
+    def vector(self) -> tuple[float, ...]:
+        """The parameters in the order of estimate_rules.PARAMETERS."""
+        return (self.t_fixed_s, self.eta_mem, self.beta_half_bytes, self.eta_flop,
+                self.m_half_tokens, self.omega)
+
+    @classmethod
+    def from_vector(cls, values, band=(0.0, 0.0)) -> Efficiency:
+        return cls(*(float(v) for v in values), band_low=float(band[0]),
+                   band_high=float(band[1]))
+
+
+PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:6]
+
+
+@cache
+def fitted_record() -> dict:
+    """The stored fit: parameters, band and the fit's report (data/estimate_parameters.json)."""
+    path = resources.files("inference_math") / "data" / PARAMETER_FILE
+    return json.loads(path.read_text())
+
+
+def fitted() -> Efficiency:
+    record = fitted_record()
+    return Efficiency(**record["parameters"], band_low=record["band"]["low"],
+                      band_high=record["band"]["high"])
+
+
+@cache
+def _step_fn():
+    return compile_fn(est.step_latency(), est.STEP_ARGS)
+
+
+@dataclass(frozen=True)
+class RawTerms:
+    """What the estimate reads of a pass, as arrays: the limit's memory and arithmetic times,
+    the physical network time, bytes per GPU per layer β, tokens per weight m, the HBM the
+    deployment needs and whether it fits."""
+
+    memory: np.ndarray
+    arithmetic: np.ndarray
+    network: np.ndarray
+    beta: np.ndarray
+    m: np.ndarray
+    need: np.ndarray
+    fits: np.ndarray
+
+    def take(self, index) -> RawTerms:
+        return RawTerms(**{k: np.asarray(v)[index] for k, v in asdict(self).items()})
+
+
+def _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, curves):
+    return {curve: fm.compile_branch(model, gpu, False, q, context, weight_bytes, curve=curve,
+                                     logits=logits, kv_scale=kv_scale) for curve in curves}
+
+
+def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: float | None = None,
+              logits=None, kv_scale: float = 1.0) -> RawTerms:
+    """The estimate's inputs for passes of ``batch`` sequences of ``q`` tokens at ``context``."""
+    batch = np.asarray(batch, dtype=float)
+    q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
+    br = _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, ("limit", "physical"))
+    args = (n, batch, 1.0, sigma)
+    memory = np.asarray(br["limit"]["memory"](*args), dtype=float)
+    need = np.asarray(br["physical"]["need"](*args), dtype=float)
+    shape = np.broadcast_shapes(np.shape(memory), batch.shape)
+    share = model.active_params / model.total_params
+    return RawTerms(
+        memory=np.broadcast_to(memory, shape),
+        arithmetic=np.broadcast_to(br["limit"]["arithmetic"](*args), shape),
+        network=np.broadcast_to(br["physical"]["network"](*args), shape),
+        beta=np.broadcast_to(memory * gpu.bandwidth(capped=False) / model.layers, shape),
+        m=np.broadcast_to(batch * q * share, shape),
+        need=np.broadcast_to(need, shape),
+        fits=np.broadcast_to(need <= n * gpu.hbm_bytes, shape))
+
+
+def estimate_latency(raw: RawTerms, eff: Efficiency) -> np.ndarray:
+    """eq-est-step-latency at the raw terms (infinite where the deployment does not fit)."""
+    value = _step_fn()(raw.memory, raw.arithmetic, raw.network, raw.beta, raw.m, *eff.vector)
+    return np.where(raw.fits, value, np.inf)
+
+
+def estimate_parts(raw: RawTerms, eff: Efficiency) -> dict[str, np.ndarray]:
+    """The estimate's step split into the search's terms: the fixed time (as 'kernel'), the
+    network time left serial, and memory and arithmetic at their reachable fractions."""
+    bw = eff.eta_mem * raw.beta / (raw.beta + eff.beta_half_bytes)
+    fl = eff.eta_flop * raw.m / (raw.m + eff.m_half_tokens)
+    return {"kernel": np.full(np.shape(raw.memory), eff.t_fixed_s),
+            "network_latency": np.zeros(np.shape(raw.memory)),
+            "network_bandwidth": (1 - eff.omega) * raw.network,
+            "memory": raw.memory / bw, "arithmetic": raw.arithmetic / fl}
+
+
+def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
+         weight_bytes: float | None = None, logits=None, kv_scale: float = 1.0,
+         eff: Efficiency | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Latency of a pass under ``curve`` and its terms (kernel, network_latency,
+    network_bandwidth, memory, arithmetic), as arrays over batch and q; infinite where the
+    deployment does not fit."""
+    batch = np.asarray(batch, dtype=float)
+    if curve == "estimate":
+        eff = fitted() if eff is None else eff
+        raw = raw_terms(model, gpu, n, sigma, batch, q, context, weight_bytes, logits, kv_scale)
+        return estimate_latency(raw, eff), estimate_parts(raw, eff)
+    if curve not in fm.RULES:
+        raise ValueError(f"unknown curve {curve!r} (known: {', '.join(CURVES)})")
+    q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
+    branch = fm.compile_branch(model, gpu, False, q, context, weight_bytes, curve=curve,
+                               logits=logits, kv_scale=kv_scale)
+    args = (n, batch, 1.0, sigma)
+    shape = batch.shape
+    terms = {name: np.broadcast_to(np.asarray(branch[name](*args), dtype=float), shape)
+             for name in ("kernel", "network_latency", "network_bandwidth", "memory",
+                          "arithmetic")}
+    latency = np.broadcast_to(np.asarray(branch["latency"](*args), dtype=float), shape)
+    return latency, terms
