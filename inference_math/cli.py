@@ -53,6 +53,7 @@ import os
 import sys
 from contextlib import contextmanager
 
+from . import cli_serving
 from .core.validation import InputError, Interval, parse_within
 from .engine import full_model as fm
 from .engine.search import (
@@ -816,12 +817,14 @@ def build_parser() -> argparse.ArgumentParser:
                            "the config's dtype and quantization, or the preset's)")
     desc.add_argument("--json", action="store_true", help="print JSON")
     _add_predict_parser(sub)
+    cli_serving.add_parsers(sub)
     return parser
 
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
-             "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict}
+             "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict,
+             "serve": cli_serving.cmd_serve, "measured": cli_serving.cmd_measured}
 
 
 def _one_line(text: str) -> str:

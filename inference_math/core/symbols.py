@@ -834,8 +834,8 @@ eta_flop = _define("eta_flop", r"\eta_{\mathrm{flop}}", "1",
 m_half = _define("m_half", r"m_{1/2}", "tokens",
                  "tokens per weight at which half of eta_flop is reached", "serving",
                  nonnegative=True, real=True)
-m_tokens = _define("m_tokens", r"m_{\mathrm{tok}}", "tokens", "tokens one weight sees in a step (a matmul's rows)",
-                   "serving", **_POS)
+m_tokens = _define("m_tokens", r"m_{\mathrm{tok}}", "tokens",
+                   "tokens one weight sees in a step (a matmul's rows)", "serving", **_POS)
 tau_kernel = _define("tau_kernel", r"\tau_{\mathrm{k}}", "s",
                      "fixed time a kernel pays beyond its bytes at full speed", "serving",
                      nonnegative=True, real=True)

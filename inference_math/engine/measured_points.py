@@ -64,8 +64,9 @@ PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv")
 #: Prompt tokens an engine's step carries by default (vLLM's max_num_batched_tokens, SGLang's
 #: chunked_prefill_size and TensorRT-LLM's max_num_tokens are all 8,192 in their defaults).
 ENGINE_CHUNK = 8192.0
-#: Sequences an engine schedules at once when a source does not say (vLLM's max_num_seqs,
-#: SGLang's max_running_requests, TensorRT-LLM's max_batch_size in their defaults).
+#: Sequences per instance an engine schedules at once when a source states no batch (vLLM's
+#: long-standing default max_num_seqs); the estimate reads such a point there, the limit at any
+#: batch (the most favourable).
 ENGINE_MAX_BATCH = 256.0
 #: Hugging Face ids of the gathered points whose architecture is another id's (fine-tunes,
 #: re-quantized checkpoints), and models the presets name.
@@ -358,13 +359,16 @@ class Probe:
         """The point's measured quantities as ``curve`` gives them (None where it has none):
         at the stated concurrency (or the most sequences that fit, when the cache of all of
         them does not), else at the candidate with the most tokens per second per GPU within
-        the scenario's limits."""
+        the scenario's limits, of at most :data:`ENGINE_MAX_BATCH` sequences per instance
+        (an engine's default) except under the limit, which takes any batch."""
         point = self.resolved.point
         c = self.candidates(curve, eff)
         rate_name = "input_tok_s_per_gpu" if "input_tok_s_per_gpu" in c else \
             "output_tok_s_per_gpu"
         rate = c[rate_name]
         ok = np.isfinite(rate) & (rate > 0)
+        if curve != "limit" and not point["concurrency"]:
+            ok &= c["batch"] <= ENGINE_MAX_BATCH
         if point["scenario"] in ("server", "interactive"):
             if point["tpot_limit_ms"]:
                 ok &= c["tpot_s"] <= point["tpot_limit_ms"] / 1e3
@@ -423,7 +427,7 @@ def probe(resolved: Resolved) -> Probe:
             wanted = max(1.0, point["concurrency"] * n / point["gpus"])
             batches = [wanted] + [x for x in sf.BATCHES if x < wanted]
         else:
-            batches = [x for x in sf.BATCHES if x <= ENGINE_MAX_BATCH]
+            batches = list(sf.BATCHES)
         for batch in batches:
             share = batch * ratio
             rows.append((n, s, batch, 0.0))

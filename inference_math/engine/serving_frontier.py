@@ -369,8 +369,9 @@ def _band(work: Workload, eff, rate: float) -> tuple[float | None, float | None]
 def _aggregated(work: Workload, eff) -> list[ServingPoint]:
     c = aggregated(work, eff)
     grid, terms = c["grid"], c["terms"]
-    ok = c["ok"] & _limits(work, c["tpot"], c["ttft"])
-    front = pareto_front(np.where(ok, c["tpot"], np.inf), 1.0 / c["rate"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ok = c["ok"] & _limits(work, c["tpot"], c["ttft"])
+        front = pareto_front(np.where(ok, c["tpot"], np.inf), 1.0 / c["rate"])
     estimate = work.curve == "estimate"
     points = []
     for i in front:
@@ -403,10 +404,11 @@ def _disaggregated(work: Workload, eff) -> list[ServingPoint]:
     t_dec, terms = _evaluate(work, grid, work.context, eff)
     fns = _serve_fns()
     rho = work.input_len / work.output_len
-    rate_dec = grid.batch / (grid.n * t_dec)
-    rate = fns["disaggregated_rate"](rate_dec, pre.rate, rho)
-    ok = _limits(work, t_dec, np.full(t_dec.shape, pre.ttft))
-    front = pareto_front(np.where(ok, t_dec, np.inf), 1.0 / rate)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate_dec = grid.batch / (grid.n * t_dec)
+        rate = fns["disaggregated_rate"](rate_dec, pre.rate, rho)
+        ok = _limits(work, t_dec, np.full(t_dec.shape, pre.ttft))
+        front = pareto_front(np.where(ok, t_dec, np.inf), 1.0 / rate)
     estimate = work.curve == "estimate"
     usd_out = _cost(grid.n, t_dec, grid.batch, work.usd_per_hour)
     i_pre = pre.index

@@ -1,0 +1,281 @@
+"""The command line's serving commands: ``serve`` (the serving frontier) and ``measured`` (a
+user's measured points against the limit and the estimate). Registered by :mod:`.cli`."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+
+from .core.validation import InputError, Interval, parse_within
+
+SERVE_RANGES = {
+    "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
+    "--ttft-ms": Interval(1e-3, 1e8), "--tpot-ms": Interval(1e-3, 1e8),
+}
+SERVE_COLUMNS = (
+    ("tokens_per_s_per_user", "tok/s/user", ".1f"),
+    ("output_tokens_per_s_per_gpu", "tok/s/GPU", ".1f"),
+    ("ttft_ms", "TTFT ms", ".0f"),
+    ("tpot_ms", "TPOT ms", ".2f"),
+    ("usd_per_mtok_output", "$/Mtok out", ".3f"),
+    ("usd_per_mtok_input", "$/Mtok in", ".4f"),
+    ("layout", "decode layout", "s"),
+    ("binding_decode", "binding", "s"),
+)
+MEASURED_COLUMNS = (
+    ("point_id", "point", "s"), ("quantity", "quantity", "s"), ("measured", "measured", ".4g"),
+    ("limit", "limit", ".4g"), ("estimate", "estimate", ".4g"),
+    ("efficiency", "meas/limit", ".3f"), ("error", "meas/est", ".3f"),
+)
+
+
+def _range(option: str):
+    def convert(text: str) -> float:
+        try:
+            return parse_within(option, text, SERVE_RANGES[option])
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
+    return convert
+
+
+def add_parsers(sub) -> None:
+    from . import cli as base
+    from .engine.step_time import CURVES
+    from .presets.hardware import full_model_gpus, get_gpu
+    from .presets.models import get_model, preset_names
+    cmd = sub.add_parser("serve", help="serving frontier: output tok/s per GPU (prefill "
+                                       "counted) vs tok/s per user, under TTFT/TPOT limits")
+    cmd.add_argument("--model", required=True, type=base._preset(get_model),
+                     help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
+    cmd.add_argument("--gpu", required=True, type=base._preset(get_gpu, full_model=True),
+                     help=f"one of: {', '.join(full_model_gpus())}; or {base.GPU_FILE_HELP}")
+    for option, text in (("--input-len", "prompt tokens per request"),
+                         ("--output-len", "generated tokens per request")):
+        cmd.add_argument(option, required=True, type=_range(option),
+                         help=f"{text}; in {SERVE_RANGES[option]}")
+    cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="weight precision (default: the model's)")
+    cmd.add_argument("--kv-bits", type=int, choices=(4, 8, 16), default=None,
+                     help="bits per KV-cache element (default: the checkpoint's, else 16)")
+    cmd.add_argument("--curve", choices=CURVES, default="estimate",
+                     help="estimate (default): the physical rules at the efficiencies fitted on "
+                          "public measurements, with a band; limit: a bound no deployment beats; "
+                          "physical: the physical rules at the presets' caps; paper: the "
+                          "reference code's rules")
+    cmd.add_argument("--disaggregated", action="store_true",
+                     help="separate prefill and decode pools (default: aggregated, chunked "
+                          "prefill)")
+    for option, text in (("--ttft-ms", "time-to-first-token limit"),
+                         ("--tpot-ms", "time-per-output-token limit")):
+        cmd.add_argument(option, type=_range(option), default=None,
+                         help=f"{text} in ms; in {SERVE_RANGES[option]}")
+    cmd.add_argument("--price", type=base._number("--price"), default=None,
+                     help=base._range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
+                     help="also draw the frontier into FILE (.svg or .png)")
+    cmd.add_argument("--quiet", action="store_true", help="no notes on standard error")
+    out = cmd.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+
+    meas = sub.add_parser("measured", help="your measured serving points against the limit and "
+                                           "the estimate")
+    meas.add_argument("file", metavar="FILE.csv",
+                      help="a CSV in the columns of the gathered points (see the README)")
+    meas.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
+                      help="also draw the points and the frontiers into FILE (.svg or .png)")
+    out = meas.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--csv", action="store_true", help="print CSV")
+
+
+def _layout_text(point) -> str:
+    d = point.decode
+    text = f"{d['gpus']:g} GPU TP{d['tp']:g}"
+    if d["dp"] > 1:
+        text += f" DP{d['dp']:g}"
+    if d["ep"] > 1:
+        text += f" EP{d['ep']:g}"
+    text += f" b{d['batch']:g}"
+    if point.prefill is not None:
+        p = point.prefill
+        text += f" + prefill {p['gpus']:g} GPU P{p['prompts']:g}"
+    elif d.get("chunk"):
+        text += f" C{d['chunk']:g}"
+    return text
+
+
+def _serve_rows(front) -> list[dict]:
+    rows = []
+    for p in front.points:
+        row = p.as_dict()
+        row["layout"] = _layout_text(p)
+        rows.append(row)
+    return rows
+
+
+def _csv(rows: list[dict], keys: list[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(keys)
+    for row in rows:
+        writer.writerow(["" if row.get(k) is None else row.get(k) for k in keys])
+    return buffer.getvalue().rstrip("\n")
+
+
+def cmd_serve(args) -> str:
+    from . import cli as base
+    from .engine.serving_frontier import ServeError, Workload, serving_frontier
+    try:
+        work = Workload(args.model, args.gpu, args.input_len, args.output_len,
+                        weight_bits=args.weight_bits, kv_bits=args.kv_bits, curve=args.curve,
+                        disaggregated=args.disaggregated, ttft_ms=args.ttft_ms,
+                        tpot_ms=args.tpot_ms, price=args.price)
+        front = serving_frontier(work)
+    except ServeError as exc:
+        option = {"model": "--model", "weight_bits": "--weight-bits"}.get(exc.field, "--model")
+        message = str(exc).removeprefix(f"{exc.field}: ")
+        raise InputError(f"argument {option}: infeasible: {message}") from None
+    rows = _serve_rows(front)
+    if args.plot:
+        _plot_serve(front, args.plot)
+    if args.json:
+        out = []
+        for row in rows:
+            decode, prefill = row.pop("decode"), row.pop("prefill")
+            out.append({**row, "decode": decode, "prefill": prefill})
+        return base._dumps(out)
+    keys = [k for k, _, _ in SERVE_COLUMNS] + ["mode", "binding_prefill", "curve"]
+    if front.workload.curve == "estimate":
+        keys += ["band_low", "band_high"]
+    if args.csv:
+        return _csv(rows, keys)
+    w = front.workload
+    head = (f"{w.model.name} on {w.gpu.name}: {w.input_len:g} in / {w.output_len:g} out, "
+            f"{'disaggregated' if w.disaggregated else 'aggregated (chunked prefill)'}, "
+            f"curve {w.curve}")
+    if w.curve == "estimate":
+        low, high = _band()
+        head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (the held-out "
+                 f"points' 10th-90th percentiles)")
+    return head + "\n" + base._table(rows, list(SERVE_COLUMNS))
+
+
+def _band() -> tuple[float, float]:
+    from .engine.step_time import fitted
+    eff = fitted()
+    return eff.band_low, eff.band_high
+
+
+def _plot_serve(front, path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    speed = [p.tokens_per_s_per_user for p in front.points]
+    rate = [p.output_tokens_per_s_per_gpu for p in front.points]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(speed, rate, marker="o", ms=3, label=f"{front.workload.curve}")
+    if front.workload.curve == "estimate":
+        ax.fill_between(speed, [p.band_low for p in front.points],
+                        [p.band_high for p in front.points], alpha=0.25,
+                        label="band (held-out 10-90%)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens/s per user")
+    ax.set_ylabel("output tokens/s per GPU (prefill counted)")
+    w = front.workload
+    ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out",
+                 fontsize=10)
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") \
+            from None
+    finally:
+        plt.close(fig)
+
+
+def measured_rows(points) -> list[dict]:
+    """Each point against the limit and the estimate (one row each; ``reason`` where a point
+    is not compared)."""
+    from .engine import measured_points as mp
+    rows = []
+    for point in points:
+        resolved = mp.resolve(point)
+        row = {"point_id": point.point_id, "model": point["model"], "gpu": point["gpu"],
+               "scenario": point["scenario"], "quantity": point.primary,
+               "measured": point.measured(point.primary) if point.primary else None,
+               "limit": None, "estimate": None, "efficiency": None, "error": None,
+               "band_low": None, "band_high": None, "reason": resolved.reason or None}
+        if not resolved.reason:
+            probe = mp.probe(resolved)
+            q = point.primary
+            limit = probe.predict("limit")[q]
+            estimate = probe.predict("estimate")[q]
+            row.update(limit=limit, estimate=estimate)
+            if limit:
+                row["efficiency"] = row["measured"] / limit
+            if estimate:
+                low, high = _band()
+                row.update(error=row["measured"] / estimate, band_low=estimate * math.exp(low),
+                           band_high=estimate * math.exp(high))
+            if limit is None and estimate is None:
+                row["reason"] = "infeasible: the deployment does not fit"
+        rows.append(row)
+    return rows
+
+
+def cmd_measured(args) -> str:
+    from . import cli as base
+    from .engine import measured_points as mp
+    try:
+        points = mp.read_points(args.file)
+    except mp.PointsError as exc:
+        raise InputError(f"argument FILE.csv: {exc}") from None
+    rows = measured_rows(points)
+    if args.plot:
+        _plot_measured(rows, args.plot)
+    if args.json:
+        return base._dumps(rows)
+    keys = ["point_id", "model", "gpu", "scenario", "quantity", "measured", "limit",
+            "estimate", "efficiency", "error", "band_low", "band_high", "reason"]
+    if args.csv:
+        return _csv(rows, keys)
+    shown = [{k: "-" if row[k] is None else format(row[k], spec)
+              for k, _, spec in MEASURED_COLUMNS} for row in rows]
+    table = base._table(shown, [(k, h, "s") for k, h, _ in MEASURED_COLUMNS])
+    notes = [f"  {r['point_id']}: not compared: {r['reason']}" for r in rows if r["reason"]]
+    return "\n".join([table, *notes])
+
+
+def _plot_measured(rows, path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ok = [r for r in rows if r["estimate"] and r["limit"]]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    if ok:
+        ax.scatter([r["estimate"] for r in ok], [r["measured"] for r in ok], s=14,
+                   label="measured vs estimate")
+        ax.scatter([r["limit"] for r in ok], [r["measured"] for r in ok], s=14, marker="x",
+                   label="measured vs limit")
+        top = max(max(r["limit"], r["measured"]) for r in ok) * 1.5
+        low = min(min(r["estimate"], r["measured"]) for r in ok) / 1.5
+        ax.plot([low, top], [low, top], color="k", lw=0.8, label="measured = curve")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("the curve's value at the point's conditions")
+    ax.set_ylabel("measured")
+    ax.legend(fontsize=9)
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") \
+            from None
+    finally:
+        plt.close(fig)

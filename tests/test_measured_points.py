@@ -1,0 +1,101 @@
+"""Measured points (engine/measured_points.py), the estimate's fit (estimate_fit.py) and the
+commands serve and measured."""
+
+import json
+import math
+
+import pytest
+
+from inference_math.cli import main
+from inference_math.engine import estimate_fit as ef
+from inference_math.engine import measured_points as mp
+from inference_math.engine import step_time as st
+
+HEADER = ("point_id,model,gpu,gpus,weight_bits,tp,scenario,concurrency,input_len,output_len,"
+          "output_tok_s_per_gpu,tok_s_per_user\n")
+
+
+def test_public_points_are_many_and_cite_a_source():
+    points = mp.public_points()
+    assert len(points) >= 200 + 79
+    assert all(str(p["source"]).startswith(("github:", "http")) for p in points)
+
+
+def test_every_comparable_public_point_is_at_or_below_the_limit():
+    """The limit holds: no measured rate above it (the cache at 8 bits where a source does
+    not state it, its most favourable width)."""
+    above = []
+    for sample in ef.samples():
+        limit = sample.probe.predict("limit")[sample.quantity]
+        if limit is None or sample.measured > limit * (1 + 1e-9):
+            above.append((sample.probe.resolved.point.point_id, sample.measured, limit))
+    assert not above
+    assert len(ef.samples()) >= 200
+
+
+def test_the_stored_fit_is_what_the_method_gives():
+    """Refitting on the public points reproduces data/estimate_parameters.json."""
+    stored = st.fitted_record()
+    eff = ef.fit()
+    for name, value in zip(st.PARAMETER_NAMES, eff.vector):
+        assert math.isclose(value, stored["parameters"][name], rel_tol=0.02, abs_tol=1e-3), name
+    again = ef.report(eff)
+    assert math.isclose(again["test"]["median_abs_log"], stored["test"]["median_abs_log"],
+                        abs_tol=0.01)
+    assert stored["test"]["points"] >= 50 and stored["train"]["points"] >= 150
+
+
+def test_held_out_split_is_by_setup():
+    by_setup = {}
+    for sample in ef.samples():
+        by_setup.setdefault(sample.setup, set()).add(sample.held_out)
+    assert all(len(sides) == 1 for sides in by_setup.values())
+
+
+def test_a_users_file_against_the_curves(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    path.write_text(HEADER + "a,meta-llama/Llama-3.3-70B-Instruct,h100,8,8,8,concurrency,64,"
+                             "1000,1000,500,30\n")
+    assert main(["measured", str(path), "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["quantity"] == "output_tok_s_per_gpu" and row["reason"] is None
+    assert row["efficiency"] == pytest.approx(500 / row["limit"])
+    assert row["band_low"] < row["estimate"] < row["band_high"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ("a,llama-3.3-70b,h100,8,8,8,concurrency,64,1000,1000,-5,\n", "output_tok_s_per_gpu"),
+    ("a,llama-3.3-70b,h100,8,8,8,queue,64,1000,1000,500,\n", "scenario"),
+    ("a,llama-3.3-70b,h100,8,8,8,concurrency,64,,1000,500,\n", "input_len"),
+    ("a,llama-3.3-70b,h100,8,8,8,concurrency,64,1000,1000,nan,\n", "output_tok_s_per_gpu"),
+])
+def test_bad_points_are_one_line_naming_the_field(tmp_path, capsys, body, field):
+    path = tmp_path / "bad.csv"
+    path.write_text(HEADER + body)
+    assert main(["measured", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and field in err and "Traceback" not in err
+
+
+def test_serve_json_is_strict_and_complete(capsys):
+    assert main(["serve", "--model", "llama-3.3-70b", "--gpu", "h100", "--input-len", "1000",
+                 "--output-len", "1000", "--weight-bits", "8", "--ttft-ms", "2000",
+                 "--json"]) == 0
+    points = json.loads(capsys.readouterr().out)
+    needed = {"tokens_per_s_per_user", "output_tokens_per_s_per_gpu", "ttft_ms", "tpot_ms",
+              "usd_per_mtok_output", "usd_per_mtok_input", "band_low", "band_high"}
+    assert points and all(needed <= set(p) for p in points)
+    speeds = [p["tokens_per_s_per_user"] for p in points]
+    assert speeds == sorted(speeds, reverse=True)
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--input-len", "-1", "--output-len", "10"], "--input-len"),
+    (["--input-len", "10", "--output-len", "10", "--ttft-ms", "inf"], "--ttft-ms"),
+    (["--input-len", "10", "--output-len", "10", "--tpot-ms", "0.001"], "--model"),
+    (["--input-len", "10", "--output-len", "10", "--curve", "best"], "--curve"),
+])
+def test_serve_refuses_bad_input_in_one_line(capsys, args, option):
+    assert main(["serve", "--model", "llama-3.3-70b", "--gpu", "h100", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and option in err

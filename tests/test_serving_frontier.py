@@ -1,0 +1,64 @@
+"""The serving frontier (engine/serving_frontier.py): shape, the limit above the estimate,
+a hand-checked step, and infeasible workloads reported."""
+
+import math
+
+import pytest
+
+from inference_math import get_gpu, get_model
+from inference_math.engine import step_time as st
+from inference_math.engine.serving_frontier import ServeError, Workload, serving_frontier
+
+LLAMA, H100 = get_model("llama-3.3-70b"), get_gpu("h100")
+
+
+@pytest.fixture(scope="module")
+def fronts():
+    return {curve: serving_frontier(Workload(LLAMA, H100, 1000, 1000, weight_bits=8,
+                                             curve=curve, ttft_ms=2000))
+            for curve in ("estimate", "limit")}
+
+
+def test_frontier_is_pareto_fastest_first(fronts):
+    for front in fronts.values():
+        speeds = [p.tokens_per_s_per_user for p in front.points]
+        rates = [p.output_tokens_per_s_per_gpu for p in front.points]
+        assert speeds == sorted(speeds, reverse=True)
+        assert rates == sorted(rates)
+        assert all(p.ttft_ms <= 2000 for p in front.points)
+
+
+def test_limit_is_above_the_estimate_everywhere(fronts):
+    for p in fronts["estimate"].points:
+        assert fronts["limit"].throughput_at(p.tokens_per_s_per_user) >= \
+            p.output_tokens_per_s_per_gpu
+
+
+def test_estimate_band_brackets_the_estimate(fronts):
+    eff = st.fitted()
+    for p in fronts["estimate"].points:
+        assert math.isclose(p.band_low, p.output_tokens_per_s_per_gpu * math.exp(eff.band_low))
+        assert p.band_low <= p.output_tokens_per_s_per_gpu <= p.band_high
+
+
+def test_limit_decode_step_by_hand():
+    """Batch-one decode of Llama 3.3 70B with 8-bit weights on 8 H100s at the limit: 70.55 GB
+    of weights and 1,500 tokens of 16-bit cache (327,680 bytes each) read at 8 × 3.35 TB/s
+    (peak) take (70.55e9 + 4.9e8) / 26.8e12 = 2.65 ms; arithmetic and links are far below."""
+    latency, terms = st.step("limit", LLAMA, H100, 8.0, 1.0, 1.0, 1.0, 1500.0, 1.0)
+    by_hand = (LLAMA.total_params * 1.0 + 1500 * 327680) / (8 * H100.bandwidth(capped=False))
+    assert math.isclose(float(terms["memory"]), by_hand, rel_tol=0.02)
+    assert math.isclose(float(latency), by_hand, rel_tol=0.05)
+
+
+def test_disaggregated_points_carry_both_pools():
+    front = serving_frontier(Workload(get_model("deepseek-v3"), get_gpu("h200"), 2000, 500,
+                                      disaggregated=True, ttft_ms=3000))
+    for p in front.points:
+        assert p.mode == "disaggregated" and p.prefill["prompts"] >= 1
+        assert p.ttft_ms <= 3000 and p.prefill_gpus_per_decode_gpu > 0
+
+
+def test_infeasible_limits_are_one_error_naming_them():
+    with pytest.raises(ServeError, match="TPOT 0.001 ms"):
+        serving_frontier(Workload(LLAMA, H100, 1000, 1000, tpot_ms=0.001))
