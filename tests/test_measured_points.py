@@ -37,7 +37,7 @@ def test_the_stored_fit_is_what_the_method_gives():
     """Refitting on the public points reproduces data/estimate_parameters.json."""
     stored = st.fitted_record()
     eff = ef.fit()
-    for name, value in zip(st.PARAMETER_NAMES, eff.vector):
+    for name, value in zip(st.PARAMETER_NAMES, eff.vector, strict=True):
         assert math.isclose(value, stored["parameters"][name], rel_tol=0.02, abs_tol=1e-3), name
     again = ef.report(eff)
     assert math.isclose(again["test"]["median_abs_log"], stored["test"]["median_abs_log"],

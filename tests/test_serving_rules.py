@@ -31,8 +31,7 @@ def test_mean_step_is_the_share_weighted_mean():
 
 
 def test_gpu_seconds_split_is_whole():
-    eq = sr.gpu_seconds()
-    assert sp.simplify(eq.lhs - eq.rhs) == 0
+    assert sp.simplify(sr.gpu_seconds().rhs - sr.mean_step().rhs) == 0
 
 
 def test_disaggregated_rate_is_one_over_the_gpu_seconds_of_both_pools():

@@ -62,9 +62,11 @@ def test_module_attributes_are_the_registry_symbols():
 
 # quantities that are zero in real settings: an empty context, NCCL's Simple protocol's base
 # latency, a device without kernel-launch cost, one GPU's network time, no pipeline, experts on one
-# node (the reference code's ξ_EP = 0), no network time hidden (ω = 0)
+# node (the reference code's ξ_EP = 0), no network time hidden (ω = 0), the estimate's fixed
+# step time and start-up costs (a fit may find none)
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
-               "n_sh", "t_pipe", "xi_ep", "omega_net"}
+               "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
+               "tau_kernel"}
 
 
 @pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))

@@ -47,7 +47,7 @@ from . import physical_rules as phys
 _fraction = peak_share
 
 
-@derivation("eq-est-bandwidth-fraction", "this book")
+@derivation("eq-est-bandwidth-fraction", "this book, from Erdil (2025) eqs. 29-30")
 def bandwidth_fraction() -> sp.Eq:
     """Reachable fraction of the peak HBM bandwidth for a kernel reading β bytes per GPU
     (eq-est-bandwidth-fraction).
@@ -61,7 +61,7 @@ def bandwidth_fraction() -> sp.Eq:
     return sp.Eq(_fraction, sp.factor(share.subs(tau_kernel, beta_half / (eta_mem * hbm_bw))))
 
 
-@derivation("eq-est-flop-fraction", "this book")
+@derivation("eq-est-flop-fraction", "this book, from Erdil (2025) eqs. 29-30")
 def flop_fraction() -> sp.Eq:
     """Reachable fraction of the peak FLOP/s for matmuls whose weights each see m tokens
     (eq-est-flop-fraction): 2·m FLOPs per weight done in the time of 2·(m + m_½) at η_flop·F,
@@ -72,7 +72,7 @@ def flop_fraction() -> sp.Eq:
     return sp.Eq(_fraction, sp.factor(share))
 
 
-@derivation("eq-est-step-latency", "this book, from eq-phys-forward-latency")
+@derivation("eq-est-step-latency", "this book, from Erdil (2025) eqs. 29-30 (eq-phys-forward-latency)")
 def step_latency() -> sp.Eq:
     """A step by the estimate (eq-est-step-latency): t_0 plus eq-phys-forward-latency with no
     launch time, the peak memory time t_mem over eq-est-bandwidth-fraction and the peak

@@ -56,7 +56,7 @@ from ..core.symbols import (
 from .prefill import disaggregated_ratio
 
 
-@derivation("eq-serve-chunk-share", "this book")
+@derivation("eq-serve-chunk-share", "this book, from Erdil (2025) sec. 3")
 def chunk_share() -> sp.Eq:
     """Share of the steps that carry a chunk (eq-serve-chunk-share).
 
@@ -68,7 +68,7 @@ def chunk_share() -> sp.Eq:
     return sp.Eq(f_mix, share)
 
 
-@derivation("eq-serve-mean-step", "this book")
+@derivation("eq-serve-mean-step", "this book, from Erdil (2025) sec. 3")
 def mean_step() -> sp.Eq:
     """Mean step of aggregated serving, the time per output token (eq-serve-mean-step):
     f_mix·t_mix + (1 − f_mix)·t_dec at f_mix of eq-serve-chunk-share."""
@@ -76,7 +76,7 @@ def mean_step() -> sp.Eq:
     return sp.Eq(t_step_mean, t_dec + sp.factor(sp.expand(mixed) - t_dec))
 
 
-@derivation("eq-serve-aggregated-ttft", "this book")
+@derivation("eq-serve-aggregated-ttft", "this book, from Erdil (2025) sec. 3")
 def aggregated_ttft() -> sp.Eq:
     """Time to first token of aggregated serving (eq-serve-aggregated-ttft).
 
@@ -92,25 +92,26 @@ def chunks_of_prompt() -> sp.Expr:
     return sp.ceiling(t_prompt / chunk)
 
 
-@derivation("eq-serve-aggregated-rate", "this book")
+@derivation("eq-serve-aggregated-rate", "this book, from Erdil (2025) sec. 3")
 def aggregated_rate() -> sp.Eq:
     """Output tokens per second per GPU of aggregated serving (eq-serve-aggregated-rate): b
     tokens per mean step of eq-serve-mean-step on N GPUs, prefill's time included."""
     return sp.Eq(rate_serve, b / (n_gpu * mean_step().rhs))
 
 
-@derivation("eq-serve-gpu-seconds", "this book")
+@derivation("eq-serve-gpu-seconds", "this book, from Erdil (2025) sec. 3")
 def gpu_seconds() -> sp.Eq:
     """GPU-seconds of a token of aggregated serving (eq-serve-gpu-seconds).
 
     A step without a chunk, N·t_dec GPU-seconds, makes b output tokens: g_out = N·t_dec/b. A
     chunk adds N·(t_mix − t_dec) for its C prompt tokens: g_in = N·(t_mix − t_dec)/C. The Eq
-    states the split is whole: a mean step's GPU-seconds, N·t̄, are the b output tokens' and the
-    b·T_in/T_out prompt tokens' of eq-serve-chunk-share.
+    is the mean step rebuilt from them: the GPU-seconds of a step's b output tokens and of the
+    b·T_in/T_out prompt tokens of eq-serve-chunk-share, over N (the split is whole when it
+    equals eq-serve-mean-step, which a test checks).
     """
     out = n_gpu * t_dec / b
     inp = n_gpu * (t_mix - t_dec) / chunk
-    return sp.Eq(n_gpu * mean_step().rhs, b * out + b * t_prompt / t_output * inp)
+    return sp.Eq(t_step_mean, (b * out + b * t_prompt / t_output * inp) / n_gpu)
 
 
 def output_gpu_seconds() -> sp.Expr:
@@ -123,7 +124,7 @@ def input_gpu_seconds() -> sp.Expr:
     return n_gpu * (t_mix - t_dec) / chunk
 
 
-@derivation("eq-serve-kv-transfer", "this book")
+@derivation("eq-serve-kv-transfer", "this book, from Erdil (2025) sec. 3")
 def kv_transfer() -> sp.Eq:
     """Sending a prompt's cache from the prefill to the decode pool (eq-serve-kv-transfer): each
     of the prefill instance's N_pre GPUs sends its share of M_KV bytes over its own scale-out
@@ -131,7 +132,7 @@ def kv_transfer() -> sp.Eq:
     return sp.Eq(t_xfer, kv_prompt / (n_send * bw_nic))
 
 
-@derivation("eq-serve-disaggregated-ttft", "this book")
+@derivation("eq-serve-disaggregated-ttft", "this book, from Erdil (2025) sec. 3")
 def disaggregated_ttft() -> sp.Eq:
     """Time to first token of disaggregated serving (eq-serve-disaggregated-ttft): the wait for
     the prefill pass in progress (a whole pass), the prompt's own pass, and the transfer of its
@@ -139,7 +140,7 @@ def disaggregated_ttft() -> sp.Eq:
     return sp.Eq(t_ttft, 2 * t_pre + kv_transfer().rhs)
 
 
-@derivation("eq-serve-disaggregated-rate", "this book, from eq-prefill-disagg-ratio")
+@derivation("eq-serve-disaggregated-rate", "this book, from Erdil (2025) sec. 3 (eq-prefill-disagg-ratio)")
 def disaggregated_rate() -> sp.Eq:
     """Output tokens per second per GPU of disaggregated serving (eq-serve-disaggregated-rate).
 

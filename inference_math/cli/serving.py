@@ -8,7 +8,7 @@ import csv
 import io
 import math
 
-from .core.validation import InputError, Interval, parse_within
+from ..core.validation import InputError, Interval, parse_within
 
 SERVE_RANGES = {
     "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
@@ -41,10 +41,10 @@ def _range(option: str):
 
 
 def add_parsers(sub) -> None:
-    from . import cli as base
-    from .engine.step_time import CURVES
-    from .presets.hardware import full_model_gpus, get_gpu
-    from .presets.models import get_model, preset_names
+    from .. import cli as base
+    from ..engine.step_time import CURVES
+    from ..presets.hardware import full_model_gpus, get_gpu
+    from ..presets.models import get_model, preset_names
     cmd = sub.add_parser("serve", help="serving frontier: output tok/s per GPU (prefill "
                                        "counted) vs tok/s per user, under TTFT/TPOT limits")
     cmd.add_argument("--model", required=True, type=base._preset(get_model),
@@ -126,8 +126,8 @@ def _csv(rows: list[dict], keys: list[str]) -> str:
 
 
 def cmd_serve(args) -> str:
-    from . import cli as base
-    from .engine.serving_frontier import ServeError, Workload, serving_frontier
+    from .. import cli as base
+    from ..engine.serving_frontier import ServeError, Workload, serving_frontier
     try:
         work = Workload(args.model, args.gpu, args.input_len, args.output_len,
                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, curve=args.curve,
@@ -164,7 +164,7 @@ def cmd_serve(args) -> str:
 
 
 def _band() -> tuple[float, float]:
-    from .engine.step_time import fitted
+    from ..engine.step_time import fitted
     eff = fitted()
     return eff.band_low, eff.band_high
 
@@ -202,7 +202,7 @@ def _plot_serve(front, path) -> None:
 def measured_rows(points) -> list[dict]:
     """Each point against the limit and the estimate (one row each; ``reason`` where a point
     is not compared)."""
-    from .engine import measured_points as mp
+    from ..engine import measured_points as mp
     rows = []
     for point in points:
         resolved = mp.resolve(point)
@@ -230,8 +230,8 @@ def measured_rows(points) -> list[dict]:
 
 
 def cmd_measured(args) -> str:
-    from . import cli as base
-    from .engine import measured_points as mp
+    from .. import cli as base
+    from ..engine import measured_points as mp
     try:
         points = mp.read_points(args.file)
     except mp.PointsError as exc:

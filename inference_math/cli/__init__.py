@@ -53,10 +53,9 @@ import os
 import sys
 from contextlib import contextmanager
 
-from . import cli_serving
-from .core.validation import InputError, Interval, parse_within
-from .engine import full_model as fm
-from .engine.search import (
+from ..core.validation import InputError, Interval, parse_within
+from ..engine import full_model as fm
+from ..engine.search import (
     CURVES,
     FRONTIER_COLUMNS,
     MAX_LOG2_GPUS,
@@ -65,11 +64,12 @@ from .engine.search import (
     frontier,
     search_steps,
 )
-from .engine.toy_model import max_speed
-from .presets.hardware import GPUS, full_model_gpus, get_gpu
-from .presets.hf_config import read_architecture
-from .presets.layered import MTP_DRAFTER, mtp_drafter
-from .presets.models import describe, get_model, is_path, preset_names
+from ..engine.toy_model import max_speed
+from ..presets.hardware import GPUS, full_model_gpus, get_gpu
+from ..presets.hf_config import read_architecture
+from ..presets.layered import MTP_DRAFTER, mtp_drafter
+from ..presets.models import describe, get_model, is_path, preset_names
+from . import serving
 
 EXIT_USAGE = 2
 GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
@@ -378,7 +378,7 @@ def _plot_path(text: str) -> str:
 
 def _draw(front, path: str) -> None:
     """Draw ``front`` into ``path``; matplotlib and the book's figure style load only here."""
-    from .book.frontier_plot import save_frontier_plot
+    from ..book.frontier_plot import save_frontier_plot
 
     setting = front.setting
     title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:g}-bit weights"
@@ -698,7 +698,7 @@ def _add_predict_parser(sub) -> None:
 
 
 def _cmd_predict(args) -> str:
-    from .engine.predict import Deployment, DeploymentError, predict
+    from ..engine.predict import Deployment, DeploymentError, predict
 
     if args.drafter is not None and args.mtp_accepted is not None:
         raise InputError("argument --mtp-accepted: not allowed with --drafter (MTP drafts with "
@@ -817,14 +817,14 @@ def build_parser() -> argparse.ArgumentParser:
                            "the config's dtype and quantization, or the preset's)")
     desc.add_argument("--json", action="store_true", help="print JSON")
     _add_predict_parser(sub)
-    cli_serving.add_parsers(sub)
+    serving.add_parsers(sub)
     return parser
 
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
              "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict,
-             "serve": cli_serving.cmd_serve, "measured": cli_serving.cmd_measured}
+             "serve": serving.cmd_serve, "measured": serving.cmd_measured}
 
 
 def _one_line(text: str) -> str:

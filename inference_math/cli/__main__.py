@@ -1,0 +1,7 @@
+"""python -m inference_math.cli"""
+
+import sys
+
+from . import main
+
+sys.exit(main())
