@@ -22,15 +22,20 @@ def test_public_points_are_many_and_cite_a_source():
 
 
 def test_every_comparable_public_point_is_at_or_below_the_limit():
-    """The limit holds: no measured rate above it (the cache at 8 bits where a source does
-    not state it, its most favourable width)."""
-    above = []
-    for sample in ef.samples():
-        limit = sample.probe.predict("limit")[sample.quantity]
-        if limit is None or sample.measured > limit * (1 + 1e-9):
-            above.append((sample.probe.resolved.point.point_id, sample.measured, limit))
+    """The limit holds: no measured rate above it (a width the source leaves open at its most
+    favourable: the cache at 8 bits, the weights at the narrowest the GPU computes with)."""
+    above, compared = [], 0
+    for point in mp.public_points():
+        resolved = mp.resolve(point)
+        if resolved.reason:
+            continue
+        compared += 1
+        limit = mp.probe(resolved).predict("limit")[point.primary]
+        measured = point.measured(point.primary)
+        if limit is None or measured > limit * (1 + 1e-9):
+            above.append((point.point_id, measured, limit))
     assert not above
-    assert len(ef.samples()) >= 200
+    assert compared >= 400 and len(ef.samples()) >= 200
 
 
 def test_the_stored_fit_is_what_the_method_gives():

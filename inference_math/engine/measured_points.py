@@ -12,8 +12,9 @@ quantities the source measured:
   :data:`ENGINE_CHUNK` tokens (or the batch's share b·T_in/T_out when larger):
   eq-serve-aggregated-rate, 1/eq-serve-mean-step, eq-serve-aggregated-ttft (decode-only: b over
   N·t_dec);
-- ``static-batch``: the batch prefilled in one pass, then T_out decode steps at the mean
-  context; output tokens per second per GPU b·T_out/(N·(t_pre + T_out·t_dec));
+- ``static-batch`` (and ``offline`` with a stated number of requests sent at once): the batch
+  prefilled in one pass, then T_out decode steps at the mean context; output tokens per second
+  per GPU b·T_out/(N·(t_pre + T_out·t_dec));
 - ``offline``: the most output tokens per second per GPU of any batch and chunk at the stated
   layout (or any instance up to the stated GPUs when it is not stated);
 - ``server`` and ``interactive``: the same under the scenario's TPOT and TTFT limits;
@@ -64,10 +65,6 @@ PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv")
 #: Prompt tokens an engine's step carries by default (vLLM's max_num_batched_tokens, SGLang's
 #: chunked_prefill_size and TensorRT-LLM's max_num_tokens are all 8,192 in their defaults).
 ENGINE_CHUNK = 8192.0
-#: Sequences per instance an engine schedules at once when a source states no batch (vLLM's
-#: long-standing default max_num_seqs); the estimate reads such a point there, the limit at any
-#: batch (the most favourable).
-ENGINE_MAX_BATCH = 256.0
 #: Hugging Face ids of the gathered points whose architecture is another id's (fine-tunes,
 #: re-quantized checkpoints), and models the presets name.
 MODEL_ALIASES = {
@@ -278,10 +275,15 @@ def resolve(point: Point) -> Resolved:
         if point["concurrency"]:
             return Resolved(point, reason="layout not stated")
         return Resolved(point, model, gpu, 0.0, 1.0)
-    if point["weight_bits"] is None:
-        return Resolved(point, reason="weight width not stated")
     n = max(tp * pp, ep or 1.0)
     return Resolved(point, model, gpu, n, n if point["dp_attention"] == 1 else n / (tp * pp))
+
+
+def favourable_bits(gpu: GPU) -> float:
+    """The narrowest weights a GPU computes with natively: 4 bits where it has FP4 tensor cores
+    (its 4-bit FLOP/s exceed its 8-bit ones), else 8."""
+    rates = gpu.flops_by_weight_bits
+    return 4.0 if rates.get(4, 0.0) > rates.get(8, 0.0) else 8.0
 
 
 @dataclass
@@ -297,12 +299,21 @@ class Probe:
     dec_index: np.ndarray
     _raw: dict = field(default_factory=dict)
 
+    @property
+    def estimable(self) -> bool:
+        """The estimate needs the weights' width; the limit takes the most favourable."""
+        return self.resolved.point["weight_bits"] is not None
+
     def work_for(self, curve: str) -> sf.Workload:
-        """The workload a curve reads: under the limit, an unstated cache width at 8 bits."""
-        if curve != "limit" or self.resolved.point["kv_bits"] is not None:
+        """The workload a curve reads: under the limit, an unstated cache width at 8 bits and
+        unstated weights at :func:`favourable_bits`."""
+        point = self.resolved.point
+        if curve != "limit" or (point["kv_bits"] is not None and point["weight_bits"]
+                                is not None):
             return self.work
         from dataclasses import replace
-        return replace(self.work, kv_bits=8.0)
+        return replace(self.work, kv_bits=point["kv_bits"] or 8.0,
+                       weight_bits=point["weight_bits"] or favourable_bits(self.work.gpu))
 
     def latencies(self, curve: str, eff=None) -> tuple[np.ndarray, np.ndarray | None]:
         """Latency of every step and pass under ``curve``."""
@@ -359,16 +370,15 @@ class Probe:
         """The point's measured quantities as ``curve`` gives them (None where it has none):
         at the stated concurrency (or the most sequences that fit, when the cache of all of
         them does not), else at the candidate with the most tokens per second per GPU within
-        the scenario's limits, of at most :data:`ENGINE_MAX_BATCH` sequences per instance
-        (an engine's default) except under the limit, which takes any batch."""
+        the scenario's limits."""
         point = self.resolved.point
+        if curve != "limit" and not self.estimable:
+            return _finite()
         c = self.candidates(curve, eff)
         rate_name = "input_tok_s_per_gpu" if "input_tok_s_per_gpu" in c else \
             "output_tok_s_per_gpu"
         rate = c[rate_name]
         ok = np.isfinite(rate) & (rate > 0)
-        if curve != "limit" and not point["concurrency"]:
-            ok &= c["batch"] <= ENGINE_MAX_BATCH
         if point["scenario"] in ("server", "interactive"):
             if point["tpot_limit_ms"]:
                 ok &= c["tpot_s"] <= point["tpot_limit_ms"] / 1e3
@@ -385,8 +395,11 @@ class Probe:
 
 
 def _kind(point: Point) -> str:
-    """How a scenario composes steps: 'serving' (chunked prefill in decode steps), 'static',
-    'decode' or 'prefill'."""
+    """How a scenario composes steps: 'serving' (chunked prefill in decode steps), 'static'
+    (a static batch, or an offline burst of a stated number of requests sent at once: one
+    wave, its prompts prefilled before its tokens decode), 'decode' or 'prefill'."""
+    if point["scenario"] == "offline" and point["concurrency"]:
+        return "static"
     return {"static-batch": "static", "decode-only": "decode",
             "prefill-only": "prefill"}.get(point["scenario"], "serving")
 

@@ -2,7 +2,8 @@
 
 ``paper``, ``physical`` and ``limit`` are the full model's branches (:mod:`.full_model`). The
 ``estimate`` (:mod:`.estimate_rules`) reads three terms of them, the limit's memory and
-arithmetic times (at the hardware's peaks) and the physical network time, and evaluates
+arithmetic times (at the hardware's peaks, the arithmetic re-timed at the precision each part
+runs at in an engine: :func:`compute_rates`) and the physical network time, and evaluates
 eq-est-step-latency at the fitted efficiencies (:class:`Efficiency`, stored in
 ``data/estimate_parameters.json`` by :mod:`.estimate_fit`). The raw terms do not depend on the
 efficiencies, so a fit computes them once (:func:`raw_terms`) and evaluates only the closed form
@@ -102,20 +103,42 @@ def _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, curves):
                                      logits=logits, kv_scale=kv_scale) for curve in curves}
 
 
+def compute_rates(model, gpu, weight_bytes: float | None = None) -> tuple[float, float, float]:
+    """FLOP/s the limit divides by (the weights' precision), FLOP/s the weights' matmuls run at
+    in an engine, and FLOP/s of attention over the cache.
+
+    The weights' matmuls run at their own precision where the chip has tensor cores for it;
+    4-bit weights on a chip without FP4 (its 4-bit figure is its 8-bit one: the H100, H200,
+    MI300X) are widened to 16 bits in the kernel (W4A16), so run at the 16-bit rate. Attention
+    over the cache runs at 16 bits (FlashAttention's BF16 path).
+    """
+    bits = model.weight_bits if weight_bytes is None else round(8 * weight_bytes)
+    limit_rate = gpu.flops(bits)
+    native = bits >= 8 or gpu.flops(bits) > gpu.flops(8)
+    return limit_rate, limit_rate if native else gpu.flops(16), gpu.flops(16)
+
+
 def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: float | None = None,
               logits=None, kv_scale: float = 1.0) -> RawTerms:
-    """The estimate's inputs for passes of ``batch`` sequences of ``q`` tokens at ``context``."""
+    """The estimate's inputs for passes of ``batch`` sequences of ``q`` tokens at ``context``:
+    the limit's arithmetic time re-timed at the rates of :func:`compute_rates` (the part over
+    the cache is the arithmetic at ``context`` less the arithmetic at an empty cache)."""
     batch = np.asarray(batch, dtype=float)
     q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
     br = _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, ("limit", "physical"))
     args = (n, batch, 1.0, sigma)
+    empty = fm.compile_branch(model, gpu, False, q, 0.0, weight_bytes, curve="limit",
+                              logits=logits, kv_scale=kv_scale)["arithmetic"](*args)
+    peak, weights_rate, attention_rate = compute_rates(model, gpu, weight_bytes)
+    arithmetic = np.asarray(br["limit"]["arithmetic"](*args), dtype=float)
+    arithmetic = (empty * peak / weights_rate + (arithmetic - empty) * peak / attention_rate)
     memory = np.asarray(br["limit"]["memory"](*args), dtype=float)
     need = np.asarray(br["physical"]["need"](*args), dtype=float)
     shape = np.broadcast_shapes(np.shape(memory), batch.shape)
     share = model.active_params / model.total_params
     return RawTerms(
         memory=np.broadcast_to(memory, shape),
-        arithmetic=np.broadcast_to(br["limit"]["arithmetic"](*args), shape),
+        arithmetic=np.broadcast_to(arithmetic, shape),
         network=np.broadcast_to(br["physical"]["network"](*args), shape),
         beta=np.broadcast_to(memory * gpu.bandwidth(capped=False) / model.layers, shape),
         m=np.broadcast_to(batch * q * share, shape),
