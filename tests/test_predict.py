@@ -257,7 +257,7 @@ def test_cli_predict_json_has_the_issues_fields(capsys):
                 "binding_decode", "binding_prefill"):
         assert key in row
     assert row["fits"] is True
-    api = predict(deployment(tp=4, batch=16, input_len=2035, output_len=300))
+    api = predict(deployment(tp=4, batch=16, input_len=2035, output_len=300, curve="estimate"))
     assert row["tpot_ms"] == pytest.approx(api.tpot_ms)
 
 

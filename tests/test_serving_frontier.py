@@ -62,3 +62,17 @@ def test_disaggregated_points_carry_both_pools():
 def test_infeasible_limits_are_one_error_naming_them():
     with pytest.raises(ServeError, match="TPOT 0.001 ms"):
         serving_frontier(Workload(LLAMA, H100, 1000, 1000, tpot_ms=0.001))
+
+
+def test_predict_on_the_estimate_is_below_the_limit_and_carries_its_band():
+    from inference_math.engine.predict import Deployment, predict
+    for model, gpu, extra in ((LLAMA, H100, {"weight_bits": 8}),
+                              (get_model("deepseek-v3"), get_gpu("h200"),
+                               {"dp_attention": True})):
+        base = dict(model=model, gpu=gpu, tp=8, batch=64, input_len=2000, output_len=500,
+                    **extra)
+        est = predict(Deployment(**base, curve="estimate"))
+        lim = predict(Deployment(**base, curve="limit"))
+        assert est.tpot_ms > lim.tpot_ms and est.ttft_ms > lim.ttft_ms
+        assert est.band_low < est.output_tokens_per_s_per_gpu < est.band_high
+        assert lim.band_low is None

@@ -329,6 +329,7 @@ CURVE_MEANING = {
     "paper": "the reference code's rules at the presets' caps (Erdil 2025)",
     "physical": "the book's physical rules at the presets' caps",
     "limit": "a limit: physical rules at the hardware's peaks, network hidden, no launch time",
+    "estimate": "the estimate: physical rules at efficiencies fitted on public measurements",
 }
 
 
@@ -672,10 +673,11 @@ def _add_predict_parser(sub) -> None:
     cmd.add_argument("--kv-bits", type=_predict_number("--kv-bits"), default=None,
                      help=f"bits per KV-cache element (default: the checkpoint's stated cache "
                           f"precision, else 16); in {PREDICT_RANGES['--kv-bits']}")
-    cmd.add_argument("--curve", choices=CURVES, default="physical",
-                     help="physical (default): the book's physical rules at the presets' caps; "
-                          "limit: at the hardware's peaks, a bound; paper: the reference code's "
-                          "rules")
+    cmd.add_argument("--curve", choices=("estimate", *CURVES), default="estimate",
+                     help="estimate (default): the physical rules at the efficiencies fitted on "
+                          "public measurements, with a band; physical: the book's physical rules "
+                          "at the presets' caps; limit: at the hardware's peaks, a bound; paper: "
+                          "the reference code's rules")
     cmd.add_argument("--drafter", type=_drafter_type, default=None,
                      help="speculative decoding with this model preset (or config.json path), or "
                           "'mtp': the model's own multi-token-prediction module")
@@ -743,6 +745,9 @@ def _cmd_predict(args) -> str:
         text = "unbounded" if value is None else format(value, spec)
         lines.append(f"  {label:<30} {text} {unit}".rstrip())
     lines.append(f"  {'memory':<30} {result.memory_need_gb:,.1f} of {result.memory_gb:,.1f} GB")
+    if result.band_low is not None:
+        lines.append(f"  {'band, output tokens/s per GPU':<30} {result.band_low:,.1f} to "
+                     f"{result.band_high:,.1f} (the held-out points' 10th-90th percentiles)")
     return "\n".join(lines)
 
 

@@ -17,8 +17,11 @@ tokens, eq-spec-latency with t_Q = 0 and its expected tokens per step (1 − α^
 The MTP head's own pass (one layer) is not counted.
 
 The full model's rules are a choice (``curve``): the book's physical rules at the presets' caps
-('physical', the default), the limit ('limit': physical rules at the hardware's peaks, network
-hidden behind compute, no launch time) or the reference code's ('paper').
+('physical', the default here; the command line's default is the estimate), the limit
+('limit': physical rules at the hardware's peaks, network hidden behind compute, no launch
+time), the reference code's ('paper') or the estimate ('estimate': the physical rules at the
+efficiencies fitted on public measurements, :mod:`.step_time`, with its band of output tokens
+per second per GPU in ``band_low`` and ``band_high``).
 
 Whether the deployment fits, and the largest batch that does, count the weights and the KV cache
 of the whole batch at the decode context: under the physical rules eq-phys-memory-need (every
@@ -129,7 +132,7 @@ class Deployment:
     prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
     whole_degrees: bool = True
     dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
-    curve: str = "physical"  # 'physical', 'limit' or 'paper' (module docstring)
+    curve: str = "physical"  # 'physical', 'limit', 'paper' or 'estimate' (module docstring)
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -158,8 +161,8 @@ class Deployment:
             if not KV_BITS[0] <= bits <= KV_BITS[1]:
                 raise DeploymentError("kv_bits", f"must lie in [{KV_BITS[0]:g}, {KV_BITS[1]:g}], "
                                                  f"got {bits:g}")
-        if self.curve not in fm.RULES:
-            raise DeploymentError("curve", f"must be one of {', '.join(fm.RULES)}, "
+        if self.curve not in (*fm.RULES, "estimate"):
+            raise DeploymentError("curve", f"must be one of estimate, {', '.join(fm.RULES)}, "
                                            f"got {self.curve!r}")
         if self.dp_attention and self.curve == "paper":
             raise DeploymentError("dp_attention", "data-parallel attention is a layout of the "
@@ -316,6 +319,8 @@ class Prediction:
     binding_prefill_pass: str | None  # its binding term
     mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
     curve: str = "physical"  # the rules the numbers follow (Deployment.curve)
+    band_low: float | None = None  # the estimate's band of output tokens/s per GPU
+    band_high: float | None = None
     decode_terms_ms: dict = field(default_factory=dict)
     prefill_terms_ms: dict = field(default_factory=dict)
 
@@ -337,6 +342,11 @@ def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: floa
             prefill: bool = False) -> fm.Branch | fm.GroupedBranch:
     """The deployment's branch at q tokens per pass; a prefill pass computes one token's
     logits (q_LM = 1), decode and verification every token's."""
+    if dep.curve == "estimate":
+        from . import step_time as st
+        return st.EstimateBranch(model, dep.gpu, q, context, weight_bytes,
+                                 1.0 if prefill else None,
+                                 dep.kv_scale if model is dep.model else 1.0, st.fitted())
     return fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes,
                              curve=dep.curve, logits=1.0 if prefill else None,
                              kv_scale=dep.kv_scale if model is dep.model else 1.0)
@@ -448,7 +458,17 @@ def predict(dep: Deployment) -> Prediction:
         gamma=steps, prefill_pass_ms=pre_pass * 1e3, binding_prefill_pass=binding_term(pass_terms),
         prefill_gpus_per_decode_gpu=float(ratio(dep.input_len / dep.output_len, usd_in, usd_out)),
         decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
-        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, curve=dep.curve, **common)
+        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, curve=dep.curve,
+        **_band(dep, batch / (n * token)), **common)
+
+
+def _band(dep: Deployment, rate: float) -> dict:
+    """The estimate's band of output tokens/s per GPU (held-out 10th-90th percentiles)."""
+    if dep.curve != "estimate":
+        return {}
+    from . import step_time as st
+    eff = st.fitted()
+    return {"band_low": rate * math.exp(eff.band_low), "band_high": rate * math.exp(eff.band_high)}
 
 
 def _decode(dep: Deployment, base, args: tuple, context: float, w: float):

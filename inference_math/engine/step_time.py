@@ -112,21 +112,22 @@ def compute_rates(model, gpu, weight_bytes: float | None = None) -> tuple[float,
     MI300X) are widened to 16 bits in the kernel (W4A16), so run at the 16-bit rate. Attention
     over the cache runs at 16 bits (FlashAttention's BF16 path).
     """
-    bits = model.weight_bits if weight_bytes is None else round(8 * weight_bytes)
+    own = weight_bytes is None or weight_bytes == model.weight_bytes
+    bits = model.weight_bits if own else round(8 * weight_bytes)
     limit_rate = gpu.flops(bits)
     native = bits >= 8 or gpu.flops(bits) > gpu.flops(8)
     return limit_rate, limit_rate if native else gpu.flops(16), gpu.flops(16)
 
 
 def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: float | None = None,
-              logits=None, kv_scale: float = 1.0) -> RawTerms:
+              logits=None, kv_scale: float = 1.0, pp: float = 1.0) -> RawTerms:
     """The estimate's inputs for passes of ``batch`` sequences of ``q`` tokens at ``context``:
     the limit's arithmetic time re-timed at the rates of :func:`compute_rates` (the part over
     the cache is the arithmetic at ``context`` less the arithmetic at an empty cache)."""
     batch = np.asarray(batch, dtype=float)
     q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
     br = _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, ("limit", "physical"))
-    args = (n, batch, 1.0, sigma)
+    args = (n, batch, pp, sigma)
     empty = fm.compile_branch(model, gpu, False, q, 0.0, weight_bytes, curve="limit",
                               logits=logits, kv_scale=kv_scale)["arithmetic"](*args)
     peak, weights_rate, attention_rate = compute_rates(model, gpu, weight_bytes)
@@ -186,3 +187,33 @@ def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
                           "arithmetic")}
     latency = np.broadcast_to(np.asarray(branch["latency"](*args), dtype=float), shape)
     return latency, terms
+
+
+@dataclass(frozen=True)
+class EstimateBranch:
+    """The estimate in the full model's branch interface: ``branch[name](N, b, N_PP, σ)`` for
+    'latency', the search's terms (:func:`estimate_parts`), and 'need' and 'feasible' (the
+    physical rules': the estimate holds what they hold)."""
+
+    model: object
+    gpu: object
+    q: object
+    context: float
+    weight_bytes: float | None
+    logits: object
+    kv_scale: float
+    eff: Efficiency
+
+    def __getitem__(self, name: str):
+        def call(n, batch, pp, sigma):
+            if name in ("need", "feasible"):
+                branch = fm.compile_branch(self.model, self.gpu, False, self.q, self.context,
+                                           self.weight_bytes, curve="physical",
+                                           logits=self.logits, kv_scale=self.kv_scale)
+                return branch[name](n, batch, pp, sigma)
+            raw = raw_terms(self.model, self.gpu, n, sigma, batch, self.q, self.context,
+                            self.weight_bytes, self.logits, self.kv_scale, pp)
+            if name == "latency":
+                return estimate_latency(raw, self.eff)
+            return estimate_parts(raw, self.eff)[name]
+        return call
