@@ -51,8 +51,10 @@ def test_disaggregated_rate_grows_with_either_pool(r_dec, r_pre, rho):
 
 
 def test_kv_transfer_hand_value():
-    """A 2,000-token prompt of DeepSeek-V3 at 70,272 bytes per token (FP8 MLA cache, 61
-    layers) over 8 GPUs' 50 GB/s links (400 Gb/s NICs): 140.5 MB / 400 GB/s = 0.3514 ms."""
+    """A 2,000-token prompt of DeepSeek-V3 at 70,272 bytes per token (its MLA latent, 512 + 64
+    elements in each of 61 layers, at 16 bits; 35,136 at FP8) over 8 GPUs' 50 GB/s links
+    (400 Gb/s NICs): 140.5 MB / 400 GB/s = 0.3514 ms. Recomputed from the config by a checker
+    who did not write the term."""
     fn = compile_fn(sr.kv_transfer(), (S.kv_prompt, S.n_send, S.bw_nic))
     assert math.isclose(float(fn(2000 * 70272, 8, 50e9)), 2000 * 70272 / (8 * 50e9))
     assert math.isclose(float(fn(2000 * 70272, 8, 50e9)), 3.514e-4, rel_tol=1e-3)
