@@ -107,16 +107,23 @@ def compute_rates(model, gpu, weight_bytes: float | None = None) -> tuple[float,
     """FLOP/s the limit divides by (the weights' precision), FLOP/s the weights' matmuls run at
     in an engine, and FLOP/s of attention over the cache.
 
-    The weights' matmuls run at their own precision where the chip has tensor cores for it;
-    4-bit weights on a chip without FP4 (its 4-bit figure is its 8-bit one: the H100, H200,
-    MI300X) are widened to 16 bits in the kernel (W4A16), so run at the 16-bit rate. Attention
-    over the cache runs at 16 bits (FlashAttention's BF16 path).
+    8- and 16-bit weights multiply at their own precision (FP8 and BF16 tensor cores). 4-bit
+    weights are multiplied with wider activations: FP8 on a chip with FP4 tensor cores (its
+    4-bit figure exceeds its 8-bit one: the B200, GB200, MI355X; W4A8, as the engines' MXFP4
+    mixture-of-experts kernels run), BF16 on one without (the H100, H200, MI300X: W4A16, the
+    weights widened in the kernel). Attention over the cache runs at 16 bits (FlashAttention's
+    BF16 path). The limit keeps the weights' own rate: the most any kernel could do.
     """
     own = weight_bytes is None or weight_bytes == model.weight_bytes
     bits = model.weight_bits if own else round(8 * weight_bytes)
     limit_rate = gpu.flops(bits)
-    native = bits >= 8 or gpu.flops(bits) > gpu.flops(8)
-    return limit_rate, limit_rate if native else gpu.flops(16), gpu.flops(16)
+    if bits >= 8:
+        weights_rate = limit_rate
+    elif gpu.flops(bits) > gpu.flops(8):
+        weights_rate = gpu.flops(8)
+    else:
+        weights_rate = gpu.flops(16)
+    return limit_rate, weights_rate, gpu.flops(16)
 
 
 def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: float | None = None,
