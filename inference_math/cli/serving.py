@@ -169,6 +169,19 @@ def _band() -> tuple[float, float]:
     return eff.band_low, eff.band_high
 
 
+def _save(fig, path) -> None:
+    """Write a figure to ``path``; a file that cannot be written is one line naming --plot."""
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") \
+            from None
+    finally:
+        plt.close(fig)
+
+
 def _plot_serve(front, path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -189,14 +202,7 @@ def _plot_serve(front, path) -> None:
     ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out",
                  fontsize=10)
     ax.legend(fontsize=9)
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") \
-            from None
-    finally:
-        plt.close(fig)
+    _save(fig, path)
 
 
 def measured_rows(points) -> list[dict]:
@@ -271,11 +277,4 @@ def _plot_measured(rows, path) -> None:
     ax.set_xlabel("the curve's value at the point's conditions")
     ax.set_ylabel("measured")
     ax.legend(fontsize=9)
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") \
-            from None
-    finally:
-        plt.close(fig)
+    _save(fig, path)

@@ -101,8 +101,28 @@ def _whole(name: str, value) -> int:
     return int(number)
 
 
+class Precisions:
+    """The bytes of a weight and of a cache element of a ``model`` at ``weight_bits`` and
+    ``kv_bits`` (None: the model's own), shared by a Deployment and a serving Workload."""
+
+    @property
+    def weight_bytes(self) -> float:
+        return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
+
+    @property
+    def flop_bits(self) -> int:
+        """The weight bits that choose the GPU's FLOP/s (a LayeredModel's: its main format's)."""
+        return self.model.weight_bits if self.weight_bits is None else round(self.weight_bits)
+
+    @property
+    def kv_scale(self) -> float:
+        """The KV-cache bytes at ``kv_bits`` (default: the checkpoint's stated cache precision)
+        over the model's own (its activation bytes)."""
+        return kv_scale(self.model, self.kv_bits)
+
+
 @dataclass(frozen=True)
-class Deployment:
+class Deployment(Precisions):
     """One model replica: ``tp`` × ``pp`` GPUs decoding ``batch`` sequences together.
 
     ``weight_bits`` (default the model's) and ``kv_bits`` (default the model's activation
@@ -233,20 +253,6 @@ class Deployment:
         """σ: attention's data-parallel degree (N_TP with dp_attention, else the given σ)."""
         return self.tp if self.dp_attention else self.sigma
 
-    @property
-    def weight_bytes(self) -> float:
-        return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
-
-    @property
-    def flop_bits(self) -> int:
-        """The weight bits that choose the GPU's FLOP/s (a LayeredModel's: its main format's)."""
-        return self.model.weight_bits if self.weight_bits is None else round(self.weight_bits)
-
-    @property
-    def kv_scale(self) -> float:
-        """The KV-cache bytes at ``kv_bits`` (default: the checkpoint's stated cache precision)
-        over the model's own (its activation bytes)."""
-        return kv_scale(self.model, self.kv_bits)
 
     @property
     def kv_bytes_per_token(self) -> float:

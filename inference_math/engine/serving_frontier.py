@@ -41,7 +41,8 @@ from ..presets.models import Model
 from . import full_model as fm
 from . import step_time as st
 from .pareto import pareto_front
-from .search import cost_per_million_tokens, kv_scale
+from .predict import Precisions
+from .search import cost_per_million_tokens
 
 BATCHES = np.unique(np.round(2.0 ** (np.arange(27) / 2)))
 CHUNKS = (512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0)
@@ -63,7 +64,7 @@ class ServeError(InputError):
 
 
 @dataclass(frozen=True)
-class Workload:
+class Workload(Precisions):
     """What is served: the model on a GPU, request lengths, precisions, price and limits."""
 
     model: Model | LayeredModel
@@ -98,18 +99,6 @@ class Workload:
             self.gpu.flops(self.flop_bits)
         except InputError as exc:
             raise ServeError("weight_bits", str(exc)) from None
-
-    @property
-    def weight_bytes(self) -> float:
-        return self.model.weight_bytes if self.weight_bits is None else self.weight_bits / 8
-
-    @property
-    def flop_bits(self) -> int:
-        return self.model.weight_bits if self.weight_bits is None else round(self.weight_bits)
-
-    @property
-    def kv_scale(self) -> float:
-        return kv_scale(self.model, self.kv_bits)
 
     @property
     def context(self) -> float:
