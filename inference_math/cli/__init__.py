@@ -83,6 +83,9 @@ RANGES = {
     "--context": Interval(0.0, 1e9), "--acceptance": Interval(0.0, 1.0, open_high=True),
     "--price": Interval(1e-4, 1e4), "--alpha": Interval(0.0, 20.0),
     "--speed": Interval(1e-2, 1e5),
+    # serve (cli/serving.py)
+    "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
+    "--ttft-ms": Interval(1e-3, 1e8), "--tpot-ms": Interval(1e-3, 1e8),
 }
 #: compare's per-user speed when --speed is not given (tokens/s per user)
 DEFAULT_SPEED = 50.0
