@@ -47,6 +47,9 @@ def test_the_stored_fit_is_what_the_method_gives():
     again = ef.report(eff)
     assert math.isclose(again["test"]["median_abs_log"], stored["test"]["median_abs_log"],
                         abs_tol=0.01)
+    for side in ("low", "high"):  # the band: out-of-fold errors of the training split
+        assert math.isclose(again["band"][side], stored["band"][side], abs_tol=0.02)
+    assert again["band"]["low"] < 0 < again["band"]["high"]
     assert stored["test"]["points"] >= 50 and stored["train"]["points"] >= 150
 
 
