@@ -32,8 +32,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..core.numeric import compile_fn
-from ..core.symbols import b, n_gpu, price, t_token
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel
@@ -42,7 +40,6 @@ from . import full_model as fm
 from . import step_time as st
 from .pareto import pareto_front
 from .predict import Precisions
-from .search import cost_per_million_tokens
 
 BATCHES = np.unique(np.round(2.0 ** (np.arange(27) / 2)))
 CHUNKS = (512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0)
@@ -217,15 +214,11 @@ def _binding(terms: dict, index: int, estimate: bool) -> str:
     return names[max(shares, key=shares.get)]
 
 
-_COST = None
-
-
 def _cost(gpus, seconds, tokens, usd_per_hour):
     """eq-search-cost: $ per million tokens for ``tokens`` made in ``seconds`` on ``gpus``."""
-    global _COST
-    if _COST is None:
-        _COST = compile_fn(cost_per_million_tokens(), (n_gpu, t_token, b, price))
-    return _COST(gpus, seconds, tokens, usd_per_hour)
+    from .serving_numpy import cost
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return cost(np.asarray(gpus, dtype=float), seconds, tokens, usd_per_hour)
 
 
 def _ceil_chunks(input_len: float, chunk: np.ndarray) -> np.ndarray:
@@ -304,28 +297,19 @@ def _best_prefill(work: Workload, eff=None):
                                  float(usd_in[i]))
 
 
-_SERVE = None
-
-
 def _serve_fns() -> dict:
-    """The serving rules compiled once (eq-serve-mean-step, eq-serve-aggregated-ttft,
-    eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate)."""
-    global _SERVE
-    if _SERVE is None:
-        from ..core import symbols as S
-        from . import serving_rules as sr
-        ttft_agg = sr.aggregated_ttft().rhs
-        _SERVE = {
-            "mean_step": compile_fn(sr.mean_step(), (S.b, S.chunk, S.t_prompt, S.t_output,
-                                                     S.t_dec, S.t_mix)),
-            "aggregated_ttft": compile_fn(ttft_agg, (S.t_mix, S.n_chunks)),
-            "disaggregated_ttft": compile_fn(sr.disaggregated_ttft(),
-                                             (S.t_pre, S.kv_prompt, S.n_send, S.bw_nic)),
-            "disaggregated_rate": compile_fn(sr.disaggregated_rate(),
-                                             (S.rate_dec, S.rate_pre, S.rho_io)),
-            "pool_ratio": compile_fn(sr.pool_ratio(), (S.rate_dec, S.rate_pre, S.rho_io)),
-        }
-    return _SERVE
+    """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft,
+    eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
+    eq-prefill-disagg-ratio), generated from their derivations into :mod:`.serving_numpy`."""
+    from . import serving_numpy as gen
+
+    def quiet(fn):
+        def call(*args):  # an infeasible step's infinities may meet: inf − inf is NaN, not a warning
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                return fn(*args)
+        return call
+    return {name: quiet(getattr(gen, name)) for name in (
+        "mean_step", "aggregated_ttft", "disaggregated_ttft", "disaggregated_rate", "pool_ratio")}
 
 
 def serving_frontier(work: Workload, eff=None) -> ServingFrontier:

@@ -22,8 +22,6 @@ from importlib import resources
 
 import numpy as np
 
-from ..core.numeric import compile_fn
-from . import estimate_rules as est
 from . import full_model as fm
 
 CURVES = ("estimate", "limit", "physical", "paper")
@@ -75,9 +73,10 @@ def fitted() -> Efficiency:
                       band_high=record["band"]["high"])
 
 
-@cache
 def _step_fn():
-    return compile_fn(est.step_latency(), est.STEP_ARGS)
+    """eq-est-step-latency, generated from its derivation into :mod:`.serving_numpy`."""
+    from .serving_numpy import estimate_step
+    return estimate_step
 
 
 @dataclass(frozen=True)
@@ -156,7 +155,8 @@ def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: floa
 
 def estimate_latency(raw: RawTerms, eff: Efficiency) -> np.ndarray:
     """eq-est-step-latency at the raw terms (infinite where the deployment does not fit)."""
-    value = _step_fn()(raw.memory, raw.arithmetic, raw.network, raw.beta, raw.m, *eff.vector)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        value = _step_fn()(raw.memory, raw.arithmetic, raw.network, raw.beta, raw.m, *eff.vector)
     return np.where(raw.fits, value, np.inf)
 
 
