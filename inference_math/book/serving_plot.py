@@ -31,6 +31,17 @@ def curve_xy(front, xlim: tuple[float, float]):
     return x, y, low, high
 
 
+def plain_log_ticks(ax) -> None:
+    """Log axes ticked at 1, 2 and 5 times the powers of ten, written as plain numbers
+    (20, 500, 1,000), not as powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
 def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
                    engines: Sequence[str], xlim: tuple[float, float], title: str):
     """One model/GPU: ``fronts`` maps 'limit', 'estimate', 'paper' to a ServingFrontier,
@@ -61,6 +72,7 @@ def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
     every = np.concatenate(values)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain_log_ticks(ax)
     ax.set_xlim(*xlim)
     ax.set_ylim(every.min() / 1.3, every.max() * 1.3)
     ax.set_xlabel("tokens/s per user")

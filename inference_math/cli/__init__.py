@@ -750,7 +750,7 @@ def _cmd_predict(args) -> str:
     lines.append(f"  {'memory':<30} {result.memory_need_gb:,.1f} of {result.memory_gb:,.1f} GB")
     if result.band_low is not None:
         lines.append(f"  {'band, output tokens/s per GPU':<30} {result.band_low:,.1f} to "
-                     f"{result.band_high:,.1f} (the held-out points' 10th-90th percentiles)")
+                     f"{result.band_high:,.1f} (10th-90th percentiles of the estimate's errors)")
     return "\n".join(lines)
 
 

@@ -144,8 +144,8 @@ def cmd_serve(args) -> str:
             f"curve {w.curve}")
     if w.curve == "estimate":
         low, high = _band()
-        head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (the held-out "
-                 f"points' 10th-90th percentiles)")
+        head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (10th-90th "
+                 f"percentiles of the estimate's out-of-fold errors)")
     return head + "\n" + base._table(rows, list(SERVE_COLUMNS))
 
 
@@ -179,9 +179,11 @@ def _plot_serve(front, path) -> None:
     if front.workload.curve == "estimate":
         ax.fill_between(speed, [p.band_low for p in front.points],
                         [p.band_high for p in front.points], alpha=0.25,
-                        label="band (held-out 10-90%)")
+                        label="band (10th-90th percentile errors)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    from ..book.serving_plot import plain_log_ticks
+    plain_log_ticks(ax)
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("output tokens/s per GPU (prefill counted)")
     w = front.workload
@@ -230,7 +232,7 @@ def cmd_measured(args) -> str:
         raise InputError(f"argument FILE.csv: {exc}") from None
     rows = measured_rows(points)
     if args.plot:
-        _plot_measured(rows, args.plot)
+        _plot_measured(points, rows, args.plot)
     if args.json:
         return base._dumps(rows)
     keys = ["point_id", "model", "gpu", "scenario", "quantity", "measured", "limit",
@@ -244,10 +246,48 @@ def cmd_measured(args) -> str:
     return "\n".join([table, *notes])
 
 
-def _plot_measured(rows, path) -> None:
+def _plot_measured(points, rows, path) -> None:
+    """The points of the largest group sharing a model, GPU, precisions and lengths that state
+    both axes, over the limit's, the estimate's (with its band) and the paper's frontiers; the
+    other points as measured against the estimate at their conditions, in a second panel."""
+    from collections import Counter
+
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from ..book.serving_plot import serving_figure
+    from ..engine import measured_points as mp
+    from ..engine.serving_frontier import ServeError, Workload, serving_frontier
+
+    def key(point):
+        return (point["model"], point["gpu"], point["weight_bits"], point["kv_bits"],
+                point["input_len"], point["output_len"])
+    placed = [p for p in points if not mp.resolve(p).reason
+              and p.measured("tok_s_per_user") and p.measured("output_tok_s_per_gpu")]
+    if placed:
+        group, _ = Counter(key(p) for p in placed).most_common(1)[0]
+        chosen = [p for p in placed if key(p) == group]
+        first = mp.resolve(chosen[0])
+        try:
+            fronts = {curve: serving_frontier(Workload(first.model, first.gpu, group[4], group[5],
+                                                       weight_bits=group[2], kv_bits=group[3],
+                                                       curve=curve))
+                      for curve in ("limit", "estimate", "paper")}
+        except ServeError:
+            fronts = None
+        if fronts is not None:
+            engines = list(dict.fromkeys(str(p["engine"] or "measured") for p in chosen))
+            measured = [(str(p["engine"] or "measured"), p.measured("tok_s_per_user"),
+                         p.measured("output_tok_s_per_gpu")) for p in chosen]
+            speeds = [m[1] for m in measured] + [p.tokens_per_s_per_user
+                                                 for p in fronts["estimate"].points]
+            xlim = (min(speeds) / 1.5, max(m[1] for m in measured) * 3)
+            fig = serving_figure(fronts, measured, engines, xlim,
+                                 f"{first.model.name} on {first.gpu.name}, {group[4]:g} in / "
+                                 f"{group[5]:g} out")
+            _save(fig, path)
+            return
     ok = [r for r in rows if r["estimate"] and r["limit"]]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     if ok:
