@@ -469,7 +469,8 @@ def predict(dep: Deployment) -> Prediction:
 
 
 def _band(dep: Deployment, rate: float) -> dict:
-    """The estimate's band of output tokens/s per GPU (the 10th-90th percentiles of its out-of-fold errors)."""
+    """The estimate's band of output tokens/s per GPU (the 10th-90th percentiles of its
+    out-of-fold errors)."""
     if dep.curve != "estimate":
         return {}
     from . import step_time as st
