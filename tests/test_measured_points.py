@@ -107,3 +107,14 @@ def test_serve_refuses_bad_input_in_one_line(capsys, args, option):
     assert main(["serve", "--model", "llama-3.3-70b", "--gpu", "h100", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err
+
+
+def test_measured_plot_draws_the_points_over_the_frontiers(tmp_path, capsys):
+    path = tmp_path / "mine.csv"
+    path.write_text(HEADER + "".join(
+        f"p{c},llama-3.3-70b,h100,8,8,8,concurrency,{c},1000,1000,{r},{u}\n"
+        for c, r, u in ((16, 300, 60), (64, 800, 40), (256, 1600, 20))))
+    figure = tmp_path / "points.svg"
+    assert main(["measured", str(path), "--plot", str(figure)]) == 0
+    text = figure.read_text()
+    assert "<svg" in text and "estimate" in text and "limit" in text
