@@ -125,6 +125,8 @@ def cmd_serve(args) -> str:
         message = str(exc).removeprefix(f"{exc.field}: ")
         raise InputError(f"argument {option}: infeasible: {message}") from None
     rows = _serve_rows(front)
+    base._require_finite(rows + [r["decode"] for r in rows]
+                         + [r["prefill"] for r in rows if r["prefill"]])
     if args.plot:
         _plot_serve(front, args.plot)
     if args.json:
@@ -231,6 +233,7 @@ def cmd_measured(args) -> str:
     except mp.PointsError as exc:
         raise InputError(f"argument FILE.csv: {exc}") from None
     rows = measured_rows(points)
+    base._require_finite(rows)
     if args.plot:
         _plot_measured(points, rows, args.plot)
     if args.json:
