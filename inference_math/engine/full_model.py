@@ -25,9 +25,9 @@ from functools import cache, lru_cache
 import numpy as np
 import sympy as sp
 
-from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import (
+    REGISTRY,
     b,
     b_mu,
     bw_ar_inter,
@@ -847,11 +847,13 @@ def _piece_flop_values(piece) -> dict:
 
 
 def forward_flops_fn_values(model, values: dict, shared: bool = False):
-    """eq-full-flops at ``values`` as a function of (b, q, ℓ), compiled once per form."""
-    expr = forward_flops(model.is_mla, shared).rhs
-    constants = tuple(sorted(expr.free_symbols - {b, q_len, ctx}, key=str))
-    fn = compile_fn(expr, (b, q_len, ctx, *constants))
-    bound = [float(values[sym]) for sym in constants]
+    """eq-full-flops at ``values`` as a function of (b, q, ℓ), generated from its derivation into
+    :mod:`.formulas_numpy` (no SymPy at run time)."""
+    from . import formulas_numpy as gen
+    name = f"forward_flops_{'mla' if model.is_mla else 'gqa'}{'_shared' if shared else ''}"
+    fn = getattr(gen, name)
+    symbols = {info.name: info.symbol for info in REGISTRY.values()}
+    bound = [float(values[symbols[arg]]) for arg in gen.ARGUMENTS[name][3:]]
     return lambda batch, q, context: fn(batch, q, context, *bound)
 
 

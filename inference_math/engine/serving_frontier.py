@@ -216,7 +216,7 @@ def _binding(terms: dict, index: int, estimate: bool) -> str:
 
 def _cost(gpus, seconds, tokens, usd_per_hour):
     """eq-search-cost: $ per million tokens for ``tokens`` made in ``seconds`` on ``gpus``."""
-    from .serving_numpy import cost
+    from .formulas_numpy import cost
     with np.errstate(divide="ignore", invalid="ignore"):
         return cost(np.asarray(gpus, dtype=float), seconds, tokens, usd_per_hour)
 
@@ -300,8 +300,8 @@ def _best_prefill(work: Workload, eff=None):
 def _serve_fns() -> dict:
     """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft,
     eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
-    eq-prefill-disagg-ratio), generated from their derivations into :mod:`.serving_numpy`."""
-    from . import serving_numpy as gen
+    eq-prefill-disagg-ratio), generated from their derivations into :mod:`.formulas_numpy`."""
+    from . import formulas_numpy as gen
 
     def quiet(fn):
         def call(*args):  # an infeasible step's infinities may meet: inf − inf is NaN, not a warning

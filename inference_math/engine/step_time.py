@@ -74,8 +74,8 @@ def fitted() -> Efficiency:
 
 
 def _step_fn():
-    """eq-est-step-latency, generated from its derivation into :mod:`.serving_numpy`."""
-    from .serving_numpy import estimate_step
+    """eq-est-step-latency, generated from its derivation into :mod:`.formulas_numpy`."""
+    from .formulas_numpy import estimate_step
     return estimate_step
 
 
