@@ -76,3 +76,16 @@ def test_predict_on_the_estimate_is_below_the_limit_and_carries_its_band():
         assert est.tpot_ms > lim.tpot_ms and est.ttft_ms > lim.ttft_ms
         assert est.band_low < est.output_tokens_per_s_per_gpu < est.band_high
         assert lim.band_low is None
+
+
+@pytest.mark.parametrize("gpu, bits, weights_rate_bits", [
+    ("h100", 4, 16),   # no FP4 tensor cores: W4A16
+    ("b200", 4, 8),    # FP4 tensor cores: MXFP4 weights with FP8 activations (W4A8)
+    ("mi355x", 4, 8),
+    ("h100", 8, 8), ("b200", 16, 16)])
+def test_compute_rates_follow_the_kernels_precision(gpu, bits, weights_rate_bits):
+    chip = get_gpu(gpu)
+    limit, weights, attention = st.compute_rates(LLAMA, chip, bits / 8)
+    assert limit == chip.flops(bits)
+    assert weights == chip.flops(weights_rate_bits)
+    assert attention == chip.flops(16)
