@@ -14,6 +14,11 @@
     inference-math describe-model MODEL_OR_PATH [--weight-bits B] [--json]
                                                 parameters, layer mix, KV cache and weight bytes
                                                 of a preset or a Hugging Face config.json
+    inference-math serve --model M --gpu G --input-len I --output-len O [options]
+                                                the serving frontier: output tok/s per GPU
+                                                (prefill counted) against tok/s per user
+    inference-math measured FILE.csv [--plot F] [--json | --csv]
+                                                measured points against the limit and estimate
 
 --model and --drafter take a preset or a path to a config.json (or its folder); the full model
 reads only architectures of uniform layers from a config (describe-model reads the others).
@@ -83,9 +88,6 @@ RANGES = {
     "--context": Interval(0.0, 1e9), "--acceptance": Interval(0.0, 1.0, open_high=True),
     "--price": Interval(1e-4, 1e4), "--alpha": Interval(0.0, 20.0),
     "--speed": Interval(1e-2, 1e5),
-    # serve (cli/serving.py)
-    "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
-    "--ttft-ms": Interval(1e-3, 1e8), "--tpot-ms": Interval(1e-3, 1e8),
 }
 #: compare's per-user speed when --speed is not given (tokens/s per user)
 DEFAULT_SPEED = 50.0
@@ -99,11 +101,13 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def _number(option: str):
-    """argparse type: a number in ``RANGES[option]``."""
+def _number(option: str, ranges: dict | None = None):
+    """argparse type: a number in ``RANGES[option]`` (or in ``ranges[option]``)."""
+    interval = (RANGES if ranges is None else ranges)[option]
+
     def convert(text: str) -> float:
         try:
-            return parse_within(option, text, RANGES[option])
+            return parse_within(option, text, interval)
         except InputError as exc:
             # argparse already prefixes "argument --option:"
             raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{option} ")) from None
@@ -137,8 +141,8 @@ def _notice_read_by_fields(model_type: str, read_by_fields: bool) -> None:
               "what its fields mean (every field is understood)", file=sys.stderr)
 
 
-def _range_help(option: str, text: str) -> str:
-    return f"{text}; in {RANGES[option]}"
+def _range_help(option: str, text: str, ranges: dict | None = None) -> str:
+    return f"{text}; in {(RANGES if ranges is None else ranges)[option]}"
 
 
 @contextmanager

@@ -7,8 +7,12 @@ import csv
 import io
 import math
 
-from ..core.validation import InputError
+from ..core.validation import InputError, Interval
 
+SERVE_RANGES = {
+    "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
+    "--ttft-ms": Interval(1e-3, 1e8), "--tpot-ms": Interval(1e-3, 1e8),
+}
 SERVE_COLUMNS = (
     ("tokens_per_s_per_user", "tok/s/user", ".1f"),
     ("output_tokens_per_s_per_gpu", "tok/s/GPU", ".1f"),
@@ -39,8 +43,8 @@ def add_parsers(sub) -> None:
                      help=f"one of: {', '.join(full_model_gpus())}; or {base.GPU_FILE_HELP}")
     for option, text in (("--input-len", "prompt tokens per request"),
                          ("--output-len", "generated tokens per request")):
-        cmd.add_argument(option, required=True, type=base._number(option),
-                         help=base._range_help(option, text))
+        cmd.add_argument(option, required=True, type=base._number(option, SERVE_RANGES),
+                         help=base._range_help(option, text, SERVE_RANGES))
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the model's)")
     cmd.add_argument("--kv-bits", type=int, choices=(4, 8, 16), default=None,
@@ -55,8 +59,8 @@ def add_parsers(sub) -> None:
                           "prefill)")
     for option, text in (("--ttft-ms", "time-to-first-token limit"),
                          ("--tpot-ms", "time-per-output-token limit")):
-        cmd.add_argument(option, type=base._number(option), default=None,
-                         help=base._range_help(option, f"{text} in ms"))
+        cmd.add_argument(option, type=base._number(option, SERVE_RANGES), default=None,
+                         help=base._range_help(option, f"{text} in ms", SERVE_RANGES))
     cmd.add_argument("--price", type=base._number("--price"), default=None,
                      help=base._range_help("--price", "$ per GPU-hour (default: the preset's)"))
     cmd.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
