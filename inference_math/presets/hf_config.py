@@ -25,9 +25,9 @@ attention_k_eq_v) is assumed to cache both, as the transformers cache does.
 
 What it cannot count it refuses with an InputError of one line naming the ``model_type`` and the
 field (DeepSeek-V4's compressed attention, blocks replaced by a linear layer, malformed JSON,
-missing or non-numeric fields). What it counts but the full model cannot time yet (Mamba-2 layers,
-DeepSeek's sparse attention, layers without attention or feed-forward block) is listed in
-:attr:`Architecture.untimed`. It never guesses a count.
+missing or non-numeric fields). What it counts but the full model cannot time yet (DeepSeek's
+sparse attention, MLA with a direct query projection, block_configs' layers without attention or
+feed-forward block) is listed in :attr:`Architecture.untimed`. It never guesses a count.
 """
 
 from __future__ import annotations
@@ -1266,9 +1266,7 @@ def _nemotron_h(f: _Fields):
         features.append(f"moe_latent_size={moe.latent} (latent MoE)")
     return [by_kind[b] for b in blocks], {
         "features": features, "state_bytes": _STATE_DTYPE_BYTES[state_dtype], "n_mtp": n_mtp,
-        "mtp_layer": LayerGroup(n_mtp, attention, moe or dense or NO_FFN) if n_mtp else None,
-        "untimed": [f"{field}: Mamba-2 state-space layers (and layers holding only attention or "
-                    "only a feed-forward block) are not yet timed by the full model"]}
+        "mtp_layer": LayerGroup(n_mtp, attention, moe or dense or NO_FFN) if n_mtp else None}
 
 
 # --- the uniform full model ----------------------------------------------------------------------

@@ -71,6 +71,18 @@ class LayeredModel:
     A linear-attention group (Qwen3.5, Qwen3-Next) reads and writes its constant state (eq-
     layers-state-linear) every pass: it is timed as attention over d_lin,v tokens with
     d_lin,k-wide heads, the state as their cache.
+
+    A Mamba-2 group (Nemotron-H, Nemotron-3) is a linear layer with a constant state too, and the
+    existing symbols express it with no new term: its weights (in_proj, conv1d, out_proj; A, D,
+    dt biases and the norm are vectors, not counted) in the shape's projections, read once per
+    pass; its conv and SSM state (eq-layers-state-linear) as the cache of a fixed context, read
+    once per sequence per pass (as a linear-attention state is: its write-back is not counted);
+    2 FLOPs per parameter per token plus attention's 4 per cached element, 4·H·P·N per token
+    for the state's decay, update and readout. A layer holding only a mixer or only a
+    feed-forward block (Nemotron's one block per layer) is a group whose absent block has no
+    parameters; the shape's one-wide placeholder adds 2 or 4 d_model-vectors of weight traffic
+    per layer, and each such layer still pays both all-reduces and 4 kernel launches of a
+    two-block layer (the limit counts neither launches nor, at ω = 1, exposed network time).
     """
 
     name: str
@@ -101,8 +113,12 @@ class LayeredModel:
             quantized, b_q = arch.group_quantized(number)  # per layer, as the checkpoint states
             params = attention + routed + shared
             bits = (quantized * b_q + (params - quantized) * b_w) / params
+            # a block absent from the layer (Nemotron-H's one block per layer) has no parameters
+            # (its counts are 0); the shape keeps a one-wide placeholder, which the models'
+            # shapes need: 2 (feed-forward) or 4 (attention) d_model-vectors of weights per layer
+            n_in = ffn.n_in if ffn.kind != "none" else 1
             shape = {"name": f"{arch.name}, layers of group {number + 1}", "d_model": arch.d_model,
-                     "d_ff": ffn.d_ff, "layers": count, "ff_matrix_count": (2, 1),
+                     "d_ff": ffn.d_ff or 1, "layers": count, "ff_matrix_count": (n_in, 1),
                      "n_experts": ffn.n_experts, "n_active_experts": ffn.top_k,
                      "weight_bytes": bits / 8, "activation_bytes": arch.activation_bytes,
                      "vocab": arch.vocab if number == 0 else 0,
@@ -113,6 +129,20 @@ class LayeredModel:
             if a.mla:
                 c_q, c_kv, _, d_v = a.mla
                 shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q)
+            elif a.span == "mamba":
+                # A Mamba-2 layer is a linear layer with a constant state, as a linear-attention
+                # layer is: no new symbol. Its G groups of B and C are the key heads, its H heads
+                # of P the value heads (g = H/G); d_head is set so that the shape's projections,
+                # (2H + 2G)·d_head·d_model weights, hold its counted parameters (in_proj, out_proj,
+                # conv1d). Its state (eq-layers-state-linear) is the cache of P·N/d_head tokens,
+                # so that attention's 4·d_head·n_q FLOPs per cached token give 4·H·P·N a token:
+                # the decay, update and readout of every state element.
+                groups, state, heads, head_dim, _ = a.linear
+                d_head = max(1, round(layer["attention"]
+                                      / (arch.d_model * (2 * heads + 2 * groups))))
+                shape.update(n_q_heads=heads, group_size=heads // groups, d_head=d_head)
+                fixed = head_dim * state / d_head
+                kv = count * layer["state"] / fixed
             elif a.linear:
                 # n_v value heads, each a d_k x d_v state updated and read once per token: the
                 # arithmetic of attending over d_v tokens with d_k-wide heads
@@ -120,6 +150,11 @@ class LayeredModel:
                 shape.update(n_q_heads=n_v, group_size=n_v // n_k if n_v % n_k == 0 else 1,
                              d_head=d_k)
                 kv, fixed = count * layer["state"] / d_v, float(d_v)
+            elif a.span == "none":
+                # no mixer: one head of width 1 and no cache (a fixed context of 0 tokens, so
+                # no attention FLOPs either)
+                shape.update(n_q_heads=1, group_size=1, d_head=1)
+                fixed = 0.0
             else:
                 shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv, d_head=a.d_head)
             pieces.append(LayerPiece(
