@@ -36,6 +36,8 @@ TARGET = Path(__file__).with_name("formulas_numpy.py")
 def _formulas() -> dict:
     """Generated function name -> (its expression, its arguments in order)."""
     return {
+        "chunk_share": (sr.chunk_share().rhs, (S.b, S.chunk, S.t_prompt, S.t_output)),
+        "chunks_of_prompt": (sr.chunks_of_prompt(), (S.t_prompt, S.chunk)),
         "mean_step": (sr.mean_step().rhs, (S.b, S.chunk, S.t_prompt, S.t_output, S.t_dec,
                                            S.t_mix)),
         "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.n_chunks)),
@@ -52,9 +54,10 @@ def _formulas() -> dict:
     }
 
 
-FORMULAS = ("mean_step", "aggregated_ttft", "disaggregated_ttft", "disaggregated_rate",
-            "pool_ratio", "estimate_step", "cost", "forward_flops_gqa", "forward_flops_gqa_shared",
-            "forward_flops_mla", "forward_flops_mla_shared")
+FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft",
+            "disaggregated_ttft", "disaggregated_rate", "pool_ratio", "estimate_step", "cost",
+            "forward_flops_gqa", "forward_flops_gqa_shared", "forward_flops_mla",
+            "forward_flops_mla_shared")
 
 HEADER = '''"""The serving rules (eq-serve-*), the estimate's step (eq-est-step-latency), the price of a
 token (eq-search-cost) and the FLOPs of a forward pass (eq-full-flops) as NumPy functions.

@@ -9,6 +9,14 @@ Arguments are registry names, in the order of the generator's table.
 import numpy
 
 
+def chunk_share(b, chunk, t_prompt, t_output):
+    return t_prompt*b/(chunk*t_output)
+
+
+def chunks_of_prompt(t_prompt, chunk):
+    return numpy.ceil(t_prompt/chunk)
+
+
 def mean_step(b, chunk, t_prompt, t_output, t_dec, t_mix):
     return t_dec - t_prompt*b*(t_dec - t_mix)/(chunk*t_output)
 
@@ -55,6 +63,8 @@ def forward_flops_mla_shared(b, q_len, ctx, c_kv, d_ff_shared, d_model, n_attn, 
 
 #: name -> argument names, in order
 ARGUMENTS = {
+    'chunk_share': ('b', 'chunk', 't_prompt', 't_output'),
+    'chunks_of_prompt': ('t_prompt', 'chunk'),
     'mean_step': ('b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix'),
     'aggregated_ttft': ('t_mix', 'n_chunks'),
     'disaggregated_ttft': ('t_pre', 'kv_prompt', 'n_send', 'bw_nic'),

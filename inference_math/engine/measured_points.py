@@ -357,10 +357,10 @@ class Probe:
                 return dict(batch=g.batch[plain], tok_s_per_user=1.0 / steps[plain],
                             output_tok_s_per_gpu=g.batch[plain] * work.output_len /
                             (g.n[plain] * total), ttft_ms=passes * 1e3)
-            fns = sf._serve_fns()
+            fns = sf.serve_fns()
             tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
                                     steps)
-            ttft = fns["aggregated_ttft"](steps, sf._ceil_chunks(work.input_len, g.extra))
+            ttft = fns["aggregated_ttft"](steps, fns["chunks_of_prompt"](work.input_len, g.extra))
             mixed = ~plain
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,

@@ -221,11 +221,6 @@ def _cost(gpus, seconds, tokens, usd_per_hour):
         return cost(np.asarray(gpus, dtype=float), seconds, tokens, usd_per_hour)
 
 
-def _ceil_chunks(input_len: float, chunk: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.ceil(input_len / chunk - 1e-9)
-
-
 def _expert_parallel(work: Workload, n: float, batch: float, sigma: float, q: float) -> float:
     return fm.expert_parallel_value(work.model, n, batch, q) if work.model.n_experts > 1 else 1.0
 
@@ -247,9 +242,9 @@ def aggregated(work: Workload, eff=None) -> dict:
     t_dec = latency[dec_index]
     mixed = grid.extra > 0
     t_mix = latency
-    fns = _serve_fns()
+    fns = serve_fns()
     tpot = fns["mean_step"](grid.batch, grid.extra, work.input_len, work.output_len, t_dec, t_mix)
-    ttft = fns["aggregated_ttft"](t_mix, _ceil_chunks(work.input_len, grid.extra))
+    ttft = fns["aggregated_ttft"](t_mix, fns["chunks_of_prompt"](work.input_len, grid.extra))
     with np.errstate(invalid="ignore"):
         rate = grid.batch / (grid.n * tpot)
         extra = t_mix - t_dec
@@ -275,7 +270,7 @@ def prefill_pool(work: Workload, eff=None):
     eq-serve-disaggregated-ttft) and the terms of each pass."""
     grid = _prefill_grid(work)
     t_pre, terms = _evaluate(work, grid, 0.0, eff)
-    fns = _serve_fns()
+    fns = serve_fns()
     cache = float(work.cached_model.kv_bytes_at(work.input_len)) \
         if isinstance(work.model, LayeredModel) else work.model.kv_bytes_per_token * \
         work.kv_scale * work.input_len
@@ -297,7 +292,7 @@ def _best_prefill(work: Workload, eff=None):
                                  float(usd_in[i]))
 
 
-def _serve_fns() -> dict:
+def serve_fns() -> dict:
     """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft,
     eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
     eq-prefill-disagg-ratio), generated from their derivations into :mod:`.formulas_numpy`."""
@@ -309,7 +304,8 @@ def _serve_fns() -> dict:
                 return fn(*args)
         return call
     return {name: quiet(getattr(gen, name)) for name in (
-        "mean_step", "aggregated_ttft", "disaggregated_ttft", "disaggregated_rate", "pool_ratio")}
+        "chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "disaggregated_ttft",
+        "disaggregated_rate", "pool_ratio")}
 
 
 def serving_frontier(work: Workload, eff=None) -> ServingFrontier:
@@ -375,7 +371,7 @@ def _disaggregated(work: Workload, eff) -> list[ServingPoint]:
     grid = _Grid(grid.n[plain], grid.sigma[plain], grid.batch[plain], grid.q[plain],
                  grid.extra[plain])
     t_dec, terms = _evaluate(work, grid, work.context, eff)
-    fns = _serve_fns()
+    fns = serve_fns()
     rho = work.input_len / work.output_len
     with np.errstate(divide="ignore", invalid="ignore"):
         rate_dec = grid.batch / (grid.n * t_dec)
