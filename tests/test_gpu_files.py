@@ -67,7 +67,7 @@ def to_toml(gpu) -> str:
     for name in ("name", "source", "note", "flops_by_weight_bits", "hbm_bandwidth", "hbm_bytes",
                  "intranode_allreduce_bandwidth", "internode_allreduce_bandwidth", "ici_bandwidth",
                  "node_size", "price_per_hour", "flop_cap", "bandwidth_cap", "kernel_launch_s",
-                 "collective_model", "assumed", "provisional", "sources"):
+                 "collective_model", "software_stack", "assumed", "provisional", "sources"):
         value = getattr(gpu, name)
         if value is not None and value != () and value != {}:
             lines.append(f"{name} = {_toml_value(value)}")
@@ -115,6 +115,7 @@ def test_optional_fields_default_as_in_the_dataclass(tmp_path):
                      if not line.startswith(("note", "intranode", "internode")))
     gpu = get_gpu(write(tmp_path, text))
     assert gpu.note == "" and gpu.collective_model == "nccl" and gpu.ici_bandwidth is None
+    assert gpu.software_stack == "cuda"
     assert gpu.intranode_allreduce_bandwidth is None and gpu.internode_allreduce_bandwidth is None
     assert not gpu.has_collective_model
 
@@ -154,6 +155,8 @@ BAD_FILES = [
     (_variant("flop_cap = 0.7", "flop_cap = 1.5"), r"flop_cap must be in \(0, 1\]"),
     (_variant("kernel_launch_s = 4e-6", 'kernel_launch_s = 4e-6\ncollective_model = "mesh"'),
      "collective_model must be 'nccl' or 'torus'"),
+    (_variant("kernel_launch_s = 4e-6", 'kernel_launch_s = 4e-6\nsoftware_stack = "triton"'),
+     "software_stack must be one of 'cuda', 'rocm', 'xla', 'other', got 'triton'"),
     (H100_FILE + 'assumed = ["speed"]\n', "assumed names 'speed'"),
     (H100_FILE + 'provisional = "hbm_bytes"\n', "provisional must be an array"),
     (H100_FILE + '[sources]\nspeed = "me"\n', r"sources\.speed is not a number field"),

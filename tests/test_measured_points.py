@@ -41,10 +41,15 @@ def test_every_comparable_public_point_is_at_or_below_the_limit():
 def test_the_stored_fit_is_what_the_method_gives():
     """Refitting on the public points reproduces data/estimate_parameters.json."""
     stored = st.fitted_record()
-    eff = ef.fit()
-    for name, value in zip(st.PARAMETER_NAMES, eff.vector, strict=True):
-        assert math.isclose(value, stored["parameters"][name], rel_tol=0.02, abs_tol=1e-3), name
-    again = ef.report(eff)
+    effs = ef.fit()
+    assert set(effs) == set(stored["parameters"]) == set(st.FITTED_STACKS)
+    for stack, eff in effs.items():
+        for name, value in zip(st.PARAMETER_NAMES, eff.vector, strict=True):
+            assert math.isclose(value, stored["parameters"][stack][name], rel_tol=0.02,
+                                abs_tol=1e-3), (stack, name)
+            if name not in st.PER_STACK:  # shared by every stack
+                assert value == getattr(effs[st.FITTED_STACKS[0]], name), (stack, name)
+    again = ef.report(effs)
     assert math.isclose(again["test"]["median_abs_log"], stored["test"]["median_abs_log"],
                         abs_tol=0.01)
     for side in ("low", "high"):  # the band: out-of-fold errors of the training split
@@ -118,3 +123,26 @@ def test_measured_plot_draws_the_points_over_the_frontiers(tmp_path, capsys):
     assert main(["measured", str(path), "--plot", str(figure)]) == 0
     text = figure.read_text()
     assert "<svg" in text and "estimate" in text and "limit" in text
+
+
+def test_each_gpu_takes_the_efficiencies_of_its_software_stack():
+    from inference_math.presets.hardware import get_gpu
+    stored = st.fitted_record()["parameters"]
+    assert get_gpu("mi355x").software_stack == "rocm" and get_gpu("b200").software_stack == "cuda"
+    assert st.fitted(get_gpu("mi355x")).eta_mem == stored["rocm"]["eta_mem"]
+    assert st.fitted(get_gpu("h100")).eta_mem == stored["cuda"]["eta_mem"]
+    # no public point runs on a TPU: its stack takes CUDA's numbers
+    assert st.fitted(get_gpu("tpu-v6e")).t_fixed_s == stored["cuda"]["t_fixed_s"]
+
+
+def test_the_estimate_fills_the_engines_share_of_hbm():
+    """8 H100s hold 8 x 80 GB; the estimate lets an engine fill 0.9 of it (vLLM's default
+    gpu_memory_utilization): 576 GB, and fewer sequences than the limit."""
+    from inference_math.engine.predict import Deployment, predict
+    from inference_math.presets.hardware import get_gpu
+    from inference_math.presets.models import get_model
+    kw = dict(tp=8, batch=1, input_len=2048, output_len=2048, weight_bits=8)
+    est = predict(Deployment(get_model("llama-3.3-70b"), get_gpu("h100"), curve="estimate", **kw))
+    lim = predict(Deployment(get_model("llama-3.3-70b"), get_gpu("h100"), curve="limit", **kw))
+    assert est.memory_gb == pytest.approx(576.0) and lim.memory_gb == pytest.approx(640.0)
+    assert 0 < est.max_batch < lim.max_batch

@@ -295,9 +295,14 @@ def test_cli_predict_bad_input_is_one_line_naming_the_flag(option, value, flag, 
 
 
 def test_cli_predict_batch_that_does_not_fit_reports_its_memory(capsys):
-    assert main(_replace(GOOD, "--batch", "400")) == 2
+    assert main(_replace(GOOD, "--batch", "400") + ["--curve", "physical"]) == 2
     err = capsys.readouterr().err
     assert "GB" in err and "largest batch that fits is 249" in err
+    # the estimate (the command line's default) lets an engine fill 0.9 of the HBM: fewer fit
+    assert main(_replace(GOOD, "--batch", "400")) == 2
+    err = capsys.readouterr().err
+    assert "but an engine fills 90% of the 320.0 GB of 4 H100 SXM GPUs: 288.0 GB;" in err
+    assert "largest batch that fits is 205" in err and err.count("\n") == 1
 
 
 # --- every preset and imported config -----------------------------------------------------------

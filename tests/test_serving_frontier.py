@@ -35,7 +35,7 @@ def test_limit_is_above_the_estimate_everywhere(fronts):
 
 
 def test_estimate_band_brackets_the_estimate(fronts):
-    eff = st.fitted()
+    eff = st.fitted(fronts['estimate'].workload.gpu)
     for p in fronts["estimate"].points:
         assert math.isclose(p.band_low, p.output_tokens_per_s_per_gpu * math.exp(eff.band_low))
         assert p.band_low <= p.output_tokens_per_s_per_gpu <= p.band_high

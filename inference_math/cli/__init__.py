@@ -727,16 +727,19 @@ def _cmd_predict(args) -> str:
     result = predict(dep)
     if not result.fits:
         gpus = f"{dep.gpus:g} {dep.gpu.name} GPUs"
+        held = dep.gpus * dep.gpu.hbm_bytes / 1e9
+        room = f"{gpus} hold {result.memory_gb:,.1f} GB"
+        if abs(held - result.memory_gb) > 1e-9 * held:  # the estimate's engine share of HBM
+            room = (f"an engine fills {result.memory_gb / held:.0%} of the {held:,.1f} GB of "
+                    f"{gpus}: {result.memory_gb:,.1f} GB")
         if result.weights_gb > result.memory_gb:
             raise InputError(f"argument --tp: infeasible: the weights of {dep.model.name} "
-                             f"({result.weights_gb:,.1f} GB) do not fit in {gpus} "
-                             f"({result.memory_gb:,.1f} GB)")
+                             f"({result.weights_gb:,.1f} GB) do not fit: {room}")
         largest = (f"the largest batch that fits is {result.max_batch}" if result.max_batch
                    else "no sequence fits at this context")
         raise InputError(f"argument --batch: infeasible: a batch of {dep.batch:g} at context "
                          f"{result.context:,.0f} needs {result.memory_need_gb:,.1f} GB (weights "
-                         f"{result.weights_gb:,.1f} GB and the KV cache) but {gpus} hold "
-                         f"{result.memory_gb:,.1f} GB; {largest}")
+                         f"{result.weights_gb:,.1f} GB and the KV cache) but {room}; {largest}")
     row = result.as_dict()
     _require_finite([row, row["decode_terms_ms"], row["prefill_terms_ms"]])
     if args.json:

@@ -149,15 +149,15 @@ def cmd_serve(args) -> str:
             f"{'disaggregated' if w.disaggregated else 'aggregated (chunked prefill)'}, "
             f"curve {w.curve}")
     if w.curve == "estimate":
-        low, high = _band()
+        low, high = _band(w.gpu)
         head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (10th-90th "
                  f"percentiles of the estimate's out-of-fold errors)")
     return head + "\n" + base._table(rows, list(SERVE_COLUMNS))
 
 
-def _band() -> tuple[float, float]:
+def _band(gpu) -> tuple[float, float]:
     from ..engine.step_time import fitted
-    eff = fitted()
+    eff = fitted(gpu)
     return eff.band_low, eff.band_high
 
 
@@ -220,7 +220,7 @@ def measured_rows(points) -> list[dict]:
             if limit:
                 row["efficiency"] = row["measured"] / limit
             if estimate:
-                low, high = _band()
+                low, high = _band(resolved.gpu)
                 row.update(error=row["measured"] / estimate, band_low=estimate * math.exp(low),
                            band_high=estimate * math.exp(high))
             if limit is None and estimate is None:

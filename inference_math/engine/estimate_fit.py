@@ -1,4 +1,5 @@
-"""Fitting the estimate's six global parameters on the public measurements, and its band.
+"""Fitting the estimate's parameters (six, three of them per software stack) on the public
+measurements, and its band.
 
 Method (the book's chapter "How close real systems come" reports every number):
 
@@ -16,6 +17,11 @@ Method (the book's chapter "How close real systems come" reports every number):
    that publishes a few (weighting by setup instead gave a larger out-of-fold error, 1.50
    against 1.38, on the training split). The parameters are fitted in unconstrained
    coordinates: logarithms of t_0, β_½ and m_½, logits of η_mem, η_flop and ω (each in (0, 1)).
+   The parameters the vendor's software sets, t_0, η_mem and η_flop
+   (:data:`~.step_time.PER_STACK`), have one value per software stack
+   (:data:`~.step_time.FITTED_STACKS`: CUDA and ROCm); the other three are shared. Nine numbers
+   in all; the chapter compares them with one set of six for both stacks
+   (``fit(per_stack=False)``).
    ``scipy.optimize.least_squares`` (trust-region reflective) from each of :data:`STARTS`,
    keeping the least cost.
 3. The band is the 10th and 90th percentiles of r out of fold on the training split: the
@@ -93,6 +99,41 @@ def samples() -> tuple[Sample, ...]:
     return tuple(out)
 
 
+def _start(values, per_stack: bool = True) -> np.ndarray:
+    """Coordinates of a start: the same six values for every stack."""
+    shared = to_coordinates(values)
+    if not per_stack:
+        return shared
+    extra = [shared[st.PARAMETER_NAMES.index(name)] for _ in st.FITTED_STACKS[1:]
+             for name in st.PER_STACK]
+    return np.concatenate([shared, extra])
+
+
+def to_efficiencies(z) -> dict[str, st.Efficiency]:
+    """The efficiencies of each stack from the fit's coordinates: six shared, then
+    :data:`~.step_time.PER_STACK` of each further stack."""
+    z = np.asarray(z, dtype=float)
+    out = {st.FITTED_STACKS[0]: st.Efficiency.from_vector(to_vector(z[:6]))}
+    if len(z) == 6:  # one set for every stack
+        return dict.fromkeys(st.FITTED_STACKS, out[st.FITTED_STACKS[0]])
+    k = 6
+    for stack in st.FITTED_STACKS[1:]:
+        own = z[:6].copy()
+        for name in st.PER_STACK:
+            own[st.PARAMETER_NAMES.index(name)] = z[k]
+            k += 1
+        out[stack] = st.Efficiency.from_vector(to_vector(own))
+    return out
+
+
+def coordinates_of(effs: dict[str, st.Efficiency]) -> np.ndarray:
+    """The inverse of :func:`to_efficiencies`."""
+    first = to_coordinates(effs[st.FITTED_STACKS[0]].vector)
+    extra = [to_coordinates(effs[stack].vector)[st.PARAMETER_NAMES.index(name)]
+             for stack in st.FITTED_STACKS[1:] for name in st.PER_STACK]
+    return np.concatenate([first, extra])
+
+
 def to_vector(z) -> tuple[float, ...]:
     z = np.asarray(z, dtype=float)
     return tuple(float(1 / (1 + math.exp(-v))) if k in FRACTIONS else float(math.exp(v))
@@ -108,10 +149,12 @@ def to_coordinates(values) -> np.ndarray:
                      for k, v in enumerate(values)])
 
 
-def log_ratios(items, eff: st.Efficiency) -> np.ndarray:
-    """ln(measured / estimate) of each sample (INFEASIBLE_MISS where the estimate has none)."""
+def log_ratios(items, effs: dict[str, st.Efficiency]) -> np.ndarray:
+    """ln(measured / estimate) of each sample, at the efficiencies of its GPU's stack
+    (INFEASIBLE_MISS where the estimate has none)."""
     out = []
     for sample in items:
+        eff = effs[st.stack_of(sample.probe.work.gpu)]
         value = sample.probe.predict("estimate", eff)[sample.quantity]
         out.append(INFEASIBLE_MISS if value is None else math.log(sample.measured / value))
     return np.array(out)
@@ -130,20 +173,23 @@ def _weights(items) -> np.ndarray:
     return np.array([1 / math.sqrt(count[source_of(sample)]) for sample in items])
 
 
-def fit(items=None, starts=STARTS) -> st.Efficiency:
+def fit(items=None, starts=None, per_stack: bool = True) -> dict[str, st.Efficiency]:
     """Robust least squares on the training split (module docstring, step 2); ``items``: the
-    samples to fit (default: the training split), ``starts``: the starting points."""
+    samples to fit (default: the training split), ``starts``: the starting coordinates (default:
+    :data:`STARTS` for every stack). Returns the efficiencies of each stack; with ``per_stack``
+    false, one set of six for all (the comparison the chapter draws)."""
     from scipy.optimize import least_squares
     train = [s for s in samples() if not s.held_out] if items is None else list(items)
     weights = _weights(train)
 
     def residuals(z):
-        return weights * log_ratios(train, st.Efficiency.from_vector(to_vector(z)))
-    results = [least_squares(residuals, to_coordinates(start), method="trf", diff_step=1e-3,
+        return weights * log_ratios(train, to_efficiencies(z))
+    starts = [_start(values, per_stack) for values in STARTS] if starts is None else starts
+    results = [least_squares(residuals, start, method="trf", diff_step=1e-3,
                              max_nfev=400, loss="soft_l1", f_scale=LOSS_SCALE)
                for start in starts]
     best = min(results, key=lambda result: result.cost)
-    return st.Efficiency.from_vector(to_vector(best.x))
+    return to_efficiencies(best.x)
 
 
 def fold_of(setup: str) -> int:
@@ -151,9 +197,9 @@ def fold_of(setup: str) -> int:
     return hashlib.sha256(setup.encode()).digest()[1] % FOLDS
 
 
-def cross_validated(eff: st.Efficiency) -> np.ndarray:
+def cross_validated(effs: dict[str, st.Efficiency]) -> np.ndarray:
     """Out-of-fold ln(measured / estimate) of every training sample: each fold of setups
-    (:func:`fold_of`) predicted by a fit on the other folds, started from ``eff`` (the fit on
+    (:func:`fold_of`) predicted by a fit on the other folds, started from ``effs`` (the fit on
     the whole training split)."""
     train = [s for s in samples() if not s.held_out]
     out = np.empty(len(train))
@@ -162,18 +208,18 @@ def cross_validated(eff: st.Efficiency) -> np.ndarray:
         if not inside.any():
             continue
         other = fit([s for s, k in zip(train, inside, strict=True) if not k],
-                    starts=(eff.vector,))
+                    starts=(coordinates_of(effs),))
         out[inside] = log_ratios([s for s, k in zip(train, inside, strict=True) if k], other)
     return out
 
 
-def report(eff: st.Efficiency, items=None, band=None) -> dict:
+def report(effs: dict[str, st.Efficiency], items=None, band=None) -> dict:
     """Errors of the estimate on both splits; the band (10th and 90th percentiles of the
     training split's out-of-fold errors, :func:`cross_validated`, unless ``band`` gives them)
     and the share of held-out points inside it."""
     items = samples() if items is None else items
     if band is None:
-        folds = cross_validated(eff)
+        folds = cross_validated(effs)
         band = tuple(float(np.quantile(folds, q)) for q in BAND_QUANTILES)
         cv = {"median_abs_log": float(np.median(np.abs(folds))), "folds": FOLDS}
     else:
@@ -181,13 +227,13 @@ def report(eff: st.Efficiency, items=None, band=None) -> dict:
     out = {}
     for name, part in (("train", [s for s in items if not s.held_out]),
                        ("test", [s for s in items if s.held_out])):
-        r = log_ratios(part, eff)
+        r = log_ratios(part, effs)
         out[name] = {"points": len(part), "setups": len({s.setup for s in part}),
                      "median_abs_log": float(np.median(np.abs(r))),
                      "median_log": float(np.median(r)),
                      "p10_log": float(np.quantile(r, BAND_QUANTILES[0])),
                      "p90_log": float(np.quantile(r, BAND_QUANTILES[1]))}
-    test = log_ratios([s for s in items if s.held_out], eff)
+    test = log_ratios([s for s in items if s.held_out], effs)
     low, high = band
     out["band"] = {"low": low, "high": high, "quantiles": list(BAND_QUANTILES)}
     out["test"]["inside_band"] = float(np.mean((test >= low) & (test <= high)))
@@ -196,18 +242,22 @@ def report(eff: st.Efficiency, items=None, band=None) -> dict:
     return out
 
 
-def record(eff: st.Efficiency | None = None) -> dict:
+def record(effs: dict[str, st.Efficiency] | None = None) -> dict:
     """What data/estimate_parameters.json holds."""
-    eff = fit() if eff is None else eff
-    rep = report(eff)
+    effs = fit() if effs is None else effs
+    rep = report(effs)
     return {
-        "parameters": dict(zip(st.PARAMETER_NAMES, (round(v, 6) for v in eff.vector), strict=True)),
+        "parameters": {stack: dict(zip(st.PARAMETER_NAMES, (round(v, 6) for v in eff.vector),
+                                       strict=True)) for stack, eff in effs.items()},
+        "per_stack": list(st.PER_STACK),
         "band": {k: round(v, 4) if isinstance(v, float) else v for k, v in rep["band"].items()},
         "train": {k: round(v, 4) if isinstance(v, float) else v for k, v in rep["train"].items()},
         "test": {k: round(v, 4) if isinstance(v, float) else v for k, v in rep["test"].items()},
         "cross_validation": {k: round(v, 4) if isinstance(v, float) else v
                              for k, v in rep["cross_validation"].items()},
-        "method": f"soft-L1 least squares (scale {LOSS_SCALE:g}) on ln(measured/estimate), "
+        "method": f"{', '.join(st.PER_STACK)} per software stack "
+                  f"({', '.join(st.FITTED_STACKS)}), the others shared; soft-L1 least squares "
+                  f"(scale {LOSS_SCALE:g}) on ln(measured/estimate), "
                   "rows weighted 1/sqrt(rows of their source), "
                   f"held out: setups whose SHA-256 starts below {HELD_OUT_SHARE:g}*256, "
                   f"band: {BAND_QUANTILES[0]:g}-{BAND_QUANTILES[1]:g} quantiles of the "

@@ -2,7 +2,8 @@
 
 The limit (physical rules at the hardware's peaks) is what no deployment can beat; a real engine
 reaches a fraction of it. The estimate names where the rest goes, with six numbers shared by
-every model and GPU (fitted in :mod:`~inference_math.engine.estimate_fit`):
+every model and GPU, t_0, η_mem and η_flop once per vendor's software stack (fitted in
+:mod:`~inference_math.engine.estimate_fit`):
 
 - t_0, a fixed time of every step (scheduling, sampling, synchronizing the GPUs);
 - η_mem and β_½: a kernel reading β bytes at a fraction η_mem of the peak bandwidth after a fixed

@@ -329,7 +329,7 @@ class Probe:
                     self._raw[name] = st.raw_terms(
                         self.work.model, self.work.gpu, grid.n, grid.sigma, grid.batch, grid.q,
                         context, self.work.weight_bytes, 1.0, self.work.kv_scale)
-                out.append(st.estimate_latency(self._raw[name], eff or st.fitted()))
+                out.append(st.estimate_latency(self._raw[name], eff or st.fitted(self.work.gpu)))
             else:
                 out.append(st.step(curve, work.model, work.gpu, grid.n, grid.sigma, grid.batch,
                                    grid.q, context, work.weight_bytes, 1.0, work.kv_scale)[0])

@@ -352,7 +352,7 @@ def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: floa
         from . import step_time as st
         return st.EstimateBranch(model, dep.gpu, q, context, weight_bytes,
                                  1.0 if prefill else None,
-                                 dep.kv_scale if model is dep.model else 1.0, st.fitted())
+                                 dep.kv_scale if model is dep.model else 1.0, st.fitted(dep.gpu))
     return fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes,
                              curve=dep.curve, logits=1.0 if prefill else None,
                              kv_scale=dep.kv_scale if model is dep.model else 1.0)
@@ -373,7 +373,7 @@ def _memory(dep: Deployment, branch, context: float) -> tuple[float, float, int 
     """HBM the deployment needs at its batch, the weights' share, and the largest batch that
     fits (None: the cache does not grow with the batch)."""
     n, pp, sigma = dep.gpus, dep.pp, dep.attention_dp
-    capacity = n * dep.gpu.hbm_bytes
+    capacity = n * _usable(dep)
     if dep.curve == "paper":
         per_sequence = dep.kv_bytes_at(context)
         weights = dep.weights_bytes
@@ -394,6 +394,15 @@ def _memory(dep: Deployment, branch, context: float) -> tuple[float, float, int 
         middle = (low + high) // 2
         low, high = (middle, high) if need(float(middle)) <= capacity else (low, middle)
     return need(dep.batch), weights, low
+
+
+def _usable(dep: Deployment) -> float:
+    """HBM per GPU the deployment's curve lets it fill: all of it, but for the estimate's
+    engine share (step_time.ENGINE_MEMORY_FRACTION)."""
+    if dep.curve == "estimate":
+        from . import step_time as st
+        return st.usable_bytes(dep.gpu)
+    return dep.gpu.hbm_bytes
 
 
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
@@ -432,7 +441,7 @@ def predict(dep: Deployment) -> Prediction:
     w, ctx_decode = dep.weight_bytes, dep.decode_context
     base = _branch(dep, dep.model, 1.0, ctx_decode, w)
     need, weights, max_batch = _memory(dep, base, ctx_decode)
-    capacity = n * dep.gpu.hbm_bytes
+    capacity = n * _usable(dep)
     fits = bool(base["feasible"](*args) > 0) and need <= capacity
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
@@ -474,7 +483,7 @@ def _band(dep: Deployment, rate: float) -> dict:
     if dep.curve != "estimate":
         return {}
     from . import step_time as st
-    eff = st.fitted()
+    eff = st.fitted(dep.gpu)
     return {"band_low": rate * math.exp(eff.band_low), "band_high": rate * math.exp(eff.band_high)}
 
 

@@ -313,7 +313,7 @@ def serving_frontier(work: Workload, eff=None) -> ServingFrontier:
     docstring), fastest per user first."""
     of_kind("workload", work, Workload)
     if work.curve == "estimate" and eff is None:
-        eff = st.fitted()
+        eff = st.fitted(work.gpu)
     points = _disaggregated(work, eff) if work.disaggregated else _aggregated(work, eff)
     if not points:
         raise ServeError("model", _why_infeasible(work))
@@ -403,7 +403,7 @@ def _disaggregated(work: Workload, eff) -> list[ServingPoint]:
 
 def _why_infeasible(work: Workload) -> str:
     largest = max(instance_sizes(work.gpu))
-    if work.disaggregated and _best_prefill(work, st.fitted() if work.curve == "estimate"
+    if work.disaggregated and _best_prefill(work, st.fitted(work.gpu) if work.curve == "estimate"
                                             else None) is None:
         return (f"no prefill pool of up to {largest:g} {work.gpu.name} GPUs meets the TTFT "
                 f"limit of {work.ttft_ms:g} ms" if work.ttft_ms is not None else

@@ -30,7 +30,7 @@ PARAMETER_FILE = "estimate_parameters.json"
 
 @dataclass(frozen=True)
 class Efficiency:
-    """The estimate's six global parameters (eq-est-step-latency) and its band.
+    """The estimate's six parameters on one software stack (eq-est-step-latency) and its band.
 
     ``band_low`` and ``band_high`` are quantiles of ln(measured / estimate) on the held-out
     split: a rate R has the band [R·e^band_low, R·e^band_high].
@@ -58,18 +58,38 @@ class Efficiency:
 
 
 PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:6]
+#: The share of HBM an engine gives its weights and cache under the estimate (the limit takes
+#: all of it): vLLM's default ``gpu_memory_utilization``, 0.9
+#: (github:vllm-project/vllm:vllm/config/cache.py@c1d86421174a87056edc90a41dc9942391509e84);
+#: the rest holds activations, CUDA graphs and the allocator's slack. Not fitted.
+ENGINE_MEMORY_FRACTION = 0.9
+#: Software stacks (the GPU's ``software_stack``) with efficiencies of their own; a GPU of any
+#: other stack (TPUs, Groq: no public measurement was gathered) takes the first's.
+FITTED_STACKS = ("cuda", "rocm")
+#: The parameters each stack has its own value of: what the vendor's software sets (the fixed
+#: time per step, the fractions of bandwidth and FLOP/s its kernels reach). The shapes of the
+#: efficiency curves and the overlap are shared.
+PER_STACK = ("t_fixed_s", "eta_mem", "eta_flop")
+
+
+def stack_of(gpu) -> str:
+    """The stack whose efficiencies the estimate uses on ``gpu`` (:data:`FITTED_STACKS`)."""
+    stack = getattr(gpu, "software_stack", FITTED_STACKS[0])
+    return stack if stack in FITTED_STACKS else FITTED_STACKS[0]
 
 
 @cache
 def fitted_record() -> dict:
-    """The stored fit: parameters, band and the fit's report (data/estimate_parameters.json)."""
+    """The stored fit: parameters per stack, band and the fit's report
+    (data/estimate_parameters.json)."""
     path = resources.files("inference_math") / "data" / PARAMETER_FILE
     return json.loads(path.read_text())
 
 
-def fitted() -> Efficiency:
+def fitted(gpu) -> Efficiency:
+    """The fitted efficiencies of ``gpu``'s software stack (:func:`stack_of`) and the band."""
     record = fitted_record()
-    return Efficiency(**record["parameters"], band_low=record["band"]["low"],
+    return Efficiency(**record["parameters"][stack_of(gpu)], band_low=record["band"]["low"],
                       band_high=record["band"]["high"])
 
 
@@ -150,7 +170,12 @@ def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: floa
         beta=np.broadcast_to(memory * gpu.bandwidth(capped=False) / model.layers, shape),
         m=np.broadcast_to(batch * q * share, shape),
         need=np.broadcast_to(need, shape),
-        fits=np.broadcast_to(need <= n * gpu.hbm_bytes, shape))
+        fits=np.broadcast_to(need <= n * usable_bytes(gpu), shape))
+
+
+def usable_bytes(gpu) -> float:
+    """HBM per GPU the estimate lets an engine fill (:data:`ENGINE_MEMORY_FRACTION`)."""
+    return ENGINE_MEMORY_FRACTION * gpu.hbm_bytes
 
 
 def estimate_latency(raw: RawTerms, eff: Efficiency) -> np.ndarray:
@@ -179,7 +204,7 @@ def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
     deployment does not fit."""
     batch = np.asarray(batch, dtype=float)
     if curve == "estimate":
-        eff = fitted() if eff is None else eff
+        eff = fitted(gpu) if eff is None else eff
         raw = raw_terms(model, gpu, n, sigma, batch, q, context, weight_bytes, logits, kv_scale)
         return estimate_latency(raw, eff), estimate_parts(raw, eff)
     if curve not in fm.RULES:
@@ -217,7 +242,11 @@ class EstimateBranch:
                 branch = fm.compile_branch(self.model, self.gpu, False, self.q, self.context,
                                            self.weight_bytes, curve="physical",
                                            logits=self.logits, kv_scale=self.kv_scale)
-                return branch[name](n, batch, pp, sigma)
+                need = branch["need"](n, batch, pp, sigma)
+                if name == "need":
+                    return need
+                return np.where(np.asarray(need) <= np.asarray(n) * usable_bytes(self.gpu),
+                                branch["feasible"](n, batch, pp, sigma), 0.0)
             raw = raw_terms(self.model, self.gpu, n, sigma, batch, self.q, self.context,
                             self.weight_bytes, self.logits, self.kv_scale, pp)
             if name == "latency":

@@ -59,6 +59,9 @@ class GPU:
     note: str = field(default="")
     ici_bandwidth: float | None = None  # bytes/s, one direction of one inter-chip link (TPUs)
     collective_model: str = "nccl"  # 'nccl' (GPUs) or 'torus' (TPU, Groq): see collectives.py
+    #: The vendor's serving software ('cuda', 'rocm', 'xla' or 'other'): the estimate's
+    #: efficiencies are fitted per stack (engine/estimate_fit.py).
+    software_stack: str = "cuda"
     # field -> "bibkey[,bibkey]: note", where a number's source is not simply ``source``
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     assumed: tuple[str, ...] = field(default=(), compare=False, repr=False)  # no source gives these
@@ -83,6 +86,9 @@ class GPU:
         if self.collective_model not in ("nccl", "torus"):
             raise InputError(f"{where}: collective_model must be 'nccl' or 'torus', "
                              f"got {self.collective_model!r}")
+        if self.software_stack not in SOFTWARE_STACKS:
+            raise InputError(f"{where}: software_stack must be one of "
+                             f"{', '.join(map(repr, SOFTWARE_STACKS))}, got {self.software_stack!r}")
         positive_int(f"{where}: node_size", self.node_size)
         for name in ("flop_cap", "bandwidth_cap"):
             if not 0 < positive(f"{where}: {name}", getattr(self, name)) <= 1:
@@ -149,7 +155,8 @@ OPTIONAL_NUMBERS = ("intranode_allreduce_bandwidth", "internode_allreduce_bandwi
                     "ici_bandwidth")
 NUMBER_FIELDS = ("flops_by_weight_bits", *REQUIRED_NUMBERS, *OPTIONAL_NUMBERS)
 REQUIRED_TEXT = ("name", "source")
-OPTIONAL_TEXT = ("note", "collective_model")
+OPTIONAL_TEXT = ("note", "collective_model", "software_stack")
+SOFTWARE_STACKS = ("cuda", "rocm", "xla", "other")
 LISTS = ("assumed", "provisional")
 #: Every field a GPU table may have, in the order the README documents them.
 SCHEMA = (*REQUIRED_TEXT, *NUMBER_FIELDS, *OPTIONAL_TEXT, *LISTS, "sources")
