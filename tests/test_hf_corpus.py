@@ -132,10 +132,10 @@ REFUSED = {stem: "compress_ratios" for stem in (
     "nvidia--DeepSeek-V4-Flash-NVFP4", "nvidia--DeepSeek-V4-Pro-NVFP4",
     "sgl-project--DeepSeek-V4-Flash-FP8", "sgl-project--DeepSeek-V4-Pro-FP8")}
 
-#: Read, but not yet timed by the full model: the field the one-line refusal names.
-UNTIMED = {
-    "deepseek-ai--DeepSeek-V3.2": "index_topk", "nvidia--DeepSeek-V3.2-NVFP4": "index_topk",
-}
+#: Read, but not yet timed by the full model: the field the one-line refusal names (the
+#: DeepSeek-V3.2 files, refused for their index_topk until sparse attention was timed, are timed).
+UNTIMED: dict[str, str] = {}
+SPARSE = ["deepseek-ai--DeepSeek-V3.2", "nvidia--DeepSeek-V3.2-NVFP4"]
 #: Mamba-2 hybrids (Nemotron-H, Nemotron-3): timed since issue 22, refused before it.
 MAMBA_HYBRIDS = [stem for stem in STEMS if "Nemotron" in stem]
 
@@ -190,12 +190,15 @@ def test_each_config_is_timed_or_refused_in_one_line(stem):
 
 def test_how_many_are_read_and_timed():
     """Before issue 22: 28 of the 63 read (the 17 and 11 of the new 46), 28 timed. Now 57 read
-    and 55 timed; the 6 DeepSeek-V4 files are refused by the reader, the 2 DeepSeek-V3.2 files
-    by the full model. The 9 Nemotron-H and Nemotron-3 files (Mamba-2 hybrids), refused by the
-    full model until it timed Mamba-2 layers, are timed."""
+    and 57 timed; the 6 DeepSeek-V4 files are refused by the reader. The 9 Nemotron-H and
+    Nemotron-3 files (Mamba-2 hybrids) and the 2 DeepSeek-V3.2 files (sparse attention), refused
+    by the full model until it timed their layers, are timed."""
     assert len(STEMS) - len(REFUSED) == 57
     assert len(MAMBA_HYBRIDS) == 9 and not set(MAMBA_HYBRIDS) & set(UNTIMED)
-    assert len(STEMS) - len(REFUSED) - len(UNTIMED) == 55
+    assert len(STEMS) - len(REFUSED) - len(UNTIMED) == 57
+    for stem in SPARSE:
+        model = from_hf_config(hc.FIXTURES / f"{stem}.config.json")
+        assert all(piece.top_k == 2048 for piece in model.pieces)
 
 
 def test_nvfp4_checkpoints_weigh_what_their_formats_give():

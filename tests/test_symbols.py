@@ -16,7 +16,7 @@ from inference_math.core.registry import LABEL_RE, derivation
 
 LABEL_PATTERN = re.compile(r"^eq-[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)*$")
 KNOWN_TOPICS = {"model", "moe", "hardware", "serving", "scaling", "intensity", "kv", "sharding",
-                "dense", "deepseek", "rollouts", "full"}
+                "dense", "deepseek", "rollouts", "full", "sparse"}
 REGISTERED_SYMBOLS = {entry.symbol for entry in S.REGISTRY.values()}
 ALL_LABELS = sorted(DERIVATIONS)
 
@@ -63,10 +63,11 @@ def test_module_attributes_are_the_registry_symbols():
 # quantities that are zero in real settings: an empty context, NCCL's Simple protocol's base
 # latency, a device without kernel-launch cost, one GPU's network time, no pipeline, experts on one
 # node (the reference code's ξ_EP = 0), no network time hidden (ω = 0), the estimate's fixed
-# step time and start-up costs (a fit may find none)
+# step time and start-up costs (a fit may find none), a dense layer's indexer (none: no cache,
+# FLOPs or weights) and the first query of a pass (j = 0)
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
-               "tau_kernel"}
+               "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query"}
 
 
 @pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))

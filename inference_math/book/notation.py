@@ -29,6 +29,7 @@ TOPICS = {
     "deepseek": "DeepSeek-V3 and MoE serving",
     "rollouts": "Embeddings, RL rollouts and LoRA",
     "full": "The full model (Erdil 2025, section 3)",
+    "sparse": "Sparse top-k attention",
 }
 DISPLAY_HEADING = "Named in the displayed equations only"
 CHAPTER_HEADING = "Named in one chapter"

@@ -844,3 +844,34 @@ t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimat
 peak_share = _define("peak_share", r"\epsilon", "1",
                      "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
                      **_POS)
+
+# --- sparse top-k attention (section owned by inference_math/derivations/sparse_attention.py) ---
+k_top = _define("k_top", r"k_{\mathrm{sel}}", "tokens",
+                "cached tokens each query of a sparse-attention layer attends to (its top k)",
+                "sparse", **_POS)
+n_idx = _define("n_idx", r"H_{\mathrm{I}}", "heads", "query heads of a sparse layer's indexer",
+                "sparse", **_POS)
+d_idx = _define("d_idx", r"d_{\mathrm{I}}", "elements", "width of an indexer head and its key",
+                "sparse", **_POS)
+p_idx = _define("p_idx", r"p_{\mathrm{I}}", "bytes/element",
+                "bytes per element of the indexer's cached keys (1: FP8)", "sparse", **_POS)
+p_scale = _define("p_scale", r"p_{\mathrm{sc}}", "bytes",
+                  "bytes of one quantization scale (4: FP32)", "sparse", **_POS)
+blk_idx = _define("blk_idx", r"B_{\mathrm{sc}}", "elements",
+                  "elements sharing one quantization scale", "sparse", **_POS)
+idx_params = _define("idx_params", r"N_{\mathrm{I}}", "parameters",
+                     "parameters of one layer's indexer", "sparse", **_POS)
+kv_idx = _define("kv_idx", r"M_{\mathrm{I}}", "bytes/token",
+                 "bytes of the indexer's key cache per token of context (per layer, or all of "
+                 "a group's layers in the full model)", "sparse", nonnegative=True, real=True)
+f_idx = _define("f_idx", r"F_{\mathrm{I}}", "FLOPs",
+                "indexer FLOPs per query per cached token, one layer", "sparse",
+                nonnegative=True, real=True)
+w_idx = _define("w_idx", r"W_{\mathrm{I}}", "parameters",
+                "indexer weights of all a group's layers (read every pass)", "sparse",
+                nonnegative=True, real=True)
+ctx_read = _define("ctx_read", r"\bar{\ell}_{\mathrm{sel}}", "tokens",
+                   "mean cached tokens a query of a pass attends to in a sparse layer", "sparse",
+                   **_POS)
+j_query = _define("j_query", "j", "1", "index of a query within a pass, 0 to q - 1", "sparse",
+                  nonnegative=True, integer=True)

@@ -39,6 +39,7 @@ from ..core.symbols import (
     d_ff_shared,
     d_head,
     d_model,
+    f_idx,
     f_used,
     flops,
     flops_fwd,
@@ -46,7 +47,9 @@ from ..core.symbols import (
     grp,
     hbm_bw,
     hbm_cap,
+    k_top,
     kv_bytes,
+    kv_idx,
     mem_need,
     mm_k,
     mm_m,
@@ -90,6 +93,7 @@ from ..core.symbols import (
     t_pipe,
     tp_rows,
     vocab,
+    w_idx,
     xi_ep,
 )
 from ..derivations.moe import expert_fraction_read
@@ -455,7 +459,7 @@ BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
-             omega_net, q_lm, p_disp, p_emb)
+             omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -491,6 +495,8 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         n_sh: 0.0, d_ff_shared: model.d_ff, xi_ep: 1.0 if model.experts_spread else 0.0,
         omega_net: 1.0 if limit else 0.0, q_lm: 1.0,
         p_disp: 1.0 if limit or w <= 1 else model.activation_bytes, p_emb: w,
+        # dense attention: every cached token read, no indexer (eq-sparse-mean-read at k = ∞)
+        k_top: math.inf, kv_idx: 0.0, f_idx: 0.0, w_idx: 0.0,
     })
     return values
 
@@ -664,6 +670,8 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         n_attn: piece.attention_params, n_ff: piece.ff_params,
         kv_bytes: piece.kv_bytes_per_token * kv_scale, n_sh: float(piece.n_shared),
         d_ff_shared: float(piece.d_shared),
+        k_top: piece.top_k, kv_idx: piece.indexer_bytes_per_token,
+        f_idx: piece.indexer_flops, w_idx: piece.indexer_params,
     })
     if curve != "limit" and not own:
         values[p_disp] = 1.0 if weight_bytes <= 1 else piece.shape.activation_bytes

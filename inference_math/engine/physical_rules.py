@@ -25,6 +25,11 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    p_disp bytes per element (FP8 where the weights are 8-bit or less).
 8. A second micro-batch hides the share ω of the network time behind memory and arithmetic
    (eq-phys-forward-latency): ω = 0 for the curve 'physical', 1 for the limit.
+9. A sparse-attention layer (DeepSeek-V3.2's) reads its indexer's key cache for the whole
+   context and only min(ℓ, k_sel) entries of its main cache per sequence (for a pass of q > 1
+   tokens this is a lower bound: the queries' selections may differ), attends over the mean
+   of eq-sparse-mean-read, scores every cached token (eq-sparse-indexer-flops) and stores both
+   caches (eq-sparse-indexer-cache); a dense layer is the case k_sel = ∞, W_I = M_I = F_I = 0.
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.engine.full_model.branch_terms`).
@@ -43,11 +48,14 @@ from ..core.symbols import (
     d_ff_shared,
     d_head,
     d_model,
+    f_idx,
     flops,
     g,
     hbm_bw,
+    k_top,
     kv_bytes,
     kv_copies,
+    kv_idx,
     mem_need,
     n_active,
     n_attn,
@@ -78,7 +86,9 @@ from ..core.symbols import (
     t_mem,
     t_net,
     vocab,
+    w_idx,
 )
+from ..derivations import sparse_attention
 from . import full_model as fm
 
 RW, AR, A2A, P2P = fm.RW, fm.AR, fm.A2A, fm.P2P
@@ -95,6 +105,27 @@ def kv_copies_eq(mla: bool = False) -> sp.Eq:
     """
     heads = 1 if mla else n_q / g
     return sp.Eq(kv_copies, sp.Max(1, N_TP_ATTN / heads))
+
+
+def cache_read_bytes() -> sp.Expr:
+    """Cache bytes one sequence's pass reads, per copy: the main cache at min(ℓ, k_sel) tokens
+    and the indexer's keys at all ℓ (a dense layer: M_KV·ℓ)."""
+    return kv_bytes * sp.Min(ctx, k_top) + kv_idx * ctx
+
+
+def cache_stored_bytes() -> sp.Expr:
+    """Cache bytes one sequence holds, per copy: both caches at every token of its context."""
+    return (kv_bytes + kv_idx) * ctx
+
+
+def attention_flops(mla: bool = False) -> sp.Expr:
+    """FLOPs of attending (eq-full-flops' 4·d·n_q per layer, query and cached entry) over the
+    mean selected entries of eq-sparse-mean-read, plus the indexer's scoring of every cached
+    token (eq-sparse-indexer-flops per query and entry, at the causal mean ℓ + (q − 1)/2)."""
+    full = fm.attention_flops(mla)
+    per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
+    selected = sparse_attention.mean_read().rhs
+    return n_layers * b * q_len * (per_entry * selected + f_idx * fm.mean_context())
 
 
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:
@@ -145,7 +176,8 @@ def memory_parts(mla: bool = False, shared: bool = True, moe: bool = True) -> di
     """eq-phys-memory-time split into its σ-dependent 'attention' part and the 'rest'."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
     copies = kv_copies_eq(mla).rhs
-    attention = n_layers * attention_bytes_dp(mla) + copies * kv_bytes * ctx * b_mu
+    attention = (n_layers * attention_bytes_dp(mla) + copies * cache_read_bytes() * b_mu
+                 + sigma_attn * p * w_idx)
     if moe:
         if shared:
             attention += n_layers * shared_bytes()
@@ -165,7 +197,8 @@ def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp
         ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
     else:
         ff = (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff, fm.tokens(), 1)
-    return per_gpu * (n_layers * (attention + ff) + kv_bytes * ctx * b_mu + p_emb * vocab * d_model)
+    return per_gpu * (n_layers * (attention + ff) + cache_read_bytes() * b_mu + p * w_idx
+                      + p_emb * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -184,7 +217,7 @@ def flop_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
     projections = 2 * n_attn * b * q_len
     logits = 2 * vocab * d_model * b * q_lm
     return {"attention": sp.Integer(0),
-            "rest": (experts + projections + logits + fm.attention_flops(mla)) / (n_gpu * flops)}
+            "rest": (experts + projections + logits + attention_flops(mla)) / (n_gpu * flops)}
 
 
 def _words_all_reduced(two_d: bool, mla: bool, shared: bool,
@@ -269,13 +302,13 @@ def memory_need(shared: bool = True, mla: bool = False, moe: bool = True) -> sp.
     dense = 0 if moe else n_ff
     weights = sigma_attn * (n_attn + shared_params + dense) + n_ff * (1 if moe else 0)
     return sp.Eq(mem_need, p * weights + p_emb * n_unembed
-                 + kv_copies_eq(mla).rhs * kv_bytes * ctx * b)
+                 + kv_copies_eq(mla).rhs * cache_stored_bytes() * b)
 
 
 def memory_need_floor(shared: bool = True) -> sp.Expr:
     """A lower bound of eq-phys-memory-need over σ and N_EP: one copy of everything."""
     weights = n_attn + n_ff + (fm.shared_expert_params() if shared else 0)
-    return p * weights + p_emb * n_unembed + kv_bytes * ctx * b
+    return p * weights + p_emb * n_unembed + cache_stored_bytes() * b
 
 
 @derivation("eq-phys-expert-parallel", "this book (physical rules), from Erdil (2025), reference code")

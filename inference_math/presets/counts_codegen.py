@@ -21,7 +21,7 @@ import sympy as sp
 
 from ..core.printing import NAMES as _NAMES
 from ..core.printing import RegistryNumPyPrinter
-from ..derivations import architecture, kv_cache, layer_mix, moe
+from ..derivations import architecture, kv_cache, layer_mix, moe, sparse_attention
 
 TARGET = Path(__file__).with_name("counts_numpy.py")
 
@@ -52,6 +52,10 @@ COUNTS = {
     "total_params": layer_mix.total_params,
     "active_params": layer_mix.active_params,
     "kv_bytes_at_context": layer_mix.kv_bytes_at_context,
+    # sparse top-k attention's indexer (presets.hf_config)
+    "indexer_params": sparse_attention.indexer_params,
+    "indexer_cache_bytes": sparse_attention.indexer_cache_bytes,
+    "indexer_flops": sparse_attention.indexer_flops,
 }
 
 HEADER = '''"""Parameter, cache and weight-byte counts as NumPy functions of their symbols.

@@ -104,6 +104,18 @@ def kv_bytes_at_context(ctx, kv_layer, n_layers, state_layer, window):
     return _sum0
 
 
+def indexer_params(c_q, d_idx, d_model, n_idx):
+    return n_idx*c_q*d_idx + n_idx*d_model + d_idx*d_model
+
+
+def indexer_cache_bytes(blk_idx, d_idx, p_idx, p_scale):
+    return d_idx*p_idx + d_idx*p_scale/blk_idx
+
+
+def indexer_flops(d_idx, n_idx):
+    return 2*n_idx*(d_idx + 1)
+
+
 #: name -> (function, argument names)
 FUNCTIONS = {
     'attention_params': (attention_params, ('d_head', 'd_model', 'g', 'n_layers', 'n_q')),
@@ -129,4 +141,7 @@ FUNCTIONS = {
     'total_params': (total_params, ('d_model', 'n_attn_layer', 'n_emb', 'n_ff_layer', 'n_layers', 'vocab')),
     'active_params': (active_params, ('d_model', 'n_attn_layer', 'n_emb', 'n_ff_layer_active', 'n_layers', 'vocab')),
     'kv_bytes_at_context': (kv_bytes_at_context, ('ctx', 'kv_layer', 'n_layers', 'state_layer', 'window')),
+    'indexer_params': (indexer_params, ('c_q', 'd_idx', 'd_model', 'n_idx')),
+    'indexer_cache_bytes': (indexer_cache_bytes, ('blk_idx', 'd_idx', 'p_idx', 'p_scale')),
+    'indexer_flops': (indexer_flops, ('d_idx', 'n_idx')),
 }

@@ -25,9 +25,9 @@ attention_k_eq_v) is assumed to cache both, as the transformers cache does.
 
 What it cannot count it refuses with an InputError of one line naming the ``model_type`` and the
 field (DeepSeek-V4's compressed attention, blocks replaced by a linear layer, malformed JSON,
-missing or non-numeric fields). What it counts but the full model cannot time yet (DeepSeek's
-sparse attention, MLA with a direct query projection, block_configs' layers without attention or
-feed-forward block) is listed in :attr:`Architecture.untimed`. It never guesses a count.
+missing or non-numeric fields). What it counts but the full model cannot time yet (MLA with a
+direct query projection, block_configs' layers without attention or feed-forward block) is
+listed in :attr:`Architecture.untimed`. It never guesses a count.
 """
 
 from __future__ import annotations
@@ -308,8 +308,11 @@ class Architecture:
                           S.m_kv: a.m_kv})
             attention, kv, state = (_eval("attention_params_gqa", shape),
                                     _eval("kv_bytes_gqa", shape), 0.0)
+        index = {}
         if a.indexer:
-            attention += _indexer_params(a, self.d_model)
+            index = _indexer_counts(a, self.d_model)
+            attention += index["index_params"]
+            kv += index["index_kv"]
         if f.kind == "none":
             ff = ff_active = experts = 0.0
         else:
@@ -332,7 +335,7 @@ class Architecture:
                     ff += (expert - full) * f.n_experts + latent
                     ff_active += (expert - full) * f.top_k + latent
         return {"attention": attention, "ff": ff, "ff_active": ff_active,
-                "routed_experts": experts, "kv": kv, "state": state,
+                "routed_experts": experts, "kv": kv, "state": state, **index,
                 "window": float(a.window) if a.window and a.span in ("sliding", "chunked")
                 else math.inf,
                 "linear": a.span in ("linear", "mamba")}
@@ -473,13 +476,23 @@ def _eval(name: str, values: dict) -> float:
     return count(name, values)
 
 
-def _indexer_params(a: Attention, d_model: int) -> float:
-    """The lightning indexer of DeepSeek sparse attention (DeepSeek-V3.2's inference/model.py,
-    class Indexer): its query up-projection from the query latent (wq_b), one key projection
-    (wk) and one weight per head (weights_proj). Counted by matrix shapes; its key cache is not
-    in the KV bytes (the main cache is MLA's)."""
+#: The indexer's key cache as DeepSeek-V3.2's reference code holds it (class Indexer: FP8 keys,
+#: one FP32 scale per block of 128 elements): the config does not state it.
+INDEXER_KEY_BYTES, INDEXER_SCALE_BYTES, INDEXER_SCALE_BLOCK = 1.0, 4.0, 128.0
+
+
+def _indexer_counts(a: Attention, d_model: int) -> dict[str, float]:
+    """The lightning indexer of DeepSeek sparse attention, one layer: its parameters
+    (eq-sparse-indexer-params), its key cache per token (eq-sparse-indexer-cache, at the
+    reference code's FP8 keys and FP32 block scales) and its FLOPs per query per cached token
+    (eq-sparse-indexer-flops)."""
     heads, head_dim, _ = a.indexer
-    return a.mla[0] * heads * head_dim + d_model * head_dim + d_model * heads
+    values = {S.c_q: a.mla[0], S.n_idx: heads, S.d_idx: head_dim, S.d_model: d_model,
+              S.p_idx: INDEXER_KEY_BYTES, S.p_scale: INDEXER_SCALE_BYTES,
+              S.blk_idx: INDEXER_SCALE_BLOCK}
+    return {"index_params": _eval("indexer_params", values),
+            "index_kv": _eval("indexer_cache_bytes", values),
+            "index_flops": _eval("indexer_flops", values)}
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -996,8 +1009,6 @@ def _mla(f: _Fields):
     indexer = None
     if f.has("index_topk"):
         indexer = (f.int("index_n_heads"), f.int("index_head_dim"), f.int("index_topk"))
-        untimed.append(f"index_topk={indexer[2]}: DeepSeek sparse attention (an indexer picks "
-                       f"{indexer[2]} cached tokens per query) is not yet timed by the full model")
     attention = Attention("full", "MLA", n_q, n_q, f.int("qk_nope_head_dim"), mla=mla,
                           indexer=indexer)
     ffns, more = _ffn_layers(f, n)

@@ -12,6 +12,7 @@ window its cache is capped at.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -46,6 +47,14 @@ class LayerPiece:
     # (bits per weight, parameters) of each format the group's quantized weights are stored in,
     # when there are several (FP8 attention beside NVFP4 experts); empty: quantized_bits holds
     formats: tuple[tuple[float, float], ...] = ()
+    # sparse top-k attention (DeepSeek-V3.2): the main-cache entries a query attends to (inf:
+    # all), and the indexer's key cache per token (all layers; kv_bytes_per_token is the main
+    # cache only), FLOPs per query per cached token (one layer) and weights (all layers, in
+    # attention_params too): eq-sparse-*
+    top_k: float = math.inf
+    indexer_bytes_per_token: float = 0.0
+    indexer_flops: float = 0.0
+    indexer_params: float = 0.0
 
     @property
     def params(self) -> float:
@@ -157,6 +166,15 @@ class LayeredModel:
                 fixed = 0.0
             else:
                 shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv, d_head=a.d_head)
+            sparse = {}
+            if a.indexer:
+                # DeepSeek sparse attention: the indexer's cache is stored beside the main one
+                # (layer["kv"] holds both) but read whole, the main cache only at the top k
+                index_kv = count * layer["index_kv"]
+                kv -= index_kv
+                sparse = dict(top_k=float(a.indexer[2]), indexer_bytes_per_token=index_kv,
+                              indexer_flops=layer["index_flops"],
+                              indexer_params=count * layer["index_params"])
             pieces.append(LayerPiece(
                 shape=Model(**shape), attention_params=count * attention,
                 ff_params=count * routed, shared_params=count * shared,
@@ -164,7 +182,8 @@ class LayeredModel:
                 d_shared=(ffn.d_shared or ffn.d_ff) if ffn.kind == "moe" else ffn.d_ff,
                 kv_bytes_per_token=kv, window=layer["window"], fixed_context=fixed,
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
-                other_bits=b_w, formats=tuple((b, count * n) for b, n in group.quantized)))
+                other_bits=b_w, formats=tuple((b, count * n) for b, n in group.quantized),
+                **sparse))
         return cls(name=name or arch.name, pieces=tuple(pieces),
                    embedding_params=arch.embedding_params, embedding_bytes=arch.embedding_bits / 8,
                    kv_cache_bits=arch.kv_cache_bits,
@@ -231,8 +250,8 @@ class LayeredModel:
     def kv_bytes_per_token(self) -> float:
         """Bytes one token adds while every window is still open (linear-attention states are
         constant: :attr:`state_bytes_per_sequence`)."""
-        return sum(piece.kv_bytes_per_token for piece in self.pieces
-                   if piece.fixed_context is None)
+        return sum(piece.kv_bytes_per_token + piece.indexer_bytes_per_token
+                   for piece in self.pieces if piece.fixed_context is None)
 
     @property
     def state_bytes_per_sequence(self) -> float:
@@ -243,7 +262,7 @@ class LayeredModel:
         """Cache bytes of one sequence of ``context`` tokens: windows cap their groups' caches,
         linear-attention states are constant."""
         return sum(piece.kv_bytes_per_token * piece_context(piece, context)
-                   for piece in self.pieces)
+                   + piece.indexer_bytes_per_token * context for piece in self.pieces)
 
     @property
     def parallel_attention(self) -> bool:

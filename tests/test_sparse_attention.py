@@ -1,0 +1,128 @@
+"""Sparse top-k attention (derivations/sparse_attention.py) and its terms in the physical rules:
+the closed forms against brute-force sums, their limits and monotonicity, and DeepSeek-V3.2's
+indexer and decode step against numbers worked out by hand from its config.json."""
+
+import math
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inference_math.core.symbols import ctx, k_top, q_len
+from inference_math.derivations import sparse_attention as sa
+from inference_math.engine import full_model as fm
+from inference_math.engine import physical_rules as phys
+from inference_math.engine.predict import Deployment, predict
+from inference_math.presets.hardware import get_gpu
+from inference_math.presets.layered import LayeredModel, from_hf_config
+
+CONFIGS = "inference_math/data/hf_configs"
+V32 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json")
+R1 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-R1.config.json")
+MEAN_READ = sp.lambdify((ctx, q_len, k_top), sa.mean_read().rhs, "math")
+
+
+def brute_mean_read(ell: int, q: int, k: int) -> float:
+    return sum(min(ell + j, k) for j in range(q)) / q
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 5000), st.integers(1, 400), st.integers(1, 6000))
+def test_mean_read_is_the_mean_of_the_queries_selections(ell, q, k):
+    assert math.isclose(MEAN_READ(ell, q, k), brute_mean_read(ell, q, k), rel_tol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 5000), st.integers(1, 400), st.integers(1, 6000))
+def test_mean_read_is_monotone_and_below_both_of_its_caps(ell, q, k):
+    value = MEAN_READ(ell, q, k)
+    assert value <= min(k, ell + (q - 1) / 2) + 1e-9  # concavity of min: below the min of means
+    assert MEAN_READ(ell, q, k + 1) >= value - 1e-9
+    assert MEAN_READ(ell + 1, q, k) >= value - 1e-9
+
+
+def test_mean_read_branches_meet_and_reduce_to_dense_attention():
+    expr = sa.mean_read().rhs
+    (dense, _), (capped, _), (between, _) = expr.args
+    assert sp.simplify(dense - fm.mean_context()) == 0  # k_sel = ∞: every earlier token
+    assert sp.simplify(between.subs(k_top, ctx + q_len - 1) - dense) == 0
+    assert sp.simplify(between.subs(k_top, ctx) - capped.subs(k_top, ctx)) == 0
+    # any k_sel past the pass's last query reads as dense attention: (10 + 11 + 12 + 13)/4
+    assert expr.subs({ctx: 10, q_len: 4, k_top: 10**9}) == sp.Rational(23, 2)
+    assert expr.subs({ctx: 10, q_len: 4, k_top: 11}) == sp.Rational(10 + 11 + 11 + 11, 4)
+
+
+def test_the_indexer_of_deepseek_v32_by_hand():
+    """config.json: q_lora_rank 1536, index_n_heads 64, index_head_dim 128, hidden_size 7168,
+    61 layers (3 dense, 58 MoE), index_topk 2048. By hand: wq_b 1536·64·128 = 12,582,912,
+    wk 7168·128 = 917,504, weights_proj 7168·64 = 458,752: 13,959,168 a layer; keys of 128
+    FP8 bytes and one FP32 scale, 132 bytes a token a layer; 64 heads · 2 · (128 + 1) = 16,512
+    FLOPs a query and cached token."""
+    assert isinstance(V32, LayeredModel)
+    dense, moe = V32.pieces
+    assert dense.top_k == moe.top_k == 2048
+    assert dense.indexer_params == 3 * 13_959_168 and moe.indexer_params == 58 * 13_959_168
+    assert dense.indexer_bytes_per_token == 3 * 132 and moe.indexer_bytes_per_token == 58 * 132
+    assert dense.indexer_flops == moe.indexer_flops == 16_512
+    # the main cache is R1's (MLA's 512 + 64 latent at 2 bytes); the model's cache adds the keys
+    assert V32.kv_bytes_per_token - R1.kv_bytes_per_token == 61 * 132
+    assert V32.kv_bytes_at(100_000) == 100_000 * 61 * (1152 + 132)
+    # the indexer is the only difference in parameters: 61 of them
+    assert V32.architecture.total_params - R1.architecture.total_params == 61 * 13_959_168
+
+
+def _decode(model, context, curve="physical", batch=32):
+    return predict(Deployment(model, get_gpu("h200"), tp=8, dp_attention=True, batch=batch,
+                              input_len=context, output_len=1, curve=curve))
+
+
+def test_decode_memory_by_hand_against_dense_mla():
+    """Under the limit (the H200's peak 4.8 TB/s), batch 32 with attention data-parallel over 8
+    H200s (σ = 8: each GPU holds its 4
+    sequences' caches and reads every attention weight). At ℓ tokens V3.2 reads, per sequence,
+    2048 entries of the 1,152-byte latent and ℓ indexer keys of 132 bytes in each of 61 layers
+    where R1 reads ℓ latents; and each GPU reads the 61 indexers' weights, at the mean bytes
+    per weight of their layer group (FP8 matrices beside BF16 vectors). So the memory times
+    differ by [32·61·(1152·(2048 − ℓ) + 132·ℓ) + 8·13,959,168·(3·p_dense + 58·p_moe)]
+    / (8 · 4.8e12) seconds."""
+    p_dense, p_moe = (piece.weight_bytes for piece in V32.pieces)
+    for context in (16_000, 100_000):
+        sparse, dense = _decode(V32, context, "limit"), _decode(R1, context, "limit")
+        ell = sparse.context
+        weights = 8 * 13_959_168 * (3 * p_dense + 58 * p_moe)
+        by_hand = (32 * 61 * (1152 * (2048 - ell) + 132 * ell) + weights) / (8 * 4.8e12)
+        got = (sparse.decode_terms_ms["memory"] - dense.decode_terms_ms["memory"]) / 1e3
+        # 1e-4: the indexers move their groups' mean bytes per weight (the p of every other
+        # weight of the group) by under 2e-4 of a byte, a few hundred bytes a step
+        assert math.isclose(got, by_hand, rel_tol=1e-4), (context, got, by_hand)
+        assert _decode(V32, context).tpot_ms < _decode(R1, context).tpot_ms
+
+
+def test_the_indexer_scores_every_token_in_the_arithmetic():
+    """Arithmetic of a decode step (q = 1) at ℓ under the limit: 4·512·128 FLOPs per layer and
+    attended entry for the absorbed MLA, over min(ℓ, 2048) entries where R1 attends to all ℓ,
+    plus 16,512 per cached token for the indexer and 2 per indexer weight, in 61 layers, for 32
+    sequences shared by 8 GPUs at the H200's FP8 peak."""
+    for context in (16_000, 100_000):
+        sparse, dense = _decode(V32, context, "limit"), _decode(R1, context, "limit")
+        ell = sparse.context
+        flops = get_gpu("h200").flops(8)
+        by_hand = 32 * 61 * (4 * 512 * 128 * (min(ell, 2048) - ell) + 16_512 * ell) / (8 * flops)
+        # the indexer's projections: 2 FLOPs per weight per token
+        by_hand += 2 * 61 * 13_959_168 * 32 / (8 * flops)
+        got = (sparse.decode_terms_ms["arithmetic"] - dense.decode_terms_ms["arithmetic"]) / 1e3
+        assert math.isclose(got, by_hand, rel_tol=1e-6), (context, got, by_hand)
+
+
+def test_a_dense_layer_is_the_sparse_terms_at_their_neutral_values():
+    """k_sel = ∞ and no indexer give the full model's dense terms (derived there separately):
+    the cache read and stored, M_KV·ℓ, and the attention FLOPs of eq-full-flops."""
+    from inference_math.core.symbols import f_idx, kv_bytes, kv_idx
+    dense = {k_top: sp.oo, kv_idx: 0, f_idx: 0}
+    assert sp.simplify(phys.cache_read_bytes().subs(dense) - kv_bytes * ctx) == 0
+    assert sp.simplify(phys.cache_stored_bytes().subs(dense) - kv_bytes * ctx) == 0
+    for mla in (False, True):
+        assert sp.simplify(phys.attention_flops(mla).subs(dense) - fm.attention_flops(mla)) == 0
+    for piece in R1.pieces:
+        assert math.isinf(piece.top_k) and piece.indexer_bytes_per_token == 0
+        assert piece.indexer_flops == 0 and piece.indexer_params == 0
