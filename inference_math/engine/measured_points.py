@@ -96,6 +96,7 @@ MODEL_ALIASES = {
     "qwen/qwen3-8b-fp8": "hf_configs/Qwen--Qwen3-8B.config.json",
     "qwen/qwen3-30b-a3b-fp8": "hf_configs/Qwen--Qwen3-30B-A3B.config.json",
     "qwen/qwen3-32b-fp8": "hf_configs/Qwen--Qwen3-32B.config.json",
+    "deepseek-ai/deepseek-v3.2": "hf_configs/deepseek-ai--DeepSeek-V3.2.config.json",
 }
 
 
