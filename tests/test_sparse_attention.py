@@ -126,3 +126,19 @@ def test_a_dense_layer_is_the_sparse_terms_at_their_neutral_values():
     for piece in R1.pieces:
         assert math.isinf(piece.top_k) and piece.indexer_bytes_per_token == 0
         assert piece.indexer_flops == 0 and piece.indexer_params == 0
+
+
+def test_describe_model_names_the_indexers_keys(capsys):
+    """61 layers x 132 bytes = 8,052 of V3.2's bytes per token are the indexer's keys; R1 has
+    none."""
+    import json
+
+    from inference_math.cli import main
+    assert main(["describe-model", f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json",
+                 "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["kv_indexer_bytes_per_token"] == 61 * 132
+    assert info["kv_bytes_per_token"] == 61 * (1152 + 132)
+    assert main(["describe-model", f"{CONFIGS}/deepseek-ai--DeepSeek-R1.config.json",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kv_indexer_bytes_per_token"] == 0

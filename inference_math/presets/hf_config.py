@@ -1335,6 +1335,9 @@ def describe_architecture(arch: Architecture, weight_bits: float | None = None) 
         "kv_bytes_per_token": arch.kv_bytes_per_token,
         "kv_bytes_per_token_beyond_windows": arch.kv_bytes_per_token_long,
         "kv_state_bytes_per_sequence": arch.state_bytes_per_sequence,
+        "kv_indexer_bytes_per_token": sum(g.count * layer.get("index_kv", 0.0)
+                                          for g, layer in zip(arch.groups, arch.layers,
+                                                              strict=True)),
         "kv_bytes_at_context": dict(zip(map(str, CONTEXTS), at_context, strict=True)),
         "weight_bits": b_w, "quantized_params": n_q,
         "quantized_bits": b_q if n_q else None,

@@ -383,6 +383,7 @@ def describe(name, weight_bits: float | None = None) -> dict:
         "kv_bytes_per_token": model.kv_bytes_per_token,
         "kv_bytes_per_token_beyond_windows": model.kv_bytes_per_token,
         "kv_state_bytes_per_sequence": 0.0,
+        "kv_indexer_bytes_per_token": 0.0,
         "kv_bytes_at_context": dict(zip(map(str, hf_config.CONTEXTS), at_context, strict=True)),
         "read_by_fields": False, "kv_cache_bits": model.kv_cache_bits,
         "weight_bits": bits, "quantized_params": 0.0, "quantized_bits": None,
