@@ -98,6 +98,31 @@ def test_decode_memory_by_hand_against_dense_mla():
         assert _decode(V32, context).tpot_ms < _decode(R1, context).tpot_ms
 
 
+def test_under_tensor_parallelism_every_gpu_runs_the_whole_indexer():
+    """Batch 8 on 8 H200s, attention tensor-parallel (σ = 1), under the limit: MLA's latent is
+    held whole on every GPU (eq-phys-kv-copies), and so is the indexer, as the engines run it
+    (replicated linear layers). Each GPU reads the 8 sequences' caches and all 61 indexers'
+    weights, so the memory times differ by
+    [8·61·(1152·(2048 − ℓ) + 132·ℓ) + 13,959,168·(3·p_dense + 58·p_moe)] / 4.8e12 s, and each
+    GPU scores the 8 sequences' whole caches: 8·61·16,512·ℓ FLOPs beside its share of the
+    rest."""
+    p_dense, p_moe = (piece.weight_bytes for piece in V32.pieces)
+    gpu = get_gpu("h200")
+    kw = dict(tp=8, batch=8, input_len=16_000, output_len=1, curve="limit")
+    sparse = predict(Deployment(V32, gpu, **kw))
+    dense = predict(Deployment(R1, gpu, **kw))
+    ell = sparse.context
+    weights = 13_959_168 * (3 * p_dense + 58 * p_moe)
+    by_hand = (8 * 61 * (1152 * (2048 - ell) + 132 * ell) + weights) / 4.8e12
+    got = (sparse.decode_terms_ms["memory"] - dense.decode_terms_ms["memory"]) / 1e3
+    assert math.isclose(got, by_hand, rel_tol=1e-4), (got, by_hand)
+    flops = gpu.flops(8)
+    by_hand = (8 * 61 * (4 * 512 * 128 * (2048 - ell) / 8 + 16_512 * ell)
+               + 2 * 61 * 13_959_168 * 8) / flops
+    got = (sparse.decode_terms_ms["arithmetic"] - dense.decode_terms_ms["arithmetic"]) / 1e3
+    assert math.isclose(got, by_hand, rel_tol=1e-6), (got, by_hand)
+
+
 def test_the_indexer_scores_every_token_in_the_arithmetic():
     """Arithmetic of a decode step (q = 1) at ℓ under the limit: 4·512·128 FLOPs per layer and
     attended entry for the absorbed MLA, over min(ℓ, 2048) entries where R1 attends to all ℓ,
@@ -117,8 +142,8 @@ def test_the_indexer_scores_every_token_in_the_arithmetic():
 def test_a_dense_layer_is_the_sparse_terms_at_their_neutral_values():
     """k_sel = ∞ and no indexer give the full model's dense terms (derived there separately):
     the cache read and stored, M_KV·ℓ, and the attention FLOPs of eq-full-flops."""
-    from inference_math.core.symbols import f_idx, kv_bytes, kv_idx
-    dense = {k_top: sp.oo, kv_idx: 0, f_idx: 0}
+    from inference_math.core.symbols import f_idx, kv_bytes, kv_idx, w_idx
+    dense = {k_top: sp.oo, kv_idx: 0, f_idx: 0, w_idx: 0}
     assert sp.simplify(phys.cache_read_bytes().subs(dense) - kv_bytes * ctx) == 0
     assert sp.simplify(phys.cache_stored_bytes().subs(dense) - kv_bytes * ctx) == 0
     for mla in (False, True):

@@ -339,7 +339,7 @@ def _phys_memory_time():
     read = sp.Add(_mul(S.kv_bytes, sp.Min(S.ctx, S.k_top)), _mul(S.kv_idx, S.ctx),
                   evaluate=False)
     cache = _mul(phys.kv_copies_eq().rhs, read, S.b_mu)
-    indexers = _mul(S.sigma_attn, S.p, S.w_idx)
+    indexers = _mul(S.sigma_attn, fm.N_TP_ATTN, S.p, S.w_idx)
     head = _mul(S.p_emb, S.vocab, S.d_model)
     layers = sp.Add(phys.attention_bytes_dp(), phys.shared_bytes(), fm.ff_bytes(shared=False),
                     evaluate=False)
@@ -355,32 +355,38 @@ def _sparse_read():
 
 
 @form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
-      "attention over the entries it selects and the indexer over the whole cache, all over "
-      "the instance's FLOP/s", constants=_sparse_read, where=True)
+      "attention over the entries it selects and the indexer over the whole cache on every GPU "
+      "of the attention group, then the indexer's projections on the group's other GPUs, all "
+      "over the instance's FLOP/s", constants=_sparse_read, where=True)
 def _phys_flop_time():
     from ..engine import physical_rules as phys
 
     weights = sp.Add(S.n_attn, _mul(S.n_ff, _pow(S.s, -1)), _shared_params(), evaluate=False)
     context = sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)),
                      evaluate=False)
-    attention = sp.Add(_mul(4, S.d_head, S.n_q, S.ctx_read), _mul(S.f_idx, context),
-                       evaluate=False)
+    from ..engine import full_model as fm
+
+    attention = sp.Add(_mul(4, S.d_head, S.n_q, S.ctx_read),
+                       _mul(fm.N_TP_ATTN, S.f_idx, context), evaluate=False)
+    replicas = _mul(2, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx, S.b, S.q_len)
     numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
                        _mul(2, S.vocab, S.d_model, S.b, S.q_lm),
-                       _mul(S.n_layers, attention, S.b, S.q_len), evaluate=False)
+                       _mul(S.n_layers, attention, S.b, S.q_len), replicas, evaluate=False)
     return sp.Eq(phys.flop_time().lhs, _mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
                  evaluate=False)
 
 
 @form("eq-phys-memory-need", "the weights by how many copies the layout holds, the embeddings at "
-      "their own bytes, then the whole batch's caches (main and indexer) with their copies")
+      "their own bytes, the indexers' copies on the group's other GPUs, then the whole batch's "
+      "caches (main and indexer) with their copies")
 def _phys_memory_need():
     from ..engine import full_model as fm
     from ..engine import physical_rules as phys
 
     copies = fm.N_TP_ATTN * S.g / S.n_q
     per_group = sp.Add(S.n_attn, _shared_params(), evaluate=False)
-    weights = _mul(S.p, sp.Add(_mul(S.sigma_attn, per_group), S.n_ff, evaluate=False))
+    replicas = _mul(S.sigma_attn, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx)
+    weights = _mul(S.p, sp.Add(_mul(S.sigma_attn, per_group), replicas, S.n_ff, evaluate=False))
     cache = _mul(WrittenMax(1, copies), sp.Add(S.kv_bytes, S.kv_idx, evaluate=False), S.ctx, S.b)
     return sp.Eq(phys.memory_need().lhs,
                  sp.Add(weights, _mul(S.p_emb, S.n_unembed), cache, evaluate=False),

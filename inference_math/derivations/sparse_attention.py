@@ -1,11 +1,13 @@
 """Sparse top-k attention: an indexer reads every cached key, the attention only the top k.
 
 DeepSeek sparse attention (DeepSeek-V3.2; the class ``Indexer`` of DeepSeek-V3.2-Exp's
-``inference/model.py``) adds to each MLA layer a *lightning indexer*: H_I small query heads of
-width d_I (projected from the query latent), one key of width d_I per token (projected from the
-hidden state), cached in FP8 with one FP32 scale per block of 128 elements, and one weight per
-head. Every query scores every cached token, Σ_h w_h·ReLU(q_h·k), and the layer's attention then
-reads only the k_sel best-scoring tokens of the main (MLA) cache.
+``inference/model.py``, github:deepseek-ai/DeepSeek-V3.2-Exp at commit
+6d8cb70dfdd6f37c83c5208105a3e2c8da117485) adds to each MLA layer a *lightning indexer*:
+H_I small query heads of width d_I (projected from the query latent), one key of width d_I per
+token (projected from the hidden state), cached in FP8 with one FP32 scale per block of 128
+elements, and one weight per head. Every query scores every cached token, Σ_h w_h·ReLU(q_h·k),
+and the layer's attention then reads only the k_sel best-scoring tokens of the main (MLA)
+cache.
 
 So a sparse layer stores two caches per token (the main one and the indexer's keys) and, per
 query, reads the indexer's keys of the whole context but only min(ℓ, k_sel) entries of the
@@ -38,8 +40,7 @@ from ..core.symbols import (
     q_len,
 )
 
-_SOURCE = ("DeepSeek-AI (2025), DeepSeek-V3.2-Exp, inference/model.py, class Indexer "
-           "(github:deepseek-ai/DeepSeek-V3.2-Exp@6d8cb70dfdd6f37c83c5208105a3e2c8da117485)")
+_SOURCE = "DeepSeek-AI (2025), DeepSeek-V3.2-Exp, inference/model.py, class Indexer"
 
 
 @derivation("eq-sparse-indexer-params", _SOURCE)

@@ -26,24 +26,28 @@ def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 
 def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -57,12 +61,14 @@ def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -76,73 +82,82 @@ def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
 def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = n_pp**(-1.0)
-    x6 = x5/sigma_attn
-    x7 = n_gpu*x6
-    x8 = numpy.ceil(x7/node_size)
-    x9 = (1/2)*q_len
-    x10 = 2*n_layers
-    x11 = (1/4)*x0*x1*x4*(n_pp - 1) + x10*numpy.where(numpy.less_equal(x7, 1), 0, b*x4*x9*numpy.maximum(x0*(x8 - 1), x8*numpy.maximum(0, x7/x8 - 1)/bw_ar_intra))
-    x12 = d_model*vocab
-    x13 = n_ff_in + n_ff_out
-    x14 = ctx + x9 - 1/2
-    x15 = d_head*n_q
-    x16 = n_pp*x2/hbm_bw
-    x17 = sigma_attn*p
-    x18 = b*numpy.maximum(1, g*x7/n_q)
-    x19 = d_model*p
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x7, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x1*x6
-    x25 = p_act*x24
-    x26 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x27 = x26*x3
-    x28 = sigma_attn*n_layers
-    x29 = n_q + 2*n_q/g
-    x30 = d_head*x29
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.minimum(x7, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x31)))
-    x33 = numpy.minimum(x7, numpy.maximum(1, x21*numpy.sqrt(x29)*x31/x20))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + x17*(n_attn + n_ff))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, p_emb*x12*x16 + x16*(w_idx*x17 + x13*x28*(d_ff*x19 + d_ff*x23*x25 + x27/x23) + x18*x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x28*(p_act*x26*x30/x33 + x15*x19 + x15*x25*x32 + x19*x30 + x24*x3*x33 + x27/x32))), x2*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x14 + 4*x15*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x13))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = numpy.ceil(x9/node_size)
+    x11 = (1/2)*q_len
+    x12 = 2*n_layers
+    x13 = (1/4)*x1*x2*x5*(n_pp - 1) + x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x11*x5*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra))
+    x14 = d_model*vocab
+    x15 = n_ff_in + n_ff_out
+    x16 = ctx + x11 - 1/2
+    x17 = d_head*n_q
+    x18 = n_pp*x3/hbm_bw
+    x19 = b*numpy.maximum(1, g*x9/n_q)
+    x20 = d_model*p
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x23 = x21*x22
+    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
+    x25 = x6*x7
+    x26 = p_act*x2
+    x27 = x25*x26
+    x28 = x2*x4
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x28*x29
+    x31 = sigma_attn*n_layers
+    x32 = d_head*x20
+    x33 = n_q + 2*n_q/g
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x34)))
+    x36 = numpy.minimum(x9, numpy.maximum(1, x22*numpy.sqrt(x33)*x34/x21))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x19*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x18 + x18*(w_idx*p*x8 + x15*x31*(d_ff*x20 + d_ff*x24*x27 + x30/x24) + x19*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x31*(d_head*x26*x29*x33/x36 + n_q*x32 + x17*x27*x35 + x25*x28*x36 + x30/x35 + x32*x33))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x17*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -162,19 +177,23 @@ def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 
 def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -190,130 +209,135 @@ def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = numpy.ceil(x8/node_size)
-    x10 = (1/2)*q_len
-    x11 = 2*n_layers
-    x12 = d_model*vocab
-    x13 = p_emb*x12
-    x14 = n_pp*x3/hbm_bw
-    x15 = w_idx*p
-    x16 = numpy.maximum(1, g*x8/n_q)
-    x17 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x18 = n_ff_in + n_ff_out
-    x19 = d_model*p
-    x20 = d_ff*x19
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = x21*x22
-    x24 = numpy.minimum(x8, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
-    x25 = x2*x7
-    x26 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x27 = d_model*x26
-    x28 = sigma_attn*n_layers
-    x29 = numpy.sqrt(d_head)
-    x30 = n_q + 2*n_q/g
-    x31 = numpy.minimum(x8, numpy.maximum(1, x22*x29*numpy.sqrt(x30)/x21))
-    x32 = numpy.minimum(x8, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x29)))
-    x33 = d_head*n_q
-    x34 = d_head*x30
-    x35 = x19*x33 + x19*x34
-    x36 = d_model*d_ff_shared*n_sh*x18
-    x37 = ctx + x10 - 1/2
-    x38 = n_unembed*p_emb
-    x39 = n_attn + n_ff
-    x40 = ctx*b*(kv_idx + kv_bytes)
-    x41 = x2*x6
-    return 4*n_layers*t_kernel, x5, x11*numpy.where(numpy.less_equal(x8, 1), 0, b*p_act*x10*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)), x13*x14 + x14*(sigma_attn*x15 + x16*x17 + x18*x28*(d_ff*x24*x25 + x20 + x27/x24) + x28*(d_model*x25*x31 + x25*x32*x33 + x26*x34/x31 + x27/x32 + x35)), x3*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x37 + 4*x33*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + x11*x36))/flops, sigma_attn*p*x39 + x16*x40 + x38, x5, x14*(n_layers*(x18*(x20 + x41*(d_ff + d_model)) + x35 + x41*(d_model + x33) + x41*(d_model + x34)) + x13 + x15 + x17), p*(n_layers*x36 + x39) + x38 + x40
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = numpy.ceil(x10/node_size)
+    x12 = (1/2)*q_len
+    x13 = 2*n_layers
+    x14 = d_model*vocab
+    x15 = p_emb*x14
+    x16 = n_pp*x4/hbm_bw
+    x17 = w_idx*p*x9
+    x18 = numpy.maximum(1, g*x10/n_q)
+    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x3*x8
+    x28 = x27*x7
+    x29 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x30 = d_model*x29
+    x31 = sigma_attn*n_layers
+    x32 = numpy.sqrt(d_head)
+    x33 = n_q + 2*n_q/g
+    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x32*numpy.sqrt(x33)/x23))
+    x35 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x32)))
+    x36 = d_head*n_q
+    x37 = d_head*x33
+    x38 = x21*x36 + x21*x37
+    x39 = d_model*d_ff_shared*n_sh*x20
+    x40 = ctx + x12 - 1/2
+    x41 = n_unembed*p_emb
+    x42 = ctx*b*(kv_idx + kv_bytes)
+    x43 = n_attn + n_ff
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x35*x36 + x29*x37/x34 + x30/x35 + x38)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x39) + x2*(f_idx*n_layers*x10*x40 + w_idx*(2*x10 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x43) + x18*x42 + x41, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x36) + x27*(d_model + x37) + x38) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x39 + x43) + x41 + x42
 
 
 def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*p_act
-    x6 = x4*x5
-    x7 = (1/4)*x2*x3*x6*(n_pp - 1)
-    x8 = w_idx*p
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = b*q_len
+    x5 = n_gpu**(-1.0)
+    x6 = d_model*p_act
+    x7 = x5*x6
+    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
     x9 = d_model*vocab
     x10 = p_emb*x9
     x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*p
-    x16 = d_ff*x15
-    x17 = p_act*q_len*x12
-    x18 = d_head*n_q
-    x19 = n_q + 2*n_q/g
-    x20 = d_head*x19
-    x21 = x15*x18 + x15*x20
-    x22 = n_pp*x4/hbm_bw
-    x23 = 2*n_layers
-    x24 = d_ff_shared*n_sh
-    x25 = d_model*x14*x24
-    x26 = (1/2)*q_len
-    x27 = ctx + x26 - 1/2
-    x28 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + n_layers*x3*(f_idx*x27 + 4*x18*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + x23*x25))/flops
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x25 + x34) + x32 + x33)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x28, omega_net*x7), x22*(n_layers*(x14*(x16 + x17*(d_ff + d_model)) + x17*(d_model + x18) + x17*(d_model + x20) + x21) + x10 + x13 + x8)), numpy.inf)
-    x36 = sigma_attn**(-1.0)
-    x37 = n_gpu*x11*x36
-    x38 = numpy.ceil(x37/node_size)
-    x39 = bw_ar_intra**(-1.0)
-    x40 = b*x26
-    x41 = x40*x6
-    x42 = x23*numpy.where(numpy.less_equal(x37, 1), 0, x41*numpy.maximum(x2*(x38 - 1), x38*x39*numpy.maximum(0, x37/x38 - 1))) + x7
-    x43 = numpy.maximum(1, g*x37/n_q)
-    x44 = numpy.sqrt(d_model)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x44*x45
-    x47 = numpy.minimum(x37, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x17*x36
-    x49 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x50 = x49*x5
-    x51 = sigma_attn*n_layers
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x19)*x45*x52/x44))
-    x54 = numpy.minimum(x37, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x52)))
-    x55 = p_act*x20
-    x56 = x10*x22 + x22*(sigma_attn*x8 + x13*x43 + x14*x51*(d_ff*x47*x48 + x16 + x50/x47) + x51*(d_model*x48*x53 + x18*x48*x54 + x21 + x49*x55/x53 + x50/x54))
-    x57 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x43))
-    x58 = numpy.less_equal(x45, 1)
-    x59 = numpy.sqrt(x38)
-    x60 = numpy.maximum(x2*(x59 - 1), x39*x59*numpy.maximum(0, x45/x59 - 1))
-    x61 = x41*x60
-    x62 = x4*x40*x60
-    x63 = n_layers*(numpy.where(x58, 0, x61) + numpy.where(x58, 0, n_ff_out*x61) + numpy.where(x58, 0, x55*x62) + numpy.where(x58, 0, n_ff_in*p_act*x62*(d_ff*n_active + x24))) + x7
-    return x35, numpy.where(x57, x0 + x1*x42 + numpy.maximum(numpy.maximum(x28, x56), omega_net*x42), numpy.inf), x35, numpy.where(x57, x0 + x1*x63 + numpy.maximum(numpy.maximum(x28, x56), omega_net*x63), numpy.inf)
+    x12 = n_gpu*x11
+    x13 = w_idx*p*x12
+    x14 = b*x11
+    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*p
+    x18 = d_ff*x17
+    x19 = p_act*q_len*x14
+    x20 = d_head*n_q
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = x17*x20 + x17*x22
+    x24 = n_pp*x5/hbm_bw
+    x25 = 2*n_layers
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*x16*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x12*x28
+    x30 = (1/2)*q_len
+    x31 = ctx + x30 - 1/2
+    x32 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x25*x27) + x4*(f_idx*n_layers*x29*x31 + w_idx*(2*x29 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x33 = numpy.greater_equal(n_gpu, n_pp)
+    x34 = numpy.less_equal(n_pp, b)
+    x35 = hbm_cap*n_gpu
+    x36 = n_unembed*p_emb
+    x37 = ctx*b*(kv_idx + kv_bytes)
+    x38 = n_attn + n_ff
+    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x12 - 1) + n_layers*x27 + x38) + x36 + x37)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x32, omega_net*x8), x24*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x22) + x23) + x10 + x13 + x15)), numpy.inf)
+    x40 = numpy.ceil(x29/node_size)
+    x41 = bw_ar_intra**(-1.0)
+    x42 = b*x30
+    x43 = x42*x7
+    x44 = x25*numpy.where(numpy.less_equal(x29, 1), 0, x43*numpy.maximum(x3*(x40 - 1), x40*x41*numpy.maximum(0, x29/x40 - 1))) + x8
+    x45 = numpy.maximum(1, g*x29/n_q)
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = x46*x47
+    x49 = numpy.minimum(x29, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
+    x50 = x19*x28
+    x51 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x52 = x51*x6
+    x53 = sigma_attn*n_layers
+    x54 = numpy.sqrt(d_head)
+    x55 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x21)*x47*x54/x46))
+    x56 = numpy.minimum(x29, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x54)))
+    x57 = p_act*x22
+    x58 = x10*x24 + x24*(x13 + x15*x45 + x16*x53*(d_ff*x49*x50 + x18 + x52/x49) + x53*(d_model*x50*x55 + x20*x50*x56 + x23 + x51*x57/x55 + x52/x56))
+    x59 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*(x29 - 1) + sigma_attn*x38) + x36 + x37*x45))
+    x60 = numpy.less_equal(x47, 1)
+    x61 = numpy.sqrt(x40)
+    x62 = numpy.maximum(x3*(x61 - 1), x41*x61*numpy.maximum(0, x47/x61 - 1))
+    x63 = x43*x62
+    x64 = x42*x5*x62
+    x65 = n_layers*(numpy.where(x60, 0, x63) + numpy.where(x60, 0, n_ff_out*x63) + numpy.where(x60, 0, x57*x64) + numpy.where(x60, 0, n_ff_in*p_act*x64*(d_ff*n_active + x26))) + x8
+    return x39, numpy.where(x59, x1 + x2*x44 + numpy.maximum(numpy.maximum(x32, x58), omega_net*x44), numpy.inf), x39, numpy.where(x59, x1 + x2*x65 + numpy.maximum(numpy.maximum(x32, x58), omega_net*x65), numpy.inf)
 
 
 def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -335,24 +359,28 @@ def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 
 def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -366,12 +394,14 @@ def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -390,78 +420,87 @@ def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
 def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = n_pp**(-1.0)
-    x8 = x7/sigma_attn
-    x9 = n_gpu*x8
-    x10 = numpy.sqrt(numpy.ceil(x9/node_size))
-    x11 = (1/2)*q_len
-    x12 = b*x11*numpy.maximum(x0*(x10 - 1), x10*numpy.maximum(0, -1 + x5/x10)/bw_ar_intra)
-    x13 = x12*x4
-    x14 = d_ff_shared*n_sh
-    x15 = x12*x2
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = p_act*x17
-    x19 = n_layers*(numpy.where(x6, 0, x13) + numpy.where(x6, 0, n_ff_out*x13) + numpy.where(x6, 0, x15*x18) + numpy.where(x6, 0, n_ff_in*p_act*x15*(d_ff*n_active + x14))) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x20 = 2*d_model
-    x21 = n_ff_in + n_ff_out
-    x22 = ctx + x11 - 1/2
-    x23 = d_head*n_q
-    x24 = n_pp*x2/hbm_bw
-    x25 = sigma_attn*p
-    x26 = b*numpy.maximum(1, g*x9/n_q)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = sigma_attn**(-1.0)
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = x10*x8
+    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
+    x13 = (1/2)*q_len
+    x14 = b*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x6/x12)/bw_ar_intra)
+    x15 = x14*x5
+    x16 = d_ff_shared*n_sh
+    x17 = p_act*x14*x3
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x19) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x21 = 2*d_model
+    x22 = n_ff_in + n_ff_out
+    x23 = ctx + x13 - 1/2
+    x24 = d_head*n_q
+    x25 = n_pp*x3/hbm_bw
+    x26 = b*numpy.maximum(1, g*x11/n_q)
     x27 = d_model*p
     x28 = numpy.sqrt(d_model)
-    x29 = x28*x5
-    x30 = numpy.minimum(x9, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x1*x8
-    x32 = p_act*x31
-    x33 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x34 = x3*x33
-    x35 = sigma_attn*n_layers
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x9, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x36)))
-    x38 = numpy.minimum(x9, numpy.maximum(1, numpy.sqrt(x16)*x36*x5/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + x25*(n_attn + n_ff))), 4*n_layers*t_kernel + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, d_model*vocab*p_emb*x24 + x24*(w_idx*x25 + x21*x35*(d_ff*x27 + d_ff*x30*x32 + x34/x30) + x26*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(x17*x27 + x18*x33/x38 + x23*x27 + x23*x32*x37 + x3*x31*x38 + x34/x37))), x2*(2*n_attn*x1 + b*vocab*q_lm*x20 + n_layers*x1*(f_idx*x22 + 4*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + n_layers*x14*x20*x21))/flops), numpy.inf)
+    x29 = x28*x6
+    x30 = numpy.minimum(x11, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x8*x9
+    x32 = p_act*x2
+    x33 = x31*x32
+    x34 = x2*x4
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x34*x35
+    x37 = sigma_attn*n_layers
+    x38 = d_head*x27
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x11, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x39)))
+    x41 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x39*x6/x28))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x10 + x22*x37*(d_ff*x27 + d_ff*x30*x33 + x36/x30) + x26*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x37*(n_q*x38 + x18*x38 + x19*x32*x35/x41 + x24*x33*x40 + x31*x34*x41 + x36/x40))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -486,19 +525,23 @@ def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 
 def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -514,66 +557,69 @@ def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = n_pp**(-1.0)
-    x9 = x8/sigma_attn
-    x10 = n_gpu*x9
-    x11 = numpy.sqrt(numpy.ceil(x10/node_size))
-    x12 = (1/2)*q_len
-    x13 = b*p_act*x12*numpy.maximum(x0*(x11 - 1), x11*numpy.maximum(0, -1 + x6/x11)/bw_ar_intra)
-    x14 = x13*x4
-    x15 = d_ff_shared*n_sh
-    x16 = x13*x3
-    x17 = n_q + 2*n_q/g
-    x18 = d_head*x17
-    x19 = d_model*vocab
-    x20 = p_emb*x19
-    x21 = n_pp*x3/hbm_bw
-    x22 = w_idx*p
-    x23 = numpy.maximum(1, g*x10/n_q)
-    x24 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x25 = n_ff_in + n_ff_out
-    x26 = d_model*p
-    x27 = d_ff*x26
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x6
-    x30 = numpy.minimum(x10, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x2*x9
-    x32 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x33 = d_model*x32
-    x34 = sigma_attn*n_layers
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x17)*x35*x6/x28))
-    x37 = numpy.minimum(x10, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x35)))
-    x38 = d_head*n_q
-    x39 = x18*x26 + x26*x38
-    x40 = d_model*n_layers*x15*x25
-    x41 = ctx + x12 - 1/2
-    x42 = n_unembed*p_emb
-    x43 = n_attn + n_ff
-    x44 = ctx*b*(kv_idx + kv_bytes)
-    x45 = x2*x8
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x14) + numpy.where(x7, 0, n_ff_out*x14) + numpy.where(x7, 0, x16*x18) + numpy.where(x7, 0, n_ff_in*x16*(d_ff*n_active + x15))), x20*x21 + x21*(sigma_attn*x22 + x23*x24 + x25*x34*(d_ff*x30*x31 + x27 + x33/x30) + x34*(d_model*x31*x36 + x18*x32/x36 + x31*x37*x38 + x33/x37 + x39)), x3*(2*n_attn*x1 + 2*b*q_lm*x19 + n_layers*x1*(f_idx*x41 + 4*x38*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x40))/flops, sigma_attn*p*x43 + x23*x44 + x42, x5, x21*(n_layers*(x25*(x27 + x45*(d_ff + d_model)) + x39 + x45*(d_model + x18) + x45*(d_model + x38)) + x20 + x22 + x24), p*(x40 + x43) + x42 + x44
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = sigma_attn**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = x11*x9
+    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
+    x14 = (1/2)*q_len
+    x15 = b*p_act*x14*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, -1 + x7/x13)/bw_ar_intra)
+    x16 = x15*x5
+    x17 = d_ff_shared*n_sh
+    x18 = x15*x4
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = d_model*vocab
+    x22 = p_emb*x21
+    x23 = n_pp*x4/hbm_bw
+    x24 = w_idx*p*x11
+    x25 = numpy.maximum(1, g*x12/n_q)
+    x26 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x27 = n_ff_in + n_ff_out
+    x28 = d_model*p
+    x29 = d_ff*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = x30*x7
+    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x10*x3
+    x34 = x33*x9
+    x35 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x36 = d_model*x35
+    x37 = sigma_attn*n_layers
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x38*x7/x30))
+    x40 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x38)))
+    x41 = d_head*n_q
+    x42 = x20*x28 + x28*x41
+    x43 = d_model*n_layers*x17*x27
+    x44 = ctx + x14 - 1/2
+    x45 = n_unembed*p_emb
+    x46 = ctx*b*(kv_idx + kv_bytes)
+    x47 = n_attn + n_ff
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x20*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x43) + x2*(f_idx*n_layers*x12*x44 + w_idx*(2*x12 - 2) + x0*x41*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x47) + x25*x46 + x45, x6, x23*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x20) + x33*(d_model + x41) + x42) + x22 + x24 + x26), p*(w_idx*(x11 - 1) + x43 + x47) + x45 + x46
 
 
 def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -592,28 +638,33 @@ def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -627,12 +678,14 @@ def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -646,81 +699,91 @@ def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = n_pp**(-1.0)
-    x6 = x5/sigma_attn
-    x7 = n_gpu*x6
-    x8 = numpy.ceil(x7/node_size)
-    x9 = (1/2)*q_len
-    x10 = 2*n_layers
-    x11 = (1/4)*x0*x1*x4*(n_pp - 1) + x10*numpy.where(numpy.less_equal(x7, 1), 0, b*x4*x9*numpy.maximum(x0*(x8 - 1), x8*numpy.maximum(0, x7/x8 - 1)/bw_ar_intra))
-    x12 = d_model*vocab
-    x13 = n_ff_in + n_ff_out
-    x14 = ctx + x9 - 1/2
-    x15 = n_pp*x2/hbm_bw
-    x16 = sigma_attn*p
-    x17 = b*numpy.maximum(1, x7)
-    x18 = d_model*p
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = x19*x20
-    x22 = numpy.minimum(x7, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
-    x23 = x1*x6
-    x24 = p_act*x23
-    x25 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x26 = x25*x3
-    x27 = sigma_attn*n_layers
-    x28 = d_head*n_q
-    x29 = c_kv + c_q
-    x30 = n_q + 2*n_q/g
-    x31 = d_head*x30
-    x32 = numpy.sqrt(x29)
-    x33 = numpy.minimum(x7, numpy.maximum(1, x20*x32/x19))
-    x34 = numpy.sqrt(d_head)
-    x35 = numpy.minimum(x7, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x34)))
-    x36 = p_act*x25
-    x37 = numpy.minimum(x7, numpy.maximum(1, x20*numpy.sqrt(x30)*x34/x32))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x17*(kv_idx + kv_bytes) + x16*(n_attn + n_ff))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, p_emb*x12*x15 + x15*(w_idx*x16 + x13*x27*(d_ff*x18 + d_ff*x22*x24 + x26/x22) + x17*x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x27*(p*x29*x31 + x18*x28 + x18*x29 + x23*x3*x33 + x24*x28*x35 + x24*x29*x37 + x26/x35 + x29*x36/x33 + x31*x36/x37))), x2*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x14 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x13))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = numpy.ceil(x9/node_size)
+    x11 = (1/2)*q_len
+    x12 = 2*n_layers
+    x13 = (1/4)*x1*x2*x5*(n_pp - 1) + x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x11*x5*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra))
+    x14 = d_model*vocab
+    x15 = n_ff_in + n_ff_out
+    x16 = ctx + x11 - 1/2
+    x17 = n_pp*x3/hbm_bw
+    x18 = b*numpy.maximum(1, x9)
+    x19 = d_model*p
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x6*x7
+    x25 = p_act*x2
+    x26 = x24*x25
+    x27 = x2*x4
+    x28 = n_gpu/(n_pp**2*sigma_attn**2)
+    x29 = x27*x28
+    x30 = sigma_attn*n_layers
+    x31 = d_head*n_q
+    x32 = c_kv + c_q
+    x33 = n_q + 2*n_q/g
+    x34 = d_head*x33
+    x35 = numpy.sqrt(x32)
+    x36 = numpy.minimum(x9, numpy.maximum(1, x21*x35/x20))
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x37)))
+    x39 = x25*x28
+    x40 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x33)*x37/x35))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x17 + x17*(w_idx*p*x8 + x15*x30*(d_ff*x19 + d_ff*x23*x26 + x29/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x30*(p*x32*x34 + x19*x31 + x19*x32 + x24*x27*x36 + x26*x31*x38 + x26*x32*x40 + x29/x38 + x32*x39/x36 + x34*x39/x40))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -740,21 +803,24 @@ def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/4)*d_model*x0*x2*(n_pp - 1)/bw_ar_inter
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -770,135 +836,142 @@ def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = numpy.ceil(x8/node_size)
-    x10 = (1/2)*q_len
-    x11 = 2*n_layers
-    x12 = d_model*vocab
-    x13 = p_emb*x12
-    x14 = n_pp*x3/hbm_bw
-    x15 = w_idx*p
-    x16 = numpy.maximum(1, x8)
-    x17 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x18 = n_ff_in + n_ff_out
-    x19 = d_model*p
-    x20 = d_ff*x19
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = x21*x22
-    x24 = numpy.minimum(x8, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
-    x25 = x2*x7
-    x26 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x27 = d_model*x26
-    x28 = sigma_attn*n_layers
-    x29 = c_kv + c_q
-    x30 = numpy.sqrt(x29)
-    x31 = numpy.minimum(x8, numpy.maximum(1, x22*x30/x21))
-    x32 = numpy.sqrt(d_head)
-    x33 = n_q + 2*n_q/g
-    x34 = numpy.minimum(x8, numpy.maximum(1, x22*x32*numpy.sqrt(x33)/x30))
-    x35 = numpy.minimum(x8, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x32)))
-    x36 = d_head*n_q
-    x37 = d_head*x33
-    x38 = p*x29*x37 + x19*x29 + x19*x36
-    x39 = d_model*d_ff_shared*n_sh*x18
-    x40 = ctx + x10 - 1/2
-    x41 = n_unembed*p_emb
-    x42 = n_attn + n_ff
-    x43 = ctx*b*(kv_idx + kv_bytes)
-    x44 = x2*x6
-    return 4*n_layers*t_kernel, x5, x11*numpy.where(numpy.less_equal(x8, 1), 0, b*p_act*x10*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)), x13*x14 + x14*(sigma_attn*x15 + x16*x17 + x18*x28*(d_ff*x24*x25 + x20 + x27/x24) + x28*(d_model*x25*x31 + x25*x29*x34 + x25*x35*x36 + x26*x29/x31 + x26*x37/x34 + x27/x35 + x38)), x3*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x40 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + x11*x39))/flops, sigma_attn*p*x42 + x16*x43 + x41, x5, x14*(n_layers*(x18*(x20 + x44*(d_ff + d_model)) + x38 + x44*(d_model + x29) + x44*(d_model + x36) + x44*(x29 + x37)) + x13 + x15 + x17), p*(n_layers*x39 + x42) + x41 + x43
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = numpy.ceil(x10/node_size)
+    x12 = (1/2)*q_len
+    x13 = 2*n_layers
+    x14 = d_model*vocab
+    x15 = p_emb*x14
+    x16 = n_pp*x4/hbm_bw
+    x17 = w_idx*p*x9
+    x18 = numpy.maximum(1, x10)
+    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x3*x8
+    x28 = x27*x7
+    x29 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x30 = d_model*x29
+    x31 = sigma_attn*n_layers
+    x32 = c_kv + c_q
+    x33 = numpy.sqrt(x32)
+    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x33/x23))
+    x35 = numpy.sqrt(d_head)
+    x36 = n_q + 2*n_q/g
+    x37 = numpy.minimum(x10, numpy.maximum(1, x24*x35*numpy.sqrt(x36)/x33))
+    x38 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x35)))
+    x39 = d_head*n_q
+    x40 = d_head*x36
+    x41 = p*x32*x40 + x21*x32 + x21*x39
+    x42 = d_model*d_ff_shared*n_sh*x20
+    x43 = ctx + x12 - 1/2
+    x44 = n_unembed*p_emb
+    x45 = ctx*b*(kv_idx + kv_bytes)
+    x46 = n_attn + n_ff
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x37 + x28*x38*x39 + x29*x32/x34 + x29*x40/x37 + x30/x38 + x41)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x42) + x2*(f_idx*n_layers*x10*x43 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x46) + x18*x45 + x44, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x39) + x27*(x32 + x40) + x41) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x42 + x46) + x44 + x45
 
 
 def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = b*q_len
-    x4 = p_act*x3
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = b*q_len
     x5 = n_gpu**(-1.0)
-    x6 = d_model*x5
-    x7 = (1/4)*x2*x4*x6*(n_pp - 1)
-    x8 = d_model*vocab
-    x9 = 2*n_layers
-    x10 = n_ff_in + n_ff_out
-    x11 = d_ff_shared*n_sh
-    x12 = d_model*x10*x11
-    x13 = (1/2)*q_len
-    x14 = ctx + x13 - 1/2
-    x15 = x5*(2*n_attn*x3 + 2*b*q_lm*x8 + n_layers*x3*(f_idx*x14 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + x12*x9))/flops
-    x16 = w_idx*p
-    x17 = p_emb*x8
-    x18 = n_pp**(-1.0)
-    x19 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = x18*x4
-    x23 = d_head*n_q
-    x24 = c_kv + c_q
-    x25 = n_q + 2*n_q/g
-    x26 = d_head*x25
-    x27 = p*x24*x26 + x20*x23 + x20*x24
-    x28 = n_pp*x5/hbm_bw
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x12 + x34) + x32 + x33)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x15, omega_net*x7), x28*(n_layers*(x10*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x16 + x17 + x19)), numpy.inf)
-    x36 = x18/sigma_attn
-    x37 = n_gpu*x36
-    x38 = numpy.ceil(x37/node_size)
-    x39 = bw_ar_intra**(-1.0)
-    x40 = b*p_act*x13
-    x41 = x40*x6
-    x42 = x7 + x9*numpy.where(numpy.less_equal(x37, 1), 0, x41*numpy.maximum(x2*(x38 - 1), x38*x39*numpy.maximum(0, x37/x38 - 1)))
-    x43 = numpy.maximum(1, x37)
-    x44 = numpy.sqrt(d_model)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x44*x45
-    x47 = numpy.minimum(x37, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x36*x4
-    x49 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x50 = d_model*x49
-    x51 = sigma_attn*n_layers
-    x52 = numpy.sqrt(x24)
-    x53 = numpy.minimum(x37, numpy.maximum(1, x45*x52/x44))
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x25)*x45*x54/x52))
-    x56 = numpy.minimum(x37, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
-    x57 = x17*x28 + x28*(sigma_attn*x16 + x10*x51*(d_ff*x47*x48 + x21 + x50/x47) + x19*x43 + x51*(d_model*x48*x53 + x23*x48*x56 + x24*x48*x55 + x24*x49/x53 + x26*x49/x55 + x27 + x50/x56))
-    x58 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x43))
-    x59 = numpy.less_equal(x45, 1)
-    x60 = numpy.sqrt(x38)
-    x61 = numpy.maximum(x2*(x60 - 1), x39*x60*numpy.maximum(0, x45/x60 - 1))
-    x62 = x41*x61
-    x63 = x40*x5*x61
-    x64 = n_layers*(numpy.where(x59, 0, x62) + numpy.where(x59, 0, n_ff_out*x62) + numpy.where(x59, 0, x26*x63) + numpy.where(x59, 0, n_ff_in*x63*(d_ff*n_active + x11))) + x7
-    return x35, numpy.where(x58, x0 + x1*x42 + numpy.maximum(numpy.maximum(x15, x57), omega_net*x42), numpy.inf), x35, numpy.where(x58, x0 + x1*x64 + numpy.maximum(numpy.maximum(x15, x57), omega_net*x64), numpy.inf)
+    x6 = d_model*p_act
+    x7 = x5*x6
+    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
+    x9 = d_model*vocab
+    x10 = p_emb*x9
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = w_idx*p*x12
+    x14 = b*x11
+    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*p
+    x18 = d_ff*x17
+    x19 = p_act*q_len*x14
+    x20 = d_head*n_q
+    x21 = c_kv + c_q
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = p*x21*x23 + x17*x20 + x17*x21
+    x25 = n_pp*x5/hbm_bw
+    x26 = 2*n_layers
+    x27 = d_ff_shared*n_sh
+    x28 = d_model*x16*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x12*x29
+    x31 = (1/2)*q_len
+    x32 = ctx + x31 - 1/2
+    x33 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x26*x28) + x4*(f_idx*n_layers*x30*x32 + w_idx*(2*x30 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x34 = numpy.greater_equal(n_gpu, n_pp)
+    x35 = numpy.less_equal(n_pp, b)
+    x36 = hbm_cap*n_gpu
+    x37 = n_unembed*p_emb
+    x38 = ctx*b*(kv_idx + kv_bytes)
+    x39 = n_attn + n_ff
+    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x12 - 1) + n_layers*x28 + x39) + x37 + x38)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x33, omega_net*x8), x25*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x21) + x19*(x21 + x23) + x24) + x10 + x13 + x15)), numpy.inf)
+    x41 = numpy.ceil(x30/node_size)
+    x42 = bw_ar_intra**(-1.0)
+    x43 = b*x31
+    x44 = x43*x7
+    x45 = x26*numpy.where(numpy.less_equal(x30, 1), 0, x44*numpy.maximum(x3*(x41 - 1), x41*x42*numpy.maximum(0, x30/x41 - 1))) + x8
+    x46 = numpy.maximum(1, x30)
+    x47 = numpy.sqrt(d_model)
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = x47*x48
+    x50 = numpy.minimum(x30, numpy.maximum(1, x49/numpy.sqrt(d_ff)))
+    x51 = x19*x29
+    x52 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x53 = x52*x6
+    x54 = sigma_attn*n_layers
+    x55 = numpy.sqrt(x21)
+    x56 = numpy.minimum(x30, numpy.maximum(1, x48*x55/x47))
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x48*x57/x55))
+    x59 = numpy.minimum(x30, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x57)))
+    x60 = p_act*x52
+    x61 = x10*x25 + x25*(x13 + x15*x46 + x16*x54*(d_ff*x50*x51 + x18 + x53/x50) + x54*(d_model*x51*x56 + x20*x51*x59 + x21*x51*x58 + x21*x60/x56 + x23*x60/x58 + x24 + x53/x59))
+    x62 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*(x30 - 1) + sigma_attn*x39) + x37 + x38*x46))
+    x63 = numpy.less_equal(x48, 1)
+    x64 = numpy.sqrt(x41)
+    x65 = numpy.maximum(x3*(x64 - 1), x42*x64*numpy.maximum(0, x48/x64 - 1))
+    x66 = x44*x65
+    x67 = p_act*x43*x5*x65
+    x68 = n_layers*(numpy.where(x63, 0, x66) + numpy.where(x63, 0, n_ff_out*x66) + numpy.where(x63, 0, x23*x67) + numpy.where(x63, 0, n_ff_in*x67*(d_ff*n_active + x27))) + x8
+    return x40, numpy.where(x62, x1 + x2*x45 + numpy.maximum(numpy.maximum(x33, x61), omega_net*x45), numpy.inf), x40, numpy.where(x62, x1 + x2*x68 + numpy.maximum(numpy.maximum(x33, x61), omega_net*x68), numpy.inf)
 
 
 def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -920,28 +993,33 @@ def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -955,12 +1033,14 @@ def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -979,85 +1059,95 @@ def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = n_pp**(-1.0)
-    x8 = x7/sigma_attn
-    x9 = n_gpu*x8
-    x10 = numpy.sqrt(numpy.ceil(x9/node_size))
-    x11 = (1/2)*q_len
-    x12 = b*x11*numpy.maximum(x0*(x10 - 1), x10*numpy.maximum(0, -1 + x5/x10)/bw_ar_intra)
-    x13 = x12*x4
-    x14 = d_ff_shared*n_sh
-    x15 = x12*x2
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = p_act*x17
-    x19 = n_layers*(numpy.where(x6, 0, x13) + numpy.where(x6, 0, n_ff_out*x13) + numpy.where(x6, 0, x15*x18) + numpy.where(x6, 0, n_ff_in*p_act*x15*(d_ff*n_active + x14))) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x20 = 2*d_model
-    x21 = n_ff_in + n_ff_out
-    x22 = ctx + x11 - 1/2
-    x23 = n_pp*x2/hbm_bw
-    x24 = sigma_attn*p
-    x25 = b*numpy.maximum(1, x9)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = sigma_attn**(-1.0)
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = x10*x8
+    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
+    x13 = (1/2)*q_len
+    x14 = b*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x6/x12)/bw_ar_intra)
+    x15 = x14*x5
+    x16 = d_ff_shared*n_sh
+    x17 = p_act*x14*x3
+    x18 = n_q + 2*n_q/g
+    x19 = d_head*x18
+    x20 = n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x19) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x21 = 2*d_model
+    x22 = n_ff_in + n_ff_out
+    x23 = ctx + x13 - 1/2
+    x24 = n_pp*x3/hbm_bw
+    x25 = b*numpy.maximum(1, x11)
     x26 = d_model*p
     x27 = numpy.sqrt(d_model)
-    x28 = x27*x5
-    x29 = numpy.minimum(x9, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
-    x30 = x1*x8
-    x31 = p_act*x30
-    x32 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x33 = x3*x32
-    x34 = sigma_attn*n_layers
-    x35 = d_head*n_q
-    x36 = c_kv + c_q
-    x37 = numpy.sqrt(x36)
-    x38 = numpy.minimum(x9, numpy.maximum(1, x37*x5/x27))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x9, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x39)))
-    x41 = numpy.minimum(x9, numpy.maximum(1, numpy.sqrt(x16)*x39*x5/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + x24*(n_attn + n_ff))), 4*n_layers*t_kernel + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, d_model*vocab*p_emb*x23 + x23*(w_idx*x24 + x21*x34*(d_ff*x26 + d_ff*x29*x31 + x33/x29) + x25*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(p*x17*x36 + p_act*x32*x36/x38 + x18*x32/x41 + x26*x35 + x26*x36 + x3*x30*x38 + x31*x35*x40 + x31*x36*x41 + x33/x40))), x2*(2*n_attn*x1 + b*vocab*q_lm*x20 + n_layers*x1*(f_idx*x22 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + n_layers*x14*x20*x21))/flops), numpy.inf)
+    x28 = x27*x6
+    x29 = numpy.minimum(x11, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x8*x9
+    x31 = p_act*x2
+    x32 = x30*x31
+    x33 = x2*x4
+    x34 = n_gpu/(n_pp**2*sigma_attn**2)
+    x35 = x33*x34
+    x36 = sigma_attn*n_layers
+    x37 = d_head*n_q
+    x38 = c_kv + c_q
+    x39 = numpy.sqrt(x38)
+    x40 = numpy.minimum(x11, numpy.maximum(1, x39*x6/x27))
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x11, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x41)))
+    x43 = x31*x34
+    x44 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x41*x6/x39))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x24 + x24*(w_idx*p*x10 + x22*x36*(d_ff*x26 + d_ff*x29*x32 + x35/x29) + x25*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x36*(p*x19*x38 + x19*x43/x44 + x26*x37 + x26*x38 + x30*x33*x40 + x32*x37*x42 + x32*x38*x44 + x35/x42 + x38*x43/x40))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1082,21 +1172,24 @@ def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/4)*d_model*x0*x2*(n_pp - 1)/bw_ar_inter
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1112,70 +1205,73 @@ def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = n_pp**(-1.0)
-    x9 = x8/sigma_attn
-    x10 = n_gpu*x9
-    x11 = numpy.sqrt(numpy.ceil(x10/node_size))
-    x12 = (1/2)*q_len
-    x13 = b*p_act*x12*numpy.maximum(x0*(x11 - 1), x11*numpy.maximum(0, -1 + x6/x11)/bw_ar_intra)
-    x14 = x13*x4
-    x15 = d_ff_shared*n_sh
-    x16 = x13*x3
-    x17 = n_q + 2*n_q/g
-    x18 = d_head*x17
-    x19 = d_model*vocab
-    x20 = p_emb*x19
-    x21 = n_pp*x3/hbm_bw
-    x22 = w_idx*p
-    x23 = numpy.maximum(1, x10)
-    x24 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x25 = n_ff_in + n_ff_out
-    x26 = d_model*p
-    x27 = d_ff*x26
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x6
-    x30 = numpy.minimum(x10, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x2*x9
-    x32 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x33 = d_model*x32
-    x34 = sigma_attn*n_layers
-    x35 = c_kv + c_q
-    x36 = numpy.sqrt(x35)
-    x37 = numpy.minimum(x10, numpy.maximum(1, x36*x6/x28))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x17)*x38*x6/x36))
-    x40 = numpy.minimum(x10, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x38)))
-    x41 = d_head*n_q
-    x42 = p*x18*x35 + x26*x35 + x26*x41
-    x43 = d_model*n_layers*x15*x25
-    x44 = ctx + x12 - 1/2
-    x45 = n_unembed*p_emb
-    x46 = n_attn + n_ff
-    x47 = ctx*b*(kv_idx + kv_bytes)
-    x48 = x2*x8
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x14) + numpy.where(x7, 0, n_ff_out*x14) + numpy.where(x7, 0, x16*x18) + numpy.where(x7, 0, n_ff_in*x16*(d_ff*n_active + x15))), x20*x21 + x21*(sigma_attn*x22 + x23*x24 + x25*x34*(d_ff*x30*x31 + x27 + x33/x30) + x34*(d_model*x31*x37 + x18*x32/x39 + x31*x35*x39 + x31*x40*x41 + x32*x35/x37 + x33/x40 + x42)), x3*(2*n_attn*x1 + 2*b*q_lm*x19 + n_layers*x1*(f_idx*x44 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x43))/flops, sigma_attn*p*x46 + x23*x47 + x45, x5, x21*(n_layers*(x25*(x27 + x48*(d_ff + d_model)) + x42 + x48*(d_model + x35) + x48*(d_model + x41) + x48*(x18 + x35)) + x20 + x22 + x24), p*(x43 + x46) + x45 + x47
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = sigma_attn**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = x11*x9
+    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
+    x14 = (1/2)*q_len
+    x15 = b*p_act*x14*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, -1 + x7/x13)/bw_ar_intra)
+    x16 = x15*x5
+    x17 = d_ff_shared*n_sh
+    x18 = x15*x4
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = d_model*vocab
+    x22 = p_emb*x21
+    x23 = n_pp*x4/hbm_bw
+    x24 = w_idx*p*x11
+    x25 = numpy.maximum(1, x12)
+    x26 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x27 = n_ff_in + n_ff_out
+    x28 = d_model*p
+    x29 = d_ff*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = x30*x7
+    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x10*x3
+    x34 = x33*x9
+    x35 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x36 = d_model*x35
+    x37 = sigma_attn*n_layers
+    x38 = c_kv + c_q
+    x39 = numpy.sqrt(x38)
+    x40 = numpy.minimum(x12, numpy.maximum(1, x39*x7/x30))
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x41*x7/x39))
+    x43 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
+    x44 = d_head*n_q
+    x45 = p*x20*x38 + x28*x38 + x28*x44
+    x46 = d_model*n_layers*x17*x27
+    x47 = ctx + x14 - 1/2
+    x48 = n_unembed*p_emb
+    x49 = ctx*b*(kv_idx + kv_bytes)
+    x50 = n_attn + n_ff
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x20*x35/x42 + x34*x38*x42 + x34*x43*x44 + x35*x38/x40 + x36/x43 + x45)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x46) + x2*(f_idx*n_layers*x12*x47 + w_idx*(2*x12 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x50) + x25*x49 + x48, x6, x23*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x44) + x33*(x20 + x38) + x45) + x22 + x24 + x26), p*(w_idx*(x11 - 1) + x46 + x50) + x48 + x49
 
 
 def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1222,24 +1318,28 @@ def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1261,12 +1361,14 @@ def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1326,78 +1428,81 @@ def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = sigma_attn**(-1.0)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x5*x7
-    x9 = node_size**(-1.0)
-    x10 = numpy.ceil(x8*x9)
-    x11 = bw_ar_intra**(-1.0)
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x4
-    x15 = numpy.where(numpy.less_equal(x8, 1), 0, x14*numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, -1 + x8/x10)))
-    x16 = b*x6
-    x17 = numpy.less_equal(s, x12*x16)
-    x18 = numpy.minimum(n_experts, x7)
-    x19 = numpy.where(x17, x18, 1)
-    x20 = x7/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = numpy.ceil(x21*x9)
-    x23 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x24 = numpy.minimum(n_active, x19)
-    x25 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x9)) + (1 - xi_ep)*numpy.ceil(x24*x9)
-    x26 = x25**(-1.0)
-    x27 = (1 - x5)*numpy.maximum(x0*x24*x26*(x25 - 1), x11*x25*numpy.maximum(0, x24*x26 - 1))
-    x28 = n_layers*x15 + n_layers*numpy.where(numpy.where(x17, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x18, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x18, 1)), 1, x7*numpy.where(numpy.less_equal(x18, 1), 1, x18**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x14*numpy.maximum(x0*(x22 - 1), x11*x22*numpy.maximum(0, x21/x22 - 1))) + n_layers*numpy.where(numpy.where(x17, numpy.greater(x18, 1), False), x15 + numpy.where(x23, 0, x14*x27) + numpy.where(x23, 0, d_model*p_disp*x13*x2*x27), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x29 = d_model*vocab
-    x30 = s**(-1.0)
-    x31 = n_ff_in + n_ff_out
-    x32 = n_layers*x31
-    x33 = d_model*d_ff_shared*n_sh*x32
-    x34 = ctx + x12 - 1/2
-    x35 = d_head*n_q
-    x36 = x1*x6
-    x37 = d_model*p
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x38/numpy.sqrt(d_ff)))
-    x40 = p_act*x36
-    x41 = x3*x36
-    x42 = n_pp*x2/hbm_bw
-    x43 = numpy.maximum(1, g*x8/n_q)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = x38*x44
-    x46 = numpy.minimum(x8, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
-    x47 = x40*x5
-    x48 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x49 = x3*x48
-    x50 = sigma_attn*n_layers
-    x51 = n_q + 2*n_q/g
-    x52 = d_head*x51
-    x53 = numpy.sqrt(d_head)
-    x54 = numpy.minimum(x8, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x53)))
-    x55 = numpy.minimum(x8, numpy.maximum(1, x44*numpy.sqrt(x51)*x53/x38))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x43*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x33)))), 4*n_layers*t_kernel + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x2*(2*n_attn*x1 + 2*b*q_lm*x29 + n_layers*x1*(f_idx*x34 + 4*x35*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x30 + 2*x33))/flops), x42*(n_experts*x32*(1 - (1 - x30)**x36)*(d_ff*x30*x39*x40 + d_ff*x37 + x21*x30*x41/x39) + p_emb*x29) + x42*(w_idx*sigma_attn*p + n_sh*x31*x50*(d_ff_shared*x37 + d_ff_shared*x46*x47 + x49/x46) + x16*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x50*(p_act*x48*x52/x55 + x35*x37 + x35*x47*x54 + x37*x52 + x41*x5*x55 + x49/x54))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x9)
+    x12 = bw_ar_intra**(-1.0)
+    x13 = (1/2)*q_len
+    x14 = b*x13
+    x15 = x14*x5
+    x16 = numpy.where(numpy.less_equal(x9, 1), 0, x15*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
+    x17 = b*x7
+    x18 = numpy.less_equal(s, x13*x17)
+    x19 = numpy.minimum(n_experts, x8)
+    x20 = numpy.where(x18, x19, 1)
+    x21 = x8/numpy.maximum(1, x20)
+    x22 = numpy.maximum(1, x21)
+    x23 = numpy.ceil(x10*x22)
+    x24 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x25 = numpy.minimum(n_active, x20)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x26**(-1.0)
+    x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
+    x29 = n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x15*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x16 + numpy.where(x24, 0, x15*x28) + numpy.where(x24, 0, d_model*p_disp*x14*x28*x3), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x30 = d_model*vocab
+    x31 = s**(-1.0)
+    x32 = n_ff_in + n_ff_out
+    x33 = n_layers*x32
+    x34 = d_model*d_ff_shared*n_sh*x33
+    x35 = ctx + x13 - 1/2
+    x36 = d_head*n_q
+    x37 = x2*x7
+    x38 = d_model*p
+    x39 = numpy.sqrt(d_model)
+    x40 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x39/numpy.sqrt(d_ff)))
+    x41 = p_act*x37
+    x42 = x37*x4
+    x43 = n_pp*x3/hbm_bw
+    x44 = numpy.maximum(1, g*x9/n_q)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = x39*x45
+    x47 = numpy.minimum(x9, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x41*x6
+    x49 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x50 = x4*x49
+    x51 = sigma_attn*n_layers
+    x52 = d_head*x38
+    x53 = n_q + 2*n_q/g
+    x54 = numpy.sqrt(d_head)
+    x55 = numpy.minimum(x9, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
+    x56 = numpy.minimum(x9, numpy.maximum(1, x45*numpy.sqrt(x53)*x54/x39))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x44*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x31 + 2*x34) + x2*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x43*(n_experts*x33*(1 - (1 - x31)**x37)*(d_ff*x31*x40*x41 + d_ff*x38 + x22*x31*x42/x40) + p_emb*x30) + x43*(w_idx*p*x8 + n_sh*x32*x51*(d_ff_shared*x38 + d_ff_shared*x47*x48 + x50/x47) + x17*x44*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x51*(d_head*p_act*x49*x53/x56 + n_q*x52 + x36*x48*x55 + x42*x56*x6 + x50/x55 + x52*x53))), numpy.inf)
 
 
 def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1447,34 +1552,36 @@ def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.ceil(x11/node_size)
-    x13 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x11/x12 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x3*(n_pp - 1)
-    x14 = d_model*vocab
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_sh*x16
-    x18 = d_model*d_ff_shared*n_layers*x17
-    x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = d_head*(n_q + 2*n_q/g)
-    x23 = x1*x5
-    x24 = p_act*x23
-    x25 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x26 = x15*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x18))), 4*n_layers*t_kernel + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + 2*b*q_lm*x14 + n_layers*x1*(f_idx*x19 + 4*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x15 + 2*x18))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x16*(1 - (1 - x15)**x23)*(d_ff*x21 + d_ff*x25*x26 + d_model*x11*x26/x25) + x17*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22)) + p_emb*x14 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.ceil(x12/node_size)
+    x14 = n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, b*x4*x5*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x12/x13 - 1)/bw_ar_intra)) + (1/4)*x1*x2*x4*(n_pp - 1)
+    x15 = d_model*vocab
+    x16 = s**(-1.0)
+    x17 = n_ff_in + n_ff_out
+    x18 = n_sh*x17
+    x19 = d_model*d_ff_shared*n_layers*x18
+    x20 = x9/sigma_attn
+    x21 = ctx + x5 - 1/2
+    x22 = d_head*n_q
+    x23 = d_model*p
+    x24 = d_head*(n_q + 2*n_q/g)
+    x25 = x2*x6
+    x26 = p_act*x25
+    x27 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
+    x28 = x16*x26
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x25)*(d_ff*x23 + d_ff*x27*x28 + d_model*x12*x28/x27) + x18*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + x0*x22*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1491,192 +1598,194 @@ def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = node_size**(-1.0)
-    x13 = numpy.where(x9, x11, 1)
-    x14 = x10/numpy.maximum(1, x13)
-    x15 = numpy.maximum(1, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = bw_ar_intra**(-1.0)
-    x18 = b*x6
-    x19 = x18*x4
-    x20 = sigma_attn**(-1.0)
-    x21 = x10*x20
-    x22 = numpy.ceil(x12*x21)
-    x23 = numpy.where(numpy.less_equal(x21, 1), 0, x19*numpy.maximum(x0*(x22 - 1), x17*x22*numpy.maximum(0, x21/x22 - 1)))
-    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x25 = numpy.minimum(n_active, x13)
-    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x12*x13)) + (1 - xi_ep)*numpy.ceil(x12*x25)
-    x27 = x26**(-1.0)
-    x28 = (1 - x20)*numpy.maximum(x0*x25*x27*(x26 - 1), x17*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = d_model*vocab
-    x30 = p_emb*x29
-    x31 = n_ff_in + n_ff_out
-    x32 = s**(-1.0)
-    x33 = x1*x7
-    x34 = d_model*p
-    x35 = numpy.sqrt(d_model)
-    x36 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x35/numpy.sqrt(d_ff)))
-    x37 = p_act*x33
-    x38 = x32*x37
-    x39 = n_experts*x31*(1 - (1 - x32)**x33)*(d_ff*x34 + d_ff*x36*x38 + d_model*x15*x38/x36)
-    x40 = n_pp*x2/hbm_bw
-    x41 = w_idx*p
-    x42 = numpy.maximum(1, g*x21/n_q)
-    x43 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x44 = d_ff_shared*x34
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x35*x45
-    x47 = numpy.minimum(x21, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x20*x37
-    x49 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x50 = x3*x49
-    x51 = sigma_attn*n_layers
-    x52 = n_sh*x31
-    x53 = numpy.sqrt(d_head)
-    x54 = n_q + 2*n_q/g
-    x55 = numpy.minimum(x21, numpy.maximum(1, x45*x53*numpy.sqrt(x54)/x35))
-    x56 = numpy.minimum(x21, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x53)))
-    x57 = d_head*n_q
-    x58 = d_head*x54
-    x59 = x34*x57 + x34*x58
-    x60 = d_model*d_ff_shared*n_layers*x52
-    x61 = ctx + x6 - 1/2
-    x62 = n_unembed*p_emb
-    x63 = n_attn + x60
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = node_size**(-1.0)
+    x14 = numpy.where(x10, x12, 1)
+    x15 = x11/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = numpy.ceil(x13*x16)
+    x18 = bw_ar_intra**(-1.0)
+    x19 = b*x7
+    x20 = x19*x5
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x13*x22)
+    x24 = numpy.where(numpy.less_equal(x22, 1), 0, x20*numpy.maximum(x1*(x23 - 1), x18*x23*numpy.maximum(0, x22/x23 - 1)))
+    x25 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x26 = numpy.minimum(n_active, x14)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x26)
+    x28 = x27**(-1.0)
+    x29 = (1 - x21)*numpy.maximum(x1*x26*x28*(x27 - 1), x18*x27*numpy.maximum(0, x26*x28 - 1))
+    x30 = d_model*vocab
+    x31 = p_emb*x30
+    x32 = n_ff_in + n_ff_out
+    x33 = s**(-1.0)
+    x34 = x2*x8
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x36/numpy.sqrt(d_ff)))
+    x38 = p_act*x34
+    x39 = x33*x38
+    x40 = n_experts*x32*(1 - (1 - x33)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x16*x39/x37)
+    x41 = n_pp*x3/hbm_bw
+    x42 = w_idx*p*x11
+    x43 = numpy.maximum(1, g*x22/n_q)
+    x44 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x45 = d_ff_shared*x35
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = x36*x46
+    x48 = numpy.minimum(x22, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
+    x49 = x21*x38
+    x50 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x51 = x4*x50
+    x52 = sigma_attn*n_layers
+    x53 = n_sh*x32
+    x54 = numpy.sqrt(d_head)
+    x55 = n_q + 2*n_q/g
+    x56 = numpy.minimum(x22, numpy.maximum(1, x46*x54*numpy.sqrt(x55)/x36))
+    x57 = numpy.minimum(x22, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x54)))
+    x58 = d_head*n_q
+    x59 = d_head*x55
+    x60 = x35*x58 + x35*x59
+    x61 = d_model*d_ff_shared*n_layers*x53
+    x62 = ctx + x7 - 1/2
+    x63 = n_unembed*p_emb
     x64 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x19*numpy.maximum(x0*(x16 - 1), x16*x17*numpy.maximum(0, x15/x16 - 1))) + x5, n_layers*x23 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x23 + numpy.where(x24, 0, x19*x28) + numpy.where(x24, 0, d_model*p_disp*x18*x2*x28), 0), x40*(n_layers*x39 + x30) + x40*(sigma_attn*x41 + x42*x43 + x51*x52*(d_ff_shared*x47*x48 + x44 + x50/x47) + x51*(d_model*x48*x55 + p_act*x49*x58/x55 + x48*x56*x57 + x50/x56 + x59)), x2*(2*n_attn*x1 + 2*b*q_lm*x29 + n_layers*x1*(f_idx*x61 + 4*x57*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x32 + 2*x60))/flops, p*(n_ff + sigma_attn*x63) + x42*x64 + x62, x5, x40*(n_layers*(x37*(d_model + x57) + x37*(d_model + x58) + x39 + x52*(x37*(d_model + d_ff_shared) + x44) + x59) + x30 + x41 + x43), p*(n_ff + x63) + x62 + x64
+    x65 = n_attn + x61
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + p_act*x50*x59/x56 + x49*x57*x58 + x51/x57 + x60)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x61) + x2*(f_idx*n_layers*x22*x62 + w_idx*(2*x22 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x65) + x43*x64 + x63, x6, x41*(n_layers*(x38*(d_model + x58) + x38*(d_model + x59) + x40 + x53*(x38*(d_model + d_ff_shared) + x45) + x60) + x31 + x42 + x44), p*(n_ff + w_idx*(x11 - 1) + x65) + x63 + x64
 
 
 def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*p_act
-    x6 = x4*x5
-    x7 = (1/4)*x2*x3*x6*(n_pp - 1)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
-    x15 = numpy.maximum(1, x12)
-    x16 = node_size**(-1.0)
-    x17 = numpy.where(x11, x13, 1)
-    x18 = x12/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.ceil(x16*x19)
-    x21 = bw_ar_intra**(-1.0)
-    x22 = b*x8
-    x23 = x22*x6
-    x24 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x23*numpy.maximum(x2*(x20 - 1), x20*x21*numpy.maximum(0, x19/x20 - 1))) + x7
-    x25 = d_model*vocab
-    x26 = s**(-1.0)
-    x27 = n_ff_in + n_ff_out
-    x28 = d_ff_shared*n_sh
-    x29 = d_model*n_layers*x27*x28
-    x30 = ctx + x8 - 1/2
-    x31 = d_head*n_q
-    x32 = x4*(2*n_attn*x3 + 2*b*q_lm*x25 + n_layers*x3*(f_idx*x30 + 4*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff*x26 + 2*x29))/flops
-    x33 = w_idx*p
-    x34 = p_emb*x25
-    x35 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x36 = d_model*p
-    x37 = d_ff_shared*x36
-    x38 = x3*x9
-    x39 = p_act*x38
-    x40 = n_sh*x27
-    x41 = numpy.sqrt(d_model)
-    x42 = numpy.sqrt(x19)
-    x43 = numpy.maximum(1, numpy.minimum(x18, x41*x42/numpy.sqrt(d_ff)))
-    x44 = x26*x39
-    x45 = n_experts*x27*(1 - (1 - x26)**x38)*(d_ff*x36 + d_ff*x43*x44 + d_model*x19*x44/x43)
-    x46 = n_q + 2*n_q/g
-    x47 = d_head*x46
-    x48 = x31*x36 + x36*x47
-    x49 = n_pp*x4/hbm_bw
-    x50 = x49*(n_layers*(x39*(d_model + x31) + x39*(d_model + x47) + x40*(x37 + x39*(d_model + d_ff_shared)) + x45 + x48) + x33 + x34 + x35)
-    x51 = numpy.greater_equal(n_gpu, n_pp)
-    x52 = numpy.less_equal(n_pp, b)
-    x53 = hbm_cap*n_gpu
-    x54 = n_unembed*p_emb
-    x55 = ctx*b*(kv_idx + kv_bytes)
-    x56 = n_attn + x29
-    x57 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + x56) + x54 + x55))
-    x58 = sigma_attn**(-1.0)
-    x59 = x12*x58
-    x60 = numpy.ceil(x16*x59)
-    x61 = numpy.where(numpy.less_equal(x59, 1), 0, x23*numpy.maximum(x2*(x60 - 1), x21*x60*numpy.maximum(0, x59/x60 - 1)))
-    x62 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x63 = numpy.minimum(n_active, x17)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x17), numpy.ceil(x16*x17)) + (1 - xi_ep)*numpy.ceil(x16*x63)
-    x65 = x64**(-1.0)
-    x66 = (1 - x58)*numpy.maximum(x2*x63*x65*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
-    x67 = x22*x4
-    x68 = numpy.where(x62, 0, x23*x66) + numpy.where(x62, 0, d_model*p_disp*x66*x67)
-    x69 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x70 = n_layers*x61 + n_layers*numpy.where(x69, x61 + x68, 0) + x24
-    x71 = numpy.maximum(1, g*x59/n_q)
-    x72 = numpy.sqrt(n_gpu)
-    x73 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x74 = x72*x73
-    x75 = x41*x74
-    x76 = numpy.minimum(x59, numpy.maximum(1, x75/numpy.sqrt(d_ff_shared)))
-    x77 = x39*x58
-    x78 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x79 = x5*x78
-    x80 = sigma_attn*n_layers
-    x81 = numpy.sqrt(d_head)
-    x82 = numpy.minimum(x59, numpy.maximum(1, numpy.sqrt(x46)*x74*x81/x41))
-    x83 = numpy.minimum(x59, numpy.maximum(1, x75/(numpy.sqrt(n_q)*x81)))
-    x84 = x49*(n_layers*x45 + x34) + x49*(sigma_attn*x33 + x35*x71 + x40*x80*(d_ff_shared*x76*x77 + x37 + x79/x76) + x80*(d_model*x77*x82 + p_act*x47*x78/x82 + x31*x77*x83 + x48 + x79/x83))
-    x85 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + sigma_attn*x56) + x54 + x55*x71))
-    x86 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x87 = numpy.sqrt(x20)
-    x88 = numpy.maximum(x2*(x87 - 1), x21*x87*numpy.maximum(0, x42/x87 - 1))
-    x89 = p_act*x67
-    x90 = n_layers*(numpy.where(x86, 0, n_ff_out*x23*x88) + numpy.where(x86, 0, n_ff_in*x88*x89*(d_ff*n_active + x28))) + x7
-    x91 = numpy.less_equal(x74, 1)
-    x92 = numpy.sqrt(x60)
-    x93 = numpy.maximum(x2*(x92 - 1), x21*x92*numpy.maximum(0, x74/x92 - 1))
-    x94 = n_layers*(numpy.where(x91, 0, x23*x93) + numpy.where(x91, 0, x47*x89*x93)) + n_layers*numpy.where(x69, x68 + numpy.where(x91, 0, x22*x5*x73*x93/x72), 0) + x90
-    return numpy.where(x57, x0 + x1*x24 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x24), numpy.inf), numpy.where(x85, x0 + x1*x70 + numpy.maximum(numpy.maximum(x32, x84), omega_net*x70), numpy.inf), numpy.where(x57, x0 + x1*x90 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x90), numpy.inf), numpy.where(x85, x0 + x1*x94 + numpy.maximum(numpy.maximum(x32, x84), omega_net*x94), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = b*q_len
+    x5 = n_gpu**(-1.0)
+    x6 = d_model*p_act
+    x7 = x5*x6
+    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
+    x16 = numpy.maximum(1, x13)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x12, x14, 1)
+    x19 = x13/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = bw_ar_intra**(-1.0)
+    x23 = b*x9
+    x24 = x23*x7
+    x25 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x24*numpy.maximum(x3*(x21 - 1), x21*x22*numpy.maximum(0, x20/x21 - 1))) + x8
+    x26 = d_model*vocab
+    x27 = s**(-1.0)
+    x28 = n_ff_in + n_ff_out
+    x29 = d_ff_shared*n_sh
+    x30 = d_model*n_layers*x28*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x13*x31
+    x33 = ctx + x9 - 1/2
+    x34 = d_head*n_q
+    x35 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + x0*x34*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x36 = p_emb*x26
+    x37 = w_idx*p*x13
+    x38 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x39 = d_model*p
+    x40 = d_ff_shared*x39
+    x41 = x10*x4
+    x42 = p_act*x41
+    x43 = n_sh*x28
+    x44 = numpy.sqrt(d_model)
+    x45 = numpy.sqrt(x20)
+    x46 = numpy.maximum(1, numpy.minimum(x19, x44*x45/numpy.sqrt(d_ff)))
+    x47 = x27*x42
+    x48 = n_experts*x28*(1 - (1 - x27)**x41)*(d_ff*x39 + d_ff*x46*x47 + d_model*x20*x47/x46)
+    x49 = n_q + 2*n_q/g
+    x50 = d_head*x49
+    x51 = x34*x39 + x39*x50
+    x52 = n_pp*x5/hbm_bw
+    x53 = x52*(n_layers*(x42*(d_model + x34) + x42*(d_model + x50) + x43*(x40 + x42*(d_model + d_ff_shared)) + x48 + x51) + x36 + x37 + x38)
+    x54 = numpy.greater_equal(n_gpu, n_pp)
+    x55 = numpy.less_equal(n_pp, b)
+    x56 = hbm_cap*n_gpu
+    x57 = n_unembed*p_emb
+    x58 = ctx*b*(kv_idx + kv_bytes)
+    x59 = n_attn + x30
+    x60 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(n_ff + w_idx*(x13 - 1) + x59) + x57 + x58))
+    x61 = numpy.ceil(x17*x32)
+    x62 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x61 - 1), x22*x61*numpy.maximum(0, x32/x61 - 1)))
+    x63 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x64 = numpy.minimum(n_active, x18)
+    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x64)
+    x66 = x65**(-1.0)
+    x67 = (1 - x31)*numpy.maximum(x3*x64*x66*(x65 - 1), x22*x65*numpy.maximum(0, x64*x66 - 1))
+    x68 = x23*x5
+    x69 = numpy.where(x63, 0, x24*x67) + numpy.where(x63, 0, d_model*p_disp*x67*x68)
+    x70 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x71 = n_layers*x62 + n_layers*numpy.where(x70, x62 + x69, 0) + x25
+    x72 = numpy.maximum(1, g*x32/n_q)
+    x73 = numpy.sqrt(n_gpu)
+    x74 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x75 = x73*x74
+    x76 = x44*x75
+    x77 = numpy.minimum(x32, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
+    x78 = x31*x42
+    x79 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x80 = x6*x79
+    x81 = sigma_attn*n_layers
+    x82 = numpy.sqrt(d_head)
+    x83 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x49)*x75*x82/x44))
+    x84 = numpy.minimum(x32, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x82)))
+    x85 = x52*(n_layers*x48 + x36) + x52*(x37 + x38*x72 + x43*x81*(d_ff_shared*x77*x78 + x40 + x80/x77) + x81*(d_model*x78*x83 + p_act*x50*x79/x83 + x34*x78*x84 + x51 + x80/x84))
+    x86 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x59) + x57 + x58*x72))
+    x87 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x88 = numpy.sqrt(x21)
+    x89 = numpy.maximum(x3*(x88 - 1), x22*x88*numpy.maximum(0, x45/x88 - 1))
+    x90 = p_act*x68
+    x91 = n_layers*(numpy.where(x87, 0, n_ff_out*x24*x89) + numpy.where(x87, 0, n_ff_in*x89*x90*(d_ff*n_active + x29))) + x8
+    x92 = numpy.less_equal(x75, 1)
+    x93 = numpy.sqrt(x61)
+    x94 = numpy.maximum(x3*(x93 - 1), x22*x93*numpy.maximum(0, x75/x93 - 1))
+    x95 = n_layers*(numpy.where(x92, 0, x24*x94) + numpy.where(x92, 0, x50*x90*x94)) + n_layers*numpy.where(x70, x69 + numpy.where(x92, 0, x23*x6*x74*x94/x73), 0) + x91
+    return numpy.where(x60, x1 + x2*x25 + numpy.maximum(numpy.maximum(x35, x53), omega_net*x25), numpy.inf), numpy.where(x86, x1 + x2*x71 + numpy.maximum(numpy.maximum(x35, x85), omega_net*x71), numpy.inf), numpy.where(x60, x1 + x2*x91 + numpy.maximum(numpy.maximum(x35, x53), omega_net*x91), numpy.inf), numpy.where(x86, x1 + x2*x95 + numpy.maximum(numpy.maximum(x35, x85), omega_net*x95), numpy.inf)
 
 
 def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1730,24 +1839,28 @@ def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1769,12 +1882,14 @@ def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1840,85 +1955,89 @@ def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = numpy.sqrt(n_gpu)
-    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.sqrt(numpy.ceil(x13*x9))
-    x15 = bw_ar_intra**(-1.0)
-    x16 = (1/2)*q_len
-    x17 = b*x16
-    x18 = x17*numpy.maximum(x0*(x14 - 1), x14*x15*numpy.maximum(0, -1 + x7/x14))
-    x19 = n_q + 2*n_q/g
-    x20 = d_head*x19
-    x21 = p_act*x2
-    x22 = b*x11
-    x23 = numpy.less_equal(s, x16*x22)
-    x24 = numpy.minimum(n_experts, x12)
-    x25 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x24, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
-    x26 = numpy.where(x23, x24, 1)
-    x27 = x12/numpy.maximum(1, x26)
-    x28 = numpy.maximum(1, x27)
-    x29 = numpy.sqrt(numpy.ceil(x28*x9))
-    x30 = numpy.sqrt(x28)
-    x31 = x17*numpy.maximum(x0*(x29 - 1), x15*x29*numpy.maximum(0, -1 + x30/x29))
-    x32 = d_ff_shared*n_sh
-    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x34 = numpy.minimum(n_active, x26)
-    x35 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x26*x9)) + (1 - xi_ep)*numpy.ceil(x34*x9)
-    x36 = x35**(-1.0)
-    x37 = x17*(1 - x10)*numpy.maximum(x0*x34*x36*(x35 - 1), x15*x35*numpy.maximum(0, x34*x36 - 1))
-    x38 = n_layers*(numpy.where(x25, 0, n_ff_out*x31*x4) + numpy.where(x25, 0, n_ff_in*x21*x31*(d_ff*n_active + x32))) + n_layers*(numpy.where(x8, 0, x18*x4) + numpy.where(x8, 0, x18*x20*x21)) + n_layers*numpy.where(numpy.where(x23, numpy.greater(x24, 1), False), numpy.where(x33, 0, x37*x4) + numpy.where(x33, 0, d_model*p_disp*x2*x37) + numpy.where(x8, 0, x18*x3*x6/x5), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x39 = d_model*vocab
-    x40 = s**(-1.0)
-    x41 = n_ff_in + n_ff_out
-    x42 = n_layers*x41
-    x43 = d_model*x32*x42
-    x44 = ctx + x16 - 1/2
-    x45 = d_head*n_q
-    x46 = x1*x11
-    x47 = d_model*p
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.maximum(1, numpy.minimum(x27, x30*x48/numpy.sqrt(d_ff)))
-    x50 = p_act*x46
-    x51 = x3*x46
-    x52 = n_pp*x2/hbm_bw
-    x53 = numpy.maximum(1, g*x13/n_q)
-    x54 = x48*x7
-    x55 = numpy.minimum(x13, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
-    x56 = x10*x50
-    x57 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x58 = x3*x57
-    x59 = sigma_attn*n_layers
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x13, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x60)))
-    x62 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x19)*x60*x7/x48))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x53*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x43)))), 4*n_layers*t_kernel + x38*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x38, x2*(2*n_attn*x1 + 2*b*q_lm*x39 + n_layers*x1*(f_idx*x44 + 4*x45*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x40 + 2*x43))/flops), x52*(n_experts*x42*(1 - (1 - x40)**x46)*(d_ff*x40*x49*x50 + d_ff*x47 + x28*x40*x51/x49) + p_emb*x39) + x52*(w_idx*sigma_attn*p + n_sh*x41*x59*(d_ff_shared*x47 + d_ff_shared*x55*x56 + x58/x55) + x22*x53*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x59*(p_act*x20*x57/x62 + x10*x51*x62 + x20*x47 + x45*x47 + x45*x56*x61 + x58/x61))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = numpy.sqrt(n_gpu)
+    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.sqrt(numpy.ceil(x10*x14))
+    x16 = bw_ar_intra**(-1.0)
+    x17 = (1/2)*q_len
+    x18 = b*x17
+    x19 = x18*numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
+    x20 = p_act*x3
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = b*x12
+    x24 = numpy.less_equal(s, x17*x23)
+    x25 = numpy.minimum(n_experts, x13)
+    x26 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x25, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x25, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x25, 1), 1, x25**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x27 = numpy.where(x24, x25, 1)
+    x28 = x13/numpy.maximum(1, x27)
+    x29 = numpy.maximum(1, x28)
+    x30 = numpy.sqrt(numpy.ceil(x10*x29))
+    x31 = numpy.sqrt(x29)
+    x32 = x18*numpy.maximum(x1*(x30 - 1), x16*x30*numpy.maximum(0, -1 + x31/x30))
+    x33 = d_ff_shared*n_sh
+    x34 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x35 = numpy.minimum(n_active, x27)
+    x36 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35)
+    x37 = x36**(-1.0)
+    x38 = x18*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
+    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x5) + numpy.where(x26, 0, n_ff_in*x20*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x19*x5) + numpy.where(x9, 0, x19*x20*x22)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x5) + numpy.where(x34, 0, d_model*p_disp*x3*x38) + numpy.where(x9, 0, x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x40 = d_model*vocab
+    x41 = s**(-1.0)
+    x42 = n_ff_in + n_ff_out
+    x43 = n_layers*x42
+    x44 = d_model*x33*x43
+    x45 = ctx + x17 - 1/2
+    x46 = d_head*n_q
+    x47 = x12*x2
+    x48 = d_model*p
+    x49 = numpy.sqrt(d_model)
+    x50 = numpy.maximum(1, numpy.minimum(x28, x31*x49/numpy.sqrt(d_ff)))
+    x51 = p_act*x47
+    x52 = x4*x47
+    x53 = n_pp*x3/hbm_bw
+    x54 = numpy.maximum(1, g*x14/n_q)
+    x55 = x49*x8
+    x56 = numpy.minimum(x14, numpy.maximum(1, x55/numpy.sqrt(d_ff_shared)))
+    x57 = x11*x51
+    x58 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x59 = x4*x58
+    x60 = sigma_attn*n_layers
+    x61 = d_head*x48
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x14, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x62)))
+    x64 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x21)*x62*x8/x49))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x54*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x3*(2*n_attn*x2 + 2*b*q_lm*x40 + x2*(2*n_ff*x41 + 2*x44) + x2*(f_idx*n_layers*x14*x45 + w_idx*(2*x14 - 2) + x0*x46*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x53*(n_experts*x43*(1 - (1 - x41)**x47)*(d_ff*x41*x50*x51 + d_ff*x48 + x29*x41*x52/x50) + p_emb*x40) + x53*(w_idx*p*x13 + n_sh*x42*x60*(d_ff_shared*x48 + d_ff_shared*x56*x57 + x59/x56) + x23*x54*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x60*(n_q*x61 + p_act*x22*x58/x64 + x11*x52*x64 + x21*x61 + x46*x57*x63 + x59/x63))), numpy.inf)
 
 
 def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1977,37 +2096,39 @@ def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
-    x14 = numpy.sqrt(x12)
-    x15 = b*x4*numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, -1 + x14/x13)/bw_ar_intra)
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x15*x3) + numpy.where(x10, 0, n_ff_in*p_act*x15*x2*(d_ff*n_active + x16))) + (1/4)*x0*x1*x3*(n_pp - 1)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = ctx + x4 - 1/2
-    x23 = d_head*n_q
-    x24 = d_model*p
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = x1*x5
-    x27 = p_act*x26
-    x28 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x29 = x19*x27
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + n_layers*x1*(f_idx*x22 + 4*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x20*(1 - (1 - x19)**x26)*(d_ff*x24 + d_ff*x28*x29 + d_model*x12*x29/x28) + n_sh*x20*(d_ff_shared*x24 + x27*(d_model + d_ff_shared)) + x23*x24 + x24*x25 + x27*(d_model + x23) + x27*(d_model + x25)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
+    x15 = numpy.sqrt(x13)
+    x16 = b*x5*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, -1 + x15/x14)/bw_ar_intra)
+    x17 = d_ff_shared*n_sh
+    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x16*x4) + numpy.where(x11, 0, n_ff_in*p_act*x16*x3*(d_ff*n_active + x17))) + (1/4)*x1*x2*x4*(n_pp - 1)
+    x19 = d_model*vocab
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*n_layers*x17*x21
+    x23 = x9/sigma_attn
+    x24 = ctx + x5 - 1/2
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = d_head*(n_q + 2*n_q/g)
+    x28 = x2*x6
+    x29 = p_act*x28
+    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x31 = x20*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2024,102 +2145,103 @@ def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x13 = node_size**(-1.0)
-    x14 = numpy.where(x9, x11, 1)
-    x15 = x10/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = numpy.sqrt(numpy.ceil(x13*x16))
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.sqrt(x16)
-    x20 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, -1 + x19/x17))
-    x21 = b*x6
-    x22 = x21*x4
-    x23 = d_ff_shared*n_sh
-    x24 = x2*x21
-    x25 = p_act*x24
-    x26 = numpy.sqrt(n_gpu)
-    x27 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = x26*x27
-    x29 = numpy.less_equal(x28, 1)
-    x30 = sigma_attn**(-1.0)
-    x31 = x10*x30
-    x32 = numpy.sqrt(numpy.ceil(x13*x31))
-    x33 = numpy.maximum(x0*(x32 - 1), x18*x32*numpy.maximum(0, x28/x32 - 1))
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x37 = numpy.minimum(n_active, x14)
-    x38 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x37)
-    x39 = x38**(-1.0)
-    x40 = (1 - x30)*numpy.maximum(x0*x37*x39*(x38 - 1), x18*x38*numpy.maximum(0, x37*x39 - 1))
-    x41 = d_model*vocab
-    x42 = p_emb*x41
-    x43 = n_ff_in + n_ff_out
-    x44 = s**(-1.0)
-    x45 = x1*x7
-    x46 = d_model*p
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.maximum(1, numpy.minimum(x15, x19*x47/numpy.sqrt(d_ff)))
-    x49 = p_act*x45
-    x50 = x44*x49
-    x51 = n_experts*x43*(1 - (1 - x44)**x45)*(d_ff*x46 + d_ff*x48*x50 + d_model*x16*x50/x48)
-    x52 = n_pp*x2/hbm_bw
-    x53 = w_idx*p
-    x54 = numpy.maximum(1, g*x31/n_q)
-    x55 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x56 = d_ff_shared*x46
-    x57 = x28*x47
-    x58 = numpy.minimum(x31, numpy.maximum(1, x57/numpy.sqrt(d_ff_shared)))
-    x59 = x30*x49
-    x60 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x61 = x3*x60
-    x62 = sigma_attn*n_layers
-    x63 = n_sh*x43
-    x64 = numpy.sqrt(d_head)
-    x65 = numpy.minimum(x31, numpy.maximum(1, x28*numpy.sqrt(x34)*x64/x47))
-    x66 = numpy.minimum(x31, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x64)))
-    x67 = d_head*n_q
-    x68 = x35*x46 + x46*x67
-    x69 = d_model*n_layers*x23*x43
-    x70 = ctx + x6 - 1/2
-    x71 = n_unembed*p_emb
-    x72 = n_attn + x69
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x14 = node_size**(-1.0)
+    x15 = numpy.where(x10, x12, 1)
+    x16 = x11/numpy.maximum(1, x15)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(numpy.ceil(x14*x17))
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.sqrt(x17)
+    x21 = numpy.maximum(x1*(x18 - 1), x18*x19*numpy.maximum(0, -1 + x20/x18))
+    x22 = b*x7
+    x23 = x22*x5
+    x24 = d_ff_shared*n_sh
+    x25 = x22*x3
+    x26 = p_act*x25
+    x27 = numpy.sqrt(n_gpu)
+    x28 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = x27*x28
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x14*x32))
+    x34 = numpy.maximum(x1*(x33 - 1), x19*x33*numpy.maximum(0, x29/x33 - 1))
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x38 = numpy.minimum(n_active, x15)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x14*x15)) + (1 - xi_ep)*numpy.ceil(x14*x38)
+    x40 = x39**(-1.0)
+    x41 = (1 - x31)*numpy.maximum(x1*x38*x40*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
+    x42 = d_model*vocab
+    x43 = p_emb*x42
+    x44 = n_ff_in + n_ff_out
+    x45 = s**(-1.0)
+    x46 = x2*x8
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.maximum(1, numpy.minimum(x16, x20*x48/numpy.sqrt(d_ff)))
+    x50 = p_act*x46
+    x51 = x45*x50
+    x52 = n_experts*x44*(1 - (1 - x45)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x17*x51/x49)
+    x53 = n_pp*x3/hbm_bw
+    x54 = w_idx*p*x11
+    x55 = numpy.maximum(1, g*x32/n_q)
+    x56 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x57 = d_ff_shared*x47
+    x58 = x29*x48
+    x59 = numpy.minimum(x32, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
+    x60 = x31*x50
+    x61 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x62 = x4*x61
+    x63 = sigma_attn*n_layers
+    x64 = n_sh*x44
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x65/x48))
+    x67 = numpy.minimum(x32, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x65)))
+    x68 = d_head*n_q
+    x69 = x36*x47 + x47*x68
+    x70 = d_model*n_layers*x24*x44
+    x71 = ctx + x7 - 1/2
+    x72 = n_unembed*p_emb
     x73 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x12, 0, n_ff_out*x20*x22) + numpy.where(x12, 0, n_ff_in*x20*x25*(d_ff*n_active + x23))) + x5, n_layers*(numpy.where(x29, 0, x22*x33) + numpy.where(x29, 0, x25*x33*x35)) + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), numpy.where(x29, 0, x21*x27*x3*x33/x26) + numpy.where(x36, 0, x22*x40) + numpy.where(x36, 0, d_model*p_disp*x24*x40), 0), x52*(n_layers*x51 + x42) + x52*(sigma_attn*x53 + x54*x55 + x62*x63*(d_ff_shared*x58*x59 + x56 + x61/x58) + x62*(d_model*x59*x65 + p_act*x35*x60/x65 + x59*x66*x67 + x61/x66 + x68)), x2*(2*n_attn*x1 + 2*b*q_lm*x41 + n_layers*x1*(f_idx*x70 + 4*x67*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x44 + 2*x69))/flops, p*(n_ff + sigma_attn*x72) + x54*x73 + x71, x5, x52*(n_layers*(x49*(d_model + x35) + x49*(d_model + x67) + x51 + x63*(x49*(d_model + d_ff_shared) + x56) + x68) + x42 + x53 + x55), p*(n_ff + x72) + x71 + x73
+    x74 = n_attn + x70
+    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x56 + x63*x64*(d_ff_shared*x59*x60 + x57 + x62/x59) + x63*(d_model*x60*x66 + p_act*x36*x61/x66 + x60*x67*x68 + x62/x67 + x69)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x70) + x2*(f_idx*n_layers*x32*x71 + w_idx*(2*x32 - 2) + x0*x68*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x71, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x74) + x55*x73 + x72, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x68) + x52 + x64*(x50*(d_model + d_ff_shared) + x57) + x69) + x43 + x54 + x56), p*(n_ff + w_idx*(x11 - 1) + x74) + x72 + x73
 
 
 def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2166,28 +2288,33 @@ def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2209,12 +2336,14 @@ def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2278,82 +2407,85 @@ def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = sigma_attn**(-1.0)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x5*x7
-    x9 = node_size**(-1.0)
-    x10 = numpy.ceil(x8*x9)
-    x11 = bw_ar_intra**(-1.0)
-    x12 = (1/2)*q_len
-    x13 = b*x12
-    x14 = x13*x4
-    x15 = numpy.where(numpy.less_equal(x8, 1), 0, x14*numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, -1 + x8/x10)))
-    x16 = b*x6
-    x17 = numpy.less_equal(s, x12*x16)
-    x18 = numpy.minimum(n_experts, x7)
-    x19 = numpy.where(x17, x18, 1)
-    x20 = x7/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = numpy.ceil(x21*x9)
-    x23 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x24 = numpy.minimum(n_active, x19)
-    x25 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x9)) + (1 - xi_ep)*numpy.ceil(x24*x9)
-    x26 = x25**(-1.0)
-    x27 = (1 - x5)*numpy.maximum(x0*x24*x26*(x25 - 1), x11*x25*numpy.maximum(0, x24*x26 - 1))
-    x28 = n_layers*x15 + n_layers*numpy.where(numpy.where(x17, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x18, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x18, 1)), 1, x7*numpy.where(numpy.less_equal(x18, 1), 1, x18**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x14*numpy.maximum(x0*(x22 - 1), x11*x22*numpy.maximum(0, x21/x22 - 1))) + n_layers*numpy.where(numpy.where(x17, numpy.greater(x18, 1), False), x15 + numpy.where(x23, 0, x14*x27) + numpy.where(x23, 0, d_model*p_disp*x13*x2*x27), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x29 = d_model*vocab
-    x30 = s**(-1.0)
-    x31 = n_ff_in + n_ff_out
-    x32 = n_layers*x31
-    x33 = d_model*d_ff_shared*n_sh*x32
-    x34 = ctx + x12 - 1/2
-    x35 = x1*x6
-    x36 = d_model*p
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x37/numpy.sqrt(d_ff)))
-    x39 = p_act*x35
-    x40 = x3*x35
-    x41 = n_pp*x2/hbm_bw
-    x42 = numpy.maximum(1, x8)
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = x37*x43
-    x45 = numpy.minimum(x8, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
-    x46 = x39*x5
-    x47 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x48 = x3*x47
-    x49 = sigma_attn*n_layers
-    x50 = d_head*n_q
-    x51 = c_kv + c_q
-    x52 = n_q + 2*n_q/g
-    x53 = d_head*x52
-    x54 = numpy.sqrt(x51)
-    x55 = numpy.minimum(x8, numpy.maximum(1, x43*x54/x37))
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x8, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x56)))
-    x58 = p_act*x47
-    x59 = numpy.minimum(x8, numpy.maximum(1, x43*numpy.sqrt(x52)*x56/x54))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x42*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x33)))), 4*n_layers*t_kernel + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x2*(2*n_attn*x1 + 2*b*q_lm*x29 + n_layers*x1*(f_idx*x34 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x30 + 2*x33))/flops), x41*(n_experts*x32*(1 - (1 - x30)**x35)*(d_ff*x30*x38*x39 + d_ff*x36 + x21*x30*x40/x38) + p_emb*x29) + x41*(w_idx*sigma_attn*p + n_sh*x31*x49*(d_ff_shared*x36 + d_ff_shared*x45*x46 + x48/x45) + x16*x42*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x49*(p*x51*x53 + x36*x50 + x36*x51 + x40*x5*x55 + x46*x50*x57 + x46*x51*x59 + x48/x57 + x51*x58/x55 + x53*x58/x59))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = node_size**(-1.0)
+    x11 = numpy.ceil(x10*x9)
+    x12 = bw_ar_intra**(-1.0)
+    x13 = (1/2)*q_len
+    x14 = b*x13
+    x15 = x14*x5
+    x16 = numpy.where(numpy.less_equal(x9, 1), 0, x15*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
+    x17 = b*x7
+    x18 = numpy.less_equal(s, x13*x17)
+    x19 = numpy.minimum(n_experts, x8)
+    x20 = numpy.where(x18, x19, 1)
+    x21 = x8/numpy.maximum(1, x20)
+    x22 = numpy.maximum(1, x21)
+    x23 = numpy.ceil(x10*x22)
+    x24 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x25 = numpy.minimum(n_active, x20)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
+    x27 = x26**(-1.0)
+    x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
+    x29 = n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x15*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x16 + numpy.where(x24, 0, x15*x28) + numpy.where(x24, 0, d_model*p_disp*x14*x28*x3), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x30 = d_model*vocab
+    x31 = s**(-1.0)
+    x32 = n_ff_in + n_ff_out
+    x33 = n_layers*x32
+    x34 = d_model*d_ff_shared*n_sh*x33
+    x35 = ctx + x13 - 1/2
+    x36 = x2*x7
+    x37 = d_model*p
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x38/numpy.sqrt(d_ff)))
+    x40 = p_act*x36
+    x41 = x36*x4
+    x42 = n_pp*x3/hbm_bw
+    x43 = numpy.maximum(1, x9)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = x38*x44
+    x46 = numpy.minimum(x9, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
+    x47 = x40*x6
+    x48 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x49 = x4*x48
+    x50 = sigma_attn*n_layers
+    x51 = d_head*n_q
+    x52 = c_kv + c_q
+    x53 = n_q + 2*n_q/g
+    x54 = d_head*x53
+    x55 = numpy.sqrt(x52)
+    x56 = numpy.minimum(x9, numpy.maximum(1, x44*x55/x38))
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x9, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x57)))
+    x59 = p_act*x48
+    x60 = numpy.minimum(x9, numpy.maximum(1, x44*numpy.sqrt(x53)*x57/x55))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x43*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x31 + 2*x34) + x2*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x42*(n_experts*x33*(1 - (1 - x31)**x36)*(d_ff*x31*x39*x40 + d_ff*x37 + x22*x31*x41/x39) + p_emb*x30) + x42*(w_idx*p*x8 + n_sh*x32*x50*(d_ff_shared*x37 + d_ff_shared*x46*x47 + x49/x46) + x17*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x50*(p*x52*x54 + x37*x51 + x37*x52 + x41*x56*x6 + x47*x51*x58 + x47*x52*x60 + x49/x58 + x52*x59/x56 + x54*x59/x60))), numpy.inf)
 
 
 def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2403,35 +2535,37 @@ def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x11 = numpy.maximum(1, x10)
-    x12 = numpy.ceil(x11/node_size)
-    x13 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x11/x12 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x3*(n_pp - 1)
-    x14 = d_model*vocab
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_sh*x16
-    x18 = d_model*d_ff_shared*n_layers*x17
-    x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = c_kv + c_q
-    x23 = x1*x5
-    x24 = p_act*x23
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x27 = x15*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x18))), 4*n_layers*t_kernel + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + 2*b*q_lm*x14 + n_layers*x1*(f_idx*x19 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x15 + 2*x18))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x16*(1 - (1 - x15)**x23)*(d_ff*x21 + d_ff*x26*x27 + d_model*x11*x27/x26) + p*x22*x25 + x17*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x25)) + p_emb*x14 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.ceil(x12/node_size)
+    x14 = n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, b*x4*x5*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x12/x13 - 1)/bw_ar_intra)) + (1/4)*x1*x2*x4*(n_pp - 1)
+    x15 = d_model*vocab
+    x16 = s**(-1.0)
+    x17 = n_ff_in + n_ff_out
+    x18 = n_sh*x17
+    x19 = d_model*d_ff_shared*n_layers*x18
+    x20 = x9/sigma_attn
+    x21 = ctx + x5 - 1/2
+    x22 = d_head*n_q
+    x23 = d_model*p
+    x24 = c_kv + c_q
+    x25 = x2*x6
+    x26 = p_act*x25
+    x27 = d_head*(n_q + 2*n_q/g)
+    x28 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
+    x29 = x16*x26
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x25)*(d_ff*x23 + d_ff*x28*x29 + d_model*x12*x29/x28) + p*x24*x27 + x18*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24) + x26*(x24 + x27)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2448,201 +2582,203 @@ def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = node_size**(-1.0)
-    x13 = numpy.where(x9, x11, 1)
-    x14 = x10/numpy.maximum(1, x13)
-    x15 = numpy.maximum(1, x14)
-    x16 = numpy.ceil(x12*x15)
-    x17 = bw_ar_intra**(-1.0)
-    x18 = b*x6
-    x19 = x18*x4
-    x20 = sigma_attn**(-1.0)
-    x21 = x10*x20
-    x22 = numpy.ceil(x12*x21)
-    x23 = numpy.where(numpy.less_equal(x21, 1), 0, x19*numpy.maximum(x0*(x22 - 1), x17*x22*numpy.maximum(0, x21/x22 - 1)))
-    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x25 = numpy.minimum(n_active, x13)
-    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x12*x13)) + (1 - xi_ep)*numpy.ceil(x12*x25)
-    x27 = x26**(-1.0)
-    x28 = (1 - x20)*numpy.maximum(x0*x25*x27*(x26 - 1), x17*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = d_model*vocab
-    x30 = p_emb*x29
-    x31 = n_ff_in + n_ff_out
-    x32 = s**(-1.0)
-    x33 = x1*x7
-    x34 = d_model*p
-    x35 = numpy.sqrt(d_model)
-    x36 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x35/numpy.sqrt(d_ff)))
-    x37 = p_act*x33
-    x38 = x32*x37
-    x39 = n_experts*x31*(1 - (1 - x32)**x33)*(d_ff*x34 + d_ff*x36*x38 + d_model*x15*x38/x36)
-    x40 = n_pp*x2/hbm_bw
-    x41 = w_idx*p
-    x42 = numpy.maximum(1, x21)
-    x43 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x44 = d_ff_shared*x34
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x35*x45
-    x47 = numpy.minimum(x21, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x20*x37
-    x49 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x50 = x3*x49
-    x51 = sigma_attn*n_layers
-    x52 = n_sh*x31
-    x53 = c_kv + c_q
-    x54 = numpy.sqrt(x53)
-    x55 = numpy.minimum(x21, numpy.maximum(1, x45*x54/x35))
-    x56 = numpy.sqrt(d_head)
-    x57 = n_q + 2*n_q/g
-    x58 = numpy.minimum(x21, numpy.maximum(1, x45*x56*numpy.sqrt(x57)/x54))
-    x59 = numpy.minimum(x21, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x56)))
-    x60 = p_act*x49
-    x61 = d_head*n_q
-    x62 = d_head*x57
-    x63 = p*x53*x62 + x34*x53 + x34*x61
-    x64 = d_model*d_ff_shared*n_layers*x52
-    x65 = ctx + x6 - 1/2
-    x66 = n_unembed*p_emb
-    x67 = n_attn + x64
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = node_size**(-1.0)
+    x14 = numpy.where(x10, x12, 1)
+    x15 = x11/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = numpy.ceil(x13*x16)
+    x18 = bw_ar_intra**(-1.0)
+    x19 = b*x7
+    x20 = x19*x5
+    x21 = sigma_attn**(-1.0)
+    x22 = x11*x21
+    x23 = numpy.ceil(x13*x22)
+    x24 = numpy.where(numpy.less_equal(x22, 1), 0, x20*numpy.maximum(x1*(x23 - 1), x18*x23*numpy.maximum(0, x22/x23 - 1)))
+    x25 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x26 = numpy.minimum(n_active, x14)
+    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x26)
+    x28 = x27**(-1.0)
+    x29 = (1 - x21)*numpy.maximum(x1*x26*x28*(x27 - 1), x18*x27*numpy.maximum(0, x26*x28 - 1))
+    x30 = d_model*vocab
+    x31 = p_emb*x30
+    x32 = n_ff_in + n_ff_out
+    x33 = s**(-1.0)
+    x34 = x2*x8
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x36/numpy.sqrt(d_ff)))
+    x38 = p_act*x34
+    x39 = x33*x38
+    x40 = n_experts*x32*(1 - (1 - x33)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x16*x39/x37)
+    x41 = n_pp*x3/hbm_bw
+    x42 = w_idx*p*x11
+    x43 = numpy.maximum(1, x22)
+    x44 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x45 = d_ff_shared*x35
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = x36*x46
+    x48 = numpy.minimum(x22, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
+    x49 = x21*x38
+    x50 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x51 = x4*x50
+    x52 = sigma_attn*n_layers
+    x53 = n_sh*x32
+    x54 = c_kv + c_q
+    x55 = numpy.sqrt(x54)
+    x56 = numpy.minimum(x22, numpy.maximum(1, x46*x55/x36))
+    x57 = numpy.sqrt(d_head)
+    x58 = n_q + 2*n_q/g
+    x59 = numpy.minimum(x22, numpy.maximum(1, x46*x57*numpy.sqrt(x58)/x55))
+    x60 = numpy.minimum(x22, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x57)))
+    x61 = p_act*x50
+    x62 = d_head*n_q
+    x63 = d_head*x58
+    x64 = p*x54*x63 + x35*x54 + x35*x62
+    x65 = d_model*d_ff_shared*n_layers*x53
+    x66 = ctx + x7 - 1/2
+    x67 = n_unembed*p_emb
     x68 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x19*numpy.maximum(x0*(x16 - 1), x16*x17*numpy.maximum(0, x15/x16 - 1))) + x5, n_layers*x23 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x23 + numpy.where(x24, 0, x19*x28) + numpy.where(x24, 0, d_model*p_disp*x18*x2*x28), 0), x40*(n_layers*x39 + x30) + x40*(sigma_attn*x41 + x42*x43 + x51*x52*(d_ff_shared*x47*x48 + x44 + x50/x47) + x51*(d_model*x48*x55 + x48*x53*x58 + x48*x59*x61 + x50/x59 + x53*x60/x55 + x63 + x60*x62/x58)), x2*(2*n_attn*x1 + 2*b*q_lm*x29 + n_layers*x1*(f_idx*x65 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x65, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x32 + 2*x64))/flops, p*(n_ff + sigma_attn*x67) + x42*x68 + x66, x5, x40*(n_layers*(x37*(d_model + x53) + x37*(d_model + x61) + x37*(x53 + x62) + x39 + x52*(x37*(d_model + d_ff_shared) + x44) + x63) + x30 + x41 + x43), p*(n_ff + x67) + x66 + x68
+    x69 = n_attn + x65
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + x49*x54*x59 + x49*x60*x62 + x51/x60 + x54*x61/x56 + x64 + x61*x63/x59)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x65) + x2*(f_idx*n_layers*x22*x66 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x69) + x43*x68 + x67, x6, x41*(n_layers*(x38*(d_model + x54) + x38*(d_model + x62) + x38*(x54 + x63) + x40 + x53*(x38*(d_model + d_ff_shared) + x45) + x64) + x31 + x42 + x44), p*(n_ff + w_idx*(x11 - 1) + x69) + x67 + x68
 
 
 def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*p_act
-    x6 = x4*x5
-    x7 = (1/4)*x2*x3*x6*(n_pp - 1)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
-    x15 = numpy.maximum(1, x12)
-    x16 = node_size**(-1.0)
-    x17 = numpy.where(x11, x13, 1)
-    x18 = x12/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.ceil(x16*x19)
-    x21 = bw_ar_intra**(-1.0)
-    x22 = b*x8
-    x23 = x22*x6
-    x24 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x23*numpy.maximum(x2*(x20 - 1), x20*x21*numpy.maximum(0, x19/x20 - 1))) + x7
-    x25 = d_model*vocab
-    x26 = s**(-1.0)
-    x27 = n_ff_in + n_ff_out
-    x28 = d_ff_shared*n_sh
-    x29 = d_model*n_layers*x27*x28
-    x30 = ctx + x8 - 1/2
-    x31 = x4*(2*n_attn*x3 + 2*b*q_lm*x25 + n_layers*x3*(f_idx*x30 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff*x26 + 2*x29))/flops
-    x32 = w_idx*p
-    x33 = p_emb*x25
-    x34 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x35 = d_model*p
-    x36 = d_ff_shared*x35
-    x37 = x3*x9
-    x38 = p_act*x37
-    x39 = n_sh*x27
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.sqrt(x19)
-    x42 = numpy.maximum(1, numpy.minimum(x18, x40*x41/numpy.sqrt(d_ff)))
-    x43 = x26*x38
-    x44 = n_experts*x27*(1 - (1 - x26)**x37)*(d_ff*x35 + d_ff*x42*x43 + d_model*x19*x43/x42)
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = p*x46*x48 + x35*x45 + x35*x46
-    x50 = n_pp*x4/hbm_bw
-    x51 = x50*(n_layers*(x38*(d_model + x45) + x38*(d_model + x46) + x38*(x46 + x48) + x39*(x36 + x38*(d_model + d_ff_shared)) + x44 + x49) + x32 + x33 + x34)
-    x52 = numpy.greater_equal(n_gpu, n_pp)
-    x53 = numpy.less_equal(n_pp, b)
-    x54 = hbm_cap*n_gpu
-    x55 = n_unembed*p_emb
-    x56 = ctx*b*(kv_idx + kv_bytes)
-    x57 = n_attn + x29
-    x58 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + x57) + x55 + x56))
-    x59 = sigma_attn**(-1.0)
-    x60 = x12*x59
-    x61 = numpy.ceil(x16*x60)
-    x62 = numpy.where(numpy.less_equal(x60, 1), 0, x23*numpy.maximum(x2*(x61 - 1), x21*x61*numpy.maximum(0, x60/x61 - 1)))
-    x63 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x64 = numpy.minimum(n_active, x17)
-    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x17), numpy.ceil(x16*x17)) + (1 - xi_ep)*numpy.ceil(x16*x64)
-    x66 = x65**(-1.0)
-    x67 = (1 - x59)*numpy.maximum(x2*x64*x66*(x65 - 1), x21*x65*numpy.maximum(0, x64*x66 - 1))
-    x68 = x22*x4
-    x69 = numpy.where(x63, 0, x23*x67) + numpy.where(x63, 0, d_model*p_disp*x67*x68)
-    x70 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x71 = n_layers*x62 + n_layers*numpy.where(x70, x62 + x69, 0) + x24
-    x72 = numpy.maximum(1, x60)
-    x73 = numpy.sqrt(n_gpu)
-    x74 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x75 = x73*x74
-    x76 = x40*x75
-    x77 = numpy.minimum(x60, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
-    x78 = x38*x59
-    x79 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x80 = x5*x79
-    x81 = sigma_attn*n_layers
-    x82 = numpy.sqrt(x46)
-    x83 = numpy.minimum(x60, numpy.maximum(1, x75*x82/x40))
-    x84 = numpy.sqrt(d_head)
-    x85 = numpy.minimum(x60, numpy.maximum(1, numpy.sqrt(x47)*x75*x84/x82))
-    x86 = numpy.minimum(x60, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x84)))
-    x87 = p_act*x79
-    x88 = x50*(n_layers*x44 + x33) + x50*(sigma_attn*x32 + x34*x72 + x39*x81*(d_ff_shared*x77*x78 + x36 + x80/x77) + x81*(d_model*x78*x83 + x45*x78*x86 + x46*x78*x85 + x46*x87/x83 + x48*x87/x85 + x49 + x80/x86))
-    x89 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + sigma_attn*x57) + x55 + x56*x72))
-    x90 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x91 = numpy.sqrt(x20)
-    x92 = numpy.maximum(x2*(x91 - 1), x21*x91*numpy.maximum(0, x41/x91 - 1))
-    x93 = p_act*x68
-    x94 = n_layers*(numpy.where(x90, 0, n_ff_out*x23*x92) + numpy.where(x90, 0, n_ff_in*x92*x93*(d_ff*n_active + x28))) + x7
-    x95 = numpy.less_equal(x75, 1)
-    x96 = numpy.sqrt(x61)
-    x97 = numpy.maximum(x2*(x96 - 1), x21*x96*numpy.maximum(0, x75/x96 - 1))
-    x98 = n_layers*(numpy.where(x95, 0, x23*x97) + numpy.where(x95, 0, x48*x93*x97)) + n_layers*numpy.where(x70, x69 + numpy.where(x95, 0, x22*x5*x74*x97/x73), 0) + x94
-    return numpy.where(x58, x0 + x1*x24 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x24), numpy.inf), numpy.where(x89, x0 + x1*x71 + numpy.maximum(numpy.maximum(x31, x88), omega_net*x71), numpy.inf), numpy.where(x58, x0 + x1*x94 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x94), numpy.inf), numpy.where(x89, x0 + x1*x98 + numpy.maximum(numpy.maximum(x31, x88), omega_net*x98), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = b*q_len
+    x5 = n_gpu**(-1.0)
+    x6 = d_model*p_act
+    x7 = x5*x6
+    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
+    x16 = numpy.maximum(1, x13)
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x12, x14, 1)
+    x19 = x13/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.ceil(x17*x20)
+    x22 = bw_ar_intra**(-1.0)
+    x23 = b*x9
+    x24 = x23*x7
+    x25 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x24*numpy.maximum(x3*(x21 - 1), x21*x22*numpy.maximum(0, x20/x21 - 1))) + x8
+    x26 = d_model*vocab
+    x27 = s**(-1.0)
+    x28 = n_ff_in + n_ff_out
+    x29 = d_ff_shared*n_sh
+    x30 = d_model*n_layers*x28*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x13*x31
+    x33 = ctx + x9 - 1/2
+    x34 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x35 = p_emb*x26
+    x36 = w_idx*p*x13
+    x37 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x38 = d_model*p
+    x39 = d_ff_shared*x38
+    x40 = x10*x4
+    x41 = p_act*x40
+    x42 = n_sh*x28
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.sqrt(x20)
+    x45 = numpy.maximum(1, numpy.minimum(x19, x43*x44/numpy.sqrt(d_ff)))
+    x46 = x27*x41
+    x47 = n_experts*x28*(1 - (1 - x27)**x40)*(d_ff*x38 + d_ff*x45*x46 + d_model*x20*x46/x45)
+    x48 = d_head*n_q
+    x49 = c_kv + c_q
+    x50 = n_q + 2*n_q/g
+    x51 = d_head*x50
+    x52 = p*x49*x51 + x38*x48 + x38*x49
+    x53 = n_pp*x5/hbm_bw
+    x54 = x53*(n_layers*(x41*(d_model + x48) + x41*(d_model + x49) + x41*(x49 + x51) + x42*(x39 + x41*(d_model + d_ff_shared)) + x47 + x52) + x35 + x36 + x37)
+    x55 = numpy.greater_equal(n_gpu, n_pp)
+    x56 = numpy.less_equal(n_pp, b)
+    x57 = hbm_cap*n_gpu
+    x58 = n_unembed*p_emb
+    x59 = ctx*b*(kv_idx + kv_bytes)
+    x60 = n_attn + x30
+    x61 = numpy.logical_and(numpy.logical_and(x55, x56), numpy.greater_equal(x57, p*(n_ff + w_idx*(x13 - 1) + x60) + x58 + x59))
+    x62 = numpy.ceil(x17*x32)
+    x63 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x62 - 1), x22*x62*numpy.maximum(0, x32/x62 - 1)))
+    x64 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x65 = numpy.minimum(n_active, x18)
+    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x65)
+    x67 = x66**(-1.0)
+    x68 = (1 - x31)*numpy.maximum(x3*x65*x67*(x66 - 1), x22*x66*numpy.maximum(0, x65*x67 - 1))
+    x69 = x23*x5
+    x70 = numpy.where(x64, 0, x24*x68) + numpy.where(x64, 0, d_model*p_disp*x68*x69)
+    x71 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x72 = n_layers*x63 + n_layers*numpy.where(x71, x63 + x70, 0) + x25
+    x73 = numpy.maximum(1, x32)
+    x74 = numpy.sqrt(n_gpu)
+    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x76 = x74*x75
+    x77 = x43*x76
+    x78 = numpy.minimum(x32, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
+    x79 = x31*x41
+    x80 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x81 = x6*x80
+    x82 = sigma_attn*n_layers
+    x83 = numpy.sqrt(x49)
+    x84 = numpy.minimum(x32, numpy.maximum(1, x76*x83/x43))
+    x85 = numpy.sqrt(d_head)
+    x86 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x50)*x76*x85/x83))
+    x87 = numpy.minimum(x32, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
+    x88 = p_act*x80
+    x89 = x53*(n_layers*x47 + x35) + x53*(x36 + x37*x73 + x42*x82*(d_ff_shared*x78*x79 + x39 + x81/x78) + x82*(d_model*x79*x84 + x48*x79*x87 + x49*x79*x86 + x49*x88/x84 + x51*x88/x86 + x52 + x81/x87))
+    x90 = numpy.logical_and(numpy.logical_and(x55, x56), numpy.greater_equal(x57, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x60) + x58 + x59*x73))
+    x91 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x92 = numpy.sqrt(x21)
+    x93 = numpy.maximum(x3*(x92 - 1), x22*x92*numpy.maximum(0, x44/x92 - 1))
+    x94 = p_act*x69
+    x95 = n_layers*(numpy.where(x91, 0, n_ff_out*x24*x93) + numpy.where(x91, 0, n_ff_in*x93*x94*(d_ff*n_active + x29))) + x8
+    x96 = numpy.less_equal(x76, 1)
+    x97 = numpy.sqrt(x62)
+    x98 = numpy.maximum(x3*(x97 - 1), x22*x97*numpy.maximum(0, x76/x97 - 1))
+    x99 = n_layers*(numpy.where(x96, 0, x24*x98) + numpy.where(x96, 0, x51*x94*x98)) + n_layers*numpy.where(x71, x70 + numpy.where(x96, 0, x23*x6*x75*x98/x74), 0) + x95
+    return numpy.where(x61, x1 + x2*x25 + numpy.maximum(numpy.maximum(x34, x54), omega_net*x25), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x34, x89), omega_net*x72), numpy.inf), numpy.where(x61, x1 + x2*x95 + numpy.maximum(numpy.maximum(x34, x54), omega_net*x95), numpy.inf), numpy.where(x90, x1 + x2*x99 + numpy.maximum(numpy.maximum(x34, x89), omega_net*x99), numpy.inf)
 
 
 def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2696,28 +2832,33 @@ def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2739,12 +2880,14 @@ def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2814,89 +2957,92 @@ def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = numpy.sqrt(n_gpu)
-    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.less_equal(x7, 1)
-    x9 = node_size**(-1.0)
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.sqrt(numpy.ceil(x13*x9))
-    x15 = bw_ar_intra**(-1.0)
-    x16 = (1/2)*q_len
-    x17 = b*x16
-    x18 = x17*numpy.maximum(x0*(x14 - 1), x14*x15*numpy.maximum(0, -1 + x7/x14))
-    x19 = n_q + 2*n_q/g
-    x20 = d_head*x19
-    x21 = p_act*x2
-    x22 = b*x11
-    x23 = numpy.less_equal(s, x16*x22)
-    x24 = numpy.minimum(n_experts, x12)
-    x25 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x24, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x24, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x24, 1), 1, x24**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
-    x26 = numpy.where(x23, x24, 1)
-    x27 = x12/numpy.maximum(1, x26)
-    x28 = numpy.maximum(1, x27)
-    x29 = numpy.sqrt(numpy.ceil(x28*x9))
-    x30 = numpy.sqrt(x28)
-    x31 = x17*numpy.maximum(x0*(x29 - 1), x15*x29*numpy.maximum(0, -1 + x30/x29))
-    x32 = d_ff_shared*n_sh
-    x33 = numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x34 = numpy.minimum(n_active, x26)
-    x35 = xi_ep*numpy.minimum(numpy.minimum(n_active, x26), numpy.ceil(x26*x9)) + (1 - xi_ep)*numpy.ceil(x34*x9)
-    x36 = x35**(-1.0)
-    x37 = x17*(1 - x10)*numpy.maximum(x0*x34*x36*(x35 - 1), x15*x35*numpy.maximum(0, x34*x36 - 1))
-    x38 = n_layers*(numpy.where(x25, 0, n_ff_out*x31*x4) + numpy.where(x25, 0, n_ff_in*x21*x31*(d_ff*n_active + x32))) + n_layers*(numpy.where(x8, 0, x18*x4) + numpy.where(x8, 0, x18*x20*x21)) + n_layers*numpy.where(numpy.where(x23, numpy.greater(x24, 1), False), numpy.where(x33, 0, x37*x4) + numpy.where(x33, 0, d_model*p_disp*x2*x37) + numpy.where(x8, 0, x18*x3*x6/x5), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x39 = d_model*vocab
-    x40 = s**(-1.0)
-    x41 = n_ff_in + n_ff_out
-    x42 = n_layers*x41
-    x43 = d_model*x32*x42
-    x44 = ctx + x16 - 1/2
-    x45 = x1*x11
-    x46 = d_model*p
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.maximum(1, numpy.minimum(x27, x30*x47/numpy.sqrt(d_ff)))
-    x49 = p_act*x45
-    x50 = x3*x45
-    x51 = n_pp*x2/hbm_bw
-    x52 = numpy.maximum(1, x13)
-    x53 = x47*x7
-    x54 = numpy.minimum(x13, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x10*x49
-    x56 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x57 = x3*x56
-    x58 = sigma_attn*n_layers
-    x59 = d_head*n_q
-    x60 = c_kv + c_q
-    x61 = numpy.sqrt(x60)
-    x62 = numpy.minimum(x13, numpy.maximum(1, x61*x7/x47))
-    x63 = numpy.sqrt(d_head)
-    x64 = numpy.minimum(x13, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
-    x65 = p_act*x56
-    x66 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x19)*x63*x7/x61))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x52*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x43)))), 4*n_layers*t_kernel + x38*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x38, x2*(2*n_attn*x1 + 2*b*q_lm*x39 + n_layers*x1*(f_idx*x44 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x40 + 2*x43))/flops), x51*(n_experts*x42*(1 - (1 - x40)**x45)*(d_ff*x40*x48*x49 + d_ff*x46 + x28*x40*x50/x48) + p_emb*x39) + x51*(w_idx*sigma_attn*p + n_sh*x41*x58*(d_ff_shared*x46 + d_ff_shared*x54*x55 + x57/x54) + x22*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x58*(p*x20*x60 + x10*x50*x62 + x20*x65/x66 + x46*x59 + x46*x60 + x55*x59*x64 + x55*x60*x66 + x57/x64 + x60*x65/x62))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = numpy.sqrt(n_gpu)
+    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.less_equal(x8, 1)
+    x10 = node_size**(-1.0)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.sqrt(numpy.ceil(x10*x14))
+    x16 = bw_ar_intra**(-1.0)
+    x17 = (1/2)*q_len
+    x18 = b*x17
+    x19 = x18*numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = p_act*x3
+    x23 = b*x12
+    x24 = numpy.less_equal(s, x17*x23)
+    x25 = numpy.minimum(n_experts, x13)
+    x26 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x25, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x25, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x25, 1), 1, x25**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x27 = numpy.where(x24, x25, 1)
+    x28 = x13/numpy.maximum(1, x27)
+    x29 = numpy.maximum(1, x28)
+    x30 = numpy.sqrt(numpy.ceil(x10*x29))
+    x31 = numpy.sqrt(x29)
+    x32 = x18*numpy.maximum(x1*(x30 - 1), x16*x30*numpy.maximum(0, -1 + x31/x30))
+    x33 = d_ff_shared*n_sh
+    x34 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x35 = numpy.minimum(n_active, x27)
+    x36 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35)
+    x37 = x36**(-1.0)
+    x38 = x18*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
+    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x5) + numpy.where(x26, 0, n_ff_in*x22*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x19*x5) + numpy.where(x9, 0, x19*x21*x22)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x5) + numpy.where(x34, 0, d_model*p_disp*x3*x38) + numpy.where(x9, 0, x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x40 = d_model*vocab
+    x41 = s**(-1.0)
+    x42 = n_ff_in + n_ff_out
+    x43 = n_layers*x42
+    x44 = d_model*x33*x43
+    x45 = ctx + x17 - 1/2
+    x46 = x12*x2
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.maximum(1, numpy.minimum(x28, x31*x48/numpy.sqrt(d_ff)))
+    x50 = p_act*x46
+    x51 = x4*x46
+    x52 = n_pp*x3/hbm_bw
+    x53 = numpy.maximum(1, x14)
+    x54 = x48*x8
+    x55 = numpy.minimum(x14, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
+    x56 = x11*x50
+    x57 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x58 = x4*x57
+    x59 = sigma_attn*n_layers
+    x60 = d_head*n_q
+    x61 = c_kv + c_q
+    x62 = numpy.sqrt(x61)
+    x63 = numpy.minimum(x14, numpy.maximum(1, x62*x8/x48))
+    x64 = numpy.sqrt(d_head)
+    x65 = numpy.minimum(x14, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x64)))
+    x66 = p_act*x57
+    x67 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x20)*x64*x8/x62))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x53*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x3*(2*n_attn*x2 + 2*b*q_lm*x40 + x2*(2*n_ff*x41 + 2*x44) + x2*(f_idx*n_layers*x14*x45 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x52*(n_experts*x43*(1 - (1 - x41)**x46)*(d_ff*x41*x49*x50 + d_ff*x47 + x29*x41*x51/x49) + p_emb*x40) + x52*(w_idx*p*x13 + n_sh*x42*x59*(d_ff_shared*x47 + d_ff_shared*x55*x56 + x58/x55) + x23*x53*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x59*(p*x21*x61 + x11*x51*x63 + x21*x66/x67 + x47*x60 + x47*x61 + x56*x60*x65 + x56*x61*x67 + x58/x65 + x61*x66/x63))), numpy.inf)
 
 
 def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2955,38 +3101,40 @@ def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
-    x14 = numpy.sqrt(x12)
-    x15 = b*x4*numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, -1 + x14/x13)/bw_ar_intra)
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x15*x3) + numpy.where(x10, 0, n_ff_in*p_act*x15*x2*(d_ff*n_active + x16))) + (1/4)*x0*x1*x3*(n_pp - 1)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = ctx + x4 - 1/2
-    x23 = d_head*n_q
-    x24 = d_model*p
-    x25 = c_kv + c_q
-    x26 = x1*x5
-    x27 = p_act*x26
-    x28 = d_head*(n_q + 2*n_q/g)
-    x29 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x30 = x19*x27
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + n_layers*x1*(f_idx*x22 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x20*(1 - (1 - x19)**x26)*(d_ff*x24 + d_ff*x29*x30 + d_model*x12*x30/x29) + n_sh*x20*(d_ff_shared*x24 + x27*(d_model + d_ff_shared)) + p*x25*x28 + x23*x24 + x24*x25 + x27*(d_model + x23) + x27*(d_model + x25) + x27*(x25 + x28)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
+    x15 = numpy.sqrt(x13)
+    x16 = b*x5*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, -1 + x15/x14)/bw_ar_intra)
+    x17 = d_ff_shared*n_sh
+    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x16*x4) + numpy.where(x11, 0, n_ff_in*p_act*x16*x3*(d_ff*n_active + x17))) + (1/4)*x1*x2*x4*(n_pp - 1)
+    x19 = d_model*vocab
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*n_layers*x17*x21
+    x23 = x9/sigma_attn
+    x24 = ctx + x5 - 1/2
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = c_kv + c_q
+    x28 = x2*x6
+    x29 = p_act*x28
+    x30 = d_head*(n_q + 2*n_q/g)
+    x31 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x32 = x20*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x13*x32/x31) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + p*x27*x30 + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3003,107 +3151,108 @@ def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x13 = node_size**(-1.0)
-    x14 = numpy.where(x9, x11, 1)
-    x15 = x10/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = numpy.sqrt(numpy.ceil(x13*x16))
-    x18 = bw_ar_intra**(-1.0)
-    x19 = numpy.sqrt(x16)
-    x20 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, -1 + x19/x17))
-    x21 = b*x6
-    x22 = x21*x4
-    x23 = d_ff_shared*n_sh
-    x24 = x2*x21
-    x25 = p_act*x24
-    x26 = numpy.sqrt(n_gpu)
-    x27 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x28 = x26*x27
-    x29 = numpy.less_equal(x28, 1)
-    x30 = sigma_attn**(-1.0)
-    x31 = x10*x30
-    x32 = numpy.sqrt(numpy.ceil(x13*x31))
-    x33 = numpy.maximum(x0*(x32 - 1), x18*x32*numpy.maximum(0, x28/x32 - 1))
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x37 = numpy.minimum(n_active, x14)
-    x38 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x37)
-    x39 = x38**(-1.0)
-    x40 = (1 - x30)*numpy.maximum(x0*x37*x39*(x38 - 1), x18*x38*numpy.maximum(0, x37*x39 - 1))
-    x41 = d_model*vocab
-    x42 = p_emb*x41
-    x43 = n_ff_in + n_ff_out
-    x44 = s**(-1.0)
-    x45 = x1*x7
-    x46 = d_model*p
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.maximum(1, numpy.minimum(x15, x19*x47/numpy.sqrt(d_ff)))
-    x49 = p_act*x45
-    x50 = x44*x49
-    x51 = n_experts*x43*(1 - (1 - x44)**x45)*(d_ff*x46 + d_ff*x48*x50 + d_model*x16*x50/x48)
-    x52 = n_pp*x2/hbm_bw
-    x53 = w_idx*p
-    x54 = numpy.maximum(1, x31)
-    x55 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x56 = d_ff_shared*x46
-    x57 = x28*x47
-    x58 = numpy.minimum(x31, numpy.maximum(1, x57/numpy.sqrt(d_ff_shared)))
-    x59 = x30*x49
-    x60 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x61 = x3*x60
-    x62 = sigma_attn*n_layers
-    x63 = n_sh*x43
-    x64 = c_kv + c_q
-    x65 = numpy.sqrt(x64)
-    x66 = numpy.minimum(x31, numpy.maximum(1, x28*x65/x47))
-    x67 = numpy.sqrt(d_head)
-    x68 = numpy.minimum(x31, numpy.maximum(1, x28*numpy.sqrt(x34)*x67/x65))
-    x69 = numpy.minimum(x31, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x67)))
-    x70 = p_act*x60
-    x71 = d_head*n_q
-    x72 = p*x35*x64 + x46*x64 + x46*x71
-    x73 = d_model*n_layers*x23*x43
-    x74 = ctx + x6 - 1/2
-    x75 = n_unembed*p_emb
-    x76 = n_attn + x73
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x14 = node_size**(-1.0)
+    x15 = numpy.where(x10, x12, 1)
+    x16 = x11/numpy.maximum(1, x15)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(numpy.ceil(x14*x17))
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.sqrt(x17)
+    x21 = numpy.maximum(x1*(x18 - 1), x18*x19*numpy.maximum(0, -1 + x20/x18))
+    x22 = b*x7
+    x23 = x22*x5
+    x24 = d_ff_shared*n_sh
+    x25 = x22*x3
+    x26 = p_act*x25
+    x27 = numpy.sqrt(n_gpu)
+    x28 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = x27*x28
+    x30 = numpy.less_equal(x29, 1)
+    x31 = sigma_attn**(-1.0)
+    x32 = x11*x31
+    x33 = numpy.sqrt(numpy.ceil(x14*x32))
+    x34 = numpy.maximum(x1*(x33 - 1), x19*x33*numpy.maximum(0, x29/x33 - 1))
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x38 = numpy.minimum(n_active, x15)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x14*x15)) + (1 - xi_ep)*numpy.ceil(x14*x38)
+    x40 = x39**(-1.0)
+    x41 = (1 - x31)*numpy.maximum(x1*x38*x40*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
+    x42 = d_model*vocab
+    x43 = p_emb*x42
+    x44 = n_ff_in + n_ff_out
+    x45 = s**(-1.0)
+    x46 = x2*x8
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.maximum(1, numpy.minimum(x16, x20*x48/numpy.sqrt(d_ff)))
+    x50 = p_act*x46
+    x51 = x45*x50
+    x52 = n_experts*x44*(1 - (1 - x45)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x17*x51/x49)
+    x53 = n_pp*x3/hbm_bw
+    x54 = w_idx*p*x11
+    x55 = numpy.maximum(1, x32)
+    x56 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x57 = d_ff_shared*x47
+    x58 = x29*x48
+    x59 = numpy.minimum(x32, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
+    x60 = x31*x50
+    x61 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x62 = x4*x61
+    x63 = sigma_attn*n_layers
+    x64 = n_sh*x44
+    x65 = c_kv + c_q
+    x66 = numpy.sqrt(x65)
+    x67 = numpy.minimum(x32, numpy.maximum(1, x29*x66/x48))
+    x68 = numpy.sqrt(d_head)
+    x69 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x68/x66))
+    x70 = numpy.minimum(x32, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x68)))
+    x71 = p_act*x61
+    x72 = d_head*n_q
+    x73 = p*x36*x65 + x47*x65 + x47*x72
+    x74 = d_model*n_layers*x24*x44
+    x75 = ctx + x7 - 1/2
+    x76 = n_unembed*p_emb
     x77 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x12, 0, n_ff_out*x20*x22) + numpy.where(x12, 0, n_ff_in*x20*x25*(d_ff*n_active + x23))) + x5, n_layers*(numpy.where(x29, 0, x22*x33) + numpy.where(x29, 0, x25*x33*x35)) + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), numpy.where(x29, 0, x21*x27*x3*x33/x26) + numpy.where(x36, 0, x22*x40) + numpy.where(x36, 0, d_model*p_disp*x24*x40), 0), x52*(n_layers*x51 + x42) + x52*(sigma_attn*x53 + x54*x55 + x62*x63*(d_ff_shared*x58*x59 + x56 + x61/x58) + x62*(d_model*x59*x66 + x35*x70/x68 + x59*x64*x68 + x59*x69*x71 + x61/x69 + x64*x70/x66 + x72)), x2*(2*n_attn*x1 + 2*b*q_lm*x41 + n_layers*x1*(f_idx*x74 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x74, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x44 + 2*x73))/flops, p*(n_ff + sigma_attn*x76) + x54*x77 + x75, x5, x52*(n_layers*(x49*(d_model + x64) + x49*(d_model + x71) + x49*(x35 + x64) + x51 + x63*(x49*(d_model + d_ff_shared) + x56) + x72) + x42 + x53 + x55), p*(n_ff + x76) + x75 + x77
+    x78 = n_attn + x74
+    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x56 + x63*x64*(d_ff_shared*x59*x60 + x57 + x62/x59) + x63*(d_model*x60*x67 + x36*x71/x69 + x60*x65*x69 + x60*x70*x72 + x62/x70 + x65*x71/x67 + x73)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x74) + x2*(f_idx*n_layers*x32*x75 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x75, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x78) + x55*x77 + x76, x6, x53*(n_layers*(x50*(d_model + x65) + x50*(d_model + x72) + x50*(x36 + x65) + x52 + x64*(x50*(d_model + d_ff_shared) + x57) + x73) + x43 + x54 + x56), p*(n_ff + w_idx*(x11 - 1) + x78) + x76 + x77
 
 
 def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3121,24 +3270,28 @@ def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
 
 def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3152,12 +3305,14 @@ def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3169,71 +3324,81 @@ def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
 def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
+    x0 = 4*n_layers
+    x1 = b*q_len
     x2 = d_model*p_act
-    x3 = x1*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = x4/sigma_attn
-    x6 = n_gpu*x5
-    x7 = (1/2)*q_len
-    x8 = 2*n_layers
-    x9 = (1/4)*x0*x3*(n_pp - 1) + x8*numpy.where(numpy.less_equal(x6, 1), 0, b*x3*x7*(x6 - 1))
-    x10 = d_model*vocab
-    x11 = n_ff_in + n_ff_out
-    x12 = ctx + x7 - 1/2
-    x13 = d_head*n_q
-    x14 = n_pp*x1/hbm_bw
-    x15 = sigma_attn*p
-    x16 = b*numpy.maximum(1, g*x6/n_q)
-    x17 = d_model*p
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = x18*x19
-    x21 = numpy.minimum(x6, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
-    x22 = x0*x5
-    x23 = p_act*x22
-    x24 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x25 = x2*x24
-    x26 = sigma_attn*n_layers
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = numpy.sqrt(d_head)
-    x30 = numpy.minimum(x6, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x29)))
-    x31 = numpy.minimum(x6, numpy.maximum(1, x19*numpy.sqrt(x27)*x29/x18))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x16*(kv_idx + kv_bytes) + x15*(n_attn + n_ff))), 4*n_layers*t_kernel + x9*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x9, p_emb*x10*x14 + x14*(w_idx*x15 + x11*x26*(d_ff*x17 + d_ff*x21*x23 + x25/x21) + x16*x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x26*(p_act*x24*x28/x31 + x13*x17 + x13*x23*x30 + x17*x28 + x2*x22*x31 + x25/x30))), x1*(2*n_attn*x0 + 2*b*q_lm*x10 + n_layers*x0*(f_idx*x12 + 4*x13*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x12, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x8))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = (1/2)*q_len
+    x12 = 2*n_layers
+    x13 = x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x10*x11*x2*x5) + (1/4)*x3*x5*(n_pp - 1)
+    x14 = d_model*vocab
+    x15 = n_ff_in + n_ff_out
+    x16 = ctx + x11 - 1/2
+    x17 = d_head*n_q
+    x18 = n_pp*x4/hbm_bw
+    x19 = b*numpy.maximum(1, g*x9/n_q)
+    x20 = d_model*p
+    x21 = numpy.sqrt(d_model)
+    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x23 = x21*x22
+    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
+    x25 = x6*x7
+    x26 = p_act*x1
+    x27 = x25*x26
+    x28 = n_gpu/(n_pp**2*sigma_attn**2)
+    x29 = x28*x3
+    x30 = sigma_attn*n_layers
+    x31 = d_head*x20
+    x32 = n_q + 2*n_q/g
+    x33 = numpy.sqrt(d_head)
+    x34 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x33)))
+    x35 = numpy.minimum(x9, numpy.maximum(1, x22*numpy.sqrt(x32)*x33/x21))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x19*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x18 + x18*(w_idx*p*x8 + x15*x30*(d_ff*x20 + d_ff*x24*x27 + x29/x24) + x19*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x30*(d_head*x26*x28*x32/x35 + n_q*x31 + x17*x27*x34 + x25*x3*x35 + x29/x34 + x31*x32))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x17*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3251,19 +3416,23 @@ def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3279,126 +3448,133 @@ def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = (1/4)*x2*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = (1/2)*q_len
-    x10 = 2*n_layers
-    x11 = d_model*vocab
-    x12 = p_emb*x11
-    x13 = n_pp*x3/hbm_bw
-    x14 = w_idx*p
-    x15 = numpy.maximum(1, g*x8/n_q)
-    x16 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x17 = n_ff_in + n_ff_out
-    x18 = d_model*p
-    x19 = d_ff*x18
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x8, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x1*x7
-    x25 = n_gpu/(n_pp**2*sigma_attn**2)
-    x26 = x2*x25
-    x27 = sigma_attn*n_layers
-    x28 = numpy.sqrt(d_head)
-    x29 = n_q + 2*n_q/g
-    x30 = numpy.minimum(x8, numpy.maximum(1, x21*x28*numpy.sqrt(x29)/x20))
-    x31 = numpy.minimum(x8, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x28)))
-    x32 = d_head*n_q
-    x33 = d_head*x29
-    x34 = x18*x32 + x18*x33
-    x35 = d_model*d_ff_shared*n_sh*x17
-    x36 = ctx + x9 - 1/2
-    x37 = n_unembed*p_emb
-    x38 = n_attn + n_ff
-    x39 = ctx*b*(kv_idx + kv_bytes)
-    x40 = x1*x6
-    return 4*n_layers*t_kernel, x5, x10*numpy.where(numpy.less_equal(x8, 1), 0, b*d_model*p_act*x4*x9*(x8 - 1)), x12*x13 + x13*(sigma_attn*x14 + x15*x16 + x17*x27*(d_ff*x23*x24 + x19 + x26/x23) + x27*(d_model*x24*x30 + x1*x25*x33/x30 + x24*x31*x32 + x26/x31 + x34)), x3*(2*n_attn*x0 + 2*b*q_lm*x11 + n_layers*x0*(f_idx*x36 + 4*x32*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + x10*x35))/flops, sigma_attn*p*x38 + x15*x39 + x37, x5, x13*(n_layers*(x17*(x19 + x40*(d_ff + d_model)) + x34 + x40*(d_model + x32) + x40*(d_model + x33)) + x12 + x14 + x16), p*(n_layers*x35 + x38) + x37 + x39
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = (1/4)*x3*x5*(n_pp - 1)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = (1/2)*q_len
+    x13 = 2*n_layers
+    x14 = d_model*vocab
+    x15 = p_emb*x14
+    x16 = n_pp*x4/hbm_bw
+    x17 = w_idx*p*x9
+    x18 = numpy.maximum(1, g*x10/n_q)
+    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x2*x8
+    x28 = x27*x7
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x29*x3
+    x31 = sigma_attn*n_layers
+    x32 = numpy.sqrt(d_head)
+    x33 = n_q + 2*n_q/g
+    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x32*numpy.sqrt(x33)/x23))
+    x35 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x32)))
+    x36 = d_head*n_q
+    x37 = d_head*x33
+    x38 = x21*x36 + x21*x37
+    x39 = d_model*d_ff_shared*n_sh*x20
+    x40 = ctx + x12 - 1/2
+    x41 = n_unembed*p_emb
+    x42 = ctx*b*(kv_idx + kv_bytes)
+    x43 = n_attn + n_ff
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x2*x29*x37/x34 + x28*x35*x36 + x30/x35 + x38)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x39) + x1*(f_idx*n_layers*x10*x40 + w_idx*(2*x10 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x43) + x18*x42 + x41, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x36) + x27*(d_model + x37) + x38) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x39 + x43) + x41 + x42
 
 
 def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = d_model*p_act
-    x6 = x3*x4*x5
-    x7 = (1/4)*x2*x6*(n_pp - 1)
-    x8 = w_idx*p
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = d_model*p_act
+    x7 = x4*x5*x6
+    x8 = (1/4)*x3*x7*(n_pp - 1)
     x9 = d_model*vocab
     x10 = p_emb*x9
     x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*p
-    x16 = d_ff*x15
-    x17 = p_act*q_len*x12
-    x18 = d_head*n_q
-    x19 = n_q + 2*n_q/g
-    x20 = d_head*x19
-    x21 = x15*x18 + x15*x20
-    x22 = n_pp*x3/hbm_bw
-    x23 = 2*n_layers
-    x24 = d_ff_shared*n_sh
-    x25 = d_model*x14*x24
-    x26 = (1/2)*q_len
-    x27 = ctx + x26 - 1/2
-    x28 = x3*(2*n_attn*x2 + 2*b*q_lm*x9 + n_layers*x2*(f_idx*x27 + 4*x18*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + x23*x25))/flops
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x25 + x34) + x32 + x33)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x28, omega_net*x7), x22*(n_layers*(x14*(x16 + x17*(d_ff + d_model)) + x17*(d_model + x18) + x17*(d_model + x20) + x21) + x10 + x13 + x8)), numpy.inf)
-    x36 = sigma_attn**(-1.0)
-    x37 = n_gpu*x11*x36
-    x38 = b*x26
-    x39 = x38*x6
-    x40 = x23*numpy.where(numpy.less_equal(x37, 1), 0, x39*(x37 - 1)) + x7
-    x41 = numpy.maximum(1, g*x37/n_q)
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = x42*x43
-    x45 = numpy.minimum(x37, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
-    x46 = x17*x36
-    x47 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x48 = x47*x5
-    x49 = sigma_attn*n_layers
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x19)*x43*x50/x42))
-    x52 = numpy.minimum(x37, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x50)))
-    x53 = p_act*x20
-    x54 = x10*x22 + x22*(sigma_attn*x8 + x13*x41 + x14*x49*(d_ff*x45*x46 + x16 + x48/x45) + x49*(d_model*x46*x51 + x18*x46*x52 + x21 + x47*x53/x51 + x48/x52))
-    x55 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x41))
-    x56 = numpy.less_equal(x43, 1)
-    x57 = x43 - 1
-    x58 = x39*x57
-    x59 = x3*x38*x4*x57
-    x60 = n_layers*(numpy.where(x56, 0, x58) + numpy.where(x56, 0, n_ff_out*x58) + numpy.where(x56, 0, x53*x59) + numpy.where(x56, 0, n_ff_in*p_act*x59*(d_ff*n_active + x24))) + x7
-    return x35, numpy.where(x55, x0 + x1*x40 + numpy.maximum(numpy.maximum(x28, x54), omega_net*x40), numpy.inf), x35, numpy.where(x55, x0 + x1*x60 + numpy.maximum(numpy.maximum(x28, x54), omega_net*x60), numpy.inf)
+    x12 = n_gpu*x11
+    x13 = w_idx*p*x12
+    x14 = b*x11
+    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*p
+    x18 = d_ff*x17
+    x19 = p_act*q_len*x14
+    x20 = d_head*n_q
+    x21 = n_q + 2*n_q/g
+    x22 = d_head*x21
+    x23 = x17*x20 + x17*x22
+    x24 = n_pp*x4/hbm_bw
+    x25 = 2*n_layers
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*x16*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x12*x28
+    x30 = (1/2)*q_len
+    x31 = ctx + x30 - 1/2
+    x32 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x25*x27) + x3*(f_idx*n_layers*x29*x31 + w_idx*(2*x29 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x33 = numpy.greater_equal(n_gpu, n_pp)
+    x34 = numpy.less_equal(n_pp, b)
+    x35 = hbm_cap*n_gpu
+    x36 = n_unembed*p_emb
+    x37 = ctx*b*(kv_idx + kv_bytes)
+    x38 = n_attn + n_ff
+    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x12 - 1) + n_layers*x27 + x38) + x36 + x37)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x32, omega_net*x8), x24*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x22) + x23) + x10 + x13 + x15)), numpy.inf)
+    x40 = x29 - 1
+    x41 = b*x30
+    x42 = x41*x7
+    x43 = x25*numpy.where(numpy.less_equal(x29, 1), 0, x40*x42) + x8
+    x44 = numpy.maximum(1, g*x29/n_q)
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = x45*x46
+    x48 = numpy.minimum(x29, numpy.maximum(1, x47/numpy.sqrt(d_ff)))
+    x49 = x19*x28
+    x50 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x51 = x50*x6
+    x52 = sigma_attn*n_layers
+    x53 = numpy.sqrt(d_head)
+    x54 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x21)*x46*x53/x45))
+    x55 = numpy.minimum(x29, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x53)))
+    x56 = p_act*x22
+    x57 = x10*x24 + x24*(x13 + x15*x44 + x16*x52*(d_ff*x48*x49 + x18 + x51/x48) + x52*(d_model*x49*x54 + x20*x49*x55 + x23 + x50*x56/x54 + x51/x55))
+    x58 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*x40 + sigma_attn*x38) + x36 + x37*x44))
+    x59 = numpy.less_equal(x46, 1)
+    x60 = x46 - 1
+    x61 = x42*x60
+    x62 = x4*x41*x5*x60
+    x63 = n_layers*(numpy.where(x59, 0, x61) + numpy.where(x59, 0, n_ff_out*x61) + numpy.where(x59, 0, x56*x62) + numpy.where(x59, 0, n_ff_in*p_act*x62*(d_ff*n_active + x26))) + x8
+    return x39, numpy.where(x58, x1 + x2*x43 + numpy.maximum(numpy.maximum(x32, x57), omega_net*x43), numpy.inf), x39, numpy.where(x58, x1 + x2*x63 + numpy.maximum(numpy.maximum(x32, x57), omega_net*x63), numpy.inf)
 
 
 def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3419,24 +3595,28 @@ def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
 
 def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3450,12 +3630,14 @@ def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3473,77 +3655,85 @@ def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
 def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = (1/2)*q_len
-    x8 = b*x7*(x5 - 1)
-    x9 = x4*x8
-    x10 = d_ff_shared*n_sh
-    x11 = x1*x2*x8
-    x12 = n_q + 2*n_q/g
-    x13 = d_head*x12
-    x14 = p_act*x13
-    x15 = n_layers*(numpy.where(x6, 0, x9) + numpy.where(x6, 0, n_ff_out*x9) + numpy.where(x6, 0, x11*x14) + numpy.where(x6, 0, n_ff_in*p_act*x11*(d_ff*n_active + x10))) + (1/4)*x0*x4*(n_pp - 1)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = (1/2)*q_len
+    x9 = b*x5*x8*(x6 - 1)
+    x10 = x2*x9
+    x11 = d_ff_shared*n_sh
+    x12 = p_act*x9
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x12*x14) + numpy.where(x7, 0, n_ff_in*x12*(d_ff*n_active + x11))) + (1/4)*x3*x5*(n_pp - 1)
     x16 = 2*d_model
     x17 = n_ff_in + n_ff_out
-    x18 = ctx + x7 - 1/2
-    x19 = d_head*n_q
-    x20 = n_pp*x1/hbm_bw
-    x21 = sigma_attn*p
-    x22 = n_pp**(-1.0)
-    x23 = x22/sigma_attn
-    x24 = n_gpu*x23
-    x25 = b*numpy.maximum(1, g*x24/n_q)
+    x18 = sigma_attn**(-1.0)
+    x19 = n_pp**(-1.0)
+    x20 = n_gpu*x19
+    x21 = x18*x20
+    x22 = ctx + x8 - 1/2
+    x23 = d_head*n_q
+    x24 = n_pp*x4/hbm_bw
+    x25 = b*numpy.maximum(1, g*x21/n_q)
     x26 = d_model*p
     x27 = numpy.sqrt(d_model)
-    x28 = x27*x5
-    x29 = numpy.minimum(x24, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
-    x30 = x0*x23
-    x31 = p_act*x30
-    x32 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x33 = x3*x32
-    x34 = sigma_attn*n_layers
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x24, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x35)))
-    x37 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x12)*x35*x5/x27))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + x21*(n_attn + n_ff))), 4*n_layers*t_kernel + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x20 + x20*(w_idx*x21 + x17*x34*(d_ff*x26 + d_ff*x29*x31 + x33/x29) + x22*x25*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(x13*x26 + x14*x32/x37 + x19*x26 + x19*x31*x36 + x3*x30*x37 + x33/x36))), x1*(2*n_attn*x0 + b*vocab*q_lm*x16 + n_layers*x0*(f_idx*x18 + 4*x19*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + n_layers*x10*x16*x17))/flops), numpy.inf)
+    x28 = x27*x6
+    x29 = numpy.minimum(x21, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x18*x19
+    x31 = p_act*x1
+    x32 = x30*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x3*x33
+    x35 = sigma_attn*n_layers
+    x36 = d_head*x26
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x21, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x37)))
+    x39 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x37*x6/x27))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x24 + x24*(w_idx*p*x20 + x17*x35*(d_ff*x26 + d_ff*x29*x32 + x34/x29) + x19*x25*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(n_q*x36 + x13*x36 + x14*x31*x33/x39 + x23*x32*x38 + x3*x30*x39 + x34/x38))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + x0*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3567,19 +3757,23 @@ def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
 
 
 def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3595,64 +3789,67 @@ def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 
 def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = (1/4)*x2*x4*(n_pp - 1)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = (1/2)*q_len
-    x9 = b*p_act*x4*x8*(x6 - 1)
-    x10 = d_model*x9
-    x11 = d_ff_shared*n_sh
-    x12 = n_q + 2*n_q/g
-    x13 = d_head*x12
-    x14 = d_model*vocab
-    x15 = p_emb*x14
-    x16 = n_pp*x3/hbm_bw
-    x17 = w_idx*p
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = (1/4)*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = (1/2)*q_len
+    x10 = b*p_act*x5*x9*(x7 - 1)
+    x11 = d_model*x10
+    x12 = d_ff_shared*n_sh
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = d_model*vocab
+    x16 = p_emb*x15
+    x17 = n_pp*x4/hbm_bw
     x18 = n_pp**(-1.0)
-    x19 = x18/sigma_attn
-    x20 = n_gpu*x19
-    x21 = numpy.maximum(1, g*x20/n_q)
-    x22 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x23 = n_ff_in + n_ff_out
-    x24 = d_model*p
-    x25 = d_ff*x24
-    x26 = numpy.sqrt(d_model)
-    x27 = x26*x6
-    x28 = numpy.minimum(x20, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x1*x19
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x2*x30
-    x32 = sigma_attn*n_layers
-    x33 = numpy.sqrt(d_head)
-    x34 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x12)*x33*x6/x26))
-    x35 = numpy.minimum(x20, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x33)))
-    x36 = d_head*n_q
-    x37 = x13*x24 + x24*x36
-    x38 = d_model*n_layers*x11*x23
-    x39 = ctx + x8 - 1/2
-    x40 = n_unembed*p_emb
-    x41 = n_attn + n_ff
-    x42 = ctx*b*(kv_idx + kv_bytes)
-    x43 = x1*x18
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x13*x9) + numpy.where(x7, 0, n_ff_in*x9*(d_ff*n_active + x11))), x15*x16 + x16*(sigma_attn*x17 + x21*x22 + x23*x32*(d_ff*x28*x29 + x25 + x31/x28) + x32*(d_model*x29*x34 + x1*x13*x30/x34 + x29*x35*x36 + x31/x35 + x37)), x3*(2*n_attn*x0 + 2*b*q_lm*x14 + n_layers*x0*(f_idx*x39 + 4*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + 2*x38))/flops, sigma_attn*p*x41 + x21*x42 + x40, x5, x16*(n_layers*(x23*(x25 + x43*(d_ff + d_model)) + x37 + x43*(d_model + x13) + x43*(d_model + x36)) + x15 + x17 + x22), p*(x38 + x41) + x40 + x42
+    x19 = n_gpu*x18
+    x20 = w_idx*p*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = x19*x21
+    x23 = numpy.maximum(1, g*x22/n_q)
+    x24 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x25 = n_ff_in + n_ff_out
+    x26 = d_model*p
+    x27 = d_ff*x26
+    x28 = numpy.sqrt(d_model)
+    x29 = x28*x7
+    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x18*x2
+    x32 = x21*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x3*x33
+    x35 = sigma_attn*n_layers
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x36*x7/x28))
+    x38 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x36)))
+    x39 = d_head*n_q
+    x40 = x14*x26 + x26*x39
+    x41 = d_model*n_layers*x12*x25
+    x42 = ctx + x9 - 1/2
+    x43 = n_unembed*p_emb
+    x44 = ctx*b*(kv_idx + kv_bytes)
+    x45 = n_attn + n_ff
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x24 + x25*x35*(d_ff*x30*x32 + x27 + x34/x30) + x35*(d_model*x32*x37 + x14*x2*x33/x37 + x32*x38*x39 + x34/x38 + x40)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x41) + x1*(f_idx*n_layers*x22*x42 + w_idx*(2*x22 - 2) + x0*x39*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x45) + x23*x44 + x43, x6, x17*(n_layers*(x25*(x27 + x31*(d_ff + d_model)) + x31*(d_model + x14) + x31*(d_model + x39) + x40) + x16 + x20 + x24), p*(w_idx*(x19 - 1) + x41 + x45) + x43 + x44
 
 
 def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3670,28 +3867,33 @@ def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3705,12 +3907,14 @@ def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
 def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3722,79 +3926,90 @@ def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
+    x0 = 4*n_layers
+    x1 = b*q_len
     x2 = d_model*p_act
-    x3 = x1*x2/bw_ar_inter
-    x4 = n_pp**(-1.0)
-    x5 = x4/sigma_attn
-    x6 = n_gpu*x5
-    x7 = (1/2)*q_len
-    x8 = 2*n_layers
-    x9 = (1/4)*x0*x3*(n_pp - 1) + x8*numpy.where(numpy.less_equal(x6, 1), 0, b*x3*x7*(x6 - 1))
-    x10 = d_model*vocab
-    x11 = n_ff_in + n_ff_out
-    x12 = ctx + x7 - 1/2
-    x13 = n_pp*x1/hbm_bw
-    x14 = sigma_attn*p
-    x15 = b*numpy.maximum(1, x6)
-    x16 = d_model*p
-    x17 = numpy.sqrt(d_model)
-    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x19 = x17*x18
-    x20 = numpy.minimum(x6, numpy.maximum(1, x19/numpy.sqrt(d_ff)))
-    x21 = x0*x5
-    x22 = p_act*x21
-    x23 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x24 = x2*x23
-    x25 = sigma_attn*n_layers
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = n_q + 2*n_q/g
-    x29 = d_head*x28
-    x30 = numpy.sqrt(x27)
-    x31 = numpy.minimum(x6, numpy.maximum(1, x18*x30/x17))
-    x32 = numpy.sqrt(d_head)
-    x33 = numpy.minimum(x6, numpy.maximum(1, x19/(numpy.sqrt(n_q)*x32)))
-    x34 = p_act*x23
-    x35 = numpy.minimum(x6, numpy.maximum(1, x18*numpy.sqrt(x28)*x32/x30))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x15*(kv_idx + kv_bytes) + x14*(n_attn + n_ff))), 4*n_layers*t_kernel + x9*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x9, p_emb*x10*x13 + x13*(w_idx*x14 + x11*x25*(d_ff*x16 + d_ff*x20*x22 + x24/x20) + x15*x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x25*(p*x27*x29 + x16*x26 + x16*x27 + x2*x21*x31 + x22*x26*x33 + x22*x27*x35 + x24/x33 + x27*x34/x31 + x29*x34/x35))), x1*(2*n_attn*x0 + 2*b*q_lm*x10 + n_layers*x0*(f_idx*x12 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x12, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x8))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = (1/2)*q_len
+    x12 = 2*n_layers
+    x13 = x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x10*x11*x2*x5) + (1/4)*x3*x5*(n_pp - 1)
+    x14 = d_model*vocab
+    x15 = n_ff_in + n_ff_out
+    x16 = ctx + x11 - 1/2
+    x17 = n_pp*x4/hbm_bw
+    x18 = b*numpy.maximum(1, x9)
+    x19 = d_model*p
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x6*x7
+    x25 = p_act*x1
+    x26 = x24*x25
+    x27 = n_gpu/(n_pp**2*sigma_attn**2)
+    x28 = x27*x3
+    x29 = sigma_attn*n_layers
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = numpy.sqrt(x31)
+    x35 = numpy.minimum(x9, numpy.maximum(1, x21*x34/x20))
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x36)))
+    x38 = x25*x27
+    x39 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x32)*x36/x34))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x17 + x17*(w_idx*p*x8 + x15*x29*(d_ff*x19 + d_ff*x23*x26 + x28/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x29*(p*x31*x33 + x19*x30 + x19*x31 + x24*x3*x35 + x26*x30*x37 + x26*x31*x39 + x28/x37 + x31*x38/x35 + x33*x38/x39))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3812,21 +4027,24 @@ def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/4)*d_model*x0*x2*(n_pp - 1)/bw_ar_inter
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3842,132 +4060,141 @@ def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 
 def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = (1/4)*x2*x4*(n_pp - 1)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = (1/2)*q_len
-    x10 = 2*n_layers
-    x11 = d_model*vocab
-    x12 = p_emb*x11
-    x13 = n_pp*x3/hbm_bw
-    x14 = w_idx*p
-    x15 = numpy.maximum(1, x8)
-    x16 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x17 = n_ff_in + n_ff_out
-    x18 = d_model*p
-    x19 = d_ff*x18
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x8, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x1*x7
-    x25 = n_gpu/(n_pp**2*sigma_attn**2)
-    x26 = x2*x25
-    x27 = sigma_attn*n_layers
-    x28 = c_kv + c_q
-    x29 = numpy.sqrt(x28)
-    x30 = numpy.minimum(x8, numpy.maximum(1, x21*x29/x20))
-    x31 = numpy.sqrt(d_head)
-    x32 = n_q + 2*n_q/g
-    x33 = numpy.minimum(x8, numpy.maximum(1, x21*x31*numpy.sqrt(x32)/x29))
-    x34 = numpy.minimum(x8, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x31)))
-    x35 = x1*x25
-    x36 = d_head*n_q
-    x37 = d_head*x32
-    x38 = p*x28*x37 + x18*x28 + x18*x36
-    x39 = d_model*d_ff_shared*n_sh*x17
-    x40 = ctx + x9 - 1/2
-    x41 = n_unembed*p_emb
-    x42 = n_attn + n_ff
-    x43 = ctx*b*(kv_idx + kv_bytes)
-    x44 = x1*x6
-    return 4*n_layers*t_kernel, x5, x10*numpy.where(numpy.less_equal(x8, 1), 0, b*d_model*p_act*x4*x9*(x8 - 1)), x12*x13 + x13*(sigma_attn*x14 + x15*x16 + x17*x27*(d_ff*x23*x24 + x19 + x26/x23) + x27*(d_model*x24*x30 + x24*x28*x33 + x24*x34*x36 + x26/x34 + x28*x35/x30 + x38 + x35*x37/x33)), x3*(2*n_attn*x0 + 2*b*q_lm*x11 + n_layers*x0*(f_idx*x40 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + x10*x39))/flops, sigma_attn*p*x42 + x15*x43 + x41, x5, x13*(n_layers*(x17*(x19 + x44*(d_ff + d_model)) + x38 + x44*(d_model + x28) + x44*(d_model + x36) + x44*(x28 + x37)) + x12 + x14 + x16), p*(n_layers*x39 + x42) + x41 + x43
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = (1/4)*x3*x5*(n_pp - 1)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = (1/2)*q_len
+    x13 = 2*n_layers
+    x14 = d_model*vocab
+    x15 = p_emb*x14
+    x16 = n_pp*x4/hbm_bw
+    x17 = w_idx*p*x9
+    x18 = numpy.maximum(1, x10)
+    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x2*x8
+    x28 = x27*x7
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x29*x3
+    x31 = sigma_attn*n_layers
+    x32 = c_kv + c_q
+    x33 = numpy.sqrt(x32)
+    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x33/x23))
+    x35 = numpy.sqrt(d_head)
+    x36 = n_q + 2*n_q/g
+    x37 = numpy.minimum(x10, numpy.maximum(1, x24*x35*numpy.sqrt(x36)/x33))
+    x38 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x35)))
+    x39 = x2*x29
+    x40 = d_head*n_q
+    x41 = d_head*x36
+    x42 = p*x32*x41 + x21*x32 + x21*x40
+    x43 = d_model*d_ff_shared*n_sh*x20
+    x44 = ctx + x12 - 1/2
+    x45 = n_unembed*p_emb
+    x46 = ctx*b*(kv_idx + kv_bytes)
+    x47 = n_attn + n_ff
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x37 + x28*x38*x40 + x30/x38 + x32*x39/x34 + x42 + x39*x41/x37)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x43) + x1*(f_idx*n_layers*x10*x44 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x46 + x45, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x40) + x27*(x32 + x41) + x42) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x43 + x47) + x45 + x46
 
 
 def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = p_act*x2
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
     x4 = n_gpu**(-1.0)
     x5 = bw_ar_inter**(-1.0)
-    x6 = d_model*x4*x5
-    x7 = (1/4)*x3*x6*(n_pp - 1)
-    x8 = d_model*vocab
-    x9 = 2*n_layers
-    x10 = n_ff_in + n_ff_out
-    x11 = d_ff_shared*n_sh
-    x12 = d_model*x10*x11
-    x13 = (1/2)*q_len
-    x14 = ctx + x13 - 1/2
-    x15 = x4*(2*n_attn*x2 + 2*b*q_lm*x8 + n_layers*x2*(f_idx*x14 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + x12*x9))/flops
-    x16 = w_idx*p
-    x17 = p_emb*x8
-    x18 = n_pp**(-1.0)
-    x19 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = x18*x3
-    x23 = d_head*n_q
-    x24 = c_kv + c_q
-    x25 = n_q + 2*n_q/g
-    x26 = d_head*x25
-    x27 = p*x24*x26 + x20*x23 + x20*x24
-    x28 = n_pp*x4/hbm_bw
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x12 + x34) + x32 + x33)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x15, omega_net*x7), x28*(n_layers*(x10*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x16 + x17 + x19)), numpy.inf)
-    x36 = x18/sigma_attn
-    x37 = n_gpu*x36
-    x38 = b*p_act*x13
-    x39 = x38*x6
-    x40 = x7 + x9*numpy.where(numpy.less_equal(x37, 1), 0, x39*(x37 - 1))
-    x41 = numpy.maximum(1, x37)
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = x42*x43
-    x45 = numpy.minimum(x37, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
-    x46 = x3*x36
-    x47 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x48 = d_model*x47
-    x49 = sigma_attn*n_layers
-    x50 = numpy.sqrt(x24)
-    x51 = numpy.minimum(x37, numpy.maximum(1, x43*x50/x42))
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x25)*x43*x52/x50))
-    x54 = numpy.minimum(x37, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x52)))
-    x55 = x17*x28 + x28*(sigma_attn*x16 + x10*x49*(d_ff*x45*x46 + x21 + x48/x45) + x19*x41 + x49*(d_model*x46*x51 + x23*x46*x54 + x24*x46*x53 + x24*x47/x51 + x26*x47/x53 + x27 + x48/x54))
-    x56 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x41))
-    x57 = numpy.less_equal(x43, 1)
-    x58 = x43 - 1
-    x59 = x39*x58
-    x60 = x38*x4*x5*x58
-    x61 = n_layers*(numpy.where(x57, 0, x59) + numpy.where(x57, 0, n_ff_out*x59) + numpy.where(x57, 0, x26*x60) + numpy.where(x57, 0, n_ff_in*x60*(d_ff*n_active + x11))) + x7
-    return x35, numpy.where(x56, x0 + x1*x40 + numpy.maximum(numpy.maximum(x15, x55), omega_net*x40), numpy.inf), x35, numpy.where(x56, x0 + x1*x61 + numpy.maximum(numpy.maximum(x15, x55), omega_net*x61), numpy.inf)
+    x6 = d_model*p_act
+    x7 = x4*x5*x6
+    x8 = (1/4)*x3*x7*(n_pp - 1)
+    x9 = d_model*vocab
+    x10 = p_emb*x9
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = w_idx*p*x12
+    x14 = b*x11
+    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*p
+    x18 = d_ff*x17
+    x19 = p_act*q_len*x14
+    x20 = d_head*n_q
+    x21 = c_kv + c_q
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = p*x21*x23 + x17*x20 + x17*x21
+    x25 = n_pp*x4/hbm_bw
+    x26 = 2*n_layers
+    x27 = d_ff_shared*n_sh
+    x28 = d_model*x16*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x12*x29
+    x31 = (1/2)*q_len
+    x32 = ctx + x31 - 1/2
+    x33 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x26*x28) + x3*(f_idx*n_layers*x30*x32 + w_idx*(2*x30 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x34 = numpy.greater_equal(n_gpu, n_pp)
+    x35 = numpy.less_equal(n_pp, b)
+    x36 = hbm_cap*n_gpu
+    x37 = n_unembed*p_emb
+    x38 = ctx*b*(kv_idx + kv_bytes)
+    x39 = n_attn + n_ff
+    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x12 - 1) + n_layers*x28 + x39) + x37 + x38)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x33, omega_net*x8), x25*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x21) + x19*(x21 + x23) + x24) + x10 + x13 + x15)), numpy.inf)
+    x41 = x30 - 1
+    x42 = b*x31
+    x43 = x42*x7
+    x44 = x26*numpy.where(numpy.less_equal(x30, 1), 0, x41*x43) + x8
+    x45 = numpy.maximum(1, x30)
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = x46*x47
+    x49 = numpy.minimum(x30, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
+    x50 = x19*x29
+    x51 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x52 = x51*x6
+    x53 = sigma_attn*n_layers
+    x54 = numpy.sqrt(x21)
+    x55 = numpy.minimum(x30, numpy.maximum(1, x47*x54/x46))
+    x56 = numpy.sqrt(d_head)
+    x57 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x47*x56/x54))
+    x58 = numpy.minimum(x30, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x56)))
+    x59 = p_act*x51
+    x60 = x10*x25 + x25*(x13 + x15*x45 + x16*x53*(d_ff*x49*x50 + x18 + x52/x49) + x53*(d_model*x50*x55 + x20*x50*x58 + x21*x50*x57 + x21*x59/x55 + x23*x59/x57 + x24 + x52/x58))
+    x61 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*x41 + sigma_attn*x39) + x37 + x38*x45))
+    x62 = numpy.less_equal(x47, 1)
+    x63 = x47 - 1
+    x64 = x43*x63
+    x65 = p_act*x4*x42*x5*x63
+    x66 = n_layers*(numpy.where(x62, 0, x64) + numpy.where(x62, 0, n_ff_out*x64) + numpy.where(x62, 0, x23*x65) + numpy.where(x62, 0, n_ff_in*x65*(d_ff*n_active + x27))) + x8
+    return x40, numpy.where(x61, x1 + x2*x44 + numpy.maximum(numpy.maximum(x33, x60), omega_net*x44), numpy.inf), x40, numpy.where(x61, x1 + x2*x66 + numpy.maximum(numpy.maximum(x33, x60), omega_net*x66), numpy.inf)
 
 
 def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3988,28 +4215,33 @@ def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4023,12 +4255,14 @@ def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
 def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4046,84 +4280,93 @@ def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
 def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = numpy.less_equal(x5, 1)
-    x7 = (1/2)*q_len
-    x8 = b*x7*(x5 - 1)
-    x9 = x4*x8
-    x10 = d_ff_shared*n_sh
-    x11 = p_act*x1*x2*x8
-    x12 = n_q + 2*n_q/g
-    x13 = d_head*x12
-    x14 = n_layers*(numpy.where(x6, 0, x9) + numpy.where(x6, 0, n_ff_out*x9) + numpy.where(x6, 0, x11*x13) + numpy.where(x6, 0, n_ff_in*x11*(d_ff*n_active + x10))) + (1/4)*x0*x4*(n_pp - 1)
-    x15 = 2*d_model
-    x16 = n_ff_in + n_ff_out
-    x17 = ctx + x7 - 1/2
-    x18 = n_pp*x1/hbm_bw
-    x19 = sigma_attn*p
-    x20 = n_pp**(-1.0)
-    x21 = x20/sigma_attn
-    x22 = n_gpu*x21
-    x23 = b*numpy.maximum(1, x22)
-    x24 = d_model*p
-    x25 = numpy.sqrt(d_model)
-    x26 = x25*x5
-    x27 = numpy.minimum(x22, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
-    x28 = x0*x21
-    x29 = p_act*x28
-    x30 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x31 = x3*x30
-    x32 = sigma_attn*n_layers
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = numpy.sqrt(x34)
-    x36 = numpy.minimum(x22, numpy.maximum(1, x35*x5/x25))
-    x37 = numpy.sqrt(d_head)
-    x38 = numpy.minimum(x22, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x37)))
-    x39 = p_act*x30
-    x40 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x12)*x37*x5/x35))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x23*(kv_idx + kv_bytes) + x19*(n_attn + n_ff))), 4*n_layers*t_kernel + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, d_model*vocab*p_emb*x18 + x18*(w_idx*x19 + x16*x32*(d_ff*x24 + d_ff*x27*x29 + x31/x27) + x20*x23*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x32*(p*x13*x34 + x13*x39/x40 + x24*x33 + x24*x34 + x28*x3*x36 + x29*x33*x38 + x29*x34*x40 + x31/x38 + x34*x39/x36))), x1*(2*n_attn*x0 + b*vocab*q_lm*x15 + n_layers*x0*(f_idx*x17 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + n_layers*x10*x15*x16))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = (1/2)*q_len
+    x9 = b*x5*x8*(x6 - 1)
+    x10 = x2*x9
+    x11 = d_ff_shared*n_sh
+    x12 = p_act*x9
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x12*x14) + numpy.where(x7, 0, n_ff_in*x12*(d_ff*n_active + x11))) + (1/4)*x3*x5*(n_pp - 1)
+    x16 = 2*d_model
+    x17 = n_ff_in + n_ff_out
+    x18 = sigma_attn**(-1.0)
+    x19 = n_pp**(-1.0)
+    x20 = n_gpu*x19
+    x21 = x18*x20
+    x22 = ctx + x8 - 1/2
+    x23 = n_pp*x4/hbm_bw
+    x24 = b*numpy.maximum(1, x21)
+    x25 = d_model*p
+    x26 = numpy.sqrt(d_model)
+    x27 = x26*x6
+    x28 = numpy.minimum(x21, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x18*x19
+    x30 = p_act*x1
+    x31 = x29*x30
+    x32 = n_gpu/(n_pp**2*sigma_attn**2)
+    x33 = x3*x32
+    x34 = sigma_attn*n_layers
+    x35 = d_head*n_q
+    x36 = c_kv + c_q
+    x37 = numpy.sqrt(x36)
+    x38 = numpy.minimum(x21, numpy.maximum(1, x37*x6/x26))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x21, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x39)))
+    x41 = x30*x32
+    x42 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x39*x6/x37))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x24*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x23 + x23*(w_idx*p*x20 + x17*x34*(d_ff*x25 + d_ff*x28*x31 + x33/x28) + x19*x24*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(p*x14*x36 + x14*x41/x42 + x25*x35 + x25*x36 + x29*x3*x38 + x31*x35*x40 + x31*x36*x42 + x33/x40 + x36*x41/x38))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4147,21 +4390,24 @@ def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/4)*d_model*x0*x2*(n_pp - 1)/bw_ar_inter
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4177,69 +4423,72 @@ def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 
 def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = (1/4)*x2*x4*(n_pp - 1)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = (1/2)*q_len
-    x9 = b*p_act*x4*x8*(x6 - 1)
-    x10 = d_model*x9
-    x11 = d_ff_shared*n_sh
-    x12 = n_q + 2*n_q/g
-    x13 = d_head*x12
-    x14 = d_model*vocab
-    x15 = p_emb*x14
-    x16 = n_pp*x3/hbm_bw
-    x17 = w_idx*p
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = (1/4)*x3*x5*(n_pp - 1)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = (1/2)*q_len
+    x10 = b*p_act*x5*x9*(x7 - 1)
+    x11 = d_model*x10
+    x12 = d_ff_shared*n_sh
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = d_model*vocab
+    x16 = p_emb*x15
+    x17 = n_pp*x4/hbm_bw
     x18 = n_pp**(-1.0)
-    x19 = x18/sigma_attn
-    x20 = n_gpu*x19
-    x21 = numpy.maximum(1, x20)
-    x22 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x23 = n_ff_in + n_ff_out
-    x24 = d_model*p
-    x25 = d_ff*x24
-    x26 = numpy.sqrt(d_model)
-    x27 = x26*x6
-    x28 = numpy.minimum(x20, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x1*x19
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x2*x30
-    x32 = sigma_attn*n_layers
-    x33 = c_kv + c_q
-    x34 = numpy.sqrt(x33)
-    x35 = numpy.minimum(x20, numpy.maximum(1, x34*x6/x26))
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x20, numpy.maximum(1, numpy.sqrt(x12)*x36*x6/x34))
-    x38 = numpy.minimum(x20, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x36)))
-    x39 = x1*x30
-    x40 = d_head*n_q
-    x41 = p*x13*x33 + x24*x33 + x24*x40
-    x42 = d_model*n_layers*x11*x23
-    x43 = ctx + x8 - 1/2
-    x44 = n_unembed*p_emb
-    x45 = n_attn + n_ff
-    x46 = ctx*b*(kv_idx + kv_bytes)
-    x47 = x1*x18
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x13*x9) + numpy.where(x7, 0, n_ff_in*x9*(d_ff*n_active + x11))), x15*x16 + x16*(sigma_attn*x17 + x21*x22 + x23*x32*(d_ff*x28*x29 + x25 + x31/x28) + x32*(d_model*x29*x35 + x13*x39/x37 + x29*x33*x37 + x29*x38*x40 + x31/x38 + x33*x39/x35 + x41)), x3*(2*n_attn*x0 + 2*b*q_lm*x14 + n_layers*x0*(f_idx*x43 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + 2*x42))/flops, sigma_attn*p*x45 + x21*x46 + x44, x5, x16*(n_layers*(x23*(x25 + x47*(d_ff + d_model)) + x41 + x47*(d_model + x33) + x47*(d_model + x40) + x47*(x13 + x33)) + x15 + x17 + x22), p*(x42 + x45) + x44 + x46
+    x19 = n_gpu*x18
+    x20 = w_idx*p*x19
+    x21 = sigma_attn**(-1.0)
+    x22 = x19*x21
+    x23 = numpy.maximum(1, x22)
+    x24 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x25 = n_ff_in + n_ff_out
+    x26 = d_model*p
+    x27 = d_ff*x26
+    x28 = numpy.sqrt(d_model)
+    x29 = x28*x7
+    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x18*x2
+    x32 = x21*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x3*x33
+    x35 = sigma_attn*n_layers
+    x36 = c_kv + c_q
+    x37 = numpy.sqrt(x36)
+    x38 = numpy.minimum(x22, numpy.maximum(1, x37*x7/x28))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x39*x7/x37))
+    x41 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x39)))
+    x42 = x2*x33
+    x43 = d_head*n_q
+    x44 = p*x14*x36 + x26*x36 + x26*x43
+    x45 = d_model*n_layers*x12*x25
+    x46 = ctx + x9 - 1/2
+    x47 = n_unembed*p_emb
+    x48 = ctx*b*(kv_idx + kv_bytes)
+    x49 = n_attn + n_ff
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x24 + x25*x35*(d_ff*x30*x32 + x27 + x34/x30) + x35*(d_model*x32*x38 + x14*x42/x40 + x32*x36*x40 + x32*x41*x43 + x34/x41 + x36*x42/x38 + x44)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x45) + x1*(f_idx*n_layers*x22*x46 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x48 + x47, x6, x17*(n_layers*(x25*(x27 + x31*(d_ff + d_model)) + x31*(d_model + x36) + x31*(d_model + x43) + x31*(x14 + x36) + x44) + x16 + x20 + x24), p*(w_idx*(x19 - 1) + x45 + x49) + x47 + x48
 
 
 def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4275,24 +4524,28 @@ def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4314,12 +4567,14 @@ def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
 def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4371,71 +4626,75 @@ def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = sigma_attn**(-1.0)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x5*x7
-    x9 = (1/2)*q_len
-    x10 = b*x9
-    x11 = x10*x4
-    x12 = numpy.where(numpy.less_equal(x8, 1), 0, x11*(x8 - 1))
-    x13 = b*x6
-    x14 = numpy.less_equal(s, x13*x9)
-    x15 = numpy.minimum(n_experts, x7)
-    x16 = numpy.where(x14, x15, 1)
-    x17 = x7/numpy.maximum(1, x16)
-    x18 = numpy.maximum(1, x17)
-    x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = (1 - x5)*(numpy.minimum(n_active, x16) - 1)
-    x21 = n_layers*x12 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x15, 1)), 1, x7*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x11*(x18 - 1)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x12 + numpy.where(x19, 0, x11*x20) + numpy.where(x19, 0, d_model*p_disp*x1*x10*x2*x20), 0) + (1/4)*x0*x4*(n_pp - 1)
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_layers*x24
-    x26 = d_model*d_ff_shared*n_sh*x25
-    x27 = ctx + x9 - 1/2
-    x28 = d_head*n_q
-    x29 = x0*x6
-    x30 = d_model*p
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x31/numpy.sqrt(d_ff)))
-    x33 = p_act*x29
-    x34 = x23*x33
-    x35 = n_pp*x1/hbm_bw
-    x36 = numpy.maximum(1, g*x8/n_q)
-    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x38 = x31*x37
-    x39 = numpy.minimum(x8, numpy.maximum(1, x38/numpy.sqrt(d_ff_shared)))
-    x40 = x33*x5
-    x41 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x42 = x3*x41
-    x43 = sigma_attn*n_layers
-    x44 = n_q + 2*n_q/g
-    x45 = d_head*x44
-    x46 = numpy.sqrt(d_head)
-    x47 = numpy.minimum(x8, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x46)))
-    x48 = numpy.minimum(x8, numpy.maximum(1, x37*numpy.sqrt(x44)*x46/x31))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x36*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x26)))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x1*(2*n_attn*x0 + 2*b*q_lm*x22 + n_layers*x0*(f_idx*x27 + 4*x28*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x23 + 2*x26))/flops), x35*(n_experts*x25*(1 - (1 - x23)**x29)*(d_ff*x30 + d_ff*x32*x34 + d_model*x18*x34/x32) + p_emb*x22) + x35*(w_idx*sigma_attn*p + n_sh*x24*x43*(d_ff_shared*x30 + d_ff_shared*x39*x40 + x42/x39) + x13*x36*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x43*(d_model*x40*x48 + p_act*x41*x45/x48 + x28*x30 + x28*x40*x47 + x30*x45 + x42/x47))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = (1/2)*q_len
+    x12 = b*x11
+    x13 = x12*x5
+    x14 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x13)
+    x15 = b*x7
+    x16 = numpy.less_equal(s, x11*x15)
+    x17 = numpy.minimum(n_experts, x8)
+    x18 = numpy.where(x16, x17, 1)
+    x19 = x8/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = (1 - x6)*(numpy.minimum(n_active, x18) - 1)
+    x23 = n_layers*x14 + n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x17, 1)), 1, x8*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x20 - 1)) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x17, 1), False), x14 + numpy.where(x21, 0, x13*x22) + numpy.where(x21, 0, d_model*p_disp*x12*x2*x22*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x24 = d_model*vocab
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = n_layers*x26
+    x28 = d_model*d_ff_shared*n_sh*x27
+    x29 = ctx + x11 - 1/2
+    x30 = d_head*n_q
+    x31 = x1*x7
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x33/numpy.sqrt(d_ff)))
+    x35 = p_act*x31
+    x36 = x25*x35
+    x37 = n_pp*x2/hbm_bw
+    x38 = numpy.maximum(1, g*x9/n_q)
+    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x40 = x33*x39
+    x41 = numpy.minimum(x9, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
+    x42 = x35*x6
+    x43 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x44 = x4*x43
+    x45 = sigma_attn*n_layers
+    x46 = d_head*x32
+    x47 = n_q + 2*n_q/g
+    x48 = numpy.sqrt(d_head)
+    x49 = numpy.minimum(x9, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x48)))
+    x50 = numpy.minimum(x9, numpy.maximum(1, x39*numpy.sqrt(x47)*x48/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x38*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)))), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x25 + 2*x28) + x1*(f_idx*n_layers*x29*x9 + w_idx*(2*x9 - 2) + x0*x30*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x37*(n_experts*x27*(1 - (1 - x25)**x31)*(d_ff*x32 + d_ff*x34*x36 + d_model*x20*x36/x34) + p_emb*x24) + x37*(w_idx*p*x8 + n_sh*x26*x45*(d_ff_shared*x32 + d_ff_shared*x41*x42 + x44/x41) + x15*x38*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x45*(d_head*p_act*x43*x47/x50 + d_model*x42*x50 + n_q*x46 + x30*x42*x49 + x44/x49 + x46*x47))), numpy.inf)
 
 
 def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4474,32 +4733,34 @@ def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*x1/bw_ar_inter
-    x3 = (1/2)*q_len
-    x4 = n_pp**(-1.0)
-    x5 = b*x4
-    x6 = numpy.less_equal(s, x3*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
-    x10 = numpy.maximum(1, x9)
-    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, b*x2*x3*(x10 - 1)) + (1/4)*x0*x2*(n_pp - 1)
-    x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = ctx + x3 - 1/2
-    x18 = d_head*n_q
-    x19 = d_model*p
-    x20 = d_head*(n_q + 2*n_q/g)
-    x21 = x0*x4
-    x22 = p_act*x21
-    x23 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x24 = x13*x22
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x0 + 2*b*q_lm*x12 + n_layers*x0*(f_idx*x17 + 4*x18*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x13 + 2*x16))/flops), n_pp*x1*(w_idx*p + n_layers*(n_experts*x14*(1 - (1 - x13)**x21)*(d_ff*x19 + d_ff*x23*x24 + d_model*x10*x24/x23) + x15*(d_ff_shared*x19 + x22*(d_model + d_ff_shared)) + x18*x19 + x19*x20 + x22*(d_model + x18) + x22*(d_model + x20)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x11 = numpy.maximum(1, x10)
+    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*(x11 - 1)) + (1/4)*x1*x3*(n_pp - 1)
+    x13 = d_model*vocab
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = n_sh*x15
+    x17 = d_model*d_ff_shared*n_layers*x16
+    x18 = x8/sigma_attn
+    x19 = ctx + x4 - 1/2
+    x20 = d_head*n_q
+    x21 = d_model*p
+    x22 = d_head*(n_q + 2*n_q/g)
+    x23 = x1*x5
+    x24 = p_act*x23
+    x25 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x26 = x14*x24
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x25*x26 + d_model*x11*x26/x25) + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4516,177 +4777,181 @@ def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = (1/4)*x0*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = x10/numpy.maximum(1, x12)
-    x14 = numpy.maximum(1, x13)
-    x15 = b*x6
-    x16 = x15*x4
-    x17 = sigma_attn**(-1.0)
-    x18 = x10*x17
-    x19 = numpy.where(numpy.less_equal(x18, 1), 0, x16*(x18 - 1))
-    x20 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = (1 - x17)*(numpy.minimum(n_active, x12) - 1)
-    x22 = d_model*vocab
-    x23 = p_emb*x22
-    x24 = n_ff_in + n_ff_out
-    x25 = s**(-1.0)
-    x26 = x0*x7
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(x14)*x28/numpy.sqrt(d_ff)))
-    x30 = p_act*x26
-    x31 = x25*x30
-    x32 = n_experts*x24*(1 - (1 - x25)**x26)*(d_ff*x27 + d_ff*x29*x31 + d_model*x14*x31/x29)
-    x33 = n_pp*x1/hbm_bw
-    x34 = w_idx*p
-    x35 = numpy.maximum(1, g*x18/n_q)
-    x36 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x37 = d_ff_shared*x27
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = x28*x38
-    x40 = numpy.minimum(x18, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x17*x30
-    x42 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = n_sh*x24
-    x46 = numpy.sqrt(d_head)
-    x47 = n_q + 2*n_q/g
-    x48 = numpy.minimum(x18, numpy.maximum(1, x38*x46*numpy.sqrt(x47)/x28))
-    x49 = numpy.minimum(x18, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x46)))
-    x50 = d_head*n_q
-    x51 = d_head*x47
-    x52 = x27*x50 + x27*x51
-    x53 = d_model*d_ff_shared*n_layers*x45
-    x54 = ctx + x6 - 1/2
-    x55 = n_unembed*p_emb
-    x56 = n_attn + x53
-    x57 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x16*(x14 - 1)) + x5, n_layers*x19 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x19 + numpy.where(x20, 0, x16*x21) + numpy.where(x20, 0, d_model*p_disp*x1*x15*x2*x21), 0), x33*(n_layers*x32 + x23) + x33*(sigma_attn*x34 + x35*x36 + x44*x45*(d_ff_shared*x40*x41 + x37 + x43/x40) + x44*(d_model*x41*x48 + p_act*x42*x51/x48 + x41*x49*x50 + x43/x49 + x52)), x1*(2*n_attn*x0 + 2*b*q_lm*x22 + n_layers*x0*(f_idx*x54 + 4*x50*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x54, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x25 + 2*x53))/flops, p*(n_ff + sigma_attn*x56) + x35*x57 + x55, x5, x33*(n_layers*(x30*(d_model + x50) + x30*(d_model + x51) + x32 + x45*(x30*(d_model + d_ff_shared) + x37) + x52) + x23 + x34 + x36), p*(n_ff + x56) + x55 + x57
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = (1/4)*x1*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = x11/numpy.maximum(1, x13)
+    x15 = numpy.maximum(1, x14)
+    x16 = b*x7
+    x17 = x16*x5
+    x18 = sigma_attn**(-1.0)
+    x19 = x11*x18
+    x20 = x19 - 1
+    x21 = numpy.where(numpy.less_equal(x19, 1), 0, x17*x20)
+    x22 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x23 = (1 - x18)*(numpy.minimum(n_active, x13) - 1)
+    x24 = d_model*vocab
+    x25 = p_emb*x24
+    x26 = n_ff_in + n_ff_out
+    x27 = s**(-1.0)
+    x28 = x1*x8
+    x29 = d_model*p
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x30/numpy.sqrt(d_ff)))
+    x32 = p_act*x28
+    x33 = x27*x32
+    x34 = n_experts*x26*(1 - (1 - x27)**x28)*(d_ff*x29 + d_ff*x31*x33 + d_model*x15*x33/x31)
+    x35 = n_pp*x2/hbm_bw
+    x36 = w_idx*p*x11
+    x37 = numpy.maximum(1, g*x19/n_q)
+    x38 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x39 = d_ff_shared*x29
+    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x41 = x30*x40
+    x42 = numpy.minimum(x19, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
+    x43 = x18*x32
+    x44 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x45 = x4*x44
+    x46 = sigma_attn*n_layers
+    x47 = n_sh*x26
+    x48 = numpy.sqrt(d_head)
+    x49 = n_q + 2*n_q/g
+    x50 = numpy.minimum(x19, numpy.maximum(1, x40*x48*numpy.sqrt(x49)/x30))
+    x51 = numpy.minimum(x19, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x48)))
+    x52 = d_head*n_q
+    x53 = d_head*x49
+    x54 = x29*x52 + x29*x53
+    x55 = d_model*d_ff_shared*n_layers*x47
+    x56 = ctx + x7 - 1/2
+    x57 = n_unembed*p_emb
+    x58 = ctx*b*(kv_idx + kv_bytes)
+    x59 = n_attn + x55
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x38 + x46*x47*(d_ff_shared*x42*x43 + x39 + x45/x42) + x46*(d_model*x43*x50 + p_act*x44*x53/x50 + x43*x51*x52 + x45/x51 + x54)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x55) + x1*(f_idx*n_layers*x19*x56 + w_idx*(2*x19 - 2) + x0*x52*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x59) + x37*x58 + x57, x6, x35*(n_layers*(x32*(d_model + x52) + x32*(d_model + x53) + x34 + x47*(x32*(d_model + d_ff_shared) + x39) + x54) + x25 + x36 + x38), p*(n_ff + w_idx*(x11 - 1) + x59) + x57 + x58
 
 
 def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = d_model*p_act
-    x6 = x3*x4*x5
-    x7 = (1/4)*x2*x6*(n_pp - 1)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
-    x15 = numpy.maximum(1, x12)
-    x16 = numpy.where(x11, x13, 1)
-    x17 = x12/numpy.maximum(1, x16)
-    x18 = numpy.maximum(1, x17)
-    x19 = b*x8
-    x20 = x19*x6
-    x21 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x20*(x18 - 1)) + x7
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = ctx + x8 - 1/2
-    x28 = d_head*n_q
-    x29 = x3*(2*n_attn*x2 + 2*b*q_lm*x22 + n_layers*x2*(f_idx*x27 + 4*x28*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x30 = w_idx*p
-    x31 = p_emb*x22
-    x32 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x33 = d_model*p
-    x34 = d_ff_shared*x33
-    x35 = x2*x9
-    x36 = p_act*x35
-    x37 = n_sh*x24
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.sqrt(x18)
-    x40 = numpy.maximum(1, numpy.minimum(x17, x38*x39/numpy.sqrt(d_ff)))
-    x41 = x23*x36
-    x42 = n_experts*x24*(1 - (1 - x23)**x35)*(d_ff*x33 + d_ff*x40*x41 + d_model*x18*x41/x40)
-    x43 = n_q + 2*n_q/g
-    x44 = d_head*x43
-    x45 = x28*x33 + x33*x44
-    x46 = n_pp*x3/hbm_bw
-    x47 = x46*(n_layers*(x36*(d_model + x28) + x36*(d_model + x44) + x37*(x34 + x36*(d_model + d_ff_shared)) + x42 + x45) + x30 + x31 + x32)
-    x48 = numpy.greater_equal(n_gpu, n_pp)
-    x49 = numpy.less_equal(n_pp, b)
-    x50 = hbm_cap*n_gpu
-    x51 = n_unembed*p_emb
-    x52 = ctx*b*(kv_idx + kv_bytes)
-    x53 = n_attn + x26
-    x54 = numpy.logical_and(numpy.logical_and(x48, x49), numpy.greater_equal(x50, p*(n_ff + x53) + x51 + x52))
-    x55 = sigma_attn**(-1.0)
-    x56 = x12*x55
-    x57 = numpy.where(numpy.less_equal(x56, 1), 0, x20*(x56 - 1))
-    x58 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x59 = (1 - x55)*(numpy.minimum(n_active, x16) - 1)
-    x60 = x19*x4
-    x61 = x3*x60
-    x62 = numpy.where(x58, 0, x20*x59) + numpy.where(x58, 0, d_model*p_disp*x59*x61)
-    x63 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x64 = n_layers*x57 + n_layers*numpy.where(x63, x57 + x62, 0) + x21
-    x65 = numpy.maximum(1, g*x56/n_q)
-    x66 = numpy.sqrt(n_gpu)
-    x67 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x68 = x66*x67
-    x69 = x38*x68
-    x70 = numpy.minimum(x56, numpy.maximum(1, x69/numpy.sqrt(d_ff_shared)))
-    x71 = x36*x55
-    x72 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x73 = x5*x72
-    x74 = sigma_attn*n_layers
-    x75 = numpy.sqrt(d_head)
-    x76 = numpy.minimum(x56, numpy.maximum(1, numpy.sqrt(x43)*x68*x75/x38))
-    x77 = numpy.minimum(x56, numpy.maximum(1, x69/(numpy.sqrt(n_q)*x75)))
-    x78 = p_act*x44
-    x79 = x46*(n_layers*x42 + x31) + x46*(sigma_attn*x30 + x32*x65 + x37*x74*(d_ff_shared*x70*x71 + x34 + x73/x70) + x74*(d_model*x71*x76 + x28*x71*x77 + x45 + x72*x78/x76 + x73/x77))
-    x80 = numpy.logical_and(numpy.logical_and(x48, x49), numpy.greater_equal(x50, p*(n_ff + sigma_attn*x53) + x51 + x52*x65))
-    x81 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x82 = x39 - 1
-    x83 = n_layers*(numpy.where(x81, 0, n_ff_out*x20*x82) + numpy.where(x81, 0, n_ff_in*p_act*x61*x82*(d_ff*n_active + x25))) + x7
-    x84 = numpy.less_equal(x68, 1)
-    x85 = x68 - 1
-    x86 = n_layers*(numpy.where(x84, 0, x20*x85) + numpy.where(x84, 0, x61*x78*x85)) + n_layers*numpy.where(x63, x62 + numpy.where(x84, 0, x5*x60*x67*x85/x66), 0) + x83
-    return numpy.where(x54, x0 + x1*x21 + numpy.maximum(numpy.maximum(x29, x47), omega_net*x21), numpy.inf), numpy.where(x80, x0 + x1*x64 + numpy.maximum(numpy.maximum(x29, x79), omega_net*x64), numpy.inf), numpy.where(x54, x0 + x1*x83 + numpy.maximum(numpy.maximum(x29, x47), omega_net*x83), numpy.inf), numpy.where(x80, x0 + x1*x86 + numpy.maximum(numpy.maximum(x29, x79), omega_net*x86), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = d_model*p_act
+    x7 = x4*x5*x6
+    x8 = (1/4)*x3*x7*(n_pp - 1)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
+    x16 = numpy.maximum(1, x13)
+    x17 = numpy.where(x12, x14, 1)
+    x18 = x13/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = b*x9
+    x21 = x20*x7
+    x22 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x21*(x19 - 1)) + x8
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*n_layers*x25*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x13*x28
+    x30 = ctx + x9 - 1/2
+    x31 = d_head*n_q
+    x32 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x33 = p_emb*x23
+    x34 = w_idx*p*x13
+    x35 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x36 = d_model*p
+    x37 = d_ff_shared*x36
+    x38 = x10*x3
+    x39 = p_act*x38
+    x40 = n_sh*x25
+    x41 = numpy.sqrt(d_model)
+    x42 = numpy.sqrt(x19)
+    x43 = numpy.maximum(1, numpy.minimum(x18, x41*x42/numpy.sqrt(d_ff)))
+    x44 = x24*x39
+    x45 = n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x43*x44 + d_model*x19*x44/x43)
+    x46 = n_q + 2*n_q/g
+    x47 = d_head*x46
+    x48 = x31*x36 + x36*x47
+    x49 = n_pp*x4/hbm_bw
+    x50 = x49*(n_layers*(x39*(d_model + x31) + x39*(d_model + x47) + x40*(x37 + x39*(d_model + d_ff_shared)) + x45 + x48) + x33 + x34 + x35)
+    x51 = numpy.greater_equal(n_gpu, n_pp)
+    x52 = numpy.less_equal(n_pp, b)
+    x53 = hbm_cap*n_gpu
+    x54 = n_unembed*p_emb
+    x55 = ctx*b*(kv_idx + kv_bytes)
+    x56 = n_attn + x27
+    x57 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*(x13 - 1) + x56) + x54 + x55))
+    x58 = x29 - 1
+    x59 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x58)
+    x60 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x61 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
+    x62 = x20*x5
+    x63 = x4*x62
+    x64 = numpy.where(x60, 0, x21*x61) + numpy.where(x60, 0, d_model*p_disp*x61*x63)
+    x65 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x66 = n_layers*x59 + n_layers*numpy.where(x65, x59 + x64, 0) + x22
+    x67 = numpy.maximum(1, g*x29/n_q)
+    x68 = numpy.sqrt(n_gpu)
+    x69 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x70 = x68*x69
+    x71 = x41*x70
+    x72 = numpy.minimum(x29, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
+    x73 = x28*x39
+    x74 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x75 = x6*x74
+    x76 = sigma_attn*n_layers
+    x77 = numpy.sqrt(d_head)
+    x78 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x46)*x70*x77/x41))
+    x79 = numpy.minimum(x29, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x77)))
+    x80 = p_act*x47
+    x81 = x49*(n_layers*x45 + x33) + x49*(x34 + x35*x67 + x40*x76*(d_ff_shared*x72*x73 + x37 + x75/x72) + x76*(d_model*x73*x78 + x31*x73*x79 + x48 + x74*x80/x78 + x75/x79))
+    x82 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*sigma_attn*x58 + sigma_attn*x56) + x54 + x55*x67))
+    x83 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x84 = x42 - 1
+    x85 = n_layers*(numpy.where(x83, 0, n_ff_out*x21*x84) + numpy.where(x83, 0, n_ff_in*p_act*x63*x84*(d_ff*n_active + x26))) + x8
+    x86 = numpy.less_equal(x70, 1)
+    x87 = x70 - 1
+    x88 = n_layers*(numpy.where(x86, 0, x21*x87) + numpy.where(x86, 0, x63*x80*x87)) + n_layers*numpy.where(x65, x64 + numpy.where(x86, 0, x6*x62*x69*x87/x68), 0) + x85
+    return numpy.where(x57, x1 + x2*x22 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x22), numpy.inf), numpy.where(x82, x1 + x2*x66 + numpy.maximum(numpy.maximum(x32, x81), omega_net*x66), numpy.inf), numpy.where(x57, x1 + x2*x85 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x85), numpy.inf), numpy.where(x82, x1 + x2*x88 + numpy.maximum(numpy.maximum(x32, x81), omega_net*x88), numpy.inf)
 
 
 def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4729,24 +4994,28 @@ def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
 
 def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4768,12 +5037,14 @@ def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
 def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4830,79 +5101,83 @@ def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = numpy.sqrt(n_gpu)
-    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.less_equal(x7, 1)
-    x9 = (1/2)*q_len
-    x10 = b*x9
-    x11 = x10*(x7 - 1)
-    x12 = x1*x2
-    x13 = n_q + 2*n_q/g
-    x14 = d_head*x13
-    x15 = p_act*x14
-    x16 = n_pp**(-1.0)
-    x17 = b*x16
-    x18 = numpy.less_equal(s, x17*x9)
-    x19 = n_gpu*x16
-    x20 = numpy.minimum(n_experts, x19)
-    x21 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
-    x22 = numpy.where(x18, x20, 1)
-    x23 = x19/numpy.maximum(1, x22)
-    x24 = numpy.maximum(1, x23)
-    x25 = numpy.sqrt(x24)
-    x26 = x10*(x25 - 1)
-    x27 = d_ff_shared*n_sh
-    x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x29 = sigma_attn**(-1.0)
-    x30 = x10*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
-    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x4) + numpy.where(x21, 0, n_ff_in*p_act*x12*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x8, 0, x11*x4) + numpy.where(x8, 0, x11*x12*x15)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x4) + numpy.where(x28, 0, d_model*p_disp*x12*x30) + numpy.where(x8, 0, x11*x2*x3*x6/x5), 0) + (1/4)*x0*x4*(n_pp - 1)
-    x32 = d_model*vocab
-    x33 = s**(-1.0)
-    x34 = n_ff_in + n_ff_out
-    x35 = n_layers*x34
-    x36 = d_model*x27*x35
-    x37 = ctx + x9 - 1/2
-    x38 = d_head*n_q
-    x39 = x0*x16
-    x40 = d_model*p
-    x41 = numpy.sqrt(d_model)
-    x42 = numpy.maximum(1, numpy.minimum(x23, x25*x41/numpy.sqrt(d_ff)))
-    x43 = p_act*x39
-    x44 = x33*x43
-    x45 = n_pp*x1/hbm_bw
-    x46 = x19*x29
-    x47 = numpy.maximum(1, g*x46/n_q)
-    x48 = x41*x7
-    x49 = numpy.minimum(x46, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
-    x50 = x29*x43
-    x51 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x52 = x3*x51
-    x53 = sigma_attn*n_layers
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x46, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x54)))
-    x56 = numpy.minimum(x46, numpy.maximum(1, numpy.sqrt(x13)*x54*x7/x41))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x47*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x36)))), 4*n_layers*t_kernel + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x1*(2*n_attn*x0 + 2*b*q_lm*x32 + n_layers*x0*(f_idx*x37 + 4*x38*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x33 + 2*x36))/flops), x45*(n_experts*x35*(1 - (1 - x33)**x39)*(d_ff*x40 + d_ff*x42*x44 + d_model*x24*x44/x42) + p_emb*x32) + x45*(w_idx*sigma_attn*p + n_sh*x34*x53*(d_ff_shared*x40 + d_ff_shared*x49*x50 + x52/x49) + x17*x47*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x53*(d_model*x50*x56 + x14*x40 + x15*x51/x56 + x38*x40 + x38*x50*x55 + x52/x55))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = numpy.sqrt(n_gpu)
+    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.less_equal(x8, 1)
+    x10 = (1/2)*q_len
+    x11 = b*x10
+    x12 = x11*(x8 - 1)
+    x13 = x2*x3
+    x14 = p_act*x13
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = n_pp**(-1.0)
+    x18 = b*x17
+    x19 = numpy.less_equal(s, x10*x18)
+    x20 = n_gpu*x17
+    x21 = numpy.minimum(n_experts, x20)
+    x22 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x21, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x21, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x21, 1), 1, x21**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
+    x23 = numpy.where(x19, x21, 1)
+    x24 = x20/numpy.maximum(1, x23)
+    x25 = numpy.maximum(1, x24)
+    x26 = numpy.sqrt(x25)
+    x27 = x11*(x26 - 1)
+    x28 = d_ff_shared*n_sh
+    x29 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x30 = sigma_attn**(-1.0)
+    x31 = x11*(1 - x30)*(numpy.minimum(n_active, x23) - 1)
+    x32 = n_layers*(numpy.where(x22, 0, n_ff_out*x27*x5) + numpy.where(x22, 0, n_ff_in*x14*x27*(d_ff*n_active + x28))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x19, numpy.greater(x21, 1), False), numpy.where(x29, 0, x31*x5) + numpy.where(x29, 0, d_model*p_disp*x13*x31) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x33 = d_model*vocab
+    x34 = s**(-1.0)
+    x35 = n_ff_in + n_ff_out
+    x36 = n_layers*x35
+    x37 = d_model*x28*x36
+    x38 = x20*x30
+    x39 = ctx + x10 - 1/2
+    x40 = d_head*n_q
+    x41 = x1*x17
+    x42 = d_model*p
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.maximum(1, numpy.minimum(x24, x26*x43/numpy.sqrt(d_ff)))
+    x45 = p_act*x41
+    x46 = x34*x45
+    x47 = n_pp*x2/hbm_bw
+    x48 = numpy.maximum(1, g*x38/n_q)
+    x49 = x43*x8
+    x50 = numpy.minimum(x38, numpy.maximum(1, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x30*x45
+    x52 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x53 = x4*x52
+    x54 = sigma_attn*n_layers
+    x55 = d_head*x42
+    x56 = numpy.sqrt(d_head)
+    x57 = numpy.minimum(x38, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x56)))
+    x58 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x15)*x56*x8/x43))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x48*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x38 - 1) + sigma_attn*(n_attn + x37)))), t_kernel*x0 + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(2*n_attn*x1 + 2*b*q_lm*x33 + x1*(2*n_ff*x34 + 2*x37) + x1*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + x0*x40*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x47*(n_experts*x36*(1 - (1 - x34)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x25*x46/x44) + p_emb*x33) + x47*(w_idx*p*x20 + n_sh*x35*x54*(d_ff_shared*x42 + d_ff_shared*x50*x51 + x53/x50) + x18*x48*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x54*(d_model*x51*x58 + n_q*x55 + p_act*x16*x52/x58 + x15*x55 + x40*x51*x57 + x53/x57))), numpy.inf)
 
 
 def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4949,36 +5224,38 @@ def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = p_act*x1/bw_ar_inter
-    x3 = d_model*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = b*x4*(x13 - 1)
-    x15 = d_ff_shared*n_sh
-    x16 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x15))) + (1/4)*x0*x3*(n_pp - 1)
-    x17 = d_model*vocab
-    x18 = s**(-1.0)
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*n_layers*x15*x19
-    x21 = ctx + x4 - 1/2
-    x22 = d_head*n_q
-    x23 = d_model*p
-    x24 = d_head*(n_q + 2*n_q/g)
-    x25 = x0*x5
-    x26 = p_act*x25
-    x27 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x28 = x18*x26
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x20))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*(2*n_attn*x0 + 2*b*q_lm*x17 + n_layers*x0*(f_idx*x21 + 4*x22*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x18 + 2*x20))/flops), n_pp*x1*(w_idx*p + n_layers*(n_experts*x19*(1 - (1 - x18)**x25)*(d_ff*x23 + d_ff*x27*x28 + d_model*x12*x28/x27) + n_sh*x19*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24)) + p_emb*x17 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2/bw_ar_inter
+    x4 = d_model*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(x13)
+    x15 = b*x5*(x14 - 1)
+    x16 = d_ff_shared*n_sh
+    x17 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x16))) + (1/4)*x1*x4*(n_pp - 1)
+    x18 = d_model*vocab
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*n_layers*x16*x20
+    x22 = x9/sigma_attn
+    x23 = ctx + x5 - 1/2
+    x24 = d_head*n_q
+    x25 = d_model*p
+    x26 = d_head*(n_q + 2*n_q/g)
+    x27 = x1*x6
+    x28 = p_act*x27
+    x29 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x30 = x19*x28
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x27)*(d_ff*x25 + d_ff*x29*x30 + d_model*x13*x30/x29) + n_sh*x20*(d_ff_shared*x25 + x28*(d_model + d_ff_shared)) + x24*x25 + x25*x26 + x28*(d_model + x24) + x28*(d_model + x26)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4995,95 +5272,96 @@ def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = (1/4)*x2*x5*(n_pp - 1)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
-    x14 = numpy.where(x10, x12, 1)
-    x15 = x11/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = numpy.sqrt(x16)
-    x18 = x17 - 1
-    x19 = b*p_act*x5*x7
-    x20 = d_model*x19
-    x21 = d_ff_shared*n_sh
-    x22 = numpy.sqrt(n_gpu)
-    x23 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = x22*x23
-    x25 = numpy.less_equal(x24, 1)
-    x26 = x24 - 1
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = b*d_model*x7
-    x30 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x31 = sigma_attn**(-1.0)
-    x32 = (1 - x31)*(numpy.minimum(n_active, x14) - 1)
-    x33 = d_model*vocab
-    x34 = p_emb*x33
-    x35 = n_ff_in + n_ff_out
-    x36 = s**(-1.0)
-    x37 = x0*x8
-    x38 = d_model*p
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.maximum(1, numpy.minimum(x15, x17*x39/numpy.sqrt(d_ff)))
-    x41 = p_act*x37
-    x42 = x36*x41
-    x43 = n_experts*x35*(1 - (1 - x36)**x37)*(d_ff*x38 + d_ff*x40*x42 + d_model*x16*x42/x40)
-    x44 = n_pp*x3/hbm_bw
-    x45 = w_idx*p
-    x46 = x11*x31
-    x47 = numpy.maximum(1, g*x46/n_q)
-    x48 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x49 = d_ff_shared*x38
-    x50 = x24*x39
-    x51 = numpy.minimum(x46, numpy.maximum(1, x50/numpy.sqrt(d_ff_shared)))
-    x52 = x31*x41
-    x53 = n_gpu/(n_pp**2*sigma_attn**2)
-    x54 = x2*x53
-    x55 = sigma_attn*n_layers
-    x56 = n_sh*x35
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x46, numpy.maximum(1, x24*numpy.sqrt(x27)*x57/x39))
-    x59 = numpy.minimum(x46, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x57)))
-    x60 = d_head*n_q
-    x61 = x28*x38 + x38*x60
-    x62 = d_model*n_layers*x21*x35
-    x63 = ctx + x7 - 1/2
-    x64 = n_unembed*p_emb
-    x65 = n_attn + x62
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = (1/4)*x3*x6*(n_pp - 1)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
+    x15 = numpy.where(x11, x13, 1)
+    x16 = x12/numpy.maximum(1, x15)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(x17)
+    x19 = x18 - 1
+    x20 = b*p_act*x6*x8
+    x21 = d_model*x20
+    x22 = d_ff_shared*n_sh
+    x23 = numpy.sqrt(n_gpu)
+    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.less_equal(x25, 1)
+    x27 = x25 - 1
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = b*d_model*x8
+    x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x32 = sigma_attn**(-1.0)
+    x33 = (1 - x32)*(numpy.minimum(n_active, x15) - 1)
+    x34 = d_model*vocab
+    x35 = p_emb*x34
+    x36 = n_ff_in + n_ff_out
+    x37 = s**(-1.0)
+    x38 = x1*x9
+    x39 = d_model*p
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.maximum(1, numpy.minimum(x16, x18*x40/numpy.sqrt(d_ff)))
+    x42 = p_act*x38
+    x43 = x37*x42
+    x44 = n_experts*x36*(1 - (1 - x37)**x38)*(d_ff*x39 + d_ff*x41*x43 + d_model*x17*x43/x41)
+    x45 = n_pp*x4/hbm_bw
+    x46 = w_idx*p*x12
+    x47 = x12*x32
+    x48 = numpy.maximum(1, g*x47/n_q)
+    x49 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x50 = d_ff_shared*x39
+    x51 = x25*x40
+    x52 = numpy.minimum(x47, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
+    x53 = x32*x42
+    x54 = n_gpu/(n_pp**2*sigma_attn**2)
+    x55 = x3*x54
+    x56 = sigma_attn*n_layers
+    x57 = n_sh*x36
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x58/x40))
+    x60 = numpy.minimum(x47, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x58)))
+    x61 = d_head*n_q
+    x62 = x29*x39 + x39*x61
+    x63 = d_model*n_layers*x22*x36
+    x64 = ctx + x8 - 1/2
+    x65 = n_unembed*p_emb
     x66 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x13, 0, n_ff_out*x18*x20) + numpy.where(x13, 0, n_ff_in*x18*x19*(d_ff*n_active + x21))) + x6, n_layers*(numpy.where(x25, 0, x20*x26) + numpy.where(x25, 0, x19*x26*x28)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x25, 0, p_act*x23*x26*x29*x4/x22) + numpy.where(x30, 0, x20*x32) + numpy.where(x30, 0, p_disp*x29*x32*x5), 0), x44*(n_layers*x43 + x34) + x44*(sigma_attn*x45 + x47*x48 + x55*x56*(d_ff_shared*x51*x52 + x49 + x54/x51) + x55*(d_model*x52*x58 + x1*x28*x53/x58 + x52*x59*x60 + x54/x59 + x61)), x3*(2*n_attn*x0 + 2*b*q_lm*x33 + n_layers*x0*(f_idx*x63 + 4*x60*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x36 + 2*x62))/flops, p*(n_ff + sigma_attn*x65) + x47*x66 + x64, x6, x44*(n_layers*(x41*(d_model + x28) + x41*(d_model + x60) + x43 + x56*(x41*(d_model + d_ff_shared) + x49) + x61) + x34 + x45 + x48), p*(n_ff + x65) + x64 + x66
+    x67 = n_attn + x63
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x49 + x56*x57*(d_ff_shared*x52*x53 + x50 + x55/x52) + x56*(d_model*x53*x59 + x2*x29*x54/x59 + x53*x60*x61 + x55/x60 + x62)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x63) + x1*(f_idx*n_layers*x47*x64 + w_idx*(2*x47 - 2) + x0*x61*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x67) + x48*x66 + x65, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x61) + x44 + x57*(x42*(d_model + d_ff_shared) + x50) + x62) + x35 + x46 + x49), p*(n_ff + w_idx*(x12 - 1) + x67) + x65 + x66
 
 
 def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5119,28 +5397,33 @@ def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5162,12 +5445,14 @@ def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_l
 def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5223,75 +5508,79 @@ def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = sigma_attn**(-1.0)
-    x6 = n_pp**(-1.0)
-    x7 = n_gpu*x6
-    x8 = x5*x7
-    x9 = (1/2)*q_len
-    x10 = b*x9
-    x11 = x10*x4
-    x12 = numpy.where(numpy.less_equal(x8, 1), 0, x11*(x8 - 1))
-    x13 = b*x6
-    x14 = numpy.less_equal(s, x13*x9)
-    x15 = numpy.minimum(n_experts, x7)
-    x16 = numpy.where(x14, x15, 1)
-    x17 = x7/numpy.maximum(1, x16)
-    x18 = numpy.maximum(1, x17)
-    x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = (1 - x5)*(numpy.minimum(n_active, x16) - 1)
-    x21 = n_layers*x12 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x15, 1)), 1, x7*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x11*(x18 - 1)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x12 + numpy.where(x19, 0, x11*x20) + numpy.where(x19, 0, d_model*p_disp*x1*x10*x2*x20), 0) + (1/4)*x0*x4*(n_pp - 1)
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_layers*x24
-    x26 = d_model*d_ff_shared*n_sh*x25
-    x27 = ctx + x9 - 1/2
-    x28 = x0*x6
-    x29 = d_model*p
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x30/numpy.sqrt(d_ff)))
-    x32 = p_act*x28
-    x33 = x23*x32
-    x34 = n_pp*x1/hbm_bw
-    x35 = numpy.maximum(1, x8)
-    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x37 = x30*x36
-    x38 = numpy.minimum(x8, numpy.maximum(1, x37/numpy.sqrt(d_ff_shared)))
-    x39 = x32*x5
-    x40 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x41 = x3*x40
-    x42 = sigma_attn*n_layers
-    x43 = d_head*n_q
-    x44 = c_kv + c_q
-    x45 = n_q + 2*n_q/g
-    x46 = d_head*x45
-    x47 = numpy.sqrt(x44)
-    x48 = numpy.minimum(x8, numpy.maximum(1, x36*x47/x30))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x8, numpy.maximum(1, x37/(numpy.sqrt(n_q)*x49)))
-    x51 = p_act*x40
-    x52 = numpy.minimum(x8, numpy.maximum(1, x36*numpy.sqrt(x45)*x49/x47))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x35*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x26)))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x1*(2*n_attn*x0 + 2*b*q_lm*x22 + n_layers*x0*(f_idx*x27 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x23 + 2*x26))/flops), x34*(n_experts*x25*(1 - (1 - x23)**x28)*(d_ff*x29 + d_ff*x31*x33 + d_model*x18*x33/x31) + p_emb*x22) + x34*(w_idx*sigma_attn*p + n_sh*x24*x42*(d_ff_shared*x29 + d_ff_shared*x38*x39 + x41/x38) + x13*x35*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x42*(d_model*x39*x48 + p*x44*x46 + x29*x43 + x29*x44 + x39*x43*x50 + x39*x44*x52 + x41/x50 + x44*x51/x48 + x46*x51/x52))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = (1/2)*q_len
+    x12 = b*x11
+    x13 = x12*x5
+    x14 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x13)
+    x15 = b*x7
+    x16 = numpy.less_equal(s, x11*x15)
+    x17 = numpy.minimum(n_experts, x8)
+    x18 = numpy.where(x16, x17, 1)
+    x19 = x8/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = (1 - x6)*(numpy.minimum(n_active, x18) - 1)
+    x23 = n_layers*x14 + n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x17, 1)), 1, x8*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x20 - 1)) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x17, 1), False), x14 + numpy.where(x21, 0, x13*x22) + numpy.where(x21, 0, d_model*p_disp*x12*x2*x22*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x24 = d_model*vocab
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = n_layers*x26
+    x28 = d_model*d_ff_shared*n_sh*x27
+    x29 = ctx + x11 - 1/2
+    x30 = x1*x7
+    x31 = d_model*p
+    x32 = numpy.sqrt(d_model)
+    x33 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x32/numpy.sqrt(d_ff)))
+    x34 = p_act*x30
+    x35 = x25*x34
+    x36 = n_pp*x2/hbm_bw
+    x37 = numpy.maximum(1, x9)
+    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x39 = x32*x38
+    x40 = numpy.minimum(x9, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
+    x41 = x34*x6
+    x42 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x43 = x4*x42
+    x44 = sigma_attn*n_layers
+    x45 = d_head*n_q
+    x46 = c_kv + c_q
+    x47 = n_q + 2*n_q/g
+    x48 = d_head*x47
+    x49 = numpy.sqrt(x46)
+    x50 = numpy.minimum(x9, numpy.maximum(1, x38*x49/x32))
+    x51 = numpy.sqrt(d_head)
+    x52 = numpy.minimum(x9, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x51)))
+    x53 = p_act*x42
+    x54 = numpy.minimum(x9, numpy.maximum(1, x38*numpy.sqrt(x47)*x51/x49))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x37*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)))), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x25 + 2*x28) + x1*(f_idx*n_layers*x29*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x36*(n_experts*x27*(1 - (1 - x25)**x30)*(d_ff*x31 + d_ff*x33*x35 + d_model*x20*x35/x33) + p_emb*x24) + x36*(w_idx*p*x8 + n_sh*x26*x44*(d_ff_shared*x31 + d_ff_shared*x40*x41 + x43/x40) + x15*x37*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x44*(d_model*x41*x50 + p*x46*x48 + x31*x45 + x31*x46 + x41*x45*x52 + x41*x46*x54 + x43/x52 + x46*x53/x50 + x48*x53/x54))), numpy.inf)
 
 
 def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5330,33 +5619,35 @@ def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 
 def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*x1/bw_ar_inter
-    x3 = (1/2)*q_len
-    x4 = n_pp**(-1.0)
-    x5 = b*x4
-    x6 = numpy.less_equal(s, x3*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
-    x10 = numpy.maximum(1, x9)
-    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, b*x2*x3*(x10 - 1)) + (1/4)*x0*x2*(n_pp - 1)
-    x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = ctx + x3 - 1/2
-    x18 = d_head*n_q
-    x19 = d_model*p
-    x20 = c_kv + c_q
-    x21 = x0*x4
-    x22 = p_act*x21
-    x23 = d_head*(n_q + 2*n_q/g)
-    x24 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x25 = x13*x22
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x0 + 2*b*q_lm*x12 + n_layers*x0*(f_idx*x17 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x13 + 2*x16))/flops), n_pp*x1*(w_idx*p + n_layers*(n_experts*x14*(1 - (1 - x13)**x21)*(d_ff*x19 + d_ff*x24*x25 + d_model*x10*x25/x24) + p*x20*x23 + x15*(d_ff_shared*x19 + x22*(d_model + d_ff_shared)) + x18*x19 + x19*x20 + x22*(d_model + x18) + x22*(d_model + x20) + x22*(x20 + x23)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x11 = numpy.maximum(1, x10)
+    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*(x11 - 1)) + (1/4)*x1*x3*(n_pp - 1)
+    x13 = d_model*vocab
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = n_sh*x15
+    x17 = d_model*d_ff_shared*n_layers*x16
+    x18 = x8/sigma_attn
+    x19 = ctx + x4 - 1/2
+    x20 = d_head*n_q
+    x21 = d_model*p
+    x22 = c_kv + c_q
+    x23 = x1*x5
+    x24 = p_act*x23
+    x25 = d_head*(n_q + 2*n_q/g)
+    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x27 = x14*x24
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x26*x27 + d_model*x11*x27/x26) + p*x22*x25 + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x25)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5373,186 +5664,190 @@ def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len
 
 def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = (1/4)*x0*x4*(n_pp - 1)
-    x6 = (1/2)*q_len
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x6*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, x11, 1)
-    x13 = x10/numpy.maximum(1, x12)
-    x14 = numpy.maximum(1, x13)
-    x15 = b*x6
-    x16 = x15*x4
-    x17 = sigma_attn**(-1.0)
-    x18 = x10*x17
-    x19 = numpy.where(numpy.less_equal(x18, 1), 0, x16*(x18 - 1))
-    x20 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = (1 - x17)*(numpy.minimum(n_active, x12) - 1)
-    x22 = d_model*vocab
-    x23 = p_emb*x22
-    x24 = n_ff_in + n_ff_out
-    x25 = s**(-1.0)
-    x26 = x0*x7
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(x14)*x28/numpy.sqrt(d_ff)))
-    x30 = p_act*x26
-    x31 = x25*x30
-    x32 = n_experts*x24*(1 - (1 - x25)**x26)*(d_ff*x27 + d_ff*x29*x31 + d_model*x14*x31/x29)
-    x33 = n_pp*x1/hbm_bw
-    x34 = w_idx*p
-    x35 = numpy.maximum(1, x18)
-    x36 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x37 = d_ff_shared*x27
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = x28*x38
-    x40 = numpy.minimum(x18, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x17*x30
-    x42 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x43 = x3*x42
-    x44 = sigma_attn*n_layers
-    x45 = n_sh*x24
-    x46 = c_kv + c_q
-    x47 = numpy.sqrt(x46)
-    x48 = numpy.minimum(x18, numpy.maximum(1, x38*x47/x28))
-    x49 = numpy.sqrt(d_head)
-    x50 = n_q + 2*n_q/g
-    x51 = numpy.minimum(x18, numpy.maximum(1, x38*x49*numpy.sqrt(x50)/x47))
-    x52 = numpy.minimum(x18, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x49)))
-    x53 = p_act*x42
-    x54 = d_head*n_q
-    x55 = d_head*x50
-    x56 = p*x46*x55 + x27*x46 + x27*x54
-    x57 = d_model*d_ff_shared*n_layers*x45
-    x58 = ctx + x6 - 1/2
-    x59 = n_unembed*p_emb
-    x60 = n_attn + x57
-    x61 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x16*(x14 - 1)) + x5, n_layers*x19 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x19 + numpy.where(x20, 0, x16*x21) + numpy.where(x20, 0, d_model*p_disp*x1*x15*x2*x21), 0), x33*(n_layers*x32 + x23) + x33*(sigma_attn*x34 + x35*x36 + x44*x45*(d_ff_shared*x40*x41 + x37 + x43/x40) + x44*(d_model*x41*x48 + x41*x46*x51 + x41*x52*x54 + x43/x52 + x46*x53/x48 + x56 + x53*x55/x51)), x1*(2*n_attn*x0 + 2*b*q_lm*x22 + n_layers*x0*(f_idx*x58 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x25 + 2*x57))/flops, p*(n_ff + sigma_attn*x60) + x35*x61 + x59, x5, x33*(n_layers*(x30*(d_model + x46) + x30*(d_model + x54) + x30*(x46 + x55) + x32 + x45*(x30*(d_model + d_ff_shared) + x37) + x56) + x23 + x34 + x36), p*(n_ff + x60) + x59 + x61
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = (1/4)*x1*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = x11/numpy.maximum(1, x13)
+    x15 = numpy.maximum(1, x14)
+    x16 = b*x7
+    x17 = x16*x5
+    x18 = sigma_attn**(-1.0)
+    x19 = x11*x18
+    x20 = x19 - 1
+    x21 = numpy.where(numpy.less_equal(x19, 1), 0, x17*x20)
+    x22 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x23 = (1 - x18)*(numpy.minimum(n_active, x13) - 1)
+    x24 = d_model*vocab
+    x25 = p_emb*x24
+    x26 = n_ff_in + n_ff_out
+    x27 = s**(-1.0)
+    x28 = x1*x8
+    x29 = d_model*p
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x30/numpy.sqrt(d_ff)))
+    x32 = p_act*x28
+    x33 = x27*x32
+    x34 = n_experts*x26*(1 - (1 - x27)**x28)*(d_ff*x29 + d_ff*x31*x33 + d_model*x15*x33/x31)
+    x35 = n_pp*x2/hbm_bw
+    x36 = w_idx*p*x11
+    x37 = numpy.maximum(1, x19)
+    x38 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x39 = d_ff_shared*x29
+    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x41 = x30*x40
+    x42 = numpy.minimum(x19, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
+    x43 = x18*x32
+    x44 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x45 = x4*x44
+    x46 = sigma_attn*n_layers
+    x47 = n_sh*x26
+    x48 = c_kv + c_q
+    x49 = numpy.sqrt(x48)
+    x50 = numpy.minimum(x19, numpy.maximum(1, x40*x49/x30))
+    x51 = numpy.sqrt(d_head)
+    x52 = n_q + 2*n_q/g
+    x53 = numpy.minimum(x19, numpy.maximum(1, x40*x51*numpy.sqrt(x52)/x49))
+    x54 = numpy.minimum(x19, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x51)))
+    x55 = p_act*x44
+    x56 = d_head*n_q
+    x57 = d_head*x52
+    x58 = p*x48*x57 + x29*x48 + x29*x56
+    x59 = d_model*d_ff_shared*n_layers*x47
+    x60 = ctx + x7 - 1/2
+    x61 = n_unembed*p_emb
+    x62 = ctx*b*(kv_idx + kv_bytes)
+    x63 = n_attn + x59
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x38 + x46*x47*(d_ff_shared*x42*x43 + x39 + x45/x42) + x46*(d_model*x43*x50 + x43*x48*x53 + x43*x54*x56 + x45/x54 + x48*x55/x50 + x58 + x55*x57/x53)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x59) + x1*(f_idx*n_layers*x19*x60 + w_idx*(2*x19 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x60, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x63) + x37*x62 + x61, x6, x35*(n_layers*(x32*(d_model + x48) + x32*(d_model + x56) + x32*(x48 + x57) + x34 + x47*(x32*(d_model + d_ff_shared) + x39) + x58) + x25 + x36 + x38), p*(n_ff + w_idx*(x11 - 1) + x63) + x61 + x62
 
 
 def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = d_model*p_act
-    x6 = x3*x4*x5
-    x7 = (1/4)*x2*x6*(n_pp - 1)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
-    x15 = numpy.maximum(1, x12)
-    x16 = numpy.where(x11, x13, 1)
-    x17 = x12/numpy.maximum(1, x16)
-    x18 = numpy.maximum(1, x17)
-    x19 = b*x8
-    x20 = x19*x6
-    x21 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x20*(x18 - 1)) + x7
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = ctx + x8 - 1/2
-    x28 = x3*(2*n_attn*x2 + 2*b*q_lm*x22 + n_layers*x2*(f_idx*x27 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x29 = w_idx*p
-    x30 = p_emb*x22
-    x31 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x32 = d_model*p
-    x33 = d_ff_shared*x32
-    x34 = x2*x9
-    x35 = p_act*x34
-    x36 = n_sh*x24
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.sqrt(x18)
-    x39 = numpy.maximum(1, numpy.minimum(x17, x37*x38/numpy.sqrt(d_ff)))
-    x40 = x23*x35
-    x41 = n_experts*x24*(1 - (1 - x23)**x34)*(d_ff*x32 + d_ff*x39*x40 + d_model*x18*x40/x39)
-    x42 = d_head*n_q
-    x43 = c_kv + c_q
-    x44 = n_q + 2*n_q/g
-    x45 = d_head*x44
-    x46 = p*x43*x45 + x32*x42 + x32*x43
-    x47 = n_pp*x3/hbm_bw
-    x48 = x47*(n_layers*(x35*(d_model + x42) + x35*(d_model + x43) + x35*(x43 + x45) + x36*(x33 + x35*(d_model + d_ff_shared)) + x41 + x46) + x29 + x30 + x31)
-    x49 = numpy.greater_equal(n_gpu, n_pp)
-    x50 = numpy.less_equal(n_pp, b)
-    x51 = hbm_cap*n_gpu
-    x52 = n_unembed*p_emb
-    x53 = ctx*b*(kv_idx + kv_bytes)
-    x54 = n_attn + x26
-    x55 = numpy.logical_and(numpy.logical_and(x49, x50), numpy.greater_equal(x51, p*(n_ff + x54) + x52 + x53))
-    x56 = sigma_attn**(-1.0)
-    x57 = x12*x56
-    x58 = numpy.where(numpy.less_equal(x57, 1), 0, x20*(x57 - 1))
-    x59 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x60 = (1 - x56)*(numpy.minimum(n_active, x16) - 1)
-    x61 = x19*x4
-    x62 = x3*x61
-    x63 = numpy.where(x59, 0, x20*x60) + numpy.where(x59, 0, d_model*p_disp*x60*x62)
-    x64 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x65 = n_layers*x58 + n_layers*numpy.where(x64, x58 + x63, 0) + x21
-    x66 = numpy.maximum(1, x57)
-    x67 = numpy.sqrt(n_gpu)
-    x68 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x69 = x67*x68
-    x70 = x37*x69
-    x71 = numpy.minimum(x57, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
-    x72 = x35*x56
-    x73 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x74 = x5*x73
-    x75 = sigma_attn*n_layers
-    x76 = numpy.sqrt(x43)
-    x77 = numpy.minimum(x57, numpy.maximum(1, x69*x76/x37))
-    x78 = numpy.sqrt(d_head)
-    x79 = numpy.minimum(x57, numpy.maximum(1, numpy.sqrt(x44)*x69*x78/x76))
-    x80 = numpy.minimum(x57, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x78)))
-    x81 = p_act*x73
-    x82 = x47*(n_layers*x41 + x30) + x47*(sigma_attn*x29 + x31*x66 + x36*x75*(d_ff_shared*x71*x72 + x33 + x74/x71) + x75*(d_model*x72*x77 + x42*x72*x80 + x43*x72*x79 + x43*x81/x77 + x45*x81/x79 + x46 + x74/x80))
-    x83 = numpy.logical_and(numpy.logical_and(x49, x50), numpy.greater_equal(x51, p*(n_ff + sigma_attn*x54) + x52 + x53*x66))
-    x84 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x85 = x38 - 1
-    x86 = p_act*x62
-    x87 = n_layers*(numpy.where(x84, 0, n_ff_out*x20*x85) + numpy.where(x84, 0, n_ff_in*x85*x86*(d_ff*n_active + x25))) + x7
-    x88 = numpy.less_equal(x69, 1)
-    x89 = x69 - 1
-    x90 = n_layers*(numpy.where(x88, 0, x20*x89) + numpy.where(x88, 0, x45*x86*x89)) + n_layers*numpy.where(x64, x63 + numpy.where(x88, 0, x5*x61*x68*x89/x67), 0) + x87
-    return numpy.where(x55, x0 + x1*x21 + numpy.maximum(numpy.maximum(x28, x48), omega_net*x21), numpy.inf), numpy.where(x83, x0 + x1*x65 + numpy.maximum(numpy.maximum(x28, x82), omega_net*x65), numpy.inf), numpy.where(x55, x0 + x1*x87 + numpy.maximum(numpy.maximum(x28, x48), omega_net*x87), numpy.inf), numpy.where(x83, x0 + x1*x90 + numpy.maximum(numpy.maximum(x28, x82), omega_net*x90), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = d_model*p_act
+    x7 = x4*x5*x6
+    x8 = (1/4)*x3*x7*(n_pp - 1)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
+    x16 = numpy.maximum(1, x13)
+    x17 = numpy.where(x12, x14, 1)
+    x18 = x13/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = b*x9
+    x21 = x20*x7
+    x22 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x21*(x19 - 1)) + x8
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*n_layers*x25*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x13*x28
+    x30 = ctx + x9 - 1/2
+    x31 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x32 = p_emb*x23
+    x33 = w_idx*p*x13
+    x34 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x35 = d_model*p
+    x36 = d_ff_shared*x35
+    x37 = x10*x3
+    x38 = p_act*x37
+    x39 = n_sh*x25
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(x19)
+    x42 = numpy.maximum(1, numpy.minimum(x18, x40*x41/numpy.sqrt(d_ff)))
+    x43 = x24*x38
+    x44 = n_experts*x25*(1 - (1 - x24)**x37)*(d_ff*x35 + d_ff*x42*x43 + d_model*x19*x43/x42)
+    x45 = d_head*n_q
+    x46 = c_kv + c_q
+    x47 = n_q + 2*n_q/g
+    x48 = d_head*x47
+    x49 = p*x46*x48 + x35*x45 + x35*x46
+    x50 = n_pp*x4/hbm_bw
+    x51 = x50*(n_layers*(x38*(d_model + x45) + x38*(d_model + x46) + x38*(x46 + x48) + x39*(x36 + x38*(d_model + d_ff_shared)) + x44 + x49) + x32 + x33 + x34)
+    x52 = numpy.greater_equal(n_gpu, n_pp)
+    x53 = numpy.less_equal(n_pp, b)
+    x54 = hbm_cap*n_gpu
+    x55 = n_unembed*p_emb
+    x56 = ctx*b*(kv_idx + kv_bytes)
+    x57 = n_attn + x27
+    x58 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*(x13 - 1) + x57) + x55 + x56))
+    x59 = x29 - 1
+    x60 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x59)
+    x61 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x62 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
+    x63 = x20*x5
+    x64 = x4*x63
+    x65 = numpy.where(x61, 0, x21*x62) + numpy.where(x61, 0, d_model*p_disp*x62*x64)
+    x66 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x67 = n_layers*x60 + n_layers*numpy.where(x66, x60 + x65, 0) + x22
+    x68 = numpy.maximum(1, x29)
+    x69 = numpy.sqrt(n_gpu)
+    x70 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x71 = x69*x70
+    x72 = x40*x71
+    x73 = numpy.minimum(x29, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x28*x38
+    x75 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x76 = x6*x75
+    x77 = sigma_attn*n_layers
+    x78 = numpy.sqrt(x46)
+    x79 = numpy.minimum(x29, numpy.maximum(1, x71*x78/x40))
+    x80 = numpy.sqrt(d_head)
+    x81 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x47)*x71*x80/x78))
+    x82 = numpy.minimum(x29, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
+    x83 = p_act*x75
+    x84 = x50*(n_layers*x44 + x32) + x50*(x33 + x34*x68 + x39*x77*(d_ff_shared*x73*x74 + x36 + x76/x73) + x77*(d_model*x74*x79 + x45*x74*x82 + x46*x74*x81 + x46*x83/x79 + x48*x83/x81 + x49 + x76/x82))
+    x85 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*sigma_attn*x59 + sigma_attn*x57) + x55 + x56*x68))
+    x86 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x87 = x41 - 1
+    x88 = p_act*x64
+    x89 = n_layers*(numpy.where(x86, 0, n_ff_out*x21*x87) + numpy.where(x86, 0, n_ff_in*x87*x88*(d_ff*n_active + x26))) + x8
+    x90 = numpy.less_equal(x71, 1)
+    x91 = x71 - 1
+    x92 = n_layers*(numpy.where(x90, 0, x21*x91) + numpy.where(x90, 0, x48*x88*x91)) + n_layers*numpy.where(x66, x65 + numpy.where(x90, 0, x6*x63*x70*x91/x69), 0) + x89
+    return numpy.where(x58, x1 + x2*x22 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x22), numpy.inf), numpy.where(x85, x1 + x2*x67 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x67), numpy.inf), numpy.where(x58, x1 + x2*x89 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x89), numpy.inf), numpy.where(x85, x1 + x2*x92 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x92), numpy.inf)
 
 
 def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5595,28 +5890,33 @@ def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5638,12 +5938,14 @@ def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_l
 def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5704,83 +6006,86 @@ def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = d_model*p_act
-    x4 = x1*x2*x3
-    x5 = numpy.sqrt(n_gpu)
-    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.less_equal(x7, 1)
-    x9 = (1/2)*q_len
-    x10 = b*x9
-    x11 = x10*(x7 - 1)
-    x12 = n_q + 2*n_q/g
-    x13 = d_head*x12
-    x14 = x1*x2
-    x15 = p_act*x14
-    x16 = n_pp**(-1.0)
-    x17 = b*x16
-    x18 = numpy.less_equal(s, x17*x9)
-    x19 = n_gpu*x16
-    x20 = numpy.minimum(n_experts, x19)
-    x21 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
-    x22 = numpy.where(x18, x20, 1)
-    x23 = x19/numpy.maximum(1, x22)
-    x24 = numpy.maximum(1, x23)
-    x25 = numpy.sqrt(x24)
-    x26 = x10*(x25 - 1)
-    x27 = d_ff_shared*n_sh
-    x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x29 = sigma_attn**(-1.0)
-    x30 = x10*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
-    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x4) + numpy.where(x21, 0, n_ff_in*x15*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x8, 0, x11*x4) + numpy.where(x8, 0, x11*x13*x15)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x4) + numpy.where(x28, 0, d_model*p_disp*x14*x30) + numpy.where(x8, 0, x11*x2*x3*x6/x5), 0) + (1/4)*x0*x4*(n_pp - 1)
-    x32 = d_model*vocab
-    x33 = s**(-1.0)
-    x34 = n_ff_in + n_ff_out
-    x35 = n_layers*x34
-    x36 = d_model*x27*x35
-    x37 = ctx + x9 - 1/2
-    x38 = x0*x16
-    x39 = d_model*p
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.maximum(1, numpy.minimum(x23, x25*x40/numpy.sqrt(d_ff)))
-    x42 = p_act*x38
-    x43 = x33*x42
-    x44 = n_pp*x1/hbm_bw
-    x45 = x19*x29
-    x46 = numpy.maximum(1, x45)
-    x47 = x40*x7
-    x48 = numpy.minimum(x45, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
-    x49 = x29*x42
-    x50 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x51 = x3*x50
-    x52 = sigma_attn*n_layers
-    x53 = d_head*n_q
-    x54 = c_kv + c_q
-    x55 = numpy.sqrt(x54)
-    x56 = numpy.minimum(x45, numpy.maximum(1, x55*x7/x40))
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x45, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x57)))
-    x59 = p_act*x50
-    x60 = numpy.minimum(x45, numpy.maximum(1, numpy.sqrt(x12)*x57*x7/x55))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x46*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x36)))), 4*n_layers*t_kernel + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x1*(2*n_attn*x0 + 2*b*q_lm*x32 + n_layers*x0*(f_idx*x37 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x33 + 2*x36))/flops), x44*(n_experts*x35*(1 - (1 - x33)**x38)*(d_ff*x39 + d_ff*x41*x43 + d_model*x24*x43/x41) + p_emb*x32) + x44*(w_idx*sigma_attn*p + n_sh*x34*x52*(d_ff_shared*x39 + d_ff_shared*x48*x49 + x51/x48) + x17*x46*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x52*(d_model*x49*x56 + p*x13*x54 + x13*x59/x60 + x39*x53 + x39*x54 + x49*x53*x58 + x49*x54*x60 + x51/x58 + x54*x59/x56))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x2*x3*x4
+    x6 = numpy.sqrt(n_gpu)
+    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.less_equal(x8, 1)
+    x10 = (1/2)*q_len
+    x11 = b*x10
+    x12 = x11*(x8 - 1)
+    x13 = n_q + 2*n_q/g
+    x14 = d_head*x13
+    x15 = x2*x3
+    x16 = p_act*x15
+    x17 = n_pp**(-1.0)
+    x18 = b*x17
+    x19 = numpy.less_equal(s, x10*x18)
+    x20 = n_gpu*x17
+    x21 = numpy.minimum(n_experts, x20)
+    x22 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x21, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x21, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x21, 1), 1, x21**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
+    x23 = numpy.where(x19, x21, 1)
+    x24 = x20/numpy.maximum(1, x23)
+    x25 = numpy.maximum(1, x24)
+    x26 = numpy.sqrt(x25)
+    x27 = x11*(x26 - 1)
+    x28 = d_ff_shared*n_sh
+    x29 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x30 = sigma_attn**(-1.0)
+    x31 = x11*(1 - x30)*(numpy.minimum(n_active, x23) - 1)
+    x32 = n_layers*(numpy.where(x22, 0, n_ff_out*x27*x5) + numpy.where(x22, 0, n_ff_in*x16*x27*(d_ff*n_active + x28))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x19, numpy.greater(x21, 1), False), numpy.where(x29, 0, x31*x5) + numpy.where(x29, 0, d_model*p_disp*x15*x31) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x33 = d_model*vocab
+    x34 = s**(-1.0)
+    x35 = n_ff_in + n_ff_out
+    x36 = n_layers*x35
+    x37 = d_model*x28*x36
+    x38 = x20*x30
+    x39 = ctx + x10 - 1/2
+    x40 = x1*x17
+    x41 = d_model*p
+    x42 = numpy.sqrt(d_model)
+    x43 = numpy.maximum(1, numpy.minimum(x24, x26*x42/numpy.sqrt(d_ff)))
+    x44 = p_act*x40
+    x45 = x34*x44
+    x46 = n_pp*x2/hbm_bw
+    x47 = numpy.maximum(1, x38)
+    x48 = x42*x8
+    x49 = numpy.minimum(x38, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x30*x44
+    x51 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x52 = x4*x51
+    x53 = sigma_attn*n_layers
+    x54 = d_head*n_q
+    x55 = c_kv + c_q
+    x56 = numpy.sqrt(x55)
+    x57 = numpy.minimum(x38, numpy.maximum(1, x56*x8/x42))
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x38, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x58)))
+    x60 = p_act*x51
+    x61 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x13)*x58*x8/x56))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x47*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x38 - 1) + sigma_attn*(n_attn + x37)))), t_kernel*x0 + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(2*n_attn*x1 + 2*b*q_lm*x33 + x1*(2*n_ff*x34 + 2*x37) + x1*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x46*(n_experts*x36*(1 - (1 - x34)**x40)*(d_ff*x41 + d_ff*x43*x45 + d_model*x25*x45/x43) + p_emb*x33) + x46*(w_idx*p*x20 + n_sh*x35*x53*(d_ff_shared*x41 + d_ff_shared*x49*x50 + x52/x49) + x18*x47*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x53*(d_model*x50*x57 + p*x14*x55 + x14*x60/x61 + x41*x54 + x41*x55 + x50*x54*x59 + x50*x55*x61 + x52/x59 + x55*x60/x57))), numpy.inf)
 
 
 def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5827,37 +6132,39 @@ def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 
 def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = p_act*x1/bw_ar_inter
-    x3 = d_model*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = b*x4*(x13 - 1)
-    x15 = d_ff_shared*n_sh
-    x16 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x15))) + (1/4)*x0*x3*(n_pp - 1)
-    x17 = d_model*vocab
-    x18 = s**(-1.0)
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*n_layers*x15*x19
-    x21 = ctx + x4 - 1/2
-    x22 = d_head*n_q
-    x23 = d_model*p
-    x24 = c_kv + c_q
-    x25 = x0*x5
-    x26 = p_act*x25
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x29 = x18*x26
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x20))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*(2*n_attn*x0 + 2*b*q_lm*x17 + n_layers*x0*(f_idx*x21 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x18 + 2*x20))/flops), n_pp*x1*(w_idx*p + n_layers*(n_experts*x19*(1 - (1 - x18)**x25)*(d_ff*x23 + d_ff*x28*x29 + d_model*x12*x29/x28) + n_sh*x19*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + p*x24*x27 + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24) + x26*(x24 + x27)) + p_emb*x17 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2/bw_ar_inter
+    x4 = d_model*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(x13)
+    x15 = b*x5*(x14 - 1)
+    x16 = d_ff_shared*n_sh
+    x17 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x16))) + (1/4)*x1*x4*(n_pp - 1)
+    x18 = d_model*vocab
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*n_layers*x16*x20
+    x22 = x9/sigma_attn
+    x23 = ctx + x5 - 1/2
+    x24 = d_head*n_q
+    x25 = d_model*p
+    x26 = c_kv + c_q
+    x27 = x1*x6
+    x28 = p_act*x27
+    x29 = d_head*(n_q + 2*n_q/g)
+    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x31 = x19*x28
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x27)*(d_ff*x25 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x20*(d_ff_shared*x25 + x28*(d_model + d_ff_shared)) + p*x26*x29 + x24*x25 + x25*x26 + x28*(d_model + x24) + x28*(d_model + x26) + x28*(x26 + x29)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5874,100 +6181,101 @@ def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len
 
 def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = (1/4)*x2*x5*(n_pp - 1)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
-    x14 = numpy.where(x10, x12, 1)
-    x15 = x11/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = numpy.sqrt(x16)
-    x18 = x17 - 1
-    x19 = b*p_act*x5*x7
-    x20 = d_model*x19
-    x21 = d_ff_shared*n_sh
-    x22 = numpy.sqrt(n_gpu)
-    x23 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = x22*x23
-    x25 = numpy.less_equal(x24, 1)
-    x26 = x24 - 1
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = b*d_model*x7
-    x30 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x31 = sigma_attn**(-1.0)
-    x32 = (1 - x31)*(numpy.minimum(n_active, x14) - 1)
-    x33 = d_model*vocab
-    x34 = p_emb*x33
-    x35 = n_ff_in + n_ff_out
-    x36 = s**(-1.0)
-    x37 = x0*x8
-    x38 = d_model*p
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.maximum(1, numpy.minimum(x15, x17*x39/numpy.sqrt(d_ff)))
-    x41 = p_act*x37
-    x42 = x36*x41
-    x43 = n_experts*x35*(1 - (1 - x36)**x37)*(d_ff*x38 + d_ff*x40*x42 + d_model*x16*x42/x40)
-    x44 = n_pp*x3/hbm_bw
-    x45 = w_idx*p
-    x46 = x11*x31
-    x47 = numpy.maximum(1, x46)
-    x48 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x49 = d_ff_shared*x38
-    x50 = x24*x39
-    x51 = numpy.minimum(x46, numpy.maximum(1, x50/numpy.sqrt(d_ff_shared)))
-    x52 = x31*x41
-    x53 = n_gpu/(n_pp**2*sigma_attn**2)
-    x54 = x2*x53
-    x55 = sigma_attn*n_layers
-    x56 = n_sh*x35
-    x57 = c_kv + c_q
-    x58 = numpy.sqrt(x57)
-    x59 = numpy.minimum(x46, numpy.maximum(1, x24*x58/x39))
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x46, numpy.maximum(1, x24*numpy.sqrt(x27)*x60/x58))
-    x62 = numpy.minimum(x46, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x60)))
-    x63 = x1*x53
-    x64 = d_head*n_q
-    x65 = p*x28*x57 + x38*x57 + x38*x64
-    x66 = d_model*n_layers*x21*x35
-    x67 = ctx + x7 - 1/2
-    x68 = n_unembed*p_emb
-    x69 = n_attn + x66
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = (1/4)*x3*x6*(n_pp - 1)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
+    x15 = numpy.where(x11, x13, 1)
+    x16 = x12/numpy.maximum(1, x15)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(x17)
+    x19 = x18 - 1
+    x20 = b*p_act*x6*x8
+    x21 = d_model*x20
+    x22 = d_ff_shared*n_sh
+    x23 = numpy.sqrt(n_gpu)
+    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.less_equal(x25, 1)
+    x27 = x25 - 1
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = b*d_model*x8
+    x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x32 = sigma_attn**(-1.0)
+    x33 = (1 - x32)*(numpy.minimum(n_active, x15) - 1)
+    x34 = d_model*vocab
+    x35 = p_emb*x34
+    x36 = n_ff_in + n_ff_out
+    x37 = s**(-1.0)
+    x38 = x1*x9
+    x39 = d_model*p
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.maximum(1, numpy.minimum(x16, x18*x40/numpy.sqrt(d_ff)))
+    x42 = p_act*x38
+    x43 = x37*x42
+    x44 = n_experts*x36*(1 - (1 - x37)**x38)*(d_ff*x39 + d_ff*x41*x43 + d_model*x17*x43/x41)
+    x45 = n_pp*x4/hbm_bw
+    x46 = w_idx*p*x12
+    x47 = x12*x32
+    x48 = numpy.maximum(1, x47)
+    x49 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x50 = d_ff_shared*x39
+    x51 = x25*x40
+    x52 = numpy.minimum(x47, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
+    x53 = x32*x42
+    x54 = n_gpu/(n_pp**2*sigma_attn**2)
+    x55 = x3*x54
+    x56 = sigma_attn*n_layers
+    x57 = n_sh*x36
+    x58 = c_kv + c_q
+    x59 = numpy.sqrt(x58)
+    x60 = numpy.minimum(x47, numpy.maximum(1, x25*x59/x40))
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x61/x59))
+    x63 = numpy.minimum(x47, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x61)))
+    x64 = x2*x54
+    x65 = d_head*n_q
+    x66 = p*x29*x58 + x39*x58 + x39*x65
+    x67 = d_model*n_layers*x22*x36
+    x68 = ctx + x8 - 1/2
+    x69 = n_unembed*p_emb
     x70 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x13, 0, n_ff_out*x18*x20) + numpy.where(x13, 0, n_ff_in*x18*x19*(d_ff*n_active + x21))) + x6, n_layers*(numpy.where(x25, 0, x20*x26) + numpy.where(x25, 0, x19*x26*x28)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x25, 0, p_act*x23*x26*x29*x4/x22) + numpy.where(x30, 0, x20*x32) + numpy.where(x30, 0, p_disp*x29*x32*x5), 0), x44*(n_layers*x43 + x34) + x44*(sigma_attn*x45 + x47*x48 + x55*x56*(d_ff_shared*x51*x52 + x49 + x54/x51) + x55*(d_model*x52*x59 + x28*x63/x61 + x52*x57*x61 + x52*x62*x64 + x54/x62 + x57*x63/x59 + x65)), x3*(2*n_attn*x0 + 2*b*q_lm*x33 + n_layers*x0*(f_idx*x67 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x67, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x36 + 2*x66))/flops, p*(n_ff + sigma_attn*x69) + x47*x70 + x68, x6, x44*(n_layers*(x41*(d_model + x57) + x41*(d_model + x64) + x41*(x28 + x57) + x43 + x56*(x41*(d_model + d_ff_shared) + x49) + x65) + x34 + x45 + x48), p*(n_ff + x69) + x68 + x70
+    x71 = n_attn + x67
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x49 + x56*x57*(d_ff_shared*x52*x53 + x50 + x55/x52) + x56*(d_model*x53*x60 + x29*x64/x62 + x53*x58*x62 + x53*x63*x65 + x55/x63 + x58*x64/x60 + x66)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x67) + x1*(f_idx*n_layers*x47*x68 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x71) + x48*x70 + x69, x7, x45*(n_layers*(x42*(d_model + x58) + x42*(d_model + x65) + x42*(x29 + x58) + x44 + x57*(x42*(d_model + d_ff_shared) + x50) + x66) + x35 + x46 + x49), p*(n_ff + w_idx*(x12 - 1) + x71) + x69 + x70
 
 
 TERMS = {

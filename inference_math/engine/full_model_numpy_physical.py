@@ -30,24 +30,28 @@ def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -61,12 +65,14 @@ def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
 def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -84,80 +90,89 @@ def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = n_pp**(-1.0)
-    x10 = x9/sigma_attn
-    x11 = n_gpu*x10
-    x12 = numpy.ceil(x11/node_size)
-    x13 = numpy.log(x12)/numpy.log(2)
-    x14 = x11/x12
-    x15 = numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x14 - 1)/bw_ar_intra)
-    x16 = x15*x7
-    x17 = 2*x5
-    x18 = 2*n_layers
-    x19 = x18*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x14 + x16 - 7/125000, (17/1000000)*x13 + (1/400000)*x14 + (20/19)*x16 + 23/2000000), (1/100000)*x13 + (3/2500000)*x14 + x15*x17*x4 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x20 = d_model*vocab
-    x21 = n_ff_in + n_ff_out
-    x22 = ctx + x1 - 1/2
-    x23 = d_head*n_q
-    x24 = n_pp*x2/hbm_bw
-    x25 = sigma_attn*p
-    x26 = b*numpy.maximum(1, g*x11/n_q)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = x28*x29
-    x31 = numpy.minimum(x11, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x10*x6
-    x33 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x34 = d_model*x33
-    x35 = sigma_attn*n_layers
-    x36 = n_q + 2*n_q/g
-    x37 = d_head*x36
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x11, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x38)))
-    x40 = numpy.minimum(x11, numpy.maximum(1, x29*numpy.sqrt(x36)*x38/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + x25*(n_attn + n_ff))), 4*n_layers*t_kernel + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, p_emb*x20*x24 + x24*(w_idx*x25 + x21*x35*(d_ff*x27 + d_ff*x31*x32 + x34/x31) + x26*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(d_model*x32*x40 + x23*x27 + x23*x32*x39 + x27*x37 + x33*x37/x40 + x34/x39))), x2*(n_attn*x17 + 2*b*q_lm*x20 + n_layers*x5*(f_idx*x22 + 4*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + d_model*d_ff_shared*n_sh*x18*x21))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.ceil(x13/node_size)
+    x15 = numpy.log(x14)/numpy.log(2)
+    x16 = x13/x14
+    x17 = numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x16 - 1)/bw_ar_intra)
+    x18 = x17*x8
+    x19 = 2*x6
+    x20 = 2*n_layers
+    x21 = x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x5 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x22 = d_model*vocab
+    x23 = n_ff_in + n_ff_out
+    x24 = ctx + x2 - 1/2
+    x25 = d_head*n_q
+    x26 = n_pp*x3/hbm_bw
+    x27 = b*numpy.maximum(1, g*x13/n_q)
+    x28 = d_model*p
+    x29 = numpy.sqrt(d_model)
+    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x31 = x29*x30
+    x32 = numpy.minimum(x13, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x10*x11
+    x34 = x33*x7
+    x35 = d_model*x7
+    x36 = n_gpu/(n_pp**2*sigma_attn**2)
+    x37 = x35*x36
+    x38 = sigma_attn*n_layers
+    x39 = d_head*x28
+    x40 = n_q + 2*n_q/g
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x13, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
+    x43 = numpy.minimum(x13, numpy.maximum(1, x30*numpy.sqrt(x40)*x41/x29))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x27*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x26 + x26*(w_idx*p*x12 + x11*x27*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x23*x38*(d_ff*x28 + d_ff*x32*x34 + x37/x32) + x38*(d_head*x36*x40*x7/x43 + n_q*x39 + x25*x34*x42 + x33*x35*x43 + x37/x42 + x39*x40))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -202,22 +217,26 @@ def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 
 def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*x1/bw_ar_inter
-    x3 = b*q_len
-    x4 = x2*x3
-    x5 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x4 + 7/250000, (5/19)*x4 + 9/400000), b*x0*x2 + 59/5000000)
-    x6 = d_model*vocab
-    x7 = b/n_pp
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = ctx + x0 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x13))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x6 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + n_layers*x3*(f_idx*x14 + 4*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + 2*x13))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = x3*x4
+    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
+    x7 = d_model*vocab
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = b*x8
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x9/sigma_attn
+    x18 = ctx + x1 - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x16))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x16) + x4*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + x0*x11*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -237,155 +256,160 @@ def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x10 = n_pp**(-1.0)
-    x11 = x10/sigma_attn
-    x12 = n_gpu*x11
-    x13 = numpy.ceil(x12/node_size)
-    x14 = numpy.log(x13)/numpy.log(2)
-    x15 = x12/x13
-    x16 = numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, x15 - 1)/bw_ar_intra)
-    x17 = x16*x7
-    x18 = 2*x5
-    x19 = 2*n_layers
-    x20 = d_model*vocab
-    x21 = p_emb*x20
-    x22 = n_pp*x2/hbm_bw
-    x23 = w_idx*p
-    x24 = numpy.maximum(1, g*x12/n_q)
-    x25 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x26 = n_ff_in + n_ff_out
-    x27 = d_model*p
-    x28 = d_ff*x27
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = x29*x30
-    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x11*x6
-    x34 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x35 = d_model*x34
-    x36 = sigma_attn*n_layers
-    x37 = numpy.sqrt(d_head)
-    x38 = n_q + 2*n_q/g
-    x39 = numpy.minimum(x12, numpy.maximum(1, x30*x37*numpy.sqrt(x38)/x29))
-    x40 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x37)))
-    x41 = d_head*n_q
-    x42 = d_head*x38
-    x43 = x27*x41 + x27*x42
-    x44 = d_model*d_ff_shared*n_sh*x26
-    x45 = ctx + x1 - 1/2
-    x46 = n_unembed*p_emb
-    x47 = n_attn + n_ff
-    x48 = ctx*b*(kv_idx + kv_bytes)
-    x49 = x10*x6
-    return 4*n_layers*t_kernel, x9, x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), (1/100000)*x14 + (3/2500000)*x15 + x16*x18*x4 + 7/1250000)), x21*x22 + x22*(sigma_attn*x23 + x24*x25 + x26*x36*(d_ff*x32*x33 + x28 + x35/x32) + x36*(d_model*x33*x39 + x33*x40*x41 + x34*x42/x39 + x35/x40 + x43)), x2*(n_attn*x18 + 2*b*q_lm*x20 + n_layers*x5*(f_idx*x45 + 4*x41*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + x19*x44))/flops, sigma_attn*p*x47 + x24*x48 + x46, x9, x22*(n_layers*(x26*(x28 + x49*(d_ff + d_model)) + x43 + x49*(d_model + x41) + x49*(d_model + x42)) + x21 + x23 + x25), p*(n_layers*x44 + x47) + x46 + x48
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x14/x15
+    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x8
+    x20 = 2*x6
+    x21 = 2*n_layers
+    x22 = d_model*vocab
+    x23 = p_emb*x22
+    x24 = n_pp*x3/hbm_bw
+    x25 = w_idx*p*x13
+    x26 = numpy.maximum(1, g*x14/n_q)
+    x27 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x28 = n_ff_in + n_ff_out
+    x29 = d_model*p
+    x30 = d_ff*x29
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = x31*x32
+    x34 = numpy.minimum(x14, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x12*x7
+    x36 = x11*x35
+    x37 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x38 = d_model*x37
+    x39 = sigma_attn*n_layers
+    x40 = numpy.sqrt(d_head)
+    x41 = n_q + 2*n_q/g
+    x42 = numpy.minimum(x14, numpy.maximum(1, x32*x40*numpy.sqrt(x41)/x31))
+    x43 = numpy.minimum(x14, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x40)))
+    x44 = d_head*n_q
+    x45 = d_head*x41
+    x46 = x29*x44 + x29*x45
+    x47 = d_model*d_ff_shared*n_sh*x28
+    x48 = ctx + x2 - 1/2
+    x49 = n_unembed*p_emb
+    x50 = ctx*b*(kv_idx + kv_bytes)
+    x51 = n_attn + n_ff
+    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x27 + x28*x39*(d_ff*x34*x36 + x30 + x38/x34) + x39*(d_model*x36*x42 + x36*x43*x44 + x37*x45/x42 + x38/x43 + x46)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x47) + x6*(f_idx*n_layers*x14*x48 + w_idx*(2*x14 - 2) + x0*x44*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x51) + x26*x50 + x49, x10, x24*(n_layers*(x28*(x30 + x35*(d_ff + d_model)) + x35*(d_model + x44) + x35*(d_model + x45) + x46) + x23 + x25 + x27), p*(w_idx*(x13 - 1) + n_layers*x47 + x51) + x49 + x50
 
 
 def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = (1/2)*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = p_act*x4
-    x6 = d_model*x5
-    x7 = b*q_len
-    x8 = x6*x7
-    x9 = x2*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x2*x3*x6 + 59/5000000)
-    x11 = w_idx*p
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = (1/2)*q_len
+    x5 = n_gpu**(-1.0)
+    x6 = p_act*x5
+    x7 = d_model*x6
+    x8 = b*q_len
+    x9 = x7*x8
+    x10 = x3*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), b*x3*x4*x7 + 59/5000000)
     x12 = d_model*vocab
     x13 = p_emb*x12
     x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x17 = n_ff_in + n_ff_out
-    x18 = d_model*p
-    x19 = d_ff*x18
-    x20 = p_act*q_len*x15
-    x21 = d_head*n_q
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = x18*x21 + x18*x23
-    x25 = n_pp*x4/hbm_bw
-    x26 = 2*x7
-    x27 = 2*n_layers
-    x28 = d_ff_shared*n_sh
-    x29 = d_model*x17*x28
-    x30 = ctx + x3 - 1/2
-    x31 = x4*(n_attn*x26 + 2*b*q_lm*x12 + n_layers*x7*(f_idx*x30 + 4*x21*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff/s + x27*x29))/flops
-    x32 = numpy.greater_equal(n_gpu, n_pp)
-    x33 = numpy.less_equal(n_pp, b)
-    x34 = hbm_cap*n_gpu
-    x35 = n_unembed*p_emb
-    x36 = ctx*b*(kv_idx + kv_bytes)
-    x37 = n_attn + n_ff
-    x38 = numpy.where(numpy.logical_and(numpy.logical_and(x32, x33), numpy.greater_equal(x34, p*(n_layers*x29 + x37) + x35 + x36)), x0 + x1*x10 + numpy.maximum(numpy.maximum(x31, omega_net*x10), x25*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x23) + x24) + x11 + x13 + x16)), numpy.inf)
-    x39 = sigma_attn**(-1.0)
-    x40 = n_gpu*x14*x39
-    x41 = numpy.log(2)**(-1.0)
-    x42 = numpy.ceil(x40/node_size)
-    x43 = x41*numpy.log(x42)
-    x44 = x40/x42
-    x45 = bw_ar_intra**(-1.0)
-    x46 = numpy.maximum(x2*(x42 - 1), x42*x45*numpy.maximum(0, x44 - 1))
-    x47 = x46*x8
-    x48 = x26*x6
-    x49 = x10 + x27*numpy.where(numpy.less_equal(x40, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x43 + (7/125000)*x44 + x47 - 7/125000, (1/100000)*x43 + (3/2500000)*x44 + x46*x48 + 7/1250000), (17/1000000)*x43 + (1/400000)*x44 + (20/19)*x47 + 23/2000000))
-    x50 = numpy.maximum(1, g*x40/n_q)
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x53 = x51*x52
-    x54 = numpy.minimum(x40, numpy.maximum(1, x53/numpy.sqrt(d_ff)))
-    x55 = x20*x39
-    x56 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
-    x57 = d_model*x56*x7
-    x58 = sigma_attn*n_layers
-    x59 = numpy.sqrt(d_head)
-    x60 = numpy.minimum(x40, numpy.maximum(1, numpy.sqrt(x22)*x52*x59/x51))
-    x61 = numpy.minimum(x40, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x59)))
-    x62 = x23*x7
-    x63 = x13*x25 + x25*(sigma_attn*x11 + x16*x50 + x17*x58*(d_ff*x54*x55 + x19 + x57/x54) + x58*(d_model*x55*x60 + x21*x55*x61 + x24 + x56*x62/x60 + x57/x61))
-    x64 = numpy.logical_and(numpy.logical_and(x32, x33), numpy.greater_equal(x34, sigma_attn*p*x37 + x35 + x36*x50))
-    x65 = numpy.less_equal(x52, 1)
-    x66 = numpy.sqrt(x42)
-    x67 = x52/x66
-    x68 = numpy.maximum(x2*(x66 - 1), x45*x66*numpy.maximum(0, x67 - 1))
-    x69 = x68*x8
-    x70 = x41*numpy.log(x66)
-    x71 = (7/125000)*x67 + (7/125000)*x70 - 7/125000
-    x72 = x48*x68
-    x73 = (3/2500000)*x67 + (1/100000)*x70 + 7/1250000
-    x74 = (20/19)*x69
-    x75 = (1/400000)*x67 + (17/1000000)*x70 + 23/2000000
-    x76 = x5*x68
-    x77 = n_ff_in*x76*(d_ff*n_active + x28)
-    x78 = x7*x77
-    x79 = x62*x76
-    x80 = n_layers*(numpy.where(x65, 0, numpy.minimum(numpy.minimum(x69 + x71, x72 + x73), x74 + x75)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x71 + x78, x75 + (20/19)*x78), x26*x77 + x73)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x71 + x79, x75 + (20/19)*x79), x23*x26*x76 + x73)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(n_ff_out*x69 + x71, n_ff_out*x72 + x73), n_ff_out*x74 + x75))) + x10
-    return x38, numpy.where(x64, x0 + x1*x49 + numpy.maximum(numpy.maximum(x31, x63), omega_net*x49), numpy.inf), x38, numpy.where(x64, x0 + x1*x80 + numpy.maximum(numpy.maximum(x31, x63), omega_net*x80), numpy.inf)
+    x15 = n_gpu*x14
+    x16 = w_idx*p*x15
+    x17 = b*x14
+    x18 = x17*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = d_ff*x20
+    x22 = p_act*q_len*x17
+    x23 = d_head*n_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = x20*x23 + x20*x25
+    x27 = n_pp*x5/hbm_bw
+    x28 = 2*x8
+    x29 = 2*n_layers
+    x30 = d_ff_shared*n_sh
+    x31 = d_model*x19*x30
+    x32 = sigma_attn**(-1.0)
+    x33 = x15*x32
+    x34 = ctx + x4 - 1/2
+    x35 = x5*(n_attn*x28 + 2*b*q_lm*x12 + x8*(2*n_ff/s + x29*x31) + x8*(f_idx*n_layers*x33*x34 + w_idx*(2*x33 - 2) + x0*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x36 = numpy.greater_equal(n_gpu, n_pp)
+    x37 = numpy.less_equal(n_pp, b)
+    x38 = hbm_cap*n_gpu
+    x39 = n_unembed*p_emb
+    x40 = ctx*b*(kv_idx + kv_bytes)
+    x41 = n_attn + n_ff
+    x42 = numpy.where(numpy.logical_and(numpy.logical_and(x36, x37), numpy.greater_equal(x38, p*(w_idx*(x15 - 1) + n_layers*x31 + x41) + x39 + x40)), x1 + x11*x2 + numpy.maximum(numpy.maximum(x35, omega_net*x11), x27*(n_layers*(x19*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x25) + x26) + x13 + x16 + x18)), numpy.inf)
+    x43 = numpy.log(2)**(-1.0)
+    x44 = numpy.ceil(x33/node_size)
+    x45 = x43*numpy.log(x44)
+    x46 = x33/x44
+    x47 = bw_ar_intra**(-1.0)
+    x48 = numpy.maximum(x3*(x44 - 1), x44*x47*numpy.maximum(0, x46 - 1))
+    x49 = x48*x9
+    x50 = x28*x7
+    x51 = x11 + x29*numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x45 + (7/125000)*x46 + x49 - 7/125000, (1/100000)*x45 + (3/2500000)*x46 + x48*x50 + 7/1250000), (17/1000000)*x45 + (1/400000)*x46 + (20/19)*x49 + 23/2000000))
+    x52 = numpy.maximum(1, g*x33/n_q)
+    x53 = numpy.sqrt(d_model)
+    x54 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x55 = x53*x54
+    x56 = numpy.minimum(x33, numpy.maximum(1, x55/numpy.sqrt(d_ff)))
+    x57 = x22*x32
+    x58 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x59 = d_model*x58*x8
+    x60 = sigma_attn*n_layers
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x24)*x54*x61/x53))
+    x63 = numpy.minimum(x33, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x61)))
+    x64 = x25*x8
+    x65 = x13*x27 + x27*(x16 + x18*x52 + x19*x60*(d_ff*x56*x57 + x21 + x59/x56) + x60*(d_model*x57*x62 + x23*x57*x63 + x26 + x58*x64/x62 + x59/x63))
+    x66 = numpy.logical_and(numpy.logical_and(x36, x37), numpy.greater_equal(x38, p*(w_idx*sigma_attn*(x33 - 1) + sigma_attn*x41) + x39 + x40*x52))
+    x67 = numpy.less_equal(x54, 1)
+    x68 = numpy.sqrt(x44)
+    x69 = x54/x68
+    x70 = numpy.maximum(x3*(x68 - 1), x47*x68*numpy.maximum(0, x69 - 1))
+    x71 = x70*x9
+    x72 = x43*numpy.log(x68)
+    x73 = (7/125000)*x69 + (7/125000)*x72 - 7/125000
+    x74 = x50*x70
+    x75 = (3/2500000)*x69 + (1/100000)*x72 + 7/1250000
+    x76 = (20/19)*x71
+    x77 = (1/400000)*x69 + (17/1000000)*x72 + 23/2000000
+    x78 = x6*x70
+    x79 = n_ff_in*x78*(d_ff*n_active + x30)
+    x80 = x79*x8
+    x81 = x64*x78
+    x82 = n_layers*(numpy.where(x67, 0, numpy.minimum(numpy.minimum(x71 + x73, x74 + x75), x76 + x77)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x80, x77 + (20/19)*x80), x28*x79 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x81, x77 + (20/19)*x81), x25*x28*x78 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(n_ff_out*x71 + x73, n_ff_out*x74 + x75), n_ff_out*x76 + x77))) + x11
+    return x42, numpy.where(x66, x1 + x2*x51 + numpy.maximum(numpy.maximum(x35, x65), omega_net*x51), numpy.inf), x42, numpy.where(x66, x1 + x2*x82 + numpy.maximum(numpy.maximum(x35, x65), omega_net*x82), numpy.inf)
 
 
 def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -417,24 +441,28 @@ def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 
 def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -448,12 +476,14 @@ def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
 def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -480,92 +510,103 @@ def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
 def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x4*x6
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = n_pp**(-1.0)
-    x11 = x10/sigma_attn
-    x12 = n_gpu*x11
-    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
-    x14 = x8/x13
-    x15 = numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x14 - 1)/bw_ar_intra)
-    x16 = x15*x3
-    x17 = x16*x6
-    x18 = numpy.log(x13)/numpy.log(2)
-    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
-    x20 = 2*x5
-    x21 = p_act*x20
-    x22 = x16*x21
-    x23 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
-    x24 = (20/19)*x17
-    x25 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
-    x26 = d_ff_shared*n_sh
-    x27 = x15*x2
-    x28 = n_ff_in*x27*(d_ff*n_active + x26)
-    x29 = x28*x6
-    x30 = n_q + 2*n_q/g
-    x31 = d_head*x30
-    x32 = x31*x6
-    x33 = x27*x32
-    x34 = n_layers*(numpy.where(x9, 0, numpy.minimum(numpy.minimum(x17 + x19, x22 + x23), x24 + x25)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x19 + x29, x25 + (20/19)*x29), x21*x28 + x23)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x19 + x33, x25 + (20/19)*x33), x21*x27*x31 + x23)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(n_ff_out*x17 + x19, n_ff_out*x22 + x23), n_ff_out*x24 + x25))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*p_act*x0*x4 + 59/5000000)
-    x35 = 2*d_model
-    x36 = n_ff_in + n_ff_out
-    x37 = ctx + x0 - 1/2
-    x38 = d_head*n_q
-    x39 = n_pp*x2/hbm_bw
-    x40 = sigma_attn*p
-    x41 = b*numpy.maximum(1, g*x12/n_q)
-    x42 = d_model*p
-    x43 = numpy.sqrt(d_model)
-    x44 = x43*x8
-    x45 = numpy.minimum(x12, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
-    x46 = x11*x6
-    x47 = n_gpu/(n_pp**2*sigma_attn**2)
-    x48 = d_model*x47*x6
-    x49 = sigma_attn*n_layers
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x12, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x50)))
-    x52 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x30)*x50*x8/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x41*(kv_idx + kv_bytes) + x40*(n_attn + n_ff))), 4*n_layers*t_kernel + x34*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x34, d_model*vocab*p_emb*x39 + x39*(w_idx*x40 + x10*x41*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x36*x49*(d_ff*x42 + d_ff*x45*x46 + x48/x45) + x49*(d_model*x46*x52 + x31*x42 + x32*x47/x52 + x38*x42 + x38*x46*x51 + x48/x51))), x2*(n_attn*x20 + b*vocab*q_lm*x35 + n_layers*x5*(f_idx*x37 + 4*x38*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + n_layers*x26*x35*x36))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.less_equal(x9, 1)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
+    x16 = x9/x15
+    x17 = numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x16 - 1)/bw_ar_intra)
+    x18 = x17*x4
+    x19 = x18*x7
+    x20 = numpy.log(x15)/numpy.log(2)
+    x21 = (7/125000)*x16 + (7/125000)*x20 - 7/125000
+    x22 = 2*x6
+    x23 = p_act*x22
+    x24 = x18*x23
+    x25 = (3/2500000)*x16 + (1/100000)*x20 + 7/1250000
+    x26 = (20/19)*x19
+    x27 = (1/400000)*x16 + (17/1000000)*x20 + 23/2000000
+    x28 = x17*x3
+    x29 = x28*x7
+    x30 = d_ff_shared*n_sh
+    x31 = n_ff_in*(d_ff*n_active + x30)
+    x32 = x29*x31
+    x33 = x23*x28
+    x34 = n_q + 2*n_q/g
+    x35 = d_head*x34
+    x36 = x29*x35
+    x37 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x32, x25 + x31*x33), x27 + (20/19)*x32)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x36, x25 + x33*x35), x27 + (20/19)*x36)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
+    x38 = 2*d_model
+    x39 = n_ff_in + n_ff_out
+    x40 = ctx + x1 - 1/2
+    x41 = d_head*n_q
+    x42 = n_pp*x3/hbm_bw
+    x43 = b*numpy.maximum(1, g*x14/n_q)
+    x44 = d_model*p
+    x45 = numpy.sqrt(d_model)
+    x46 = x45*x9
+    x47 = numpy.minimum(x14, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
+    x48 = x11*x12
+    x49 = x48*x7
+    x50 = d_model*x7
+    x51 = n_gpu/(n_pp**2*sigma_attn**2)
+    x52 = x50*x51
+    x53 = sigma_attn*n_layers
+    x54 = d_head*x44
+    x55 = numpy.sqrt(d_head)
+    x56 = numpy.minimum(x14, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x55)))
+    x57 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x34)*x55*x9/x45))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x43*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, d_model*vocab*p_emb*x42 + x42*(w_idx*p*x13 + x12*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x39*x53*(d_ff*x44 + d_ff*x47*x49 + x52/x47) + x53*(n_q*x54 + x34*x54 + x35*x51*x7/x57 + x41*x49*x56 + x48*x50*x57 + x52/x56))), x3*(n_attn*x22 + b*vocab*q_lm*x38 + x6*(2*n_ff/s + n_layers*x30*x38*x39) + x6*(f_idx*n_layers*x14*x40 + w_idx*(2*x14 - 2) + x0*x41*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -655,22 +696,26 @@ def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 
 def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act*x1/bw_ar_inter
-    x3 = b*q_len
-    x4 = x2*x3
-    x5 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x4 + 7/250000, (5/19)*x4 + 9/400000), b*x0*x2 + 59/5000000)
-    x6 = d_model*vocab
-    x7 = b/n_pp
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = ctx + x0 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x13))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x6 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + n_layers*x3*(f_idx*x14 + 4*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + 2*x13))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = x3*x4
+    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
+    x7 = d_model*vocab
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = b*x8
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x9/sigma_attn
+    x18 = ctx + x1 - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x16))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x16) + x4*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + x0*x11*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -690,83 +735,86 @@ def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_pp**(-1.0)
-    x13 = x12/sigma_attn
-    x14 = n_gpu*x13
-    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
-    x16 = x10/x15
-    x17 = numpy.maximum(x0*(x15 - 1), x15*numpy.maximum(0, x16 - 1)/bw_ar_intra)
-    x18 = x17*x7
-    x19 = numpy.log(x15)/numpy.log(2)
-    x20 = (7/125000)*x16 + (7/125000)*x19 - 7/125000
-    x21 = 2*x5
-    x22 = x17*x21
-    x23 = x22*x4
-    x24 = (3/2500000)*x16 + (1/100000)*x19 + 7/1250000
-    x25 = (20/19)*x18
-    x26 = (1/400000)*x16 + (17/1000000)*x19 + 23/2000000
-    x27 = x17*x6
-    x28 = d_ff_shared*n_sh
-    x29 = n_ff_in*x2*(d_ff*n_active + x28)
-    x30 = x27*x29
-    x31 = p_act*x22
-    x32 = n_q + 2*n_q/g
-    x33 = d_head*x32
-    x34 = x2*x33
-    x35 = x27*x34
-    x36 = d_model*vocab
-    x37 = p_emb*x36
-    x38 = n_pp*x2/hbm_bw
-    x39 = w_idx*p
-    x40 = numpy.maximum(1, g*x14/n_q)
-    x41 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x42 = n_ff_in + n_ff_out
-    x43 = d_model*p
-    x44 = d_ff*x43
-    x45 = numpy.sqrt(d_model)
-    x46 = x10*x45
-    x47 = numpy.minimum(x14, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x13*x6
-    x49 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x50 = d_model*x49
-    x51 = sigma_attn*n_layers
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x14, numpy.maximum(1, x10*numpy.sqrt(x32)*x52/x45))
-    x54 = numpy.minimum(x14, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x52)))
-    x55 = d_head*n_q
-    x56 = x33*x43 + x43*x55
-    x57 = d_model*n_layers*x28*x42
-    x58 = ctx + x1 - 1/2
-    x59 = n_unembed*p_emb
-    x60 = n_attn + n_ff
-    x61 = ctx*b*(kv_idx + kv_bytes)
-    x62 = x12*x6
-    return 4*n_layers*t_kernel, x9, n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x30, x24 + x29*x31), x26 + (20/19)*x30)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x35, x24 + x31*x34), x26 + (20/19)*x35)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))), x37*x38 + x38*(sigma_attn*x39 + x40*x41 + x42*x51*(d_ff*x47*x48 + x44 + x50/x47) + x51*(d_model*x48*x53 + x33*x49/x53 + x48*x54*x55 + x50/x54 + x56)), x2*(n_attn*x21 + 2*b*q_lm*x36 + n_layers*x5*(f_idx*x58 + 4*x55*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + 2*x57))/flops, sigma_attn*p*x60 + x40*x61 + x59, x9, x38*(n_layers*(x42*(x44 + x62*(d_ff + d_model)) + x56 + x62*(d_model + x33) + x62*(d_model + x55)) + x37 + x39 + x41), p*(x57 + x60) + x59 + x61
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.less_equal(x11, 1)
+    x13 = sigma_attn**(-1.0)
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = x13*x15
+    x17 = numpy.sqrt(numpy.ceil(x16/node_size))
+    x18 = x11/x17
+    x19 = numpy.maximum(x1*(x17 - 1), x17*numpy.maximum(0, x18 - 1)/bw_ar_intra)
+    x20 = x19*x8
+    x21 = numpy.log(x17)/numpy.log(2)
+    x22 = (7/125000)*x18 + (7/125000)*x21 - 7/125000
+    x23 = 2*x6
+    x24 = x19*x23
+    x25 = x24*x5
+    x26 = (3/2500000)*x18 + (1/100000)*x21 + 7/1250000
+    x27 = (20/19)*x20
+    x28 = (1/400000)*x18 + (17/1000000)*x21 + 23/2000000
+    x29 = x19*x7
+    x30 = d_ff_shared*n_sh
+    x31 = n_ff_in*x3*(d_ff*n_active + x30)
+    x32 = x29*x31
+    x33 = p_act*x24
+    x34 = n_q + 2*n_q/g
+    x35 = d_head*x34
+    x36 = x3*x35
+    x37 = x29*x36
+    x38 = d_model*vocab
+    x39 = p_emb*x38
+    x40 = n_pp*x3/hbm_bw
+    x41 = w_idx*p*x15
+    x42 = numpy.maximum(1, g*x16/n_q)
+    x43 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x44 = n_ff_in + n_ff_out
+    x45 = d_model*p
+    x46 = d_ff*x45
+    x47 = numpy.sqrt(d_model)
+    x48 = x11*x47
+    x49 = numpy.minimum(x16, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
+    x50 = x14*x7
+    x51 = x13*x50
+    x52 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x53 = d_model*x52
+    x54 = sigma_attn*n_layers
+    x55 = numpy.sqrt(d_head)
+    x56 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x55/x47))
+    x57 = numpy.minimum(x16, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x55)))
+    x58 = d_head*n_q
+    x59 = x35*x45 + x45*x58
+    x60 = d_model*n_layers*x30*x44
+    x61 = ctx + x2 - 1/2
+    x62 = n_unembed*p_emb
+    x63 = ctx*b*(kv_idx + kv_bytes)
+    x64 = n_attn + n_ff
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x43 + x44*x54*(d_ff*x49*x51 + x46 + x53/x49) + x54*(d_model*x51*x56 + x35*x52/x56 + x51*x57*x58 + x53/x57 + x59)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x60) + x6*(f_idx*n_layers*x16*x61 + w_idx*(2*x16 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x64) + x42*x63 + x62, x10, x40*(n_layers*(x44*(x46 + x50*(d_ff + d_model)) + x50*(d_model + x35) + x50*(d_model + x58) + x59) + x39 + x41 + x43), p*(w_idx*(x15 - 1) + x60 + x64) + x62 + x63
 
 
 def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -789,28 +837,33 @@ def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -824,12 +877,14 @@ def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len
 def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -847,87 +902,98 @@ def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = n_pp**(-1.0)
-    x10 = x9/sigma_attn
-    x11 = n_gpu*x10
-    x12 = numpy.ceil(x11/node_size)
-    x13 = numpy.log(x12)/numpy.log(2)
-    x14 = x11/x12
-    x15 = numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x14 - 1)/bw_ar_intra)
-    x16 = x15*x7
-    x17 = 2*x5
-    x18 = 2*n_layers
-    x19 = x18*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x14 + x16 - 7/125000, (17/1000000)*x13 + (1/400000)*x14 + (20/19)*x16 + 23/2000000), (1/100000)*x13 + (3/2500000)*x14 + x15*x17*x4 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x20 = d_model*vocab
-    x21 = n_ff_in + n_ff_out
-    x22 = ctx + x1 - 1/2
-    x23 = n_pp*x2/hbm_bw
-    x24 = sigma_attn*p
-    x25 = b*numpy.maximum(1, x11)
-    x26 = d_model*p
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x29 = x27*x28
-    x30 = numpy.minimum(x11, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x10*x6
-    x32 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x33 = d_model*x32
-    x34 = sigma_attn*n_layers
-    x35 = d_head*n_q
-    x36 = c_kv + c_q
-    x37 = n_q + 2*n_q/g
-    x38 = d_head*x37
-    x39 = numpy.sqrt(x36)
-    x40 = numpy.minimum(x11, numpy.maximum(1, x28*x39/x27))
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x11, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x41)))
-    x43 = numpy.minimum(x11, numpy.maximum(1, x28*numpy.sqrt(x37)*x41/x39))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + x24*(n_attn + n_ff))), 4*n_layers*t_kernel + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, p_emb*x20*x23 + x23*(w_idx*x24 + x21*x34*(d_ff*x26 + d_ff*x30*x31 + x33/x30) + x25*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(d_model*x31*x40 + p*x36*x38 + x26*x35 + x26*x36 + x31*x35*x42 + x31*x36*x43 + x32*x36/x40 + x32*x38/x43 + x33/x42))), x2*(n_attn*x17 + 2*b*q_lm*x20 + n_layers*x5*(f_idx*x22 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + d_model*d_ff_shared*n_sh*x18*x21))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.ceil(x13/node_size)
+    x15 = numpy.log(x14)/numpy.log(2)
+    x16 = x13/x14
+    x17 = numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x16 - 1)/bw_ar_intra)
+    x18 = x17*x8
+    x19 = 2*x6
+    x20 = 2*n_layers
+    x21 = x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x5 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x22 = d_model*vocab
+    x23 = n_ff_in + n_ff_out
+    x24 = ctx + x2 - 1/2
+    x25 = n_pp*x3/hbm_bw
+    x26 = b*numpy.maximum(1, x13)
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = x28*x29
+    x31 = numpy.minimum(x13, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
+    x32 = x10*x11
+    x33 = x32*x7
+    x34 = d_model*x7
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x34*x35
+    x37 = sigma_attn*n_layers
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = n_q + 2*n_q/g
+    x41 = d_head*x40
+    x42 = numpy.sqrt(x39)
+    x43 = numpy.minimum(x13, numpy.maximum(1, x29*x42/x28))
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x13, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x44)))
+    x46 = x35*x7
+    x47 = numpy.minimum(x13, numpy.maximum(1, x29*numpy.sqrt(x40)*x44/x42))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x25 + x25*(w_idx*p*x12 + x11*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x23*x37*(d_ff*x27 + d_ff*x31*x33 + x36/x31) + x37*(p*x39*x41 + x27*x38 + x27*x39 + x32*x34*x43 + x33*x38*x45 + x33*x39*x47 + x36/x45 + x39*x46/x43 + x41*x46/x47))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -972,24 +1038,27 @@ def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 
 def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*x1/bw_ar_inter
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = x2*x4
-    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*p_act*x0*x2 + 59/5000000)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = x3*x4
+    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
     x7 = d_model*vocab
-    x8 = n_ff_in + n_ff_out
-    x9 = d_model*d_ff_shared*n_layers*n_sh*x8
-    x10 = ctx + x0 - 1/2
-    x11 = n_pp**(-1.0)
-    x12 = d_head*n_q
-    x13 = d_model*p
-    x14 = c_kv + c_q
-    x15 = x11*x4
-    x16 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x9))), 4*n_layers*t_kernel + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x1*(w_idx*p + b*x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x14*x16 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x16) + x8*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x7)/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x7 + n_layers*x3*(f_idx*x10 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x10, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + 2*x9))/flops), numpy.inf)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = b*x8
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = c_kv + c_q
+    x14 = p_act*q_len*x10
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*d_ff_shared*n_layers*n_sh*x16
+    x18 = x9/sigma_attn
+    x19 = ctx + x1 - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x17))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x13*x15 + x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x14*(x13 + x15) + x16*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x17) + x4*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1009,164 +1078,170 @@ def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x10 = n_pp**(-1.0)
-    x11 = x10/sigma_attn
-    x12 = n_gpu*x11
-    x13 = numpy.ceil(x12/node_size)
-    x14 = numpy.log(x13)/numpy.log(2)
-    x15 = x12/x13
-    x16 = numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, x15 - 1)/bw_ar_intra)
-    x17 = x16*x7
-    x18 = 2*x5
-    x19 = 2*n_layers
-    x20 = d_model*vocab
-    x21 = p_emb*x20
-    x22 = n_pp*x2/hbm_bw
-    x23 = w_idx*p
-    x24 = numpy.maximum(1, x12)
-    x25 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x26 = n_ff_in + n_ff_out
-    x27 = d_model*p
-    x28 = d_ff*x27
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = x29*x30
-    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x11*x6
-    x34 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x35 = d_model*x34
-    x36 = sigma_attn*n_layers
-    x37 = c_kv + c_q
-    x38 = numpy.sqrt(x37)
-    x39 = numpy.minimum(x12, numpy.maximum(1, x30*x38/x29))
-    x40 = numpy.sqrt(d_head)
-    x41 = n_q + 2*n_q/g
-    x42 = numpy.minimum(x12, numpy.maximum(1, x30*x40*numpy.sqrt(x41)/x38))
-    x43 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x40)))
-    x44 = d_head*n_q
-    x45 = d_head*x41
-    x46 = p*x37*x45 + x27*x37 + x27*x44
-    x47 = d_model*d_ff_shared*n_sh*x26
-    x48 = ctx + x1 - 1/2
-    x49 = n_unembed*p_emb
-    x50 = n_attn + n_ff
-    x51 = ctx*b*(kv_idx + kv_bytes)
-    x52 = x10*x6
-    return 4*n_layers*t_kernel, x9, x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), (1/100000)*x14 + (3/2500000)*x15 + x16*x18*x4 + 7/1250000)), x21*x22 + x22*(sigma_attn*x23 + x24*x25 + x26*x36*(d_ff*x32*x33 + x28 + x35/x32) + x36*(d_model*x33*x39 + x33*x37*x42 + x33*x43*x44 + x34*x37/x39 + x34*x45/x42 + x35/x43 + x46)), x2*(n_attn*x18 + 2*b*q_lm*x20 + n_layers*x5*(f_idx*x48 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + x19*x47))/flops, sigma_attn*p*x50 + x24*x51 + x49, x9, x22*(n_layers*(x26*(x28 + x52*(d_ff + d_model)) + x46 + x52*(d_model + x37) + x52*(d_model + x44) + x52*(x37 + x45)) + x21 + x23 + x25), p*(n_layers*x47 + x50) + x49 + x51
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x14/x15
+    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x8
+    x20 = 2*x6
+    x21 = 2*n_layers
+    x22 = d_model*vocab
+    x23 = p_emb*x22
+    x24 = n_pp*x3/hbm_bw
+    x25 = w_idx*p*x13
+    x26 = numpy.maximum(1, x14)
+    x27 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x28 = n_ff_in + n_ff_out
+    x29 = d_model*p
+    x30 = d_ff*x29
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x33 = x31*x32
+    x34 = numpy.minimum(x14, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x12*x7
+    x36 = x11*x35
+    x37 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x38 = d_model*x37
+    x39 = sigma_attn*n_layers
+    x40 = c_kv + c_q
+    x41 = numpy.sqrt(x40)
+    x42 = numpy.minimum(x14, numpy.maximum(1, x32*x41/x31))
+    x43 = numpy.sqrt(d_head)
+    x44 = n_q + 2*n_q/g
+    x45 = numpy.minimum(x14, numpy.maximum(1, x32*x43*numpy.sqrt(x44)/x41))
+    x46 = numpy.minimum(x14, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
+    x47 = d_head*n_q
+    x48 = d_head*x44
+    x49 = p*x40*x48 + x29*x40 + x29*x47
+    x50 = d_model*d_ff_shared*n_sh*x28
+    x51 = ctx + x2 - 1/2
+    x52 = n_unembed*p_emb
+    x53 = ctx*b*(kv_idx + kv_bytes)
+    x54 = n_attn + n_ff
+    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x27 + x28*x39*(d_ff*x34*x36 + x30 + x38/x34) + x39*(d_model*x36*x42 + x36*x40*x45 + x36*x46*x47 + x37*x40/x42 + x37*x48/x45 + x38/x46 + x49)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x50) + x6*(f_idx*n_layers*x14*x51 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x51, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x54) + x26*x53 + x52, x10, x24*(n_layers*(x28*(x30 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x47) + x35*(x40 + x48) + x49) + x23 + x25 + x27), p*(w_idx*(x13 - 1) + n_layers*x50 + x54) + x52 + x53
 
 
 def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = (1/2)*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*x4
-    x6 = p_act*x5
-    x7 = b*q_len
-    x8 = p_act*x7
-    x9 = x5*x8
-    x10 = x2*x9
-    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), b*x2*x3*x6 + 59/5000000)
-    x12 = 2*x7
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = (1/2)*q_len
+    x5 = n_gpu**(-1.0)
+    x6 = d_model*x5
+    x7 = p_act*x6
+    x8 = b*q_len
+    x9 = p_act*x8
+    x10 = x6*x9
+    x11 = x10*x3
+    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), b*x3*x4*x7 + 59/5000000)
     x13 = d_model*vocab
-    x14 = 2*n_layers
-    x15 = n_ff_in + n_ff_out
-    x16 = d_ff_shared*n_sh
-    x17 = d_model*x15*x16
-    x18 = ctx + x3 - 1/2
-    x19 = x4*(n_attn*x12 + 2*b*q_lm*x13 + n_layers*x7*(f_idx*x18 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff/s + x14*x17))/flops
-    x20 = w_idx*p
-    x21 = p_emb*x13
-    x22 = n_pp**(-1.0)
-    x23 = b*x22*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x24 = d_model*p
-    x25 = d_ff*x24
-    x26 = x22*x8
-    x27 = d_head*n_q
-    x28 = c_kv + c_q
-    x29 = n_q + 2*n_q/g
-    x30 = d_head*x29
-    x31 = p*x28*x30 + x24*x27 + x24*x28
-    x32 = n_pp*x4/hbm_bw
-    x33 = numpy.greater_equal(n_gpu, n_pp)
-    x34 = numpy.less_equal(n_pp, b)
-    x35 = hbm_cap*n_gpu
-    x36 = n_unembed*p_emb
-    x37 = ctx*b*(kv_idx + kv_bytes)
-    x38 = n_attn + n_ff
-    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(n_layers*x17 + x38) + x36 + x37)), x0 + x1*x11 + numpy.maximum(numpy.maximum(x19, omega_net*x11), x32*(n_layers*(x15*(x25 + x26*(d_ff + d_model)) + x26*(d_model + x27) + x26*(d_model + x28) + x26*(x28 + x30) + x31) + x20 + x21 + x23)), numpy.inf)
-    x40 = x22/sigma_attn
-    x41 = n_gpu*x40
-    x42 = numpy.log(2)**(-1.0)
-    x43 = numpy.ceil(x41/node_size)
-    x44 = x42*numpy.log(x43)
-    x45 = x41/x43
-    x46 = bw_ar_intra**(-1.0)
-    x47 = numpy.maximum(x2*(x43 - 1), x43*x46*numpy.maximum(0, x45 - 1))
-    x48 = x47*x9
-    x49 = x12*x6
-    x50 = x11 + x14*numpy.where(numpy.less_equal(x41, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x44 + (7/125000)*x45 + x48 - 7/125000, (1/100000)*x44 + (3/2500000)*x45 + x47*x49 + 7/1250000), (17/1000000)*x44 + (1/400000)*x45 + (20/19)*x48 + 23/2000000))
-    x51 = numpy.maximum(1, x41)
-    x52 = numpy.sqrt(d_model)
-    x53 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x54 = x52*x53
-    x55 = numpy.minimum(x41, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
-    x56 = x40*x8
-    x57 = n_gpu/(n_pp**2*sigma_attn**2)
-    x58 = x57*x8
-    x59 = d_model*x58
-    x60 = sigma_attn*n_layers
-    x61 = numpy.sqrt(x28)
-    x62 = numpy.minimum(x41, numpy.maximum(1, x53*x61/x52))
-    x63 = numpy.sqrt(d_head)
-    x64 = numpy.minimum(x41, numpy.maximum(1, numpy.sqrt(x29)*x53*x63/x61))
-    x65 = numpy.minimum(x41, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x63)))
-    x66 = x30*x8
-    x67 = x21*x32 + x32*(sigma_attn*x20 + x15*x60*(d_ff*x55*x56 + x25 + x59/x55) + x23*x51 + x60*(d_model*x56*x62 + x27*x56*x65 + x28*x56*x64 + x28*x58/x62 + x31 + x57*x66/x64 + x59/x65))
-    x68 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, sigma_attn*p*x38 + x36 + x37*x51))
-    x69 = numpy.less_equal(x53, 1)
-    x70 = numpy.sqrt(x43)
-    x71 = x53/x70
-    x72 = numpy.maximum(x2*(x70 - 1), x46*x70*numpy.maximum(0, x71 - 1))
-    x73 = x72*x9
-    x74 = x42*numpy.log(x70)
-    x75 = (7/125000)*x71 + (7/125000)*x74 - 7/125000
-    x76 = x49*x72
-    x77 = (3/2500000)*x71 + (1/100000)*x74 + 7/1250000
-    x78 = (20/19)*x73
-    x79 = (1/400000)*x71 + (17/1000000)*x74 + 23/2000000
-    x80 = x4*x72
-    x81 = n_ff_in*x80*(d_ff*n_active + x16)
-    x82 = x8*x81
-    x83 = p_act*x12
-    x84 = x66*x80
-    x85 = n_layers*(numpy.where(x69, 0, numpy.minimum(numpy.minimum(x73 + x75, x76 + x77), x78 + x79)) + numpy.where(x69, 0, numpy.minimum(numpy.minimum(x75 + x82, x77 + x81*x83), x79 + (20/19)*x82)) + numpy.where(x69, 0, numpy.minimum(numpy.minimum(x75 + x84, x79 + (20/19)*x84), x30*x80*x83 + x77)) + numpy.where(x69, 0, numpy.minimum(numpy.minimum(n_ff_out*x73 + x75, n_ff_out*x76 + x77), n_ff_out*x78 + x79))) + x11
-    return x39, numpy.where(x68, x0 + x1*x50 + numpy.maximum(numpy.maximum(x19, x67), omega_net*x50), numpy.inf), x39, numpy.where(x68, x0 + x1*x85 + numpy.maximum(numpy.maximum(x19, x67), omega_net*x85), numpy.inf)
+    x14 = p_emb*x13
+    x15 = n_pp**(-1.0)
+    x16 = n_gpu*x15
+    x17 = w_idx*p*x16
+    x18 = b*x15
+    x19 = x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = p_act*q_len*x18
+    x24 = d_head*n_q
+    x25 = c_kv + c_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = p*x25*x27 + x21*x24 + x21*x25
+    x29 = n_pp*x5/hbm_bw
+    x30 = 2*x8
+    x31 = 2*n_layers
+    x32 = d_ff_shared*n_sh
+    x33 = d_model*x20*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x16*x34
+    x36 = ctx + x4 - 1/2
+    x37 = x5*(n_attn*x30 + 2*b*q_lm*x13 + x8*(2*n_ff/s + x31*x33) + x8*(f_idx*n_layers*x35*x36 + w_idx*(2*x35 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x38 = numpy.greater_equal(n_gpu, n_pp)
+    x39 = numpy.less_equal(n_pp, b)
+    x40 = hbm_cap*n_gpu
+    x41 = n_unembed*p_emb
+    x42 = ctx*b*(kv_idx + kv_bytes)
+    x43 = n_attn + n_ff
+    x44 = numpy.where(numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*(x16 - 1) + n_layers*x33 + x43) + x41 + x42)), x1 + x12*x2 + numpy.maximum(numpy.maximum(x37, omega_net*x12), x29*(n_layers*(x20*(x22 + x23*(d_ff + d_model)) + x23*(d_model + x24) + x23*(d_model + x25) + x23*(x25 + x27) + x28) + x14 + x17 + x19)), numpy.inf)
+    x45 = numpy.log(2)**(-1.0)
+    x46 = numpy.ceil(x35/node_size)
+    x47 = x45*numpy.log(x46)
+    x48 = x35/x46
+    x49 = bw_ar_intra**(-1.0)
+    x50 = numpy.maximum(x3*(x46 - 1), x46*x49*numpy.maximum(0, x48 - 1))
+    x51 = x10*x50
+    x52 = x30*x7
+    x53 = x12 + x31*numpy.where(numpy.less_equal(x35, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x47 + (7/125000)*x48 + x51 - 7/125000, (1/100000)*x47 + (3/2500000)*x48 + x50*x52 + 7/1250000), (17/1000000)*x47 + (1/400000)*x48 + (20/19)*x51 + 23/2000000))
+    x54 = numpy.maximum(1, x35)
+    x55 = numpy.sqrt(d_model)
+    x56 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x57 = x55*x56
+    x58 = numpy.minimum(x35, numpy.maximum(1, x57/numpy.sqrt(d_ff)))
+    x59 = x23*x34
+    x60 = n_gpu/(n_pp**2*sigma_attn**2)
+    x61 = x60*x9
+    x62 = d_model*x61
+    x63 = sigma_attn*n_layers
+    x64 = numpy.sqrt(x25)
+    x65 = numpy.minimum(x35, numpy.maximum(1, x56*x64/x55))
+    x66 = numpy.sqrt(d_head)
+    x67 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x26)*x56*x66/x64))
+    x68 = numpy.minimum(x35, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x66)))
+    x69 = x27*x9
+    x70 = x14*x29 + x29*(x17 + x19*x54 + x20*x63*(d_ff*x58*x59 + x22 + x62/x58) + x63*(d_model*x59*x65 + x24*x59*x68 + x25*x59*x67 + x25*x61/x65 + x28 + x60*x69/x67 + x62/x68))
+    x71 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*(x35 - 1) + sigma_attn*x43) + x41 + x42*x54))
+    x72 = numpy.less_equal(x56, 1)
+    x73 = numpy.sqrt(x46)
+    x74 = x56/x73
+    x75 = numpy.maximum(x3*(x73 - 1), x49*x73*numpy.maximum(0, x74 - 1))
+    x76 = x10*x75
+    x77 = x45*numpy.log(x73)
+    x78 = (7/125000)*x74 + (7/125000)*x77 - 7/125000
+    x79 = x52*x75
+    x80 = (3/2500000)*x74 + (1/100000)*x77 + 7/1250000
+    x81 = (20/19)*x76
+    x82 = (1/400000)*x74 + (17/1000000)*x77 + 23/2000000
+    x83 = x5*x75
+    x84 = n_ff_in*x83*(d_ff*n_active + x32)
+    x85 = x84*x9
+    x86 = p_act*x30
+    x87 = x69*x83
+    x88 = n_layers*(numpy.where(x72, 0, numpy.minimum(numpy.minimum(x76 + x78, x79 + x80), x81 + x82)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x85, x80 + x84*x86), x82 + (20/19)*x85)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x87, x82 + (20/19)*x87), x27*x83*x86 + x80)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(n_ff_out*x76 + x78, n_ff_out*x79 + x80), n_ff_out*x81 + x82))) + x12
+    return x44, numpy.where(x71, x1 + x2*x53 + numpy.maximum(numpy.maximum(x37, x70), omega_net*x53), numpy.inf), x44, numpy.where(x71, x1 + x2*x88 + numpy.maximum(numpy.maximum(x37, x70), omega_net*x88), numpy.inf)
 
 
 def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1198,28 +1273,33 @@ def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1233,12 +1313,14 @@ def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len
 def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1265,100 +1347,109 @@ def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
 def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x4*x6
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = n_pp**(-1.0)
-    x11 = x10/sigma_attn
-    x12 = n_gpu*x11
-    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
-    x14 = x8/x13
-    x15 = numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x14 - 1)/bw_ar_intra)
-    x16 = x15*x3
-    x17 = x16*x6
-    x18 = numpy.log(x13)/numpy.log(2)
-    x19 = (7/125000)*x14 + (7/125000)*x18 - 7/125000
-    x20 = 2*x5
-    x21 = p_act*x20
-    x22 = x16*x21
-    x23 = (3/2500000)*x14 + (1/100000)*x18 + 7/1250000
-    x24 = (20/19)*x17
-    x25 = (1/400000)*x14 + (17/1000000)*x18 + 23/2000000
-    x26 = d_ff_shared*n_sh
-    x27 = x15*x2
-    x28 = n_ff_in*x27*(d_ff*n_active + x26)
-    x29 = x28*x6
-    x30 = n_q + 2*n_q/g
-    x31 = d_head*x30
-    x32 = x31*x6
-    x33 = x27*x32
-    x34 = n_layers*(numpy.where(x9, 0, numpy.minimum(numpy.minimum(x17 + x19, x22 + x23), x24 + x25)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x19 + x29, x25 + (20/19)*x29), x21*x28 + x23)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x19 + x33, x25 + (20/19)*x33), x21*x27*x31 + x23)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(n_ff_out*x17 + x19, n_ff_out*x22 + x23), n_ff_out*x24 + x25))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*p_act*x0*x4 + 59/5000000)
-    x35 = 2*d_model
-    x36 = n_ff_in + n_ff_out
-    x37 = ctx + x0 - 1/2
-    x38 = n_pp*x2/hbm_bw
-    x39 = sigma_attn*p
-    x40 = b*numpy.maximum(1, x12)
-    x41 = d_model*p
-    x42 = numpy.sqrt(d_model)
-    x43 = x42*x8
-    x44 = numpy.minimum(x12, numpy.maximum(1, x43/numpy.sqrt(d_ff)))
-    x45 = x11*x6
-    x46 = n_gpu/(n_pp**2*sigma_attn**2)
-    x47 = x46*x6
-    x48 = d_model*x47
-    x49 = sigma_attn*n_layers
-    x50 = d_head*n_q
-    x51 = c_kv + c_q
-    x52 = numpy.sqrt(x51)
-    x53 = numpy.minimum(x12, numpy.maximum(1, x52*x8/x42))
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x12, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x54)))
-    x56 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x30)*x54*x8/x52))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x40*(kv_idx + kv_bytes) + x39*(n_attn + n_ff))), 4*n_layers*t_kernel + x34*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x34, d_model*vocab*p_emb*x38 + x38*(w_idx*x39 + x10*x40*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x36*x49*(d_ff*x41 + d_ff*x44*x45 + x48/x44) + x49*(d_model*x45*x53 + p*x31*x51 + x32*x46/x56 + x41*x50 + x41*x51 + x45*x50*x55 + x45*x51*x56 + x47*x51/x53 + x48/x55))), x2*(n_attn*x20 + b*vocab*q_lm*x35 + n_layers*x5*(f_idx*x37 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + n_layers*x26*x35*x36))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x5*x7
+    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = numpy.less_equal(x9, 1)
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
+    x16 = x9/x15
+    x17 = numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x16 - 1)/bw_ar_intra)
+    x18 = x17*x4
+    x19 = x18*x7
+    x20 = numpy.log(x15)/numpy.log(2)
+    x21 = (7/125000)*x16 + (7/125000)*x20 - 7/125000
+    x22 = 2*x6
+    x23 = p_act*x22
+    x24 = x18*x23
+    x25 = (3/2500000)*x16 + (1/100000)*x20 + 7/1250000
+    x26 = (20/19)*x19
+    x27 = (1/400000)*x16 + (17/1000000)*x20 + 23/2000000
+    x28 = d_ff_shared*n_sh
+    x29 = x17*x3
+    x30 = n_ff_in*x29*(d_ff*n_active + x28)
+    x31 = x30*x7
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x32
+    x34 = x33*x7
+    x35 = x29*x34
+    x36 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x31, x27 + (20/19)*x31), x23*x30 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x35, x27 + (20/19)*x35), x23*x29*x33 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
+    x37 = 2*d_model
+    x38 = n_ff_in + n_ff_out
+    x39 = ctx + x1 - 1/2
+    x40 = n_pp*x3/hbm_bw
+    x41 = b*numpy.maximum(1, x14)
+    x42 = d_model*p
+    x43 = numpy.sqrt(d_model)
+    x44 = x43*x9
+    x45 = numpy.minimum(x14, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
+    x46 = x11*x12
+    x47 = x46*x7
+    x48 = d_model*x7
+    x49 = n_gpu/(n_pp**2*sigma_attn**2)
+    x50 = x48*x49
+    x51 = sigma_attn*n_layers
+    x52 = d_head*n_q
+    x53 = c_kv + c_q
+    x54 = numpy.sqrt(x53)
+    x55 = numpy.minimum(x14, numpy.maximum(1, x54*x9/x43))
+    x56 = numpy.sqrt(d_head)
+    x57 = numpy.minimum(x14, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x56)))
+    x58 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x32)*x56*x9/x54))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x41*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, d_model*vocab*p_emb*x40 + x40*(w_idx*p*x13 + x12*x41*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x38*x51*(d_ff*x42 + d_ff*x45*x47 + x50/x45) + x51*(p*x33*x53 + x34*x49/x58 + x42*x52 + x42*x53 + x46*x48*x55 + x47*x52*x57 + x47*x53*x58 + x49*x53*x7/x55 + x50/x57))), x3*(n_attn*x22 + b*vocab*q_lm*x37 + x6*(2*n_ff/s + n_layers*x28*x37*x38) + x6*(f_idx*n_layers*x14*x39 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1448,24 +1539,27 @@ def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 
 def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*x1/bw_ar_inter
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = x2*x4
-    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*p_act*x0*x2 + 59/5000000)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2/bw_ar_inter
+    x4 = b*q_len
+    x5 = x3*x4
+    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
     x7 = d_model*vocab
-    x8 = n_ff_in + n_ff_out
-    x9 = d_model*d_ff_shared*n_layers*n_sh*x8
-    x10 = ctx + x0 - 1/2
-    x11 = n_pp**(-1.0)
-    x12 = d_head*n_q
-    x13 = d_model*p
-    x14 = c_kv + c_q
-    x15 = x11*x4
-    x16 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x9))), 4*n_layers*t_kernel + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x1*(w_idx*p + b*x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x14*x16 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x16) + x8*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x7)/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x7 + n_layers*x3*(f_idx*x10 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x10, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x3*(2*n_ff/s + 2*x9))/flops), numpy.inf)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = b*x8
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = c_kv + c_q
+    x14 = p_act*q_len*x10
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = n_ff_in + n_ff_out
+    x17 = d_model*d_ff_shared*n_layers*n_sh*x16
+    x18 = x9/sigma_attn
+    x19 = ctx + x1 - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x17))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x13*x15 + x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x14*(x13 + x15) + x16*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x17) + x4*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1485,87 +1579,90 @@ def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = b*q_len
-    x6 = p_act*x5
-    x7 = x3*x6
-    x8 = x0*x7
-    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x11 = numpy.less_equal(x10, 1)
-    x12 = n_pp**(-1.0)
-    x13 = x12/sigma_attn
-    x14 = n_gpu*x13
-    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
-    x16 = x10/x15
-    x17 = numpy.maximum(x0*(x15 - 1), x15*numpy.maximum(0, x16 - 1)/bw_ar_intra)
-    x18 = x17*x7
-    x19 = numpy.log(x15)/numpy.log(2)
-    x20 = (7/125000)*x16 + (7/125000)*x19 - 7/125000
-    x21 = 2*x5
-    x22 = x17*x21
-    x23 = x22*x4
-    x24 = (3/2500000)*x16 + (1/100000)*x19 + 7/1250000
-    x25 = (20/19)*x18
-    x26 = (1/400000)*x16 + (17/1000000)*x19 + 23/2000000
-    x27 = x17*x6
-    x28 = d_ff_shared*n_sh
-    x29 = n_ff_in*x2*(d_ff*n_active + x28)
-    x30 = x27*x29
-    x31 = p_act*x22
-    x32 = n_q + 2*n_q/g
-    x33 = d_head*x32
-    x34 = x2*x33
-    x35 = x27*x34
-    x36 = d_model*vocab
-    x37 = p_emb*x36
-    x38 = n_pp*x2/hbm_bw
-    x39 = w_idx*p
-    x40 = numpy.maximum(1, x14)
-    x41 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x42 = n_ff_in + n_ff_out
-    x43 = d_model*p
-    x44 = d_ff*x43
-    x45 = numpy.sqrt(d_model)
-    x46 = x10*x45
-    x47 = numpy.minimum(x14, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x13*x6
-    x49 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x50 = d_model*x49
-    x51 = sigma_attn*n_layers
-    x52 = c_kv + c_q
-    x53 = numpy.sqrt(x52)
-    x54 = numpy.minimum(x14, numpy.maximum(1, x10*x53/x45))
-    x55 = numpy.sqrt(d_head)
-    x56 = numpy.minimum(x14, numpy.maximum(1, x10*numpy.sqrt(x32)*x55/x53))
-    x57 = numpy.minimum(x14, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x55)))
-    x58 = d_head*n_q
-    x59 = p*x33*x52 + x43*x52 + x43*x58
-    x60 = d_model*n_layers*x28*x42
-    x61 = ctx + x1 - 1/2
-    x62 = n_unembed*p_emb
-    x63 = n_attn + n_ff
-    x64 = ctx*b*(kv_idx + kv_bytes)
-    x65 = x12*x6
-    return 4*n_layers*t_kernel, x9, n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x30, x24 + x29*x31), x26 + (20/19)*x30)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x35, x24 + x31*x34), x26 + (20/19)*x35)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))), x37*x38 + x38*(sigma_attn*x39 + x40*x41 + x42*x51*(d_ff*x47*x48 + x44 + x50/x47) + x51*(d_model*x48*x54 + x33*x49/x56 + x48*x52*x56 + x48*x57*x58 + x49*x52/x54 + x50/x57 + x59)), x2*(n_attn*x21 + 2*b*q_lm*x36 + n_layers*x5*(f_idx*x61 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff/s + 2*x60))/flops, sigma_attn*p*x63 + x40*x64 + x62, x9, x38*(n_layers*(x42*(x44 + x65*(d_ff + d_model)) + x59 + x65*(d_model + x52) + x65*(d_model + x58) + x65*(x33 + x52)) + x37 + x39 + x41), p*(x60 + x63) + x62 + x64
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = b*q_len
+    x7 = p_act*x6
+    x8 = x4*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x12 = numpy.less_equal(x11, 1)
+    x13 = sigma_attn**(-1.0)
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = x13*x15
+    x17 = numpy.sqrt(numpy.ceil(x16/node_size))
+    x18 = x11/x17
+    x19 = numpy.maximum(x1*(x17 - 1), x17*numpy.maximum(0, x18 - 1)/bw_ar_intra)
+    x20 = x19*x8
+    x21 = numpy.log(x17)/numpy.log(2)
+    x22 = (7/125000)*x18 + (7/125000)*x21 - 7/125000
+    x23 = 2*x6
+    x24 = x19*x23
+    x25 = x24*x5
+    x26 = (3/2500000)*x18 + (1/100000)*x21 + 7/1250000
+    x27 = (20/19)*x20
+    x28 = (1/400000)*x18 + (17/1000000)*x21 + 23/2000000
+    x29 = x19*x7
+    x30 = d_ff_shared*n_sh
+    x31 = n_ff_in*x3*(d_ff*n_active + x30)
+    x32 = x29*x31
+    x33 = p_act*x24
+    x34 = n_q + 2*n_q/g
+    x35 = d_head*x34
+    x36 = x3*x35
+    x37 = x29*x36
+    x38 = d_model*vocab
+    x39 = p_emb*x38
+    x40 = n_pp*x3/hbm_bw
+    x41 = w_idx*p*x15
+    x42 = numpy.maximum(1, x16)
+    x43 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x44 = n_ff_in + n_ff_out
+    x45 = d_model*p
+    x46 = d_ff*x45
+    x47 = numpy.sqrt(d_model)
+    x48 = x11*x47
+    x49 = numpy.minimum(x16, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
+    x50 = x14*x7
+    x51 = x13*x50
+    x52 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x53 = d_model*x52
+    x54 = sigma_attn*n_layers
+    x55 = c_kv + c_q
+    x56 = numpy.sqrt(x55)
+    x57 = numpy.minimum(x16, numpy.maximum(1, x11*x56/x47))
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x58/x56))
+    x60 = numpy.minimum(x16, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x58)))
+    x61 = d_head*n_q
+    x62 = p*x35*x55 + x45*x55 + x45*x61
+    x63 = d_model*n_layers*x30*x44
+    x64 = ctx + x2 - 1/2
+    x65 = n_unembed*p_emb
+    x66 = ctx*b*(kv_idx + kv_bytes)
+    x67 = n_attn + n_ff
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x43 + x44*x54*(d_ff*x49*x51 + x46 + x53/x49) + x54*(d_model*x51*x57 + x35*x52/x59 + x51*x55*x59 + x51*x60*x61 + x52*x55/x57 + x53/x60 + x62)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x63) + x6*(f_idx*n_layers*x16*x64 + w_idx*(2*x16 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x67) + x42*x66 + x65, x10, x40*(n_layers*(x44*(x46 + x50*(d_ff + d_model)) + x50*(d_model + x55) + x50*(d_model + x61) + x50*(x35 + x55) + x62) + x39 + x41 + x43), p*(w_idx*(x15 - 1) + x63 + x67) + x65 + x66
 
 
 def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1633,24 +1730,28 @@ def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1672,12 +1773,14 @@ def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len
 def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -1756,100 +1859,103 @@ def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x0*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x13/x16
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = x20*x8
-    x22 = 2*x7
-    x23 = x22*x3
-    x24 = numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x21 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + x20*x23 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x21 + 23/2000000))
-    x25 = b*x11
-    x26 = numpy.less_equal(s, x25*x4)
-    x27 = numpy.minimum(n_experts, x12)
-    x28 = numpy.where(x26, x27, 1)
-    x29 = x12/numpy.maximum(1, x28)
-    x30 = numpy.maximum(1, x29)
-    x31 = numpy.ceil(x15*x30)
-    x32 = x14*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x30*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x19*x31*numpy.maximum(0, x30*x33 - 1))
-    x36 = x35*x8
-    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x38 = numpy.minimum(n_active, x28)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x15*x28)) + (1 - xi_ep)*numpy.ceil(x15*x38)
-    x40 = x39**(-1.0)
-    x41 = x38*x40
-    x42 = (1 - x10)*numpy.maximum(x0*x41*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
-    x43 = x42*x8
-    x44 = x14*numpy.log(x39)
-    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
-    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
-    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
-    x48 = d_model*p_disp*x1*x42
-    x49 = x48*x7
-    x50 = n_layers*x24 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x27, 1)), 1, x12*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x23*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x24 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x6 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x47 + x48*x5)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x6 + 59/5000000)
-    x51 = d_model*vocab
-    x52 = s**(-1.0)
-    x53 = n_ff_in + n_ff_out
-    x54 = n_layers*x53
-    x55 = d_model*d_ff_shared*n_sh*x54
-    x56 = ctx + x4 - 1/2
-    x57 = d_head*n_q
-    x58 = x11*x7
-    x59 = d_model*p
-    x60 = numpy.sqrt(d_model)
-    x61 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x60/numpy.sqrt(d_ff)))
-    x62 = p_act*x58
-    x63 = x2*x58
-    x64 = n_pp*x1/hbm_bw
-    x65 = numpy.maximum(1, g*x13/n_q)
-    x66 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x67 = x60*x66
-    x68 = numpy.minimum(x13, numpy.maximum(1, x67/numpy.sqrt(d_ff_shared)))
-    x69 = x10*x62
-    x70 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x71 = x2*x70
-    x72 = sigma_attn*n_layers
-    x73 = n_q + 2*n_q/g
-    x74 = d_head*x73
-    x75 = numpy.sqrt(d_head)
-    x76 = numpy.minimum(x13, numpy.maximum(1, x67/(numpy.sqrt(n_q)*x75)))
-    x77 = numpy.minimum(x13, numpy.maximum(1, x66*numpy.sqrt(x73)*x75/x60))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x65*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x55)))), 4*n_layers*t_kernel + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x1*(n_attn*x22 + 2*b*q_lm*x51 + n_layers*x7*(f_idx*x56 + 4*x57*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x52 + 2*x55))/flops), x64*(n_experts*x54*(1 - (1 - x52)**x58)*(d_ff*x52*x61*x62 + d_ff*x59 + x30*x52*x63/x61) + p_emb*x51) + x64*(w_idx*sigma_attn*p + n_sh*x53*x72*(d_ff_shared*x59 + d_ff_shared*x68*x69 + x71/x68) + x25*x65*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x72*(p_act*x70*x74/x77 + x10*x63*x77 + x57*x59 + x57*x69*x76 + x59*x74 + x71/x76))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = x4*x8
+    x10 = x1*x9
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.ceil(x14*x16)
+    x18 = x15*numpy.log(x17)
+    x19 = x14/x17
+    x20 = bw_ar_intra**(-1.0)
+    x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
+    x22 = x21*x9
+    x23 = 2*x8
+    x24 = x23*x4
+    x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
+    x26 = b*x12
+    x27 = numpy.less_equal(s, x26*x5)
+    x28 = numpy.minimum(n_experts, x13)
+    x29 = numpy.where(x27, x28, 1)
+    x30 = x13/numpy.maximum(1, x29)
+    x31 = numpy.maximum(1, x30)
+    x32 = numpy.ceil(x16*x31)
+    x33 = x15*numpy.log(x32)
+    x34 = x32**(-1.0)
+    x35 = x31*x34
+    x36 = numpy.maximum(x1*(x32 - 1), x20*x32*numpy.maximum(0, x31*x34 - 1))
+    x37 = x36*x9
+    x38 = numpy.where(x27, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x39 = numpy.minimum(n_active, x29)
+    x40 = xi_ep*numpy.minimum(numpy.minimum(n_active, x29), numpy.ceil(x16*x29)) + (1 - xi_ep)*numpy.ceil(x16*x39)
+    x41 = x40**(-1.0)
+    x42 = x39*x41
+    x43 = (1 - x11)*numpy.maximum(x1*x42*(x40 - 1), x20*x40*numpy.maximum(0, x39*x41 - 1))
+    x44 = x43*x9
+    x45 = x15*numpy.log(x40)
+    x46 = (3/5000000)*x42 + (1/200000)*x45 + 31/5000000
+    x47 = (1/800000)*x42 + (17/2000000)*x45 + 51/4000000
+    x48 = (7/250000)*x42 + (7/250000)*x45 - 7/250000
+    x49 = d_model*p_disp*x2*x43
+    x50 = x49*x8
+    x51 = n_layers*x25 + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x28, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x28, 1)), 1, x13*numpy.where(numpy.less_equal(x28, 1), 1, x28**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x33 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x33 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x24*x36 + (1/100000)*x33 + (3/2500000)*x35 + 7/1250000)) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x25 + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x46, (10/19)*x44 + x47), x43*x7 + x48)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x46 + x50, x47 + (10/19)*x50), x48 + x49*x6)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
+    x52 = d_model*vocab
+    x53 = s**(-1.0)
+    x54 = n_ff_in + n_ff_out
+    x55 = n_layers*x54
+    x56 = d_model*d_ff_shared*n_sh*x55
+    x57 = ctx + x5 - 1/2
+    x58 = d_head*n_q
+    x59 = x12*x8
+    x60 = d_model*p
+    x61 = numpy.sqrt(d_model)
+    x62 = numpy.maximum(1, numpy.minimum(x30, numpy.sqrt(x31)*x61/numpy.sqrt(d_ff)))
+    x63 = p_act*x59
+    x64 = x3*x59
+    x65 = n_pp*x2/hbm_bw
+    x66 = numpy.maximum(1, g*x14/n_q)
+    x67 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x68 = x61*x67
+    x69 = numpy.minimum(x14, numpy.maximum(1, x68/numpy.sqrt(d_ff_shared)))
+    x70 = x11*x63
+    x71 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x72 = x3*x71
+    x73 = sigma_attn*n_layers
+    x74 = d_head*x60
+    x75 = n_q + 2*n_q/g
+    x76 = numpy.sqrt(d_head)
+    x77 = numpy.minimum(x14, numpy.maximum(1, x68/(numpy.sqrt(n_q)*x76)))
+    x78 = numpy.minimum(x14, numpy.maximum(1, x67*numpy.sqrt(x75)*x76/x61))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x66*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x56)))), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x2*(n_attn*x23 + 2*b*q_lm*x52 + x8*(2*n_ff*x53 + 2*x56) + x8*(f_idx*n_layers*x14*x57 + w_idx*(2*x14 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x65*(n_experts*x55*(1 - (1 - x53)**x59)*(d_ff*x53*x62*x63 + d_ff*x60 + x31*x53*x64/x62) + p_emb*x52) + x65*(w_idx*p*x13 + n_sh*x54*x73*(d_ff_shared*x60 + d_ff_shared*x69*x70 + x72/x69) + x26*x66*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x73*(d_head*p_act*x71*x75/x78 + n_q*x74 + x11*x64*x78 + x58*x70*x77 + x72/x77 + x74*x75))), numpy.inf)
 
 
 def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2091,42 +2197,44 @@ def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 
 def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = x4*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x0*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.ceil(x13/node_size)
-    x15 = numpy.log(x14)/numpy.log(2)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = x3*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x13*x16 - 1)/bw_ar_intra)
-    x19 = x18*x5
-    x20 = 2*x5
-    x21 = n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x18*x20 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_sh*x24
-    x26 = d_model*d_ff_shared*n_layers*x25
-    x27 = ctx + x0 - 1/2
-    x28 = d_head*n_q
-    x29 = d_model*p
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = x5*x7
-    x32 = p_act*x31
-    x33 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*numpy.sqrt(x13)/numpy.sqrt(d_ff)))
-    x34 = x23*x32
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x26))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x2*(n_attn*x20 + 2*b*q_lm*x22 + n_layers*x5*(f_idx*x27 + 4*x28*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff*x23 + 2*x26))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x24*(1 - (1 - x23)**x31)*(d_ff*x29 + d_ff*x33*x34 + d_model*x13*x34/x33) + x25*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30)) + p_emb*x22 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = x5*x6
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x1*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
+    x14 = numpy.maximum(1, x13)
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = x4*numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x14*x17 - 1)/bw_ar_intra)
+    x20 = x19*x6
+    x21 = 2*x6
+    x22 = n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + x19*x21 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = n_sh*x25
+    x27 = d_model*d_ff_shared*n_layers*x26
+    x28 = x11/sigma_attn
+    x29 = ctx + x1 - 1/2
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = d_head*(n_q + 2*n_q/g)
+    x33 = x6*x8
+    x34 = p_act*x33
+    x35 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
+    x36 = x24*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x14*x36/x35) + x26*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + x0*x30*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2147,260 +2255,262 @@ def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*x1
-    x3 = p_act*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = p_act*x7
-    x9 = x2*x8
-    x10 = x0*x9
-    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
-    x12 = n_pp**(-1.0)
-    x13 = b*x12
-    x14 = numpy.less_equal(s, x13*x4)
-    x15 = n_gpu*x12
-    x16 = numpy.minimum(n_experts, x15)
-    x17 = numpy.log(2)**(-1.0)
-    x18 = node_size**(-1.0)
-    x19 = numpy.where(x14, x16, 1)
-    x20 = x15/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = numpy.ceil(x18*x21)
-    x23 = x17*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = bw_ar_intra**(-1.0)
-    x27 = numpy.maximum(x0*(x22 - 1), x22*x26*numpy.maximum(0, x21*x24 - 1))
-    x28 = x27*x9
-    x29 = 2*x7
-    x30 = x29*x3
-    x31 = sigma_attn**(-1.0)
-    x32 = x15*x31
-    x33 = numpy.ceil(x18*x32)
-    x34 = x17*numpy.log(x33)
-    x35 = x32/x33
-    x36 = numpy.maximum(x0*(x33 - 1), x26*x33*numpy.maximum(0, x35 - 1))
-    x37 = x36*x9
-    x38 = numpy.where(numpy.less_equal(x32, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x34 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x34 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x30*x36 + (1/100000)*x34 + (3/2500000)*x35 + 7/1250000))
-    x39 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x40 = numpy.minimum(n_active, x19)
-    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x40)
-    x42 = x41**(-1.0)
-    x43 = x40*x42
-    x44 = (1 - x31)*numpy.maximum(x0*x43*(x41 - 1), x26*x41*numpy.maximum(0, x40*x42 - 1))
-    x45 = x44*x9
-    x46 = x17*numpy.log(x41)
-    x47 = (3/5000000)*x43 + (1/200000)*x46 + 31/5000000
-    x48 = (1/800000)*x43 + (17/2000000)*x46 + 51/4000000
-    x49 = (7/250000)*x43 + (7/250000)*x46 - 7/250000
-    x50 = p_disp*x2*x44
-    x51 = x50*x7
-    x52 = d_model*vocab
-    x53 = p_emb*x52
-    x54 = n_ff_in + n_ff_out
-    x55 = s**(-1.0)
-    x56 = x12*x7
-    x57 = d_model*p
-    x58 = numpy.sqrt(d_model)
-    x59 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x58/numpy.sqrt(d_ff)))
-    x60 = p_act*x56
-    x61 = x55*x60
-    x62 = n_experts*x54*(1 - (1 - x55)**x56)*(d_ff*x57 + d_ff*x59*x61 + d_model*x21*x61/x59)
-    x63 = n_pp*x1/hbm_bw
-    x64 = w_idx*p
-    x65 = numpy.maximum(1, g*x32/n_q)
-    x66 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x67 = d_ff_shared*x57
-    x68 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x69 = x58*x68
-    x70 = numpy.minimum(x32, numpy.maximum(1, x69/numpy.sqrt(d_ff_shared)))
-    x71 = x31*x60
-    x72 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x73 = d_model*x72
-    x74 = sigma_attn*n_layers
-    x75 = n_sh*x54
-    x76 = numpy.sqrt(d_head)
-    x77 = n_q + 2*n_q/g
-    x78 = numpy.minimum(x32, numpy.maximum(1, x68*x76*numpy.sqrt(x77)/x58))
-    x79 = numpy.minimum(x32, numpy.maximum(1, x69/(numpy.sqrt(n_q)*x76)))
-    x80 = d_head*n_q
-    x81 = d_head*x77
-    x82 = x57*x80 + x57*x81
-    x83 = d_model*d_ff_shared*n_layers*x75
-    x84 = ctx + x4 - 1/2
-    x85 = n_unembed*p_emb
-    x86 = n_attn + x83
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = p_act*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = p_act*x8
+    x10 = x3*x9
+    x11 = x1*x10
+    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
+    x13 = n_pp**(-1.0)
+    x14 = b*x13
+    x15 = numpy.less_equal(s, x14*x5)
+    x16 = n_gpu*x13
+    x17 = numpy.minimum(n_experts, x16)
+    x18 = numpy.log(2)**(-1.0)
+    x19 = node_size**(-1.0)
+    x20 = numpy.where(x15, x17, 1)
+    x21 = x16/numpy.maximum(1, x20)
+    x22 = numpy.maximum(1, x21)
+    x23 = numpy.ceil(x19*x22)
+    x24 = x18*numpy.log(x23)
+    x25 = x23**(-1.0)
+    x26 = x22*x25
+    x27 = bw_ar_intra**(-1.0)
+    x28 = numpy.maximum(x1*(x23 - 1), x23*x27*numpy.maximum(0, x22*x25 - 1))
+    x29 = x10*x28
+    x30 = 2*x8
+    x31 = x30*x4
+    x32 = sigma_attn**(-1.0)
+    x33 = x16*x32
+    x34 = numpy.ceil(x19*x33)
+    x35 = x18*numpy.log(x34)
+    x36 = x33/x34
+    x37 = numpy.maximum(x1*(x34 - 1), x27*x34*numpy.maximum(0, x36 - 1))
+    x38 = x10*x37
+    x39 = numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x35 + (7/125000)*x36 + x38 - 7/125000, (17/1000000)*x35 + (1/400000)*x36 + (20/19)*x38 + 23/2000000), x31*x37 + (1/100000)*x35 + (3/2500000)*x36 + 7/1250000))
+    x40 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x41 = numpy.minimum(n_active, x20)
+    x42 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x19*x20)) + (1 - xi_ep)*numpy.ceil(x19*x41)
+    x43 = x42**(-1.0)
+    x44 = x41*x43
+    x45 = (1 - x32)*numpy.maximum(x1*x44*(x42 - 1), x27*x42*numpy.maximum(0, x41*x43 - 1))
+    x46 = x10*x45
+    x47 = x18*numpy.log(x42)
+    x48 = (3/5000000)*x44 + (1/200000)*x47 + 31/5000000
+    x49 = (1/800000)*x44 + (17/2000000)*x47 + 51/4000000
+    x50 = (7/250000)*x44 + (7/250000)*x47 - 7/250000
+    x51 = p_disp*x3*x45
+    x52 = x51*x8
+    x53 = d_model*vocab
+    x54 = p_emb*x53
+    x55 = n_ff_in + n_ff_out
+    x56 = s**(-1.0)
+    x57 = x13*x8
+    x58 = d_model*p
+    x59 = numpy.sqrt(d_model)
+    x60 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x59/numpy.sqrt(d_ff)))
+    x61 = p_act*x57
+    x62 = x56*x61
+    x63 = n_experts*x55*(1 - (1 - x56)**x57)*(d_ff*x58 + d_ff*x60*x62 + d_model*x22*x62/x60)
+    x64 = n_pp*x2/hbm_bw
+    x65 = w_idx*p*x16
+    x66 = numpy.maximum(1, g*x33/n_q)
+    x67 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x68 = d_ff_shared*x58
+    x69 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x70 = x59*x69
+    x71 = numpy.minimum(x33, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
+    x72 = x32*x61
+    x73 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x74 = d_model*x73
+    x75 = sigma_attn*n_layers
+    x76 = n_sh*x55
+    x77 = numpy.sqrt(d_head)
+    x78 = n_q + 2*n_q/g
+    x79 = numpy.minimum(x33, numpy.maximum(1, x69*x77*numpy.sqrt(x78)/x59))
+    x80 = numpy.minimum(x33, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x77)))
+    x81 = d_head*n_q
+    x82 = d_head*x78
+    x83 = x58*x81 + x58*x82
+    x84 = d_model*d_ff_shared*n_layers*x76
+    x85 = ctx + x5 - 1/2
+    x86 = n_unembed*p_emb
     x87 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, x15), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x28 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + x27*x30 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x28 + 23/2000000)) + x11, n_layers*x38 + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), x38 + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x45 + x47, (10/19)*x45 + x48), x44*x6 + x49)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, x48 + (10/19)*x51), x49 + x5*x50)), 0), x63*(n_layers*x62 + x53) + x63*(sigma_attn*x64 + x65*x66 + x74*x75*(d_ff_shared*x70*x71 + x67 + x73/x70) + x74*(d_model*x71*x78 + x71*x79*x80 + x72*x81/x78 + x73/x79 + x82)), x1*(n_attn*x29 + 2*b*q_lm*x52 + n_layers*x7*(f_idx*x84 + 4*x80*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x84, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x55 + 2*x83))/flops, p*(n_ff + sigma_attn*x86) + x65*x87 + x85, x11, x63*(n_layers*(x60*(d_model + x80) + x60*(d_model + x81) + x62 + x75*(x60*(d_model + d_ff_shared) + x67) + x82) + x53 + x64 + x66), p*(n_ff + x86) + x85 + x87
+    x88 = n_attn + x84
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x67 + x75*x76*(d_ff_shared*x71*x72 + x68 + x74/x71) + x75*(d_model*x72*x79 + x72*x80*x81 + x73*x82/x79 + x74/x80 + x83)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x84) + x8*(f_idx*n_layers*x33*x85 + w_idx*(2*x33 - 2) + x0*x81*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x85, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x88) + x66*x87 + x86, x12, x64*(n_layers*(x61*(d_model + x81) + x61*(d_model + x82) + x63 + x76*(x61*(d_model + d_ff_shared) + x68) + x83) + x54 + x65 + x67), p*(n_ff + w_idx*(x16 - 1) + x88) + x86 + x87
 
 
 def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = p_act*x4
-    x6 = (1/2)*q_len
-    x7 = b*x6
-    x8 = x5*x7
-    x9 = b*q_len
-    x10 = p_act*x9
-    x11 = x10*x4
-    x12 = x11*x2
-    x13 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x12 + 7/250000, (5/19)*x12 + 9/400000), x2*x8 + 59/5000000)
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = numpy.less_equal(s, x15*x6)
-    x17 = n_gpu*x14
-    x18 = numpy.minimum(n_experts, x17)
-    x19 = numpy.maximum(1, x17/numpy.maximum(1, x18))
-    x20 = numpy.maximum(1, x17)
-    x21 = numpy.log(2)**(-1.0)
-    x22 = node_size**(-1.0)
-    x23 = numpy.where(x16, x18, 1)
-    x24 = x17/numpy.maximum(1, x23)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.ceil(x22*x25)
-    x27 = x21*numpy.log(x26)
-    x28 = x26**(-1.0)
-    x29 = x25*x28
-    x30 = bw_ar_intra**(-1.0)
-    x31 = numpy.maximum(x2*(x26 - 1), x26*x30*numpy.maximum(0, x25*x28 - 1))
-    x32 = x11*x31
-    x33 = 2*x9
-    x34 = x33*x5
-    x35 = n_layers*numpy.where(numpy.where(x16, numpy.less_equal(x19, 1), numpy.less_equal(x20, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x27 + (7/125000)*x29 + x32 - 7/125000, (1/100000)*x27 + (3/2500000)*x29 + x31*x34 + 7/1250000), (17/1000000)*x27 + (1/400000)*x29 + (20/19)*x32 + 23/2000000)) + x13
-    x36 = d_model*vocab
-    x37 = s**(-1.0)
-    x38 = n_ff_in + n_ff_out
-    x39 = d_ff_shared*n_sh
-    x40 = d_model*n_layers*x38*x39
-    x41 = ctx + x6 - 1/2
-    x42 = d_head*n_q
-    x43 = x3*(n_attn*x33 + 2*b*q_lm*x36 + n_layers*x9*(f_idx*x41 + 4*x42*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x9*(2*n_ff*x37 + 2*x40))/flops
-    x44 = w_idx*p
-    x45 = p_emb*x36
-    x46 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x47 = d_model*p
-    x48 = d_ff_shared*x47
-    x49 = x14*x9
-    x50 = p_act*x49
-    x51 = n_sh*x38
-    x52 = numpy.sqrt(d_model)
-    x53 = numpy.sqrt(x25)
-    x54 = numpy.maximum(1, numpy.minimum(x24, x52*x53/numpy.sqrt(d_ff)))
-    x55 = x37*x50
-    x56 = n_experts*x38*(1 - (1 - x37)**x49)*(d_ff*x47 + d_ff*x54*x55 + d_model*x25*x55/x54)
-    x57 = n_q + 2*n_q/g
-    x58 = d_head*x57
-    x59 = x42*x47 + x47*x58
-    x60 = n_pp*x3/hbm_bw
-    x61 = x60*(n_layers*(x50*(d_model + x42) + x50*(d_model + x58) + x51*(x48 + x50*(d_model + d_ff_shared)) + x56 + x59) + x44 + x45 + x46)
-    x62 = numpy.greater_equal(n_gpu, n_pp)
-    x63 = numpy.less_equal(n_pp, b)
-    x64 = hbm_cap*n_gpu
-    x65 = n_unembed*p_emb
-    x66 = ctx*b*(kv_idx + kv_bytes)
-    x67 = n_attn + x40
-    x68 = numpy.logical_and(numpy.logical_and(x62, x63), numpy.greater_equal(x64, p*(n_ff + x67) + x65 + x66))
-    x69 = sigma_attn**(-1.0)
-    x70 = x17*x69
-    x71 = numpy.ceil(x22*x70)
-    x72 = x21*numpy.log(x71)
-    x73 = x70/x71
-    x74 = numpy.maximum(x2*(x71 - 1), x30*x71*numpy.maximum(0, x73 - 1))
-    x75 = x11*x74
-    x76 = numpy.where(numpy.less_equal(x70, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x72 + (7/125000)*x73 + x75 - 7/125000, (17/1000000)*x72 + (1/400000)*x73 + (20/19)*x75 + 23/2000000), x34*x74 + (1/100000)*x72 + (3/2500000)*x73 + 7/1250000))
-    x77 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x78 = numpy.minimum(n_active, x23)
-    x79 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x22*x23)) + (1 - xi_ep)*numpy.ceil(x22*x78)
-    x80 = x79**(-1.0)
-    x81 = x78*x80
-    x82 = (1 - x69)*numpy.maximum(x2*x81*(x79 - 1), x30*x79*numpy.maximum(0, x78*x80 - 1))
-    x83 = x11*x82
-    x84 = x21*numpy.log(x79)
-    x85 = (3/5000000)*x81 + (1/200000)*x84 + 31/5000000
-    x86 = (1/800000)*x81 + (17/2000000)*x84 + 51/4000000
-    x87 = (7/250000)*x81 + (7/250000)*x84 - 7/250000
-    x88 = p_disp*x4*x82
-    x89 = x88*x9
-    x90 = numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x85, (10/19)*x83 + x86), x8*x82 + x87)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x85 + x89, x86 + (10/19)*x89), x7*x88 + x87))
-    x91 = numpy.where(x16, numpy.greater(x18, 1), False)
-    x92 = n_layers*x76 + n_layers*numpy.where(x91, x76 + x90, 0) + x35
-    x93 = numpy.maximum(1, g*x70/n_q)
-    x94 = numpy.sqrt(n_gpu)
-    x95 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x96 = x94*x95
-    x97 = x52*x96
-    x98 = numpy.minimum(x70, numpy.maximum(1, x97/numpy.sqrt(d_ff_shared)))
-    x99 = x50*x69
-    x100 = d_model*x10
-    x101 = n_gpu/(n_pp**2*sigma_attn**2)
-    x102 = x100*x101
-    x103 = sigma_attn*n_layers
-    x104 = numpy.sqrt(d_head)
-    x105 = numpy.minimum(x70, numpy.maximum(1, x104*numpy.sqrt(x57)*x96/x52))
-    x106 = numpy.minimum(x70, numpy.maximum(1, x97/(numpy.sqrt(n_q)*x104)))
-    x107 = x60*(n_layers*x56 + x45) + x60*(sigma_attn*x44 + x103*x51*(d_ff_shared*x98*x99 + x102/x98 + x48) + x103*(d_model*x105*x99 + x10*x101*x58/x105 + x102/x106 + x106*x42*x99 + x59) + x46*x93)
-    x108 = numpy.logical_and(numpy.logical_and(x62, x63), numpy.greater_equal(x64, p*(n_ff + sigma_attn*x67) + x65 + x66*x93))
-    x109 = numpy.where(x16, numpy.less_equal(numpy.sqrt(x19), 1), numpy.less_equal(numpy.sqrt(x20), 1))
-    x110 = numpy.sqrt(x26)
-    x111 = x110**(-1.0)
-    x112 = numpy.maximum(x2*(x110 - 1), x110*x30*numpy.maximum(0, x111*x53 - 1))
-    x113 = n_ff_out*x112
-    x114 = x11*x113
-    x115 = x111*x53
-    x116 = x21*numpy.log(x110)
-    x117 = (7/125000)*x115 + (7/125000)*x116 - 7/125000
-    x118 = (3/2500000)*x115 + (1/100000)*x116 + 7/1250000
-    x119 = (1/400000)*x115 + (17/1000000)*x116 + 23/2000000
-    x120 = x10*x3
-    x121 = n_ff_in*x112*(d_ff*n_active + x39)
-    x122 = x120*x121
-    x123 = p_act*x33
-    x124 = x123*x3
-    x125 = n_layers*(numpy.where(x109, 0, numpy.minimum(numpy.minimum(x114 + x117, (20/19)*x114 + x119), x113*x34 + x118)) + numpy.where(x109, 0, numpy.minimum(numpy.minimum(x117 + x122, x118 + x121*x124), x119 + (20/19)*x122))) + x13
-    x126 = numpy.less_equal(x96, 1)
-    x127 = numpy.sqrt(x71)
-    x128 = x96/x127
-    x129 = numpy.maximum(x2*(x127 - 1), x127*x30*numpy.maximum(0, x128 - 1))
-    x130 = x11*x129
-    x131 = x21*numpy.log(x127)
-    x132 = (7/125000)*x128 + (7/125000)*x131 - 7/125000
-    x133 = (3/2500000)*x128 + (1/100000)*x131 + 7/1250000
-    x134 = (1/400000)*x128 + (17/1000000)*x131 + 23/2000000
-    x135 = x129*x58
-    x136 = x120*x135
-    x137 = x129*x95/x94
-    x138 = x100*x137
-    x139 = n_layers*(numpy.where(x126, 0, numpy.minimum(numpy.minimum(x130 + x132, (20/19)*x130 + x134), x129*x34 + x133)) + numpy.where(x126, 0, numpy.minimum(numpy.minimum(x132 + x136, x134 + (20/19)*x136), x124*x135 + x133))) + n_layers*numpy.where(x91, x90 + numpy.where(x126, 0, numpy.minimum(numpy.minimum(x132 + x138, x134 + (20/19)*x138), d_model*x123*x137 + x133)), 0) + x125
-    return numpy.where(x68, x0 + x1*x35 + numpy.maximum(numpy.maximum(x43, x61), omega_net*x35), numpy.inf), numpy.where(x108, x0 + x1*x92 + numpy.maximum(numpy.maximum(x107, x43), omega_net*x92), numpy.inf), numpy.where(x68, x0 + x1*x125 + numpy.maximum(numpy.maximum(x43, x61), omega_net*x125), numpy.inf), numpy.where(x108, x0 + x1*x139 + numpy.maximum(numpy.maximum(x107, x43), omega_net*x139), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = p_act*x5
+    x7 = (1/2)*q_len
+    x8 = b*x7
+    x9 = x6*x8
+    x10 = b*q_len
+    x11 = p_act*x10
+    x12 = x11*x5
+    x13 = x12*x3
+    x14 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x13 + 7/250000, (5/19)*x13 + 9/400000), x3*x9 + 59/5000000)
+    x15 = n_pp**(-1.0)
+    x16 = b*x15
+    x17 = numpy.less_equal(s, x16*x7)
+    x18 = n_gpu*x15
+    x19 = numpy.minimum(n_experts, x18)
+    x20 = numpy.maximum(1, x18/numpy.maximum(1, x19))
+    x21 = numpy.maximum(1, x18)
+    x22 = numpy.log(2)**(-1.0)
+    x23 = node_size**(-1.0)
+    x24 = numpy.where(x17, x19, 1)
+    x25 = x18/numpy.maximum(1, x24)
+    x26 = numpy.maximum(1, x25)
+    x27 = numpy.ceil(x23*x26)
+    x28 = x22*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = bw_ar_intra**(-1.0)
+    x32 = numpy.maximum(x3*(x27 - 1), x27*x31*numpy.maximum(0, x26*x29 - 1))
+    x33 = x12*x32
+    x34 = 2*x10
+    x35 = x34*x6
+    x36 = n_layers*numpy.where(numpy.where(x17, numpy.less_equal(x20, 1), numpy.less_equal(x21, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x33 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + x32*x35 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x33 + 23/2000000)) + x14
+    x37 = d_model*vocab
+    x38 = s**(-1.0)
+    x39 = n_ff_in + n_ff_out
+    x40 = d_ff_shared*n_sh
+    x41 = d_model*n_layers*x39*x40
+    x42 = sigma_attn**(-1.0)
+    x43 = x18*x42
+    x44 = ctx + x7 - 1/2
+    x45 = d_head*n_q
+    x46 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + x0*x45*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x47 = p_emb*x37
+    x48 = w_idx*p*x18
+    x49 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x50 = d_model*p
+    x51 = d_ff_shared*x50
+    x52 = x10*x15
+    x53 = p_act*x52
+    x54 = n_sh*x39
+    x55 = numpy.sqrt(d_model)
+    x56 = numpy.sqrt(x26)
+    x57 = numpy.maximum(1, numpy.minimum(x25, x55*x56/numpy.sqrt(d_ff)))
+    x58 = x38*x53
+    x59 = n_experts*x39*(1 - (1 - x38)**x52)*(d_ff*x50 + d_ff*x57*x58 + d_model*x26*x58/x57)
+    x60 = n_q + 2*n_q/g
+    x61 = d_head*x60
+    x62 = x45*x50 + x50*x61
+    x63 = n_pp*x4/hbm_bw
+    x64 = x63*(n_layers*(x53*(d_model + x45) + x53*(d_model + x61) + x54*(x51 + x53*(d_model + d_ff_shared)) + x59 + x62) + x47 + x48 + x49)
+    x65 = numpy.greater_equal(n_gpu, n_pp)
+    x66 = numpy.less_equal(n_pp, b)
+    x67 = hbm_cap*n_gpu
+    x68 = n_unembed*p_emb
+    x69 = ctx*b*(kv_idx + kv_bytes)
+    x70 = n_attn + x41
+    x71 = numpy.logical_and(numpy.logical_and(x65, x66), numpy.greater_equal(x67, p*(n_ff + w_idx*(x18 - 1) + x70) + x68 + x69))
+    x72 = numpy.ceil(x23*x43)
+    x73 = x22*numpy.log(x72)
+    x74 = x43/x72
+    x75 = numpy.maximum(x3*(x72 - 1), x31*x72*numpy.maximum(0, x74 - 1))
+    x76 = x12*x75
+    x77 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000), x35*x75 + (1/100000)*x73 + (3/2500000)*x74 + 7/1250000))
+    x78 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x79 = numpy.minimum(n_active, x24)
+    x80 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x79)
+    x81 = x80**(-1.0)
+    x82 = x79*x81
+    x83 = (1 - x42)*numpy.maximum(x3*x82*(x80 - 1), x31*x80*numpy.maximum(0, x79*x81 - 1))
+    x84 = x12*x83
+    x85 = x22*numpy.log(x80)
+    x86 = (3/5000000)*x82 + (1/200000)*x85 + 31/5000000
+    x87 = (1/800000)*x82 + (17/2000000)*x85 + 51/4000000
+    x88 = (7/250000)*x82 + (7/250000)*x85 - 7/250000
+    x89 = p_disp*x5*x83
+    x90 = x10*x89
+    x91 = numpy.where(x78, 0, numpy.minimum(numpy.minimum(x84 + x86, (10/19)*x84 + x87), x83*x9 + x88)) + numpy.where(x78, 0, numpy.minimum(numpy.minimum(x86 + x90, x87 + (10/19)*x90), x8*x89 + x88))
+    x92 = numpy.where(x17, numpy.greater(x19, 1), False)
+    x93 = n_layers*x77 + n_layers*numpy.where(x92, x77 + x91, 0) + x36
+    x94 = numpy.maximum(1, g*x43/n_q)
+    x95 = numpy.sqrt(n_gpu)
+    x96 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x97 = x95*x96
+    x98 = x55*x97
+    x99 = numpy.minimum(x43, numpy.maximum(1, x98/numpy.sqrt(d_ff_shared)))
+    x100 = x42*x53
+    x101 = d_model*x11
+    x102 = n_gpu/(n_pp**2*sigma_attn**2)
+    x103 = x101*x102
+    x104 = sigma_attn*n_layers
+    x105 = numpy.sqrt(d_head)
+    x106 = numpy.minimum(x43, numpy.maximum(1, x105*numpy.sqrt(x60)*x97/x55))
+    x107 = numpy.minimum(x43, numpy.maximum(1, x98/(numpy.sqrt(n_q)*x105)))
+    x108 = x63*(n_layers*x59 + x47) + x63*(x104*x54*(d_ff_shared*x100*x99 + x103/x99 + x51) + x104*(d_model*x100*x106 + x100*x107*x45 + x102*x11*x61/x106 + x103/x107 + x62) + x48 + x49*x94)
+    x109 = numpy.logical_and(numpy.logical_and(x65, x66), numpy.greater_equal(x67, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x70) + x68 + x69*x94))
+    x110 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
+    x111 = numpy.sqrt(x27)
+    x112 = x111**(-1.0)
+    x113 = numpy.maximum(x3*(x111 - 1), x111*x31*numpy.maximum(0, x112*x56 - 1))
+    x114 = n_ff_out*x113
+    x115 = x114*x12
+    x116 = x112*x56
+    x117 = x22*numpy.log(x111)
+    x118 = (7/125000)*x116 + (7/125000)*x117 - 7/125000
+    x119 = (3/2500000)*x116 + (1/100000)*x117 + 7/1250000
+    x120 = (1/400000)*x116 + (17/1000000)*x117 + 23/2000000
+    x121 = x11*x4
+    x122 = n_ff_in*x113*(d_ff*n_active + x40)
+    x123 = x121*x122
+    x124 = p_act*x34
+    x125 = x124*x4
+    x126 = n_layers*(numpy.where(x110, 0, numpy.minimum(numpy.minimum(x115 + x118, (20/19)*x115 + x120), x114*x35 + x119)) + numpy.where(x110, 0, numpy.minimum(numpy.minimum(x118 + x123, x119 + x122*x125), x120 + (20/19)*x123))) + x14
+    x127 = numpy.less_equal(x97, 1)
+    x128 = numpy.sqrt(x72)
+    x129 = x97/x128
+    x130 = numpy.maximum(x3*(x128 - 1), x128*x31*numpy.maximum(0, x129 - 1))
+    x131 = x12*x130
+    x132 = x22*numpy.log(x128)
+    x133 = (7/125000)*x129 + (7/125000)*x132 - 7/125000
+    x134 = (3/2500000)*x129 + (1/100000)*x132 + 7/1250000
+    x135 = (1/400000)*x129 + (17/1000000)*x132 + 23/2000000
+    x136 = x130*x61
+    x137 = x121*x136
+    x138 = x130*x96/x95
+    x139 = x101*x138
+    x140 = n_layers*(numpy.where(x127, 0, numpy.minimum(numpy.minimum(x131 + x133, (20/19)*x131 + x135), x130*x35 + x134)) + numpy.where(x127, 0, numpy.minimum(numpy.minimum(x133 + x137, x135 + (20/19)*x137), x125*x136 + x134))) + n_layers*numpy.where(x92, x91 + numpy.where(x127, 0, numpy.minimum(numpy.minimum(x133 + x139, x135 + (20/19)*x139), d_model*x124*x138 + x134)), 0) + x126
+    return numpy.where(x71, x1 + x2*x36 + numpy.maximum(numpy.maximum(x46, x64), omega_net*x36), numpy.inf), numpy.where(x109, x1 + x2*x93 + numpy.maximum(numpy.maximum(x108, x46), omega_net*x93), numpy.inf), numpy.where(x71, x1 + x126*x2 + numpy.maximum(numpy.maximum(x46, x64), omega_net*x126), numpy.inf), numpy.where(x109, x1 + x140*x2 + numpy.maximum(numpy.maximum(x108, x46), omega_net*x140), numpy.inf)
 
 
 def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2485,24 +2595,28 @@ def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
 
 def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2524,12 +2638,14 @@ def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len
 def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -2624,121 +2740,125 @@ def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*p_act
-    x2 = n_gpu**(-1.0)
-    x3 = (1/2)*q_len
-    x4 = b*x2*x3
-    x5 = x1*x4
-    x6 = b*q_len
-    x7 = x2*x6
-    x8 = x1*x7
-    x9 = x0*x8
-    x10 = numpy.sqrt(n_gpu)
-    x11 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x12 = x10*x11
-    x13 = numpy.less_equal(x12, 1)
-    x14 = node_size**(-1.0)
-    x15 = sigma_attn**(-1.0)
-    x16 = n_pp**(-1.0)
-    x17 = n_gpu*x16
-    x18 = x15*x17
-    x19 = numpy.sqrt(numpy.ceil(x14*x18))
-    x20 = bw_ar_intra**(-1.0)
-    x21 = x12/x19
-    x22 = numpy.maximum(x0*(x19 - 1), x19*x20*numpy.maximum(0, x21 - 1))
-    x23 = x1*x22
-    x24 = x23*x7
-    x25 = numpy.log(2)**(-1.0)
-    x26 = x25*numpy.log(x19)
-    x27 = (7/125000)*x21 + (7/125000)*x26 - 7/125000
-    x28 = 2*x6
-    x29 = x2*x28
-    x30 = (3/2500000)*x21 + (1/100000)*x26 + 7/1250000
-    x31 = (1/400000)*x21 + (17/1000000)*x26 + 23/2000000
-    x32 = p_act*x7
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = x22*x34
-    x36 = x32*x35
-    x37 = p_act*x29
-    x38 = b*x16
-    x39 = numpy.less_equal(s, x3*x38)
-    x40 = numpy.minimum(n_experts, x17)
-    x41 = numpy.where(x39, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x17, 1), numpy.less_equal(x17/x40, 1)), 1, numpy.sqrt(x17*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x17, 1), 1, numpy.sqrt(x17)), 1))
-    x42 = numpy.where(x39, x40, 1)
-    x43 = x17/numpy.maximum(1, x42)
-    x44 = numpy.maximum(1, x43)
-    x45 = numpy.sqrt(numpy.ceil(x14*x44))
-    x46 = numpy.sqrt(x44)
-    x47 = x45**(-1.0)
-    x48 = numpy.maximum(x0*(x45 - 1), x20*x45*numpy.maximum(0, x46*x47 - 1))
-    x49 = n_ff_out*x48
-    x50 = x49*x8
-    x51 = x46*x47
-    x52 = x25*numpy.log(x45)
-    x53 = (7/125000)*x51 + (7/125000)*x52 - 7/125000
-    x54 = (3/2500000)*x51 + (1/100000)*x52 + 7/1250000
-    x55 = (1/400000)*x51 + (17/1000000)*x52 + 23/2000000
-    x56 = d_ff_shared*n_sh
-    x57 = n_ff_in*x48*(d_ff*n_active + x56)
-    x58 = x32*x57
-    x59 = x11*x23/x10
-    x60 = x59*x6
-    x61 = numpy.where(x39, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x62 = numpy.minimum(n_active, x42)
-    x63 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x14*x42)) + (1 - xi_ep)*numpy.ceil(x14*x62)
-    x64 = x63**(-1.0)
-    x65 = x62*x64
-    x66 = (1 - x15)*numpy.maximum(x0*x65*(x63 - 1), x20*x63*numpy.maximum(0, x62*x64 - 1))
-    x67 = x66*x8
-    x68 = x25*numpy.log(x63)
-    x69 = (3/5000000)*x65 + (1/200000)*x68 + 31/5000000
-    x70 = (1/800000)*x65 + (17/2000000)*x68 + 51/4000000
-    x71 = (7/250000)*x65 + (7/250000)*x68 - 7/250000
-    x72 = d_model*p_disp*x66
-    x73 = x7*x72
-    x74 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x24 + x27, (20/19)*x24 + x31), x23*x29 + x30)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x27 + x36, x30 + x35*x37), x31 + (20/19)*x36))) + n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x50 + x53, (20/19)*x50 + x55), x1*x29*x49 + x54)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x53 + x58, x55 + (20/19)*x58), x37*x57 + x54))) + n_layers*numpy.where(numpy.where(x39, numpy.greater(x40, 1), False), numpy.where(x13, 0, numpy.minimum(numpy.minimum(x27 + x60, x31 + (20/19)*x60), x28*x59 + x30)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x67 + x69, (10/19)*x67 + x70), x5*x66 + x71)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x69 + x73, x70 + (10/19)*x73), x4*x72 + x71)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x5 + 59/5000000)
-    x75 = d_model*vocab
-    x76 = s**(-1.0)
-    x77 = n_ff_in + n_ff_out
-    x78 = n_layers*x77
-    x79 = d_model*x56*x78
-    x80 = ctx + x3 - 1/2
-    x81 = d_head*n_q
-    x82 = x16*x6
-    x83 = d_model*p
-    x84 = numpy.sqrt(d_model)
-    x85 = numpy.maximum(1, numpy.minimum(x43, x46*x84/numpy.sqrt(d_ff)))
-    x86 = p_act*x82
-    x87 = x1*x82
-    x88 = n_pp*x2/hbm_bw
-    x89 = numpy.maximum(1, g*x18/n_q)
-    x90 = x12*x84
-    x91 = numpy.minimum(x18, numpy.maximum(1, x90/numpy.sqrt(d_ff_shared)))
-    x92 = x15*x86
-    x93 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x94 = x1*x93
-    x95 = sigma_attn*n_layers
-    x96 = numpy.sqrt(d_head)
-    x97 = numpy.minimum(x18, numpy.maximum(1, x90/(numpy.sqrt(n_q)*x96)))
-    x98 = numpy.minimum(x18, numpy.maximum(1, x12*numpy.sqrt(x33)*x96/x84))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x89*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x79)))), 4*n_layers*t_kernel + x74*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x74, x2*(n_attn*x28 + 2*b*q_lm*x75 + n_layers*x6*(f_idx*x80 + 4*x81*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x80, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x6*(2*n_ff*x76 + 2*x79))/flops), x88*(n_experts*x78*(1 - (1 - x76)**x82)*(d_ff*x76*x85*x86 + d_ff*x83 + x44*x76*x87/x85) + p_emb*x75) + x88*(w_idx*sigma_attn*p + n_sh*x77*x95*(d_ff_shared*x83 + d_ff_shared*x91*x92 + x94/x91) + x38*x89*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x95*(p_act*x34*x93/x98 + x15*x87*x98 + x34*x83 + x81*x83 + x81*x92*x97 + x94/x97))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = d_model*p_act
+    x3 = n_gpu**(-1.0)
+    x4 = (1/2)*q_len
+    x5 = b*x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x3*x7
+    x9 = x2*x8
+    x10 = x1*x9
+    x11 = numpy.sqrt(n_gpu)
+    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x13 = x11*x12
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = sigma_attn**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = n_gpu*x17
+    x19 = x16*x18
+    x20 = numpy.sqrt(numpy.ceil(x15*x19))
+    x21 = bw_ar_intra**(-1.0)
+    x22 = x13/x20
+    x23 = numpy.maximum(x1*(x20 - 1), x20*x21*numpy.maximum(0, x22 - 1))
+    x24 = x2*x23
+    x25 = x24*x8
+    x26 = numpy.log(2)**(-1.0)
+    x27 = x26*numpy.log(x20)
+    x28 = (7/125000)*x22 + (7/125000)*x27 - 7/125000
+    x29 = 2*x7
+    x30 = x29*x3
+    x31 = (3/2500000)*x22 + (1/100000)*x27 + 7/1250000
+    x32 = (1/400000)*x22 + (17/1000000)*x27 + 23/2000000
+    x33 = p_act*x8
+    x34 = n_q + 2*n_q/g
+    x35 = d_head*x34
+    x36 = x23*x35
+    x37 = x33*x36
+    x38 = p_act*x30
+    x39 = b*x17
+    x40 = numpy.less_equal(s, x39*x4)
+    x41 = numpy.minimum(n_experts, x18)
+    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x41, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
+    x43 = numpy.where(x40, x41, 1)
+    x44 = x18/numpy.maximum(1, x43)
+    x45 = numpy.maximum(1, x44)
+    x46 = numpy.sqrt(numpy.ceil(x15*x45))
+    x47 = numpy.sqrt(x45)
+    x48 = x46**(-1.0)
+    x49 = numpy.maximum(x1*(x46 - 1), x21*x46*numpy.maximum(0, x47*x48 - 1))
+    x50 = n_ff_out*x49
+    x51 = x50*x9
+    x52 = x47*x48
+    x53 = x26*numpy.log(x46)
+    x54 = (7/125000)*x52 + (7/125000)*x53 - 7/125000
+    x55 = (3/2500000)*x52 + (1/100000)*x53 + 7/1250000
+    x56 = (1/400000)*x52 + (17/1000000)*x53 + 23/2000000
+    x57 = d_ff_shared*n_sh
+    x58 = n_ff_in*x49*(d_ff*n_active + x57)
+    x59 = x33*x58
+    x60 = x12*x24/x11
+    x61 = x60*x7
+    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x63 = numpy.minimum(n_active, x43)
+    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
+    x65 = x64**(-1.0)
+    x66 = x63*x65
+    x67 = (1 - x16)*numpy.maximum(x1*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
+    x68 = x67*x9
+    x69 = x26*numpy.log(x64)
+    x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
+    x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
+    x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
+    x73 = d_model*p_disp*x67
+    x74 = x73*x8
+    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x37, x31 + x36*x38), x32 + (20/19)*x37))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x38*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x6 + 59/5000000)
+    x76 = d_model*vocab
+    x77 = s**(-1.0)
+    x78 = n_ff_in + n_ff_out
+    x79 = n_layers*x78
+    x80 = d_model*x57*x79
+    x81 = ctx + x4 - 1/2
+    x82 = d_head*n_q
+    x83 = x17*x7
+    x84 = d_model*p
+    x85 = numpy.sqrt(d_model)
+    x86 = numpy.maximum(1, numpy.minimum(x44, x47*x85/numpy.sqrt(d_ff)))
+    x87 = p_act*x83
+    x88 = x2*x83
+    x89 = n_pp*x3/hbm_bw
+    x90 = numpy.maximum(1, g*x19/n_q)
+    x91 = x13*x85
+    x92 = numpy.minimum(x19, numpy.maximum(1, x91/numpy.sqrt(d_ff_shared)))
+    x93 = x16*x87
+    x94 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x95 = x2*x94
+    x96 = sigma_attn*n_layers
+    x97 = d_head*x84
+    x98 = numpy.sqrt(d_head)
+    x99 = numpy.minimum(x19, numpy.maximum(1, x91/(numpy.sqrt(n_q)*x98)))
+    x100 = numpy.minimum(x19, numpy.maximum(1, x13*numpy.sqrt(x34)*x98/x85))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x90*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x3*(n_attn*x29 + 2*b*q_lm*x76 + x7*(2*n_ff*x77 + 2*x80) + x7*(f_idx*n_layers*x19*x81 + w_idx*(2*x19 - 2) + x0*x82*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x89*(n_experts*x79*(1 - (1 - x77)**x83)*(d_ff*x77*x86*x87 + d_ff*x84 + x45*x77*x88/x86) + p_emb*x76) + x89*(w_idx*p*x18 + n_sh*x78*x96*(d_ff_shared*x84 + d_ff_shared*x92*x93 + x95/x92) + x39*x90*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x96*(n_q*x97 + p_act*x35*x94/x100 + x100*x16*x88 + x34*x97 + x82*x93*x99 + x95/x99))), numpy.inf)
 
 
 def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3071,52 +3191,54 @@ def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 
 def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = x4*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x0*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x13 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
-    x14 = numpy.maximum(1, x13)
-    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
-    x16 = numpy.sqrt(x14)
-    x17 = x15**(-1.0)
-    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x16*x17 - 1)/bw_ar_intra)
-    x19 = x18*x5
-    x20 = n_ff_out*x3
-    x21 = x19*x20
-    x22 = x16*x17
-    x23 = numpy.log(x15)/numpy.log(2)
-    x24 = (7/125000)*x22 + (7/125000)*x23 - 7/125000
-    x25 = 2*x5
-    x26 = x18*x25
-    x27 = (3/2500000)*x22 + (1/100000)*x23 + 7/1250000
-    x28 = (1/400000)*x22 + (17/1000000)*x23 + 23/2000000
-    x29 = d_ff_shared*n_sh
-    x30 = n_ff_in*p_act*x2*(d_ff*n_active + x29)
-    x31 = x19*x30
-    x32 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x28), x20*x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x31, x28 + (20/19)*x31), x26*x30 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
-    x33 = d_model*vocab
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = d_model*n_layers*x29*x35
-    x37 = ctx + x0 - 1/2
-    x38 = d_head*n_q
-    x39 = d_model*p
-    x40 = d_head*(n_q + 2*n_q/g)
-    x41 = x5*x7
-    x42 = p_act*x41
-    x43 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x16/numpy.sqrt(d_ff)))
-    x44 = x34*x42
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x36))), 4*n_layers*t_kernel + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(n_attn*x25 + 2*b*q_lm*x33 + n_layers*x5*(f_idx*x37 + 4*x38*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff*x34 + 2*x36))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x35*(1 - (1 - x34)**x41)*(d_ff*x39 + d_ff*x43*x44 + d_model*x14*x44/x43) + n_sh*x35*(d_ff_shared*x39 + x42*(d_model + d_ff_shared)) + x38*x39 + x39*x40 + x42*(d_model + x38) + x42*(d_model + x40)) + p_emb*x33 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = x5*x6
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x1*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x14 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
+    x15 = numpy.maximum(1, x14)
+    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
+    x17 = numpy.sqrt(x15)
+    x18 = x16**(-1.0)
+    x19 = numpy.maximum(x2*(x16 - 1), x16*numpy.maximum(0, x17*x18 - 1)/bw_ar_intra)
+    x20 = x19*x6
+    x21 = n_ff_out*x4
+    x22 = x20*x21
+    x23 = x17*x18
+    x24 = numpy.log(x16)/numpy.log(2)
+    x25 = (7/125000)*x23 + (7/125000)*x24 - 7/125000
+    x26 = 2*x6
+    x27 = x19*x26
+    x28 = (3/2500000)*x23 + (1/100000)*x24 + 7/1250000
+    x29 = (1/400000)*x23 + (17/1000000)*x24 + 23/2000000
+    x30 = d_ff_shared*n_sh
+    x31 = n_ff_in*p_act*x3*(d_ff*n_active + x30)
+    x32 = x20*x31
+    x33 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x22 + x25, (20/19)*x22 + x29), x21*x27 + x28)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x25 + x32, x29 + (20/19)*x32), x27*x31 + x28))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
+    x34 = d_model*vocab
+    x35 = s**(-1.0)
+    x36 = n_ff_in + n_ff_out
+    x37 = d_model*n_layers*x30*x36
+    x38 = x11/sigma_attn
+    x39 = ctx + x1 - 1/2
+    x40 = d_head*n_q
+    x41 = d_model*p
+    x42 = d_head*(n_q + 2*n_q/g)
+    x43 = x6*x8
+    x44 = p_act*x43
+    x45 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
+    x46 = x35*x44
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x43)*(d_ff*x41 + d_ff*x45*x46 + d_model*x15*x46/x45) + n_sh*x36*(d_ff_shared*x41 + x44*(d_model + d_ff_shared)) + x40*x41 + x41*x42 + x44*(d_model + x40) + x44*(d_model + x42)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + x0*x40*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3137,137 +3259,138 @@ def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*x0
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = numpy.less_equal(s, x12*x4)
-    x14 = n_gpu*x11
-    x15 = numpy.minimum(n_experts, x14)
-    x16 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
-    x17 = node_size**(-1.0)
-    x18 = numpy.where(x13, x15, 1)
-    x19 = x14/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.sqrt(numpy.ceil(x17*x20))
-    x22 = bw_ar_intra**(-1.0)
-    x23 = numpy.sqrt(x20)
-    x24 = x21**(-1.0)
-    x25 = numpy.maximum(x0*(x21 - 1), x21*x22*numpy.maximum(0, x23*x24 - 1))
-    x26 = x25*x8
-    x27 = d_model*n_ff_out
-    x28 = x26*x27
-    x29 = x23*x24
-    x30 = numpy.log(2)**(-1.0)
-    x31 = x30*numpy.log(x21)
-    x32 = (7/125000)*x29 + (7/125000)*x31 - 7/125000
-    x33 = 2*x7
-    x34 = x3*x33
-    x35 = x25*x34
-    x36 = (3/2500000)*x29 + (1/100000)*x31 + 7/1250000
-    x37 = (1/400000)*x29 + (17/1000000)*x31 + 23/2000000
-    x38 = d_ff_shared*n_sh
-    x39 = n_ff_in*(d_ff*n_active + x38)
-    x40 = x26*x39
-    x41 = numpy.sqrt(n_gpu)
-    x42 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x43 = x41*x42
-    x44 = numpy.less_equal(x43, 1)
-    x45 = sigma_attn**(-1.0)
-    x46 = x14*x45
-    x47 = numpy.sqrt(numpy.ceil(x17*x46))
-    x48 = x43/x47
-    x49 = numpy.maximum(x0*(x47 - 1), x22*x47*numpy.maximum(0, x48 - 1))
-    x50 = d_model*x49
-    x51 = x50*x8
-    x52 = x30*numpy.log(x47)
-    x53 = (7/125000)*x48 + (7/125000)*x52 - 7/125000
-    x54 = (3/2500000)*x48 + (1/100000)*x52 + 7/1250000
-    x55 = (1/400000)*x48 + (17/1000000)*x52 + 23/2000000
-    x56 = n_q + 2*n_q/g
-    x57 = d_head*x56
-    x58 = x49*x57
-    x59 = x58*x8
-    x60 = p_act*x7
-    x61 = x42*x50/x41
-    x62 = x60*x61
-    x63 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x64 = numpy.minimum(n_active, x18)
-    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x64)
-    x66 = x65**(-1.0)
-    x67 = x64*x66
-    x68 = d_model*(1 - x45)*numpy.maximum(x0*x67*(x65 - 1), x22*x65*numpy.maximum(0, x64*x66 - 1))
-    x69 = x68*x8
-    x70 = x30*numpy.log(x65)
-    x71 = (3/5000000)*x67 + (1/200000)*x70 + 31/5000000
-    x72 = (1/800000)*x67 + (17/2000000)*x70 + 51/4000000
-    x73 = (7/250000)*x67 + (7/250000)*x70 - 7/250000
-    x74 = p_disp*x2*x68
-    x75 = x7*x74
-    x76 = d_model*vocab
-    x77 = p_emb*x76
-    x78 = n_ff_in + n_ff_out
-    x79 = s**(-1.0)
-    x80 = x11*x7
-    x81 = d_model*p
-    x82 = numpy.sqrt(d_model)
-    x83 = numpy.maximum(1, numpy.minimum(x19, x23*x82/numpy.sqrt(d_ff)))
-    x84 = p_act*x80
-    x85 = x79*x84
-    x86 = n_experts*x78*(1 - (1 - x79)**x80)*(d_ff*x81 + d_ff*x83*x85 + d_model*x20*x85/x83)
-    x87 = n_pp*x2/hbm_bw
-    x88 = w_idx*p
-    x89 = numpy.maximum(1, g*x46/n_q)
-    x90 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x91 = d_ff_shared*x81
-    x92 = x43*x82
-    x93 = numpy.minimum(x46, numpy.maximum(1, x92/numpy.sqrt(d_ff_shared)))
-    x94 = x45*x84
-    x95 = n_gpu*x60/(n_pp**2*sigma_attn**2)
-    x96 = d_model*x95
-    x97 = sigma_attn*n_layers
-    x98 = n_sh*x78
-    x99 = numpy.sqrt(d_head)
-    x100 = numpy.minimum(x46, numpy.maximum(1, x43*numpy.sqrt(x56)*x99/x82))
-    x101 = numpy.minimum(x46, numpy.maximum(1, x92/(numpy.sqrt(n_q)*x99)))
-    x102 = d_head*n_q
-    x103 = x102*x81 + x57*x81
-    x104 = d_model*n_layers*x38*x78
-    x105 = ctx + x4 - 1/2
-    x106 = n_unembed*p_emb
-    x107 = n_attn + x104
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = p_act*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = x4*x8
+    x10 = x2*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x2*x7 + 59/5000000)
+    x12 = n_pp**(-1.0)
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x13*x5)
+    x15 = n_gpu*x12
+    x16 = numpy.minimum(n_experts, x15)
+    x17 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
+    x18 = node_size**(-1.0)
+    x19 = numpy.where(x14, x16, 1)
+    x20 = x15/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(numpy.ceil(x18*x21))
+    x23 = bw_ar_intra**(-1.0)
+    x24 = numpy.sqrt(x21)
+    x25 = x22**(-1.0)
+    x26 = numpy.maximum(x1*(x22 - 1), x22*x23*numpy.maximum(0, x24*x25 - 1))
+    x27 = x26*x9
+    x28 = d_model*n_ff_out
+    x29 = x27*x28
+    x30 = x24*x25
+    x31 = numpy.log(2)**(-1.0)
+    x32 = x31*numpy.log(x22)
+    x33 = (7/125000)*x30 + (7/125000)*x32 - 7/125000
+    x34 = 2*x8
+    x35 = x34*x4
+    x36 = x26*x35
+    x37 = (3/2500000)*x30 + (1/100000)*x32 + 7/1250000
+    x38 = (1/400000)*x30 + (17/1000000)*x32 + 23/2000000
+    x39 = d_ff_shared*n_sh
+    x40 = n_ff_in*(d_ff*n_active + x39)
+    x41 = x27*x40
+    x42 = numpy.sqrt(n_gpu)
+    x43 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x42*x43
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x15*x46
+    x48 = numpy.sqrt(numpy.ceil(x18*x47))
+    x49 = x44/x48
+    x50 = numpy.maximum(x1*(x48 - 1), x23*x48*numpy.maximum(0, x49 - 1))
+    x51 = d_model*x50
+    x52 = x51*x9
+    x53 = x31*numpy.log(x48)
+    x54 = (7/125000)*x49 + (7/125000)*x53 - 7/125000
+    x55 = (3/2500000)*x49 + (1/100000)*x53 + 7/1250000
+    x56 = (1/400000)*x49 + (17/1000000)*x53 + 23/2000000
+    x57 = n_q + 2*n_q/g
+    x58 = d_head*x57
+    x59 = x50*x58
+    x60 = x59*x9
+    x61 = p_act*x8
+    x62 = x43*x51/x42
+    x63 = x61*x62
+    x64 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x65 = numpy.minimum(n_active, x19)
+    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x65)
+    x67 = x66**(-1.0)
+    x68 = x65*x67
+    x69 = d_model*(1 - x46)*numpy.maximum(x1*x68*(x66 - 1), x23*x66*numpy.maximum(0, x65*x67 - 1))
+    x70 = x69*x9
+    x71 = x31*numpy.log(x66)
+    x72 = (3/5000000)*x68 + (1/200000)*x71 + 31/5000000
+    x73 = (1/800000)*x68 + (17/2000000)*x71 + 51/4000000
+    x74 = (7/250000)*x68 + (7/250000)*x71 - 7/250000
+    x75 = p_disp*x3*x69
+    x76 = x75*x8
+    x77 = d_model*vocab
+    x78 = p_emb*x77
+    x79 = n_ff_in + n_ff_out
+    x80 = s**(-1.0)
+    x81 = x12*x8
+    x82 = d_model*p
+    x83 = numpy.sqrt(d_model)
+    x84 = numpy.maximum(1, numpy.minimum(x20, x24*x83/numpy.sqrt(d_ff)))
+    x85 = p_act*x81
+    x86 = x80*x85
+    x87 = n_experts*x79*(1 - (1 - x80)**x81)*(d_ff*x82 + d_ff*x84*x86 + d_model*x21*x86/x84)
+    x88 = n_pp*x3/hbm_bw
+    x89 = w_idx*p*x15
+    x90 = numpy.maximum(1, g*x47/n_q)
+    x91 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x92 = d_ff_shared*x82
+    x93 = x44*x83
+    x94 = numpy.minimum(x47, numpy.maximum(1, x93/numpy.sqrt(d_ff_shared)))
+    x95 = x46*x85
+    x96 = n_gpu*x61/(n_pp**2*sigma_attn**2)
+    x97 = d_model*x96
+    x98 = sigma_attn*n_layers
+    x99 = n_sh*x79
+    x100 = numpy.sqrt(d_head)
+    x101 = numpy.minimum(x47, numpy.maximum(1, x100*x44*numpy.sqrt(x57)/x83))
+    x102 = numpy.minimum(x47, numpy.maximum(1, x93/(numpy.sqrt(n_q)*x100)))
+    x103 = d_head*n_q
+    x104 = x103*x82 + x58*x82
+    x105 = d_model*n_layers*x39*x79
+    x106 = ctx + x5 - 1/2
+    x107 = n_unembed*p_emb
     x108 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x16, 0, numpy.minimum(numpy.minimum(x28 + x32, (20/19)*x28 + x37), x27*x35 + x36)) + numpy.where(x16, 0, numpy.minimum(numpy.minimum(x32 + x40, x37 + (20/19)*x40), x35*x39 + x36))) + x10, n_layers*(numpy.where(x44, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), x34*x50 + x54)) + numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x59, x55 + (20/19)*x59), x34*x58 + x54))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x62, x55 + (20/19)*x62), p_act*x33*x61 + x54)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x69 + x71, (10/19)*x69 + x72), x6*x68 + x73)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x71 + x75, x72 + (10/19)*x75), x5*x74 + x73)), 0), x87*(n_layers*x86 + x77) + x87*(sigma_attn*x88 + x89*x90 + x97*x98*(d_ff_shared*x93*x94 + x91 + x96/x93) + x97*(d_model*x100*x94 + x101*x102*x94 + x103 + x96/x101 + x57*x95/x100)), x2*(n_attn*x33 + 2*b*q_lm*x76 + n_layers*x7*(f_idx*x105 + 4*x102*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x105, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x79 + 2*x104))/flops, p*(n_ff + sigma_attn*x107) + x106 + x108*x89, x10, x87*(n_layers*(x103 + x84*(d_model + x102) + x84*(d_model + x57) + x86 + x98*(x84*(d_model + d_ff_shared) + x91)) + x77 + x88 + x90), p*(n_ff + x107) + x106 + x108
+    x109 = n_attn + x105
+    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x89 + x90*x91 + x98*x99*(d_ff_shared*x94*x95 + x92 + x97/x94) + x98*(d_model*x101*x95 + x102*x103*x95 + x104 + x97/x102 + x58*x96/x101)), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x105) + x8*(f_idx*n_layers*x106*x47 + w_idx*(2*x47 - 2) + x0*x103*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x106, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x109) + x107 + x108*x90, x11, x88*(n_layers*(x104 + x85*(d_model + x103) + x85*(d_model + x58) + x87 + x99*(x85*(d_model + d_ff_shared) + x92)) + x78 + x89 + x91), p*(n_ff + w_idx*(x15 - 1) + x109) + x107 + x108
 
 
 def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3335,28 +3458,33 @@ def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3378,12 +3506,14 @@ def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q
 def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3466,104 +3596,107 @@ def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x0*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.log(2)**(-1.0)
-    x15 = node_size**(-1.0)
-    x16 = numpy.ceil(x13*x15)
-    x17 = x14*numpy.log(x16)
-    x18 = x13/x16
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.maximum(x0*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
-    x21 = x20*x8
-    x22 = 2*x7
-    x23 = x22*x3
-    x24 = numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x21 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + x20*x23 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x21 + 23/2000000))
-    x25 = b*x11
-    x26 = numpy.less_equal(s, x25*x4)
-    x27 = numpy.minimum(n_experts, x12)
-    x28 = numpy.where(x26, x27, 1)
-    x29 = x12/numpy.maximum(1, x28)
-    x30 = numpy.maximum(1, x29)
-    x31 = numpy.ceil(x15*x30)
-    x32 = x14*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x30*x33
-    x35 = numpy.maximum(x0*(x31 - 1), x19*x31*numpy.maximum(0, x30*x33 - 1))
-    x36 = x35*x8
-    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x38 = numpy.minimum(n_active, x28)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x15*x28)) + (1 - xi_ep)*numpy.ceil(x15*x38)
-    x40 = x39**(-1.0)
-    x41 = x38*x40
-    x42 = (1 - x10)*numpy.maximum(x0*x41*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
-    x43 = x42*x8
-    x44 = x14*numpy.log(x39)
-    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
-    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
-    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
-    x48 = d_model*p_disp*x1*x42
-    x49 = x48*x7
-    x50 = n_layers*x24 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x27, 1)), 1, x12*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x23*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x24 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x6 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x47 + x48*x5)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x6 + 59/5000000)
-    x51 = d_model*vocab
-    x52 = s**(-1.0)
-    x53 = n_ff_in + n_ff_out
-    x54 = n_layers*x53
-    x55 = d_model*d_ff_shared*n_sh*x54
-    x56 = ctx + x4 - 1/2
-    x57 = x11*x7
-    x58 = d_model*p
-    x59 = numpy.sqrt(d_model)
-    x60 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x59/numpy.sqrt(d_ff)))
-    x61 = p_act*x57
-    x62 = x2*x57
-    x63 = n_pp*x1/hbm_bw
-    x64 = numpy.maximum(1, x13)
-    x65 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x66 = x59*x65
-    x67 = numpy.minimum(x13, numpy.maximum(1, x66/numpy.sqrt(d_ff_shared)))
-    x68 = x10*x61
-    x69 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x70 = x2*x69
-    x71 = sigma_attn*n_layers
-    x72 = d_head*n_q
-    x73 = c_kv + c_q
-    x74 = n_q + 2*n_q/g
-    x75 = d_head*x74
-    x76 = numpy.sqrt(x73)
-    x77 = numpy.minimum(x13, numpy.maximum(1, x65*x76/x59))
-    x78 = numpy.sqrt(d_head)
-    x79 = numpy.minimum(x13, numpy.maximum(1, x66/(numpy.sqrt(n_q)*x78)))
-    x80 = p_act*x69
-    x81 = numpy.minimum(x13, numpy.maximum(1, x65*numpy.sqrt(x74)*x78/x76))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x64*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x55)))), 4*n_layers*t_kernel + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x1*(n_attn*x22 + 2*b*q_lm*x51 + n_layers*x7*(f_idx*x56 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x52 + 2*x55))/flops), x63*(n_experts*x54*(1 - (1 - x52)**x57)*(d_ff*x52*x60*x61 + d_ff*x58 + x30*x52*x62/x60) + p_emb*x51) + x63*(w_idx*sigma_attn*p + n_sh*x53*x71*(d_ff_shared*x58 + d_ff_shared*x67*x68 + x70/x67) + x25*x64*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x71*(p*x73*x75 + x10*x62*x77 + x58*x72 + x58*x73 + x68*x72*x79 + x68*x73*x81 + x70/x79 + x73*x80/x77 + x75*x80/x81))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = x4*x8
+    x10 = x1*x9
+    x11 = sigma_attn**(-1.0)
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = x11*x13
+    x15 = numpy.log(2)**(-1.0)
+    x16 = node_size**(-1.0)
+    x17 = numpy.ceil(x14*x16)
+    x18 = x15*numpy.log(x17)
+    x19 = x14/x17
+    x20 = bw_ar_intra**(-1.0)
+    x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
+    x22 = x21*x9
+    x23 = 2*x8
+    x24 = x23*x4
+    x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
+    x26 = b*x12
+    x27 = numpy.less_equal(s, x26*x5)
+    x28 = numpy.minimum(n_experts, x13)
+    x29 = numpy.where(x27, x28, 1)
+    x30 = x13/numpy.maximum(1, x29)
+    x31 = numpy.maximum(1, x30)
+    x32 = numpy.ceil(x16*x31)
+    x33 = x15*numpy.log(x32)
+    x34 = x32**(-1.0)
+    x35 = x31*x34
+    x36 = numpy.maximum(x1*(x32 - 1), x20*x32*numpy.maximum(0, x31*x34 - 1))
+    x37 = x36*x9
+    x38 = numpy.where(x27, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x39 = numpy.minimum(n_active, x29)
+    x40 = xi_ep*numpy.minimum(numpy.minimum(n_active, x29), numpy.ceil(x16*x29)) + (1 - xi_ep)*numpy.ceil(x16*x39)
+    x41 = x40**(-1.0)
+    x42 = x39*x41
+    x43 = (1 - x11)*numpy.maximum(x1*x42*(x40 - 1), x20*x40*numpy.maximum(0, x39*x41 - 1))
+    x44 = x43*x9
+    x45 = x15*numpy.log(x40)
+    x46 = (3/5000000)*x42 + (1/200000)*x45 + 31/5000000
+    x47 = (1/800000)*x42 + (17/2000000)*x45 + 51/4000000
+    x48 = (7/250000)*x42 + (7/250000)*x45 - 7/250000
+    x49 = d_model*p_disp*x2*x43
+    x50 = x49*x8
+    x51 = n_layers*x25 + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x28, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x28, 1)), 1, x13*numpy.where(numpy.less_equal(x28, 1), 1, x28**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x33 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x33 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x24*x36 + (1/100000)*x33 + (3/2500000)*x35 + 7/1250000)) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x25 + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x46, (10/19)*x44 + x47), x43*x7 + x48)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x46 + x50, x47 + (10/19)*x50), x48 + x49*x6)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
+    x52 = d_model*vocab
+    x53 = s**(-1.0)
+    x54 = n_ff_in + n_ff_out
+    x55 = n_layers*x54
+    x56 = d_model*d_ff_shared*n_sh*x55
+    x57 = ctx + x5 - 1/2
+    x58 = x12*x8
+    x59 = d_model*p
+    x60 = numpy.sqrt(d_model)
+    x61 = numpy.maximum(1, numpy.minimum(x30, numpy.sqrt(x31)*x60/numpy.sqrt(d_ff)))
+    x62 = p_act*x58
+    x63 = x3*x58
+    x64 = n_pp*x2/hbm_bw
+    x65 = numpy.maximum(1, x14)
+    x66 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x67 = x60*x66
+    x68 = numpy.minimum(x14, numpy.maximum(1, x67/numpy.sqrt(d_ff_shared)))
+    x69 = x11*x62
+    x70 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x71 = x3*x70
+    x72 = sigma_attn*n_layers
+    x73 = d_head*n_q
+    x74 = c_kv + c_q
+    x75 = n_q + 2*n_q/g
+    x76 = d_head*x75
+    x77 = numpy.sqrt(x74)
+    x78 = numpy.minimum(x14, numpy.maximum(1, x66*x77/x60))
+    x79 = numpy.sqrt(d_head)
+    x80 = numpy.minimum(x14, numpy.maximum(1, x67/(numpy.sqrt(n_q)*x79)))
+    x81 = p_act*x70
+    x82 = numpy.minimum(x14, numpy.maximum(1, x66*numpy.sqrt(x75)*x79/x77))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x65*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x56)))), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x2*(n_attn*x23 + 2*b*q_lm*x52 + x8*(2*n_ff*x53 + 2*x56) + x8*(f_idx*n_layers*x14*x57 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x64*(n_experts*x55*(1 - (1 - x53)**x58)*(d_ff*x53*x61*x62 + d_ff*x59 + x31*x53*x63/x61) + p_emb*x52) + x64*(w_idx*p*x13 + n_sh*x54*x72*(d_ff_shared*x59 + d_ff_shared*x68*x69 + x71/x68) + x26*x65*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x72*(p*x74*x76 + x11*x63*x78 + x59*x73 + x59*x74 + x69*x73*x80 + x69*x74*x82 + x71/x80 + x74*x81/x78 + x76*x81/x82))), numpy.inf)
 
 
 def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3805,43 +3938,45 @@ def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
 
 
 def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = x4*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x0*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.ceil(x13/node_size)
-    x15 = numpy.log(x14)/numpy.log(2)
-    x16 = x14**(-1.0)
-    x17 = x13*x16
-    x18 = x3*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x13*x16 - 1)/bw_ar_intra)
-    x19 = x18*x5
-    x20 = 2*x5
-    x21 = n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x18*x20 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_sh*x24
-    x26 = d_model*d_ff_shared*n_layers*x25
-    x27 = ctx + x0 - 1/2
-    x28 = d_head*n_q
-    x29 = d_model*p
-    x30 = c_kv + c_q
-    x31 = x5*x7
-    x32 = p_act*x31
-    x33 = d_head*(n_q + 2*n_q/g)
-    x34 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*numpy.sqrt(x13)/numpy.sqrt(d_ff)))
-    x35 = x23*x32
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x26))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x2*(n_attn*x20 + 2*b*q_lm*x22 + n_layers*x5*(f_idx*x27 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff*x23 + 2*x26))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x24*(1 - (1 - x23)**x31)*(d_ff*x29 + d_ff*x34*x35 + d_model*x13*x35/x34) + p*x30*x33 + x25*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30) + x32*(x30 + x33)) + p_emb*x22 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = x5*x6
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x1*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
+    x14 = numpy.maximum(1, x13)
+    x15 = numpy.ceil(x14/node_size)
+    x16 = numpy.log(x15)/numpy.log(2)
+    x17 = x15**(-1.0)
+    x18 = x14*x17
+    x19 = x4*numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x14*x17 - 1)/bw_ar_intra)
+    x20 = x19*x6
+    x21 = 2*x6
+    x22 = n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + x19*x21 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = n_sh*x25
+    x27 = d_model*d_ff_shared*n_layers*x26
+    x28 = x11/sigma_attn
+    x29 = ctx + x1 - 1/2
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = c_kv + c_q
+    x33 = x6*x8
+    x34 = p_act*x33
+    x35 = d_head*(n_q + 2*n_q/g)
+    x36 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
+    x37 = x24*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x14*x37/x36) + p*x32*x35 + x26*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -3862,268 +3997,270 @@ def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
 
 def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = n_gpu**(-1.0)
-    x2 = d_model*x1
-    x3 = p_act*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = p_act*x7
-    x9 = x2*x8
-    x10 = x0*x9
-    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
-    x12 = n_pp**(-1.0)
-    x13 = b*x12
-    x14 = numpy.less_equal(s, x13*x4)
-    x15 = n_gpu*x12
-    x16 = numpy.minimum(n_experts, x15)
-    x17 = numpy.log(2)**(-1.0)
-    x18 = node_size**(-1.0)
-    x19 = numpy.where(x14, x16, 1)
-    x20 = x15/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = numpy.ceil(x18*x21)
-    x23 = x17*numpy.log(x22)
-    x24 = x22**(-1.0)
-    x25 = x21*x24
-    x26 = bw_ar_intra**(-1.0)
-    x27 = numpy.maximum(x0*(x22 - 1), x22*x26*numpy.maximum(0, x21*x24 - 1))
-    x28 = x27*x9
-    x29 = 2*x7
-    x30 = x29*x3
-    x31 = sigma_attn**(-1.0)
-    x32 = x15*x31
-    x33 = numpy.ceil(x18*x32)
-    x34 = x17*numpy.log(x33)
-    x35 = x32/x33
-    x36 = numpy.maximum(x0*(x33 - 1), x26*x33*numpy.maximum(0, x35 - 1))
-    x37 = x36*x9
-    x38 = numpy.where(numpy.less_equal(x32, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x34 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x34 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x30*x36 + (1/100000)*x34 + (3/2500000)*x35 + 7/1250000))
-    x39 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x40 = numpy.minimum(n_active, x19)
-    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x40)
-    x42 = x41**(-1.0)
-    x43 = x40*x42
-    x44 = (1 - x31)*numpy.maximum(x0*x43*(x41 - 1), x26*x41*numpy.maximum(0, x40*x42 - 1))
-    x45 = x44*x9
-    x46 = x17*numpy.log(x41)
-    x47 = (3/5000000)*x43 + (1/200000)*x46 + 31/5000000
-    x48 = (1/800000)*x43 + (17/2000000)*x46 + 51/4000000
-    x49 = (7/250000)*x43 + (7/250000)*x46 - 7/250000
-    x50 = p_disp*x2*x44
-    x51 = x50*x7
-    x52 = d_model*vocab
-    x53 = p_emb*x52
-    x54 = n_ff_in + n_ff_out
-    x55 = s**(-1.0)
-    x56 = x12*x7
-    x57 = d_model*p
-    x58 = numpy.sqrt(d_model)
-    x59 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x58/numpy.sqrt(d_ff)))
-    x60 = p_act*x56
-    x61 = x55*x60
-    x62 = n_experts*x54*(1 - (1 - x55)**x56)*(d_ff*x57 + d_ff*x59*x61 + d_model*x21*x61/x59)
-    x63 = n_pp*x1/hbm_bw
-    x64 = w_idx*p
-    x65 = numpy.maximum(1, x32)
-    x66 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x67 = d_ff_shared*x57
-    x68 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x69 = x58*x68
-    x70 = numpy.minimum(x32, numpy.maximum(1, x69/numpy.sqrt(d_ff_shared)))
-    x71 = x31*x60
-    x72 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x73 = d_model*x72
-    x74 = sigma_attn*n_layers
-    x75 = n_sh*x54
-    x76 = c_kv + c_q
-    x77 = numpy.sqrt(x76)
-    x78 = numpy.minimum(x32, numpy.maximum(1, x68*x77/x58))
-    x79 = numpy.sqrt(d_head)
-    x80 = n_q + 2*n_q/g
-    x81 = numpy.minimum(x32, numpy.maximum(1, x68*x79*numpy.sqrt(x80)/x77))
-    x82 = numpy.minimum(x32, numpy.maximum(1, x69/(numpy.sqrt(n_q)*x79)))
-    x83 = d_head*n_q
-    x84 = d_head*x80
-    x85 = p*x76*x84 + x57*x76 + x57*x83
-    x86 = d_model*d_ff_shared*n_layers*x75
-    x87 = ctx + x4 - 1/2
-    x88 = n_unembed*p_emb
-    x89 = n_attn + x86
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = p_act*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = p_act*x8
+    x10 = x3*x9
+    x11 = x1*x10
+    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
+    x13 = n_pp**(-1.0)
+    x14 = b*x13
+    x15 = numpy.less_equal(s, x14*x5)
+    x16 = n_gpu*x13
+    x17 = numpy.minimum(n_experts, x16)
+    x18 = numpy.log(2)**(-1.0)
+    x19 = node_size**(-1.0)
+    x20 = numpy.where(x15, x17, 1)
+    x21 = x16/numpy.maximum(1, x20)
+    x22 = numpy.maximum(1, x21)
+    x23 = numpy.ceil(x19*x22)
+    x24 = x18*numpy.log(x23)
+    x25 = x23**(-1.0)
+    x26 = x22*x25
+    x27 = bw_ar_intra**(-1.0)
+    x28 = numpy.maximum(x1*(x23 - 1), x23*x27*numpy.maximum(0, x22*x25 - 1))
+    x29 = x10*x28
+    x30 = 2*x8
+    x31 = x30*x4
+    x32 = sigma_attn**(-1.0)
+    x33 = x16*x32
+    x34 = numpy.ceil(x19*x33)
+    x35 = x18*numpy.log(x34)
+    x36 = x33/x34
+    x37 = numpy.maximum(x1*(x34 - 1), x27*x34*numpy.maximum(0, x36 - 1))
+    x38 = x10*x37
+    x39 = numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x35 + (7/125000)*x36 + x38 - 7/125000, (17/1000000)*x35 + (1/400000)*x36 + (20/19)*x38 + 23/2000000), x31*x37 + (1/100000)*x35 + (3/2500000)*x36 + 7/1250000))
+    x40 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x41 = numpy.minimum(n_active, x20)
+    x42 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x19*x20)) + (1 - xi_ep)*numpy.ceil(x19*x41)
+    x43 = x42**(-1.0)
+    x44 = x41*x43
+    x45 = (1 - x32)*numpy.maximum(x1*x44*(x42 - 1), x27*x42*numpy.maximum(0, x41*x43 - 1))
+    x46 = x10*x45
+    x47 = x18*numpy.log(x42)
+    x48 = (3/5000000)*x44 + (1/200000)*x47 + 31/5000000
+    x49 = (1/800000)*x44 + (17/2000000)*x47 + 51/4000000
+    x50 = (7/250000)*x44 + (7/250000)*x47 - 7/250000
+    x51 = p_disp*x3*x45
+    x52 = x51*x8
+    x53 = d_model*vocab
+    x54 = p_emb*x53
+    x55 = n_ff_in + n_ff_out
+    x56 = s**(-1.0)
+    x57 = x13*x8
+    x58 = d_model*p
+    x59 = numpy.sqrt(d_model)
+    x60 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x59/numpy.sqrt(d_ff)))
+    x61 = p_act*x57
+    x62 = x56*x61
+    x63 = n_experts*x55*(1 - (1 - x56)**x57)*(d_ff*x58 + d_ff*x60*x62 + d_model*x22*x62/x60)
+    x64 = n_pp*x2/hbm_bw
+    x65 = w_idx*p*x16
+    x66 = numpy.maximum(1, x33)
+    x67 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x68 = d_ff_shared*x58
+    x69 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x70 = x59*x69
+    x71 = numpy.minimum(x33, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
+    x72 = x32*x61
+    x73 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x74 = d_model*x73
+    x75 = sigma_attn*n_layers
+    x76 = n_sh*x55
+    x77 = c_kv + c_q
+    x78 = numpy.sqrt(x77)
+    x79 = numpy.minimum(x33, numpy.maximum(1, x69*x78/x59))
+    x80 = numpy.sqrt(d_head)
+    x81 = n_q + 2*n_q/g
+    x82 = numpy.minimum(x33, numpy.maximum(1, x69*x80*numpy.sqrt(x81)/x78))
+    x83 = numpy.minimum(x33, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x80)))
+    x84 = d_head*n_q
+    x85 = d_head*x81
+    x86 = p*x77*x85 + x58*x77 + x58*x84
+    x87 = d_model*d_ff_shared*n_layers*x76
+    x88 = ctx + x5 - 1/2
+    x89 = n_unembed*p_emb
     x90 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, x15), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x28 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + x27*x30 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x28 + 23/2000000)) + x11, n_layers*x38 + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), x38 + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x45 + x47, (10/19)*x45 + x48), x44*x6 + x49)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, x48 + (10/19)*x51), x49 + x5*x50)), 0), x63*(n_layers*x62 + x53) + x63*(sigma_attn*x64 + x65*x66 + x74*x75*(d_ff_shared*x70*x71 + x67 + x73/x70) + x74*(d_model*x71*x78 + x71*x76*x81 + x71*x82*x83 + x72*x76/x78 + x72*x84/x81 + x73/x82 + x85)), x1*(n_attn*x29 + 2*b*q_lm*x52 + n_layers*x7*(f_idx*x87 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x87, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x55 + 2*x86))/flops, p*(n_ff + sigma_attn*x89) + x65*x90 + x88, x11, x63*(n_layers*(x60*(d_model + x76) + x60*(d_model + x83) + x60*(x76 + x84) + x62 + x75*(x60*(d_model + d_ff_shared) + x67) + x85) + x53 + x64 + x66), p*(n_ff + x89) + x88 + x90
+    x91 = n_attn + x87
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x67 + x75*x76*(d_ff_shared*x71*x72 + x68 + x74/x71) + x75*(d_model*x72*x79 + x72*x77*x82 + x72*x83*x84 + x73*x77/x79 + x73*x85/x82 + x74/x83 + x86)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x87) + x8*(f_idx*n_layers*x33*x88 + w_idx*(2*x33 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x88, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x91) + x66*x90 + x89, x12, x64*(n_layers*(x61*(d_model + x77) + x61*(d_model + x84) + x61*(x77 + x85) + x63 + x76*(x61*(d_model + d_ff_shared) + x68) + x86) + x54 + x65 + x67), p*(n_ff + w_idx*(x16 - 1) + x91) + x89 + x90
 
 
 def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = p_act*x4
-    x6 = (1/2)*q_len
-    x7 = b*x6
-    x8 = x5*x7
-    x9 = b*q_len
-    x10 = p_act*x9
-    x11 = x10*x4
-    x12 = x11*x2
-    x13 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x12 + 7/250000, (5/19)*x12 + 9/400000), x2*x8 + 59/5000000)
-    x14 = n_pp**(-1.0)
-    x15 = b*x14
-    x16 = numpy.less_equal(s, x15*x6)
-    x17 = n_gpu*x14
-    x18 = numpy.minimum(n_experts, x17)
-    x19 = numpy.maximum(1, x17/numpy.maximum(1, x18))
-    x20 = numpy.maximum(1, x17)
-    x21 = numpy.log(2)**(-1.0)
-    x22 = node_size**(-1.0)
-    x23 = numpy.where(x16, x18, 1)
-    x24 = x17/numpy.maximum(1, x23)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.ceil(x22*x25)
-    x27 = x21*numpy.log(x26)
-    x28 = x26**(-1.0)
-    x29 = x25*x28
-    x30 = bw_ar_intra**(-1.0)
-    x31 = numpy.maximum(x2*(x26 - 1), x26*x30*numpy.maximum(0, x25*x28 - 1))
-    x32 = x11*x31
-    x33 = 2*x9
-    x34 = x33*x5
-    x35 = n_layers*numpy.where(numpy.where(x16, numpy.less_equal(x19, 1), numpy.less_equal(x20, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x27 + (7/125000)*x29 + x32 - 7/125000, (1/100000)*x27 + (3/2500000)*x29 + x31*x34 + 7/1250000), (17/1000000)*x27 + (1/400000)*x29 + (20/19)*x32 + 23/2000000)) + x13
-    x36 = d_model*vocab
-    x37 = s**(-1.0)
-    x38 = n_ff_in + n_ff_out
-    x39 = d_ff_shared*n_sh
-    x40 = d_model*n_layers*x38*x39
-    x41 = ctx + x6 - 1/2
-    x42 = x3*(n_attn*x33 + 2*b*q_lm*x36 + n_layers*x9*(f_idx*x41 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x9*(2*n_ff*x37 + 2*x40))/flops
-    x43 = w_idx*p
-    x44 = p_emb*x36
-    x45 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x46 = d_model*p
-    x47 = d_ff_shared*x46
-    x48 = x14*x9
-    x49 = p_act*x48
-    x50 = n_sh*x38
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.sqrt(x25)
-    x53 = numpy.maximum(1, numpy.minimum(x24, x51*x52/numpy.sqrt(d_ff)))
-    x54 = x37*x49
-    x55 = n_experts*x38*(1 - (1 - x37)**x48)*(d_ff*x46 + d_ff*x53*x54 + d_model*x25*x54/x53)
-    x56 = d_head*n_q
-    x57 = c_kv + c_q
-    x58 = n_q + 2*n_q/g
-    x59 = d_head*x58
-    x60 = p*x57*x59 + x46*x56 + x46*x57
-    x61 = n_pp*x3/hbm_bw
-    x62 = x61*(n_layers*(x49*(d_model + x56) + x49*(d_model + x57) + x49*(x57 + x59) + x50*(x47 + x49*(d_model + d_ff_shared)) + x55 + x60) + x43 + x44 + x45)
-    x63 = numpy.greater_equal(n_gpu, n_pp)
-    x64 = numpy.less_equal(n_pp, b)
-    x65 = hbm_cap*n_gpu
-    x66 = n_unembed*p_emb
-    x67 = ctx*b*(kv_idx + kv_bytes)
-    x68 = n_attn + x40
-    x69 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + x68) + x66 + x67))
-    x70 = sigma_attn**(-1.0)
-    x71 = x17*x70
-    x72 = numpy.ceil(x22*x71)
-    x73 = x21*numpy.log(x72)
-    x74 = x71/x72
-    x75 = numpy.maximum(x2*(x72 - 1), x30*x72*numpy.maximum(0, x74 - 1))
-    x76 = x11*x75
-    x77 = numpy.where(numpy.less_equal(x71, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000), x34*x75 + (1/100000)*x73 + (3/2500000)*x74 + 7/1250000))
-    x78 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x79 = numpy.minimum(n_active, x23)
-    x80 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x22*x23)) + (1 - xi_ep)*numpy.ceil(x22*x79)
-    x81 = x80**(-1.0)
-    x82 = x79*x81
-    x83 = (1 - x70)*numpy.maximum(x2*x82*(x80 - 1), x30*x80*numpy.maximum(0, x79*x81 - 1))
-    x84 = x11*x83
-    x85 = x21*numpy.log(x80)
-    x86 = (3/5000000)*x82 + (1/200000)*x85 + 31/5000000
-    x87 = (1/800000)*x82 + (17/2000000)*x85 + 51/4000000
-    x88 = (7/250000)*x82 + (7/250000)*x85 - 7/250000
-    x89 = p_disp*x4*x83
-    x90 = x89*x9
-    x91 = numpy.where(x78, 0, numpy.minimum(numpy.minimum(x84 + x86, (10/19)*x84 + x87), x8*x83 + x88)) + numpy.where(x78, 0, numpy.minimum(numpy.minimum(x86 + x90, x87 + (10/19)*x90), x7*x89 + x88))
-    x92 = numpy.where(x16, numpy.greater(x18, 1), False)
-    x93 = n_layers*x77 + n_layers*numpy.where(x92, x77 + x91, 0) + x35
-    x94 = numpy.maximum(1, x71)
-    x95 = numpy.sqrt(n_gpu)
-    x96 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x97 = x95*x96
-    x98 = x51*x97
-    x99 = numpy.minimum(x71, numpy.maximum(1, x98/numpy.sqrt(d_ff_shared)))
-    x100 = x49*x70
-    x101 = d_model*x10
-    x102 = n_gpu/(n_pp**2*sigma_attn**2)
-    x103 = x101*x102
-    x104 = sigma_attn*n_layers
-    x105 = numpy.sqrt(x57)
-    x106 = numpy.minimum(x71, numpy.maximum(1, x105*x97/x51))
-    x107 = numpy.sqrt(d_head)
-    x108 = numpy.minimum(x71, numpy.maximum(1, x107*numpy.sqrt(x58)*x97/x105))
-    x109 = numpy.minimum(x71, numpy.maximum(1, x98/(numpy.sqrt(n_q)*x107)))
-    x110 = x10*x102
-    x111 = x61*(n_layers*x55 + x44) + x61*(sigma_attn*x43 + x104*x50*(d_ff_shared*x100*x99 + x103/x99 + x47) + x104*(d_model*x100*x106 + x100*x108*x57 + x100*x109*x56 + x103/x109 + x60 + x110*x59/x108 + x110*x57/x106) + x45*x94)
-    x112 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + sigma_attn*x68) + x66 + x67*x94))
-    x113 = numpy.where(x16, numpy.less_equal(numpy.sqrt(x19), 1), numpy.less_equal(numpy.sqrt(x20), 1))
-    x114 = numpy.sqrt(x26)
-    x115 = x114**(-1.0)
-    x116 = numpy.maximum(x2*(x114 - 1), x114*x30*numpy.maximum(0, x115*x52 - 1))
-    x117 = n_ff_out*x116
-    x118 = x11*x117
-    x119 = x115*x52
-    x120 = x21*numpy.log(x114)
-    x121 = (7/125000)*x119 + (7/125000)*x120 - 7/125000
-    x122 = (3/2500000)*x119 + (1/100000)*x120 + 7/1250000
-    x123 = (1/400000)*x119 + (17/1000000)*x120 + 23/2000000
-    x124 = x10*x3
-    x125 = n_ff_in*x116*(d_ff*n_active + x39)
-    x126 = x124*x125
-    x127 = p_act*x33
-    x128 = x127*x3
-    x129 = n_layers*(numpy.where(x113, 0, numpy.minimum(numpy.minimum(x118 + x121, (20/19)*x118 + x123), x117*x34 + x122)) + numpy.where(x113, 0, numpy.minimum(numpy.minimum(x121 + x126, x122 + x125*x128), x123 + (20/19)*x126))) + x13
-    x130 = numpy.less_equal(x97, 1)
-    x131 = numpy.sqrt(x72)
-    x132 = x97/x131
-    x133 = numpy.maximum(x2*(x131 - 1), x131*x30*numpy.maximum(0, x132 - 1))
-    x134 = x11*x133
-    x135 = x21*numpy.log(x131)
-    x136 = (7/125000)*x132 + (7/125000)*x135 - 7/125000
-    x137 = (3/2500000)*x132 + (1/100000)*x135 + 7/1250000
-    x138 = (1/400000)*x132 + (17/1000000)*x135 + 23/2000000
-    x139 = x133*x59
-    x140 = x124*x139
-    x141 = x133*x96/x95
-    x142 = x101*x141
-    x143 = n_layers*(numpy.where(x130, 0, numpy.minimum(numpy.minimum(x134 + x136, (20/19)*x134 + x138), x133*x34 + x137)) + numpy.where(x130, 0, numpy.minimum(numpy.minimum(x136 + x140, x138 + (20/19)*x140), x128*x139 + x137))) + n_layers*numpy.where(x92, x91 + numpy.where(x130, 0, numpy.minimum(numpy.minimum(x136 + x142, x138 + (20/19)*x142), d_model*x127*x141 + x137)), 0) + x129
-    return numpy.where(x69, x0 + x1*x35 + numpy.maximum(numpy.maximum(x42, x62), omega_net*x35), numpy.inf), numpy.where(x112, x0 + x1*x93 + numpy.maximum(numpy.maximum(x111, x42), omega_net*x93), numpy.inf), numpy.where(x69, x0 + x1*x129 + numpy.maximum(numpy.maximum(x42, x62), omega_net*x129), numpy.inf), numpy.where(x112, x0 + x1*x143 + numpy.maximum(numpy.maximum(x111, x42), omega_net*x143), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = bw_ar_inter**(-1.0)
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = p_act*x5
+    x7 = (1/2)*q_len
+    x8 = b*x7
+    x9 = x6*x8
+    x10 = b*q_len
+    x11 = p_act*x10
+    x12 = x11*x5
+    x13 = x12*x3
+    x14 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x13 + 7/250000, (5/19)*x13 + 9/400000), x3*x9 + 59/5000000)
+    x15 = n_pp**(-1.0)
+    x16 = b*x15
+    x17 = numpy.less_equal(s, x16*x7)
+    x18 = n_gpu*x15
+    x19 = numpy.minimum(n_experts, x18)
+    x20 = numpy.maximum(1, x18/numpy.maximum(1, x19))
+    x21 = numpy.maximum(1, x18)
+    x22 = numpy.log(2)**(-1.0)
+    x23 = node_size**(-1.0)
+    x24 = numpy.where(x17, x19, 1)
+    x25 = x18/numpy.maximum(1, x24)
+    x26 = numpy.maximum(1, x25)
+    x27 = numpy.ceil(x23*x26)
+    x28 = x22*numpy.log(x27)
+    x29 = x27**(-1.0)
+    x30 = x26*x29
+    x31 = bw_ar_intra**(-1.0)
+    x32 = numpy.maximum(x3*(x27 - 1), x27*x31*numpy.maximum(0, x26*x29 - 1))
+    x33 = x12*x32
+    x34 = 2*x10
+    x35 = x34*x6
+    x36 = n_layers*numpy.where(numpy.where(x17, numpy.less_equal(x20, 1), numpy.less_equal(x21, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x33 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + x32*x35 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x33 + 23/2000000)) + x14
+    x37 = d_model*vocab
+    x38 = s**(-1.0)
+    x39 = n_ff_in + n_ff_out
+    x40 = d_ff_shared*n_sh
+    x41 = d_model*n_layers*x39*x40
+    x42 = sigma_attn**(-1.0)
+    x43 = x18*x42
+    x44 = ctx + x7 - 1/2
+    x45 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x46 = p_emb*x37
+    x47 = w_idx*p*x18
+    x48 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x49 = d_model*p
+    x50 = d_ff_shared*x49
+    x51 = x10*x15
+    x52 = p_act*x51
+    x53 = n_sh*x39
+    x54 = numpy.sqrt(d_model)
+    x55 = numpy.sqrt(x26)
+    x56 = numpy.maximum(1, numpy.minimum(x25, x54*x55/numpy.sqrt(d_ff)))
+    x57 = x38*x52
+    x58 = n_experts*x39*(1 - (1 - x38)**x51)*(d_ff*x49 + d_ff*x56*x57 + d_model*x26*x57/x56)
+    x59 = d_head*n_q
+    x60 = c_kv + c_q
+    x61 = n_q + 2*n_q/g
+    x62 = d_head*x61
+    x63 = p*x60*x62 + x49*x59 + x49*x60
+    x64 = n_pp*x4/hbm_bw
+    x65 = x64*(n_layers*(x52*(d_model + x59) + x52*(d_model + x60) + x52*(x60 + x62) + x53*(x50 + x52*(d_model + d_ff_shared)) + x58 + x63) + x46 + x47 + x48)
+    x66 = numpy.greater_equal(n_gpu, n_pp)
+    x67 = numpy.less_equal(n_pp, b)
+    x68 = hbm_cap*n_gpu
+    x69 = n_unembed*p_emb
+    x70 = ctx*b*(kv_idx + kv_bytes)
+    x71 = n_attn + x41
+    x72 = numpy.logical_and(numpy.logical_and(x66, x67), numpy.greater_equal(x68, p*(n_ff + w_idx*(x18 - 1) + x71) + x69 + x70))
+    x73 = numpy.ceil(x23*x43)
+    x74 = x22*numpy.log(x73)
+    x75 = x43/x73
+    x76 = numpy.maximum(x3*(x73 - 1), x31*x73*numpy.maximum(0, x75 - 1))
+    x77 = x12*x76
+    x78 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x74 + (7/125000)*x75 + x77 - 7/125000, (17/1000000)*x74 + (1/400000)*x75 + (20/19)*x77 + 23/2000000), x35*x76 + (1/100000)*x74 + (3/2500000)*x75 + 7/1250000))
+    x79 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x80 = numpy.minimum(n_active, x24)
+    x81 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x80)
+    x82 = x81**(-1.0)
+    x83 = x80*x82
+    x84 = (1 - x42)*numpy.maximum(x3*x83*(x81 - 1), x31*x81*numpy.maximum(0, x80*x82 - 1))
+    x85 = x12*x84
+    x86 = x22*numpy.log(x81)
+    x87 = (3/5000000)*x83 + (1/200000)*x86 + 31/5000000
+    x88 = (1/800000)*x83 + (17/2000000)*x86 + 51/4000000
+    x89 = (7/250000)*x83 + (7/250000)*x86 - 7/250000
+    x90 = p_disp*x5*x84
+    x91 = x10*x90
+    x92 = numpy.where(x79, 0, numpy.minimum(numpy.minimum(x85 + x87, (10/19)*x85 + x88), x84*x9 + x89)) + numpy.where(x79, 0, numpy.minimum(numpy.minimum(x87 + x91, x88 + (10/19)*x91), x8*x90 + x89))
+    x93 = numpy.where(x17, numpy.greater(x19, 1), False)
+    x94 = n_layers*x78 + n_layers*numpy.where(x93, x78 + x92, 0) + x36
+    x95 = numpy.maximum(1, x43)
+    x96 = numpy.sqrt(n_gpu)
+    x97 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x98 = x96*x97
+    x99 = x54*x98
+    x100 = numpy.minimum(x43, numpy.maximum(1, x99/numpy.sqrt(d_ff_shared)))
+    x101 = x42*x52
+    x102 = d_model*x11
+    x103 = n_gpu/(n_pp**2*sigma_attn**2)
+    x104 = x102*x103
+    x105 = sigma_attn*n_layers
+    x106 = numpy.sqrt(x60)
+    x107 = numpy.minimum(x43, numpy.maximum(1, x106*x98/x54))
+    x108 = numpy.sqrt(d_head)
+    x109 = numpy.minimum(x43, numpy.maximum(1, x108*numpy.sqrt(x61)*x98/x106))
+    x110 = numpy.minimum(x43, numpy.maximum(1, x99/(numpy.sqrt(n_q)*x108)))
+    x111 = x103*x11
+    x112 = x64*(n_layers*x58 + x46) + x64*(x105*x53*(d_ff_shared*x100*x101 + x50 + x104/x100) + x105*(d_model*x101*x107 + x101*x109*x60 + x101*x110*x59 + x104/x110 + x63 + x111*x62/x109 + x111*x60/x107) + x47 + x48*x95)
+    x113 = numpy.logical_and(numpy.logical_and(x66, x67), numpy.greater_equal(x68, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x71) + x69 + x70*x95))
+    x114 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
+    x115 = numpy.sqrt(x27)
+    x116 = x115**(-1.0)
+    x117 = numpy.maximum(x3*(x115 - 1), x115*x31*numpy.maximum(0, x116*x55 - 1))
+    x118 = n_ff_out*x117
+    x119 = x118*x12
+    x120 = x116*x55
+    x121 = x22*numpy.log(x115)
+    x122 = (7/125000)*x120 + (7/125000)*x121 - 7/125000
+    x123 = (3/2500000)*x120 + (1/100000)*x121 + 7/1250000
+    x124 = (1/400000)*x120 + (17/1000000)*x121 + 23/2000000
+    x125 = x11*x4
+    x126 = n_ff_in*x117*(d_ff*n_active + x40)
+    x127 = x125*x126
+    x128 = p_act*x34
+    x129 = x128*x4
+    x130 = n_layers*(numpy.where(x114, 0, numpy.minimum(numpy.minimum(x119 + x122, (20/19)*x119 + x124), x118*x35 + x123)) + numpy.where(x114, 0, numpy.minimum(numpy.minimum(x122 + x127, x123 + x126*x129), x124 + (20/19)*x127))) + x14
+    x131 = numpy.less_equal(x98, 1)
+    x132 = numpy.sqrt(x73)
+    x133 = x98/x132
+    x134 = numpy.maximum(x3*(x132 - 1), x132*x31*numpy.maximum(0, x133 - 1))
+    x135 = x12*x134
+    x136 = x22*numpy.log(x132)
+    x137 = (7/125000)*x133 + (7/125000)*x136 - 7/125000
+    x138 = (3/2500000)*x133 + (1/100000)*x136 + 7/1250000
+    x139 = (1/400000)*x133 + (17/1000000)*x136 + 23/2000000
+    x140 = x134*x62
+    x141 = x125*x140
+    x142 = x134*x97/x96
+    x143 = x102*x142
+    x144 = n_layers*(numpy.where(x131, 0, numpy.minimum(numpy.minimum(x135 + x137, (20/19)*x135 + x139), x134*x35 + x138)) + numpy.where(x131, 0, numpy.minimum(numpy.minimum(x137 + x141, x139 + (20/19)*x141), x129*x140 + x138))) + n_layers*numpy.where(x93, x92 + numpy.where(x131, 0, numpy.minimum(numpy.minimum(x137 + x143, x139 + (20/19)*x143), d_model*x128*x142 + x138)), 0) + x130
+    return numpy.where(x72, x1 + x2*x36 + numpy.maximum(numpy.maximum(x45, x65), omega_net*x36), numpy.inf), numpy.where(x113, x1 + x2*x94 + numpy.maximum(numpy.maximum(x112, x45), omega_net*x94), numpy.inf), numpy.where(x72, x1 + x130*x2 + numpy.maximum(numpy.maximum(x45, x65), omega_net*x130), numpy.inf), numpy.where(x113, x1 + x144*x2 + numpy.maximum(numpy.maximum(x112, x45), omega_net*x144), numpy.inf)
 
 
 def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4208,28 +4345,33 @@ def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
 
 def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4251,12 +4393,14 @@ def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q
 def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4355,125 +4499,128 @@ def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*p_act
-    x2 = n_gpu**(-1.0)
-    x3 = (1/2)*q_len
-    x4 = b*x2*x3
-    x5 = x1*x4
-    x6 = b*q_len
-    x7 = x2*x6
-    x8 = x1*x7
-    x9 = x0*x8
-    x10 = numpy.sqrt(n_gpu)
-    x11 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x12 = x10*x11
-    x13 = numpy.less_equal(x12, 1)
-    x14 = node_size**(-1.0)
-    x15 = sigma_attn**(-1.0)
-    x16 = n_pp**(-1.0)
-    x17 = n_gpu*x16
-    x18 = x15*x17
-    x19 = numpy.sqrt(numpy.ceil(x14*x18))
-    x20 = bw_ar_intra**(-1.0)
-    x21 = x12/x19
-    x22 = numpy.maximum(x0*(x19 - 1), x19*x20*numpy.maximum(0, x21 - 1))
-    x23 = x1*x22
-    x24 = x23*x7
-    x25 = numpy.log(2)**(-1.0)
-    x26 = x25*numpy.log(x19)
-    x27 = (7/125000)*x21 + (7/125000)*x26 - 7/125000
-    x28 = 2*x6
-    x29 = x2*x28
-    x30 = (3/2500000)*x21 + (1/100000)*x26 + 7/1250000
-    x31 = (1/400000)*x21 + (17/1000000)*x26 + 23/2000000
-    x32 = p_act*x7
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = x22*x34
-    x36 = x32*x35
-    x37 = p_act*x29
-    x38 = b*x16
-    x39 = numpy.less_equal(s, x3*x38)
-    x40 = numpy.minimum(n_experts, x17)
-    x41 = numpy.where(x39, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x17, 1), numpy.less_equal(x17/x40, 1)), 1, numpy.sqrt(x17*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x17, 1), 1, numpy.sqrt(x17)), 1))
-    x42 = numpy.where(x39, x40, 1)
-    x43 = x17/numpy.maximum(1, x42)
-    x44 = numpy.maximum(1, x43)
-    x45 = numpy.sqrt(numpy.ceil(x14*x44))
-    x46 = numpy.sqrt(x44)
-    x47 = x45**(-1.0)
-    x48 = numpy.maximum(x0*(x45 - 1), x20*x45*numpy.maximum(0, x46*x47 - 1))
-    x49 = n_ff_out*x48
-    x50 = x49*x8
-    x51 = x46*x47
-    x52 = x25*numpy.log(x45)
-    x53 = (7/125000)*x51 + (7/125000)*x52 - 7/125000
-    x54 = (3/2500000)*x51 + (1/100000)*x52 + 7/1250000
-    x55 = (1/400000)*x51 + (17/1000000)*x52 + 23/2000000
-    x56 = d_ff_shared*n_sh
-    x57 = n_ff_in*x48*(d_ff*n_active + x56)
-    x58 = x32*x57
-    x59 = x11*x23/x10
-    x60 = x59*x6
-    x61 = numpy.where(x39, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x62 = numpy.minimum(n_active, x42)
-    x63 = xi_ep*numpy.minimum(numpy.minimum(n_active, x42), numpy.ceil(x14*x42)) + (1 - xi_ep)*numpy.ceil(x14*x62)
-    x64 = x63**(-1.0)
-    x65 = x62*x64
-    x66 = (1 - x15)*numpy.maximum(x0*x65*(x63 - 1), x20*x63*numpy.maximum(0, x62*x64 - 1))
-    x67 = x66*x8
-    x68 = x25*numpy.log(x63)
-    x69 = (3/5000000)*x65 + (1/200000)*x68 + 31/5000000
-    x70 = (1/800000)*x65 + (17/2000000)*x68 + 51/4000000
-    x71 = (7/250000)*x65 + (7/250000)*x68 - 7/250000
-    x72 = d_model*p_disp*x66
-    x73 = x7*x72
-    x74 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x24 + x27, (20/19)*x24 + x31), x23*x29 + x30)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x27 + x36, x30 + x35*x37), x31 + (20/19)*x36))) + n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x50 + x53, (20/19)*x50 + x55), x1*x29*x49 + x54)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x53 + x58, x55 + (20/19)*x58), x37*x57 + x54))) + n_layers*numpy.where(numpy.where(x39, numpy.greater(x40, 1), False), numpy.where(x13, 0, numpy.minimum(numpy.minimum(x27 + x60, x31 + (20/19)*x60), x28*x59 + x30)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x67 + x69, (10/19)*x67 + x70), x5*x66 + x71)) + numpy.where(x61, 0, numpy.minimum(numpy.minimum(x69 + x73, x70 + (10/19)*x73), x4*x72 + x71)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x5 + 59/5000000)
-    x75 = d_model*vocab
-    x76 = s**(-1.0)
-    x77 = n_ff_in + n_ff_out
-    x78 = n_layers*x77
-    x79 = d_model*x56*x78
-    x80 = ctx + x3 - 1/2
-    x81 = x16*x6
-    x82 = d_model*p
-    x83 = numpy.sqrt(d_model)
-    x84 = numpy.maximum(1, numpy.minimum(x43, x46*x83/numpy.sqrt(d_ff)))
-    x85 = p_act*x81
-    x86 = x1*x81
-    x87 = n_pp*x2/hbm_bw
-    x88 = numpy.maximum(1, x18)
-    x89 = x12*x83
-    x90 = numpy.minimum(x18, numpy.maximum(1, x89/numpy.sqrt(d_ff_shared)))
-    x91 = x15*x85
-    x92 = n_gpu*x6/(n_pp**2*sigma_attn**2)
-    x93 = x1*x92
-    x94 = sigma_attn*n_layers
-    x95 = d_head*n_q
-    x96 = c_kv + c_q
-    x97 = numpy.sqrt(x96)
-    x98 = numpy.minimum(x18, numpy.maximum(1, x12*x97/x83))
-    x99 = numpy.sqrt(d_head)
-    x100 = numpy.minimum(x18, numpy.maximum(1, x89/(numpy.sqrt(n_q)*x99)))
-    x101 = p_act*x92
-    x102 = numpy.minimum(x18, numpy.maximum(1, x12*numpy.sqrt(x33)*x99/x97))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x88*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x79)))), 4*n_layers*t_kernel + x74*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x74, x2*(n_attn*x28 + 2*b*q_lm*x75 + n_layers*x6*(f_idx*x80 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x80, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x6*(2*n_ff*x76 + 2*x79))/flops), x87*(n_experts*x78*(1 - (1 - x76)**x81)*(d_ff*x76*x84*x85 + d_ff*x82 + x44*x76*x86/x84) + p_emb*x75) + x87*(w_idx*sigma_attn*p + n_sh*x77*x94*(d_ff_shared*x82 + d_ff_shared*x90*x91 + x93/x90) + x38*x88*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x94*(p*x34*x96 + x100*x91*x95 + x101*x96/x98 + x101*x34/x102 + x102*x91*x96 + x15*x86*x98 + x82*x95 + x82*x96 + x93/x100))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = d_model*p_act
+    x3 = n_gpu**(-1.0)
+    x4 = (1/2)*q_len
+    x5 = b*x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x3*x7
+    x9 = x2*x8
+    x10 = x1*x9
+    x11 = numpy.sqrt(n_gpu)
+    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x13 = x11*x12
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = sigma_attn**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = n_gpu*x17
+    x19 = x16*x18
+    x20 = numpy.sqrt(numpy.ceil(x15*x19))
+    x21 = bw_ar_intra**(-1.0)
+    x22 = x13/x20
+    x23 = numpy.maximum(x1*(x20 - 1), x20*x21*numpy.maximum(0, x22 - 1))
+    x24 = x2*x23
+    x25 = x24*x8
+    x26 = numpy.log(2)**(-1.0)
+    x27 = x26*numpy.log(x20)
+    x28 = (7/125000)*x22 + (7/125000)*x27 - 7/125000
+    x29 = 2*x7
+    x30 = x29*x3
+    x31 = (3/2500000)*x22 + (1/100000)*x27 + 7/1250000
+    x32 = (1/400000)*x22 + (17/1000000)*x27 + 23/2000000
+    x33 = p_act*x8
+    x34 = n_q + 2*n_q/g
+    x35 = d_head*x34
+    x36 = x23*x35
+    x37 = x33*x36
+    x38 = p_act*x30
+    x39 = b*x17
+    x40 = numpy.less_equal(s, x39*x4)
+    x41 = numpy.minimum(n_experts, x18)
+    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x41, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
+    x43 = numpy.where(x40, x41, 1)
+    x44 = x18/numpy.maximum(1, x43)
+    x45 = numpy.maximum(1, x44)
+    x46 = numpy.sqrt(numpy.ceil(x15*x45))
+    x47 = numpy.sqrt(x45)
+    x48 = x46**(-1.0)
+    x49 = numpy.maximum(x1*(x46 - 1), x21*x46*numpy.maximum(0, x47*x48 - 1))
+    x50 = n_ff_out*x49
+    x51 = x50*x9
+    x52 = x47*x48
+    x53 = x26*numpy.log(x46)
+    x54 = (7/125000)*x52 + (7/125000)*x53 - 7/125000
+    x55 = (3/2500000)*x52 + (1/100000)*x53 + 7/1250000
+    x56 = (1/400000)*x52 + (17/1000000)*x53 + 23/2000000
+    x57 = d_ff_shared*n_sh
+    x58 = n_ff_in*x49*(d_ff*n_active + x57)
+    x59 = x33*x58
+    x60 = x12*x24/x11
+    x61 = x60*x7
+    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x63 = numpy.minimum(n_active, x43)
+    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
+    x65 = x64**(-1.0)
+    x66 = x63*x65
+    x67 = (1 - x16)*numpy.maximum(x1*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
+    x68 = x67*x9
+    x69 = x26*numpy.log(x64)
+    x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
+    x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
+    x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
+    x73 = d_model*p_disp*x67
+    x74 = x73*x8
+    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x37, x31 + x36*x38), x32 + (20/19)*x37))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x38*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x6 + 59/5000000)
+    x76 = d_model*vocab
+    x77 = s**(-1.0)
+    x78 = n_ff_in + n_ff_out
+    x79 = n_layers*x78
+    x80 = d_model*x57*x79
+    x81 = ctx + x4 - 1/2
+    x82 = x17*x7
+    x83 = d_model*p
+    x84 = numpy.sqrt(d_model)
+    x85 = numpy.maximum(1, numpy.minimum(x44, x47*x84/numpy.sqrt(d_ff)))
+    x86 = p_act*x82
+    x87 = x2*x82
+    x88 = n_pp*x3/hbm_bw
+    x89 = numpy.maximum(1, x19)
+    x90 = x13*x84
+    x91 = numpy.minimum(x19, numpy.maximum(1, x90/numpy.sqrt(d_ff_shared)))
+    x92 = x16*x86
+    x93 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x94 = x2*x93
+    x95 = sigma_attn*n_layers
+    x96 = d_head*n_q
+    x97 = c_kv + c_q
+    x98 = numpy.sqrt(x97)
+    x99 = numpy.minimum(x19, numpy.maximum(1, x13*x98/x84))
+    x100 = numpy.sqrt(d_head)
+    x101 = numpy.minimum(x19, numpy.maximum(1, x90/(numpy.sqrt(n_q)*x100)))
+    x102 = p_act*x93
+    x103 = numpy.minimum(x19, numpy.maximum(1, x100*x13*numpy.sqrt(x34)/x98))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x89*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x3*(n_attn*x29 + 2*b*q_lm*x76 + x7*(2*n_ff*x77 + 2*x80) + x7*(f_idx*n_layers*x19*x81 + w_idx*(2*x19 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x88*(n_experts*x79*(1 - (1 - x77)**x82)*(d_ff*x77*x85*x86 + d_ff*x83 + x45*x77*x87/x85) + p_emb*x76) + x88*(w_idx*p*x18 + n_sh*x78*x95*(d_ff_shared*x83 + d_ff_shared*x91*x92 + x94/x91) + x39*x89*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x95*(p*x35*x97 + x101*x92*x96 + x102*x97/x99 + x102*x35/x103 + x103*x92*x97 + x16*x87*x99 + x83*x96 + x83*x97 + x94/x101))), numpy.inf)
 
 
 def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4806,53 +4953,55 @@ def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
 
 
 def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = (1/2)*q_len
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2
-    x4 = x1*x3
-    x5 = b*q_len
-    x6 = x4*x5
-    x7 = n_pp**(-1.0)
-    x8 = b*x7
-    x9 = numpy.less_equal(s, x0*x8)
-    x10 = n_gpu*x7
-    x11 = numpy.minimum(n_experts, x10)
-    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
-    x13 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
-    x14 = numpy.maximum(1, x13)
-    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
-    x16 = numpy.sqrt(x14)
-    x17 = x15**(-1.0)
-    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x16*x17 - 1)/bw_ar_intra)
-    x19 = x18*x5
-    x20 = n_ff_out*x3
-    x21 = x19*x20
-    x22 = x16*x17
-    x23 = numpy.log(x15)/numpy.log(2)
-    x24 = (7/125000)*x22 + (7/125000)*x23 - 7/125000
-    x25 = 2*x5
-    x26 = x18*x25
-    x27 = (3/2500000)*x22 + (1/100000)*x23 + 7/1250000
-    x28 = (1/400000)*x22 + (17/1000000)*x23 + 23/2000000
-    x29 = d_ff_shared*n_sh
-    x30 = n_ff_in*p_act*x2*(d_ff*n_active + x29)
-    x31 = x19*x30
-    x32 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x28), x20*x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x31, x28 + (20/19)*x31), x26*x30 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
-    x33 = d_model*vocab
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = d_model*n_layers*x29*x35
-    x37 = ctx + x0 - 1/2
-    x38 = d_head*n_q
-    x39 = d_model*p
-    x40 = c_kv + c_q
-    x41 = x5*x7
-    x42 = p_act*x41
-    x43 = d_head*(n_q + 2*n_q/g)
-    x44 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x16/numpy.sqrt(d_ff)))
-    x45 = x34*x42
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x36))), 4*n_layers*t_kernel + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(n_attn*x25 + 2*b*q_lm*x33 + n_layers*x5*(f_idx*x37 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x37, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x5*(2*n_ff*x34 + 2*x36))/flops), n_pp*x2*(w_idx*p + n_layers*(n_experts*x35*(1 - (1 - x34)**x41)*(d_ff*x39 + d_ff*x44*x45 + d_model*x14*x45/x44) + n_sh*x35*(d_ff_shared*x39 + x42*(d_model + d_ff_shared)) + p*x40*x43 + x38*x39 + x39*x40 + x42*(d_model + x38) + x42*(d_model + x40) + x42*(x40 + x43)) + p_emb*x33 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = (1/2)*q_len
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act*x3
+    x5 = x2*x4
+    x6 = b*q_len
+    x7 = x5*x6
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x1*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x14 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
+    x15 = numpy.maximum(1, x14)
+    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
+    x17 = numpy.sqrt(x15)
+    x18 = x16**(-1.0)
+    x19 = numpy.maximum(x2*(x16 - 1), x16*numpy.maximum(0, x17*x18 - 1)/bw_ar_intra)
+    x20 = x19*x6
+    x21 = n_ff_out*x4
+    x22 = x20*x21
+    x23 = x17*x18
+    x24 = numpy.log(x16)/numpy.log(2)
+    x25 = (7/125000)*x23 + (7/125000)*x24 - 7/125000
+    x26 = 2*x6
+    x27 = x19*x26
+    x28 = (3/2500000)*x23 + (1/100000)*x24 + 7/1250000
+    x29 = (1/400000)*x23 + (17/1000000)*x24 + 23/2000000
+    x30 = d_ff_shared*n_sh
+    x31 = n_ff_in*p_act*x3*(d_ff*n_active + x30)
+    x32 = x20*x31
+    x33 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x22 + x25, (20/19)*x22 + x29), x21*x27 + x28)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x25 + x32, x29 + (20/19)*x32), x27*x31 + x28))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
+    x34 = d_model*vocab
+    x35 = s**(-1.0)
+    x36 = n_ff_in + n_ff_out
+    x37 = d_model*n_layers*x30*x36
+    x38 = x11/sigma_attn
+    x39 = ctx + x1 - 1/2
+    x40 = d_head*n_q
+    x41 = d_model*p
+    x42 = c_kv + c_q
+    x43 = x6*x8
+    x44 = p_act*x43
+    x45 = d_head*(n_q + 2*n_q/g)
+    x46 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
+    x47 = x35*x44
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x43)*(d_ff*x41 + d_ff*x46*x47 + d_model*x15*x47/x46) + n_sh*x36*(d_ff_shared*x41 + x44*(d_model + d_ff_shared)) + p*x42*x45 + x40*x41 + x41*x42 + x44*(d_model + x40) + x44*(d_model + x42) + x44*(x42 + x45)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -4873,141 +5022,142 @@ def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
 
 def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = bw_ar_inter**(-1.0)
-    x1 = d_model*x0
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
-    x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = numpy.less_equal(s, x12*x4)
-    x14 = n_gpu*x11
-    x15 = numpy.minimum(n_experts, x14)
-    x16 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
-    x17 = node_size**(-1.0)
-    x18 = numpy.where(x13, x15, 1)
-    x19 = x14/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.sqrt(numpy.ceil(x17*x20))
-    x22 = bw_ar_intra**(-1.0)
-    x23 = numpy.sqrt(x20)
-    x24 = x21**(-1.0)
-    x25 = numpy.maximum(x0*(x21 - 1), x21*x22*numpy.maximum(0, x23*x24 - 1))
-    x26 = x25*x8
-    x27 = d_model*n_ff_out
-    x28 = x26*x27
-    x29 = x23*x24
-    x30 = numpy.log(2)**(-1.0)
-    x31 = x30*numpy.log(x21)
-    x32 = (7/125000)*x29 + (7/125000)*x31 - 7/125000
-    x33 = 2*x7
-    x34 = x3*x33
-    x35 = x25*x34
-    x36 = (3/2500000)*x29 + (1/100000)*x31 + 7/1250000
-    x37 = (1/400000)*x29 + (17/1000000)*x31 + 23/2000000
-    x38 = d_ff_shared*n_sh
-    x39 = n_ff_in*(d_ff*n_active + x38)
-    x40 = x26*x39
-    x41 = numpy.sqrt(n_gpu)
-    x42 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x43 = x41*x42
-    x44 = numpy.less_equal(x43, 1)
-    x45 = sigma_attn**(-1.0)
-    x46 = x14*x45
-    x47 = numpy.sqrt(numpy.ceil(x17*x46))
-    x48 = x43/x47
-    x49 = numpy.maximum(x0*(x47 - 1), x22*x47*numpy.maximum(0, x48 - 1))
-    x50 = d_model*x49
-    x51 = x50*x8
-    x52 = x30*numpy.log(x47)
-    x53 = (7/125000)*x48 + (7/125000)*x52 - 7/125000
-    x54 = (3/2500000)*x48 + (1/100000)*x52 + 7/1250000
-    x55 = (1/400000)*x48 + (17/1000000)*x52 + 23/2000000
-    x56 = n_q + 2*n_q/g
-    x57 = d_head*x56
-    x58 = x49*x57
-    x59 = x58*x8
-    x60 = p_act*x7
-    x61 = x42*x50/x41
-    x62 = x60*x61
-    x63 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x64 = numpy.minimum(n_active, x18)
-    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x64)
-    x66 = x65**(-1.0)
-    x67 = x64*x66
-    x68 = d_model*(1 - x45)*numpy.maximum(x0*x67*(x65 - 1), x22*x65*numpy.maximum(0, x64*x66 - 1))
-    x69 = x68*x8
-    x70 = x30*numpy.log(x65)
-    x71 = (3/5000000)*x67 + (1/200000)*x70 + 31/5000000
-    x72 = (1/800000)*x67 + (17/2000000)*x70 + 51/4000000
-    x73 = (7/250000)*x67 + (7/250000)*x70 - 7/250000
-    x74 = p_disp*x2*x68
-    x75 = x7*x74
-    x76 = d_model*vocab
-    x77 = p_emb*x76
-    x78 = n_ff_in + n_ff_out
-    x79 = s**(-1.0)
-    x80 = x11*x7
-    x81 = d_model*p
-    x82 = numpy.sqrt(d_model)
-    x83 = numpy.maximum(1, numpy.minimum(x19, x23*x82/numpy.sqrt(d_ff)))
-    x84 = p_act*x80
-    x85 = x79*x84
-    x86 = n_experts*x78*(1 - (1 - x79)**x80)*(d_ff*x81 + d_ff*x83*x85 + d_model*x20*x85/x83)
-    x87 = n_pp*x2/hbm_bw
-    x88 = w_idx*p
-    x89 = numpy.maximum(1, x46)
-    x90 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x91 = d_ff_shared*x81
-    x92 = x43*x82
-    x93 = numpy.minimum(x46, numpy.maximum(1, x92/numpy.sqrt(d_ff_shared)))
-    x94 = x45*x84
-    x95 = n_gpu*x60/(n_pp**2*sigma_attn**2)
-    x96 = d_model*x95
-    x97 = sigma_attn*n_layers
-    x98 = n_sh*x78
-    x99 = c_kv + c_q
-    x100 = numpy.sqrt(x99)
-    x101 = numpy.minimum(x46, numpy.maximum(1, x100*x43/x82))
-    x102 = numpy.sqrt(d_head)
-    x103 = numpy.minimum(x46, numpy.maximum(1, x102*x43*numpy.sqrt(x56)/x100))
-    x104 = numpy.minimum(x46, numpy.maximum(1, x92/(numpy.sqrt(n_q)*x102)))
-    x105 = d_head*n_q
-    x106 = p*x57*x99 + x105*x81 + x81*x99
-    x107 = d_model*n_layers*x38*x78
-    x108 = ctx + x4 - 1/2
-    x109 = n_unembed*p_emb
-    x110 = n_attn + x107
+    x0 = 4*n_layers
+    x1 = bw_ar_inter**(-1.0)
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = p_act*x3
+    x5 = (1/2)*q_len
+    x6 = b*x5
+    x7 = x4*x6
+    x8 = b*q_len
+    x9 = x4*x8
+    x10 = x2*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x2*x7 + 59/5000000)
+    x12 = n_pp**(-1.0)
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x13*x5)
+    x15 = n_gpu*x12
+    x16 = numpy.minimum(n_experts, x15)
+    x17 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
+    x18 = node_size**(-1.0)
+    x19 = numpy.where(x14, x16, 1)
+    x20 = x15/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.sqrt(numpy.ceil(x18*x21))
+    x23 = bw_ar_intra**(-1.0)
+    x24 = numpy.sqrt(x21)
+    x25 = x22**(-1.0)
+    x26 = numpy.maximum(x1*(x22 - 1), x22*x23*numpy.maximum(0, x24*x25 - 1))
+    x27 = x26*x9
+    x28 = d_model*n_ff_out
+    x29 = x27*x28
+    x30 = x24*x25
+    x31 = numpy.log(2)**(-1.0)
+    x32 = x31*numpy.log(x22)
+    x33 = (7/125000)*x30 + (7/125000)*x32 - 7/125000
+    x34 = 2*x8
+    x35 = x34*x4
+    x36 = x26*x35
+    x37 = (3/2500000)*x30 + (1/100000)*x32 + 7/1250000
+    x38 = (1/400000)*x30 + (17/1000000)*x32 + 23/2000000
+    x39 = d_ff_shared*n_sh
+    x40 = n_ff_in*(d_ff*n_active + x39)
+    x41 = x27*x40
+    x42 = numpy.sqrt(n_gpu)
+    x43 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x42*x43
+    x45 = numpy.less_equal(x44, 1)
+    x46 = sigma_attn**(-1.0)
+    x47 = x15*x46
+    x48 = numpy.sqrt(numpy.ceil(x18*x47))
+    x49 = x44/x48
+    x50 = numpy.maximum(x1*(x48 - 1), x23*x48*numpy.maximum(0, x49 - 1))
+    x51 = d_model*x50
+    x52 = x51*x9
+    x53 = x31*numpy.log(x48)
+    x54 = (7/125000)*x49 + (7/125000)*x53 - 7/125000
+    x55 = (3/2500000)*x49 + (1/100000)*x53 + 7/1250000
+    x56 = (1/400000)*x49 + (17/1000000)*x53 + 23/2000000
+    x57 = n_q + 2*n_q/g
+    x58 = d_head*x57
+    x59 = x50*x58
+    x60 = x59*x9
+    x61 = p_act*x8
+    x62 = x43*x51/x42
+    x63 = x61*x62
+    x64 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x65 = numpy.minimum(n_active, x19)
+    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x65)
+    x67 = x66**(-1.0)
+    x68 = x65*x67
+    x69 = d_model*(1 - x46)*numpy.maximum(x1*x68*(x66 - 1), x23*x66*numpy.maximum(0, x65*x67 - 1))
+    x70 = x69*x9
+    x71 = x31*numpy.log(x66)
+    x72 = (3/5000000)*x68 + (1/200000)*x71 + 31/5000000
+    x73 = (1/800000)*x68 + (17/2000000)*x71 + 51/4000000
+    x74 = (7/250000)*x68 + (7/250000)*x71 - 7/250000
+    x75 = p_disp*x3*x69
+    x76 = x75*x8
+    x77 = d_model*vocab
+    x78 = p_emb*x77
+    x79 = n_ff_in + n_ff_out
+    x80 = s**(-1.0)
+    x81 = x12*x8
+    x82 = d_model*p
+    x83 = numpy.sqrt(d_model)
+    x84 = numpy.maximum(1, numpy.minimum(x20, x24*x83/numpy.sqrt(d_ff)))
+    x85 = p_act*x81
+    x86 = x80*x85
+    x87 = n_experts*x79*(1 - (1 - x80)**x81)*(d_ff*x82 + d_ff*x84*x86 + d_model*x21*x86/x84)
+    x88 = n_pp*x3/hbm_bw
+    x89 = w_idx*p*x15
+    x90 = numpy.maximum(1, x47)
+    x91 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x92 = d_ff_shared*x82
+    x93 = x44*x83
+    x94 = numpy.minimum(x47, numpy.maximum(1, x93/numpy.sqrt(d_ff_shared)))
+    x95 = x46*x85
+    x96 = n_gpu*x61/(n_pp**2*sigma_attn**2)
+    x97 = d_model*x96
+    x98 = sigma_attn*n_layers
+    x99 = n_sh*x79
+    x100 = c_kv + c_q
+    x101 = numpy.sqrt(x100)
+    x102 = numpy.minimum(x47, numpy.maximum(1, x101*x44/x83))
+    x103 = numpy.sqrt(d_head)
+    x104 = numpy.minimum(x47, numpy.maximum(1, x103*x44*numpy.sqrt(x57)/x101))
+    x105 = numpy.minimum(x47, numpy.maximum(1, x93/(numpy.sqrt(n_q)*x103)))
+    x106 = d_head*n_q
+    x107 = p*x100*x58 + x100*x82 + x106*x82
+    x108 = d_model*n_layers*x39*x79
+    x109 = ctx + x5 - 1/2
+    x110 = n_unembed*p_emb
     x111 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x16, 0, numpy.minimum(numpy.minimum(x28 + x32, (20/19)*x28 + x37), x27*x35 + x36)) + numpy.where(x16, 0, numpy.minimum(numpy.minimum(x32 + x40, x37 + (20/19)*x40), x35*x39 + x36))) + x10, n_layers*(numpy.where(x44, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), x34*x50 + x54)) + numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x59, x55 + (20/19)*x59), x34*x58 + x54))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x62, x55 + (20/19)*x62), p_act*x33*x61 + x54)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x69 + x71, (10/19)*x69 + x72), x6*x68 + x73)) + numpy.where(x63, 0, numpy.minimum(numpy.minimum(x71 + x75, x72 + (10/19)*x75), x5*x74 + x73)), 0), x87*(n_layers*x86 + x77) + x87*(sigma_attn*x88 + x89*x90 + x97*x98*(d_ff_shared*x93*x94 + x91 + x96/x93) + x97*(d_model*x101*x94 + x103*x94*x99 + x104*x105*x94 + x106 + x96/x104 + x57*x95/x103 + x95*x99/x101)), x2*(n_attn*x33 + 2*b*q_lm*x76 + n_layers*x7*(f_idx*x108 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x108, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x7*(2*n_ff*x79 + 2*x107))/flops, p*(n_ff + sigma_attn*x110) + x109 + x111*x89, x10, x87*(n_layers*(x106 + x84*(d_model + x105) + x84*(d_model + x99) + x84*(x57 + x99) + x86 + x98*(x84*(d_model + d_ff_shared) + x91)) + x77 + x88 + x90), p*(n_ff + x110) + x109 + x111
+    x112 = n_attn + x108
+    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x89 + x90*x91 + x98*x99*(d_ff_shared*x94*x95 + x92 + x97/x94) + x98*(d_model*x102*x95 + x100*x104*x95 + x100*x96/x102 + x105*x106*x95 + x107 + x97/x105 + x58*x96/x104)), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x108) + x8*(f_idx*n_layers*x109*x47 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x109, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x112) + x110 + x111*x90, x11, x88*(n_layers*(x107 + x85*(d_model + x100) + x85*(d_model + x106) + x85*(x100 + x58) + x87 + x99*(x85*(d_model + d_ff_shared) + x92)) + x78 + x89 + x91), p*(n_ff + w_idx*(x15 - 1) + x112) + x110 + x111
 
 
 def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5025,24 +5175,28 @@ def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5056,12 +5210,14 @@ def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5073,70 +5229,79 @@ def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = x0*x3/bw_ar_inter
-    x5 = n_pp**(-1.0)
-    x6 = x5/sigma_attn
-    x7 = n_gpu*x6
-    x8 = 2*n_layers
-    x9 = x8*numpy.where(numpy.less_equal(x7, 1), 0, x4*(x7 - 1) + (1/500000)*x7 - 1/500000) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x10 = d_model*vocab
-    x11 = n_ff_in + n_ff_out
-    x12 = ctx + (1/2)*q_len - 1/2
-    x13 = d_head*n_q
-    x14 = n_pp*x0/hbm_bw
-    x15 = sigma_attn*p
-    x16 = b*numpy.maximum(1, g*x7/n_q)
-    x17 = d_model*p
-    x18 = numpy.sqrt(d_model)
-    x19 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x20 = x18*x19
-    x21 = numpy.minimum(x7, numpy.maximum(1, x20/numpy.sqrt(d_ff)))
-    x22 = x2*x6
-    x23 = n_gpu/(n_pp**2*sigma_attn**2)
-    x24 = x23*x3
-    x25 = sigma_attn*n_layers
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = numpy.sqrt(d_head)
-    x29 = numpy.minimum(x7, numpy.maximum(1, x20/(numpy.sqrt(n_q)*x28)))
-    x30 = numpy.minimum(x7, numpy.maximum(1, x19*numpy.sqrt(x26)*x28/x18))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x16*(kv_idx + kv_bytes) + x15*(n_attn + n_ff))), 4*n_layers*t_kernel + x9*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x9, p_emb*x10*x14 + x14*(w_idx*x15 + x11*x25*(d_ff*x17 + d_ff*x21*x22 + x24/x21) + x16*x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x25*(x13*x17 + x13*x22*x29 + x17*x27 + x2*x23*x27/x30 + x24/x29 + x3*x30*x6))), x0*(2*n_attn*x1 + 2*b*q_lm*x10 + n_layers*x1*(f_idx*x12 + 4*x13*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x12, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x8))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = x1*x4/bw_ar_inter
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = 2*n_layers
+    x12 = x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x5 + (1/500000)*x9 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x13 = d_model*vocab
+    x14 = n_ff_in + n_ff_out
+    x15 = ctx + (1/2)*q_len - 1/2
+    x16 = d_head*n_q
+    x17 = n_pp*x1/hbm_bw
+    x18 = b*numpy.maximum(1, g*x9/n_q)
+    x19 = d_model*p
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x6*x7
+    x25 = x24*x3
+    x26 = n_gpu/(n_pp**2*sigma_attn**2)
+    x27 = x26*x4
+    x28 = sigma_attn*n_layers
+    x29 = d_head*x19
+    x30 = n_q + 2*n_q/g
+    x31 = numpy.sqrt(d_head)
+    x32 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x31)))
+    x33 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x30)*x31/x20))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x17 + x17*(w_idx*p*x8 + x14*x28*(d_ff*x19 + d_ff*x23*x25 + x27/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x28*(d_head*x26*x3*x30/x33 + n_q*x29 + x16*x25*x32 + x24*x33*x4 + x27/x32 + x29*x30))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + x0*x16*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5155,19 +5320,23 @@ def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5183,124 +5352,131 @@ def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = x0*x3/bw_ar_inter
-    x5 = (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = 2*n_layers
-    x10 = d_model*vocab
-    x11 = p_emb*x10
-    x12 = n_pp*x0/hbm_bw
-    x13 = w_idx*p
-    x14 = numpy.maximum(1, g*x8/n_q)
-    x15 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = x19*x20
-    x22 = numpy.minimum(x8, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
-    x23 = x2*x7
-    x24 = n_gpu/(n_pp**2*sigma_attn**2)
-    x25 = x24*x3
-    x26 = sigma_attn*n_layers
-    x27 = numpy.sqrt(d_head)
-    x28 = n_q + 2*n_q/g
-    x29 = numpy.minimum(x8, numpy.maximum(1, x20*x27*numpy.sqrt(x28)/x19))
-    x30 = numpy.minimum(x8, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x27)))
-    x31 = d_head*n_q
-    x32 = d_head*x28
-    x33 = x17*x31 + x17*x32
-    x34 = d_model*d_ff_shared*n_sh*x16
-    x35 = ctx + (1/2)*q_len - 1/2
-    x36 = n_unembed*p_emb
-    x37 = n_attn + n_ff
-    x38 = ctx*b*(kv_idx + kv_bytes)
-    x39 = x2*x6
-    return 4*n_layers*t_kernel, x5, x9*numpy.where(numpy.less_equal(x8, 1), 0, x4*(x8 - 1) + (1/500000)*x8 - 1/500000), x11*x12 + x12*(sigma_attn*x13 + x14*x15 + x16*x26*(d_ff*x22*x23 + x18 + x25/x22) + x26*(x2*x24*x32/x29 + x23*x30*x31 + x25/x30 + x29*x3*x7 + x33)), x0*(2*n_attn*x1 + 2*b*q_lm*x10 + n_layers*x1*(f_idx*x35 + 4*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + x34*x9))/flops, sigma_attn*p*x37 + x14*x38 + x36, x5, x12*(n_layers*(x16*(x18 + x39*(d_ff + d_model)) + x33 + x39*(d_model + x31) + x39*(d_model + x32)) + x11 + x13 + x15), p*(n_layers*x34 + x37) + x36 + x38
-
-
-def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
     x3 = p_act*x2
     x4 = d_model*x3
-    x5 = n_gpu**(-1.0)
-    x6 = x5/bw_ar_inter
-    x7 = x4*x6
-    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
-    x9 = w_idx*p
+    x5 = x1*x4/bw_ar_inter
+    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = 2*n_layers
+    x13 = d_model*vocab
+    x14 = p_emb*x13
+    x15 = n_pp*x1/hbm_bw
+    x16 = w_idx*p*x9
+    x17 = numpy.maximum(1, g*x10/n_q)
+    x18 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = d_ff*x20
+    x22 = numpy.sqrt(d_model)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = x22*x23
+    x25 = numpy.minimum(x10, numpy.maximum(1, x24/numpy.sqrt(d_ff)))
+    x26 = x3*x8
+    x27 = x26*x7
+    x28 = n_gpu/(n_pp**2*sigma_attn**2)
+    x29 = x28*x4
+    x30 = sigma_attn*n_layers
+    x31 = numpy.sqrt(d_head)
+    x32 = n_q + 2*n_q/g
+    x33 = numpy.minimum(x10, numpy.maximum(1, x23*x31*numpy.sqrt(x32)/x22))
+    x34 = numpy.minimum(x10, numpy.maximum(1, x24/(numpy.sqrt(n_q)*x31)))
+    x35 = d_head*n_q
+    x36 = d_head*x32
+    x37 = x20*x35 + x20*x36
+    x38 = d_model*d_ff_shared*n_sh*x19
+    x39 = ctx + (1/2)*q_len - 1/2
+    x40 = n_unembed*p_emb
+    x41 = ctx*b*(kv_idx + kv_bytes)
+    x42 = n_attn + n_ff
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x18 + x19*x30*(d_ff*x25*x27 + x21 + x29/x25) + x30*(d_model*x27*x33 + x27*x34*x35 + x28*x3*x36/x33 + x29/x34 + x37)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x38) + x2*(f_idx*n_layers*x10*x39 + w_idx*(2*x10 - 2) + x0*x35*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x42) + x17*x41 + x40, x6, x15*(n_layers*(x19*(x21 + x26*(d_ff + d_model)) + x26*(d_model + x35) + x26*(d_model + x36) + x37) + x14 + x16 + x18), p*(w_idx*(x9 - 1) + n_layers*x38 + x42) + x40 + x41
+
+
+def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = x6/bw_ar_inter
+    x8 = x5*x7
+    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
     x10 = d_model*vocab
     x11 = p_emb*x10
     x12 = n_pp**(-1.0)
-    x13 = b*x12
-    x14 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x15 = n_ff_in + n_ff_out
-    x16 = d_model*p
-    x17 = d_ff*x16
-    x18 = p_act*q_len*x13
-    x19 = d_head*n_q
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = x16*x19 + x16*x21
-    x23 = n_pp*x5/hbm_bw
-    x24 = 2*n_layers
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*x15*x25
-    x27 = ctx + (1/2)*q_len - 1/2
-    x28 = x5*(2*n_attn*x2 + 2*b*q_lm*x10 + n_layers*x2*(f_idx*x27 + 4*x19*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + x24*x26))/flops
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x26 + x34) + x32 + x33)), x0 + x1*x8 + numpy.maximum(numpy.maximum(x28, omega_net*x8), x23*(n_layers*(x15*(x17 + x18*(d_ff + d_model)) + x18*(d_model + x19) + x18*(d_model + x21) + x22) + x11 + x14 + x9)), numpy.inf)
-    x36 = sigma_attn**(-1.0)
-    x37 = n_gpu*x12*x36
-    x38 = x24*numpy.where(numpy.less_equal(x37, 1), 0, (1/500000)*x37 + x7*(x37 - 1) - 1/500000) + x8
-    x39 = numpy.maximum(1, g*x37/n_q)
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = x40*x41
-    x43 = numpy.minimum(x37, numpy.maximum(1, x42/numpy.sqrt(d_ff)))
-    x44 = x18*x36
-    x45 = n_gpu/(n_pp**2*sigma_attn**2)
-    x46 = x4*x45
-    x47 = sigma_attn*n_layers
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x20)*x41*x48/x40))
-    x50 = numpy.minimum(x37, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x48)))
-    x51 = x21*x3
-    x52 = x11*x23 + x23*(sigma_attn*x9 + x14*x39 + x15*x47*(d_ff*x43*x44 + x17 + x46/x43) + x47*(d_model*x44*x49 + x19*x44*x50 + x22 + x45*x51/x49 + x46/x50))
-    x53 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x39))
-    x54 = numpy.less_equal(x41, 1)
-    x55 = x41 - 1
-    x56 = x55*x7
-    x57 = (1/500000)*x41 - 1/500000
-    x58 = x55*x6
-    x59 = n_layers*(numpy.where(x54, 0, x56 + x57) + numpy.where(x54, 0, n_ff_out*x56 + x57) + numpy.where(x54, 0, x51*x58 + x57) + numpy.where(x54, 0, n_ff_in*x3*x58*(d_ff*n_active + x25) + x57)) + x8
-    return x35, numpy.where(x53, x0 + x1*x38 + numpy.maximum(numpy.maximum(x28, x52), omega_net*x38), numpy.inf), x35, numpy.where(x53, x0 + x1*x59 + numpy.maximum(numpy.maximum(x28, x52), omega_net*x59), numpy.inf)
+    x13 = n_gpu*x12
+    x14 = w_idx*p*x13
+    x15 = b*x12
+    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = d_ff*x18
+    x20 = p_act*q_len*x15
+    x21 = d_head*n_q
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = x18*x21 + x18*x23
+    x25 = n_pp*x6/hbm_bw
+    x26 = 2*n_layers
+    x27 = d_ff_shared*n_sh
+    x28 = d_model*x17*x27
+    x29 = sigma_attn**(-1.0)
+    x30 = x13*x29
+    x31 = ctx + (1/2)*q_len - 1/2
+    x32 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x26*x28) + x3*(f_idx*n_layers*x30*x31 + w_idx*(2*x30 - 2) + x0*x21*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x33 = numpy.greater_equal(n_gpu, n_pp)
+    x34 = numpy.less_equal(n_pp, b)
+    x35 = hbm_cap*n_gpu
+    x36 = n_unembed*p_emb
+    x37 = ctx*b*(kv_idx + kv_bytes)
+    x38 = n_attn + n_ff
+    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x13 - 1) + n_layers*x28 + x38) + x36 + x37)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x32, omega_net*x9), x25*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x23) + x24) + x11 + x14 + x16)), numpy.inf)
+    x40 = x30 - 1
+    x41 = x26*numpy.where(numpy.less_equal(x30, 1), 0, (1/500000)*x30 + x40*x8 - 1/500000) + x9
+    x42 = numpy.maximum(1, g*x30/n_q)
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = x43*x44
+    x46 = numpy.minimum(x30, numpy.maximum(1, x45/numpy.sqrt(d_ff)))
+    x47 = x20*x29
+    x48 = n_gpu/(n_pp**2*sigma_attn**2)
+    x49 = x48*x5
+    x50 = sigma_attn*n_layers
+    x51 = numpy.sqrt(d_head)
+    x52 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x44*x51/x43))
+    x53 = numpy.minimum(x30, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x51)))
+    x54 = x23*x4
+    x55 = x11*x25 + x25*(x14 + x16*x42 + x17*x50*(d_ff*x46*x47 + x19 + x49/x46) + x50*(d_model*x47*x52 + x21*x47*x53 + x24 + x48*x54/x52 + x49/x53))
+    x56 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*x40 + sigma_attn*x38) + x36 + x37*x42))
+    x57 = numpy.less_equal(x44, 1)
+    x58 = x44 - 1
+    x59 = x58*x8
+    x60 = (1/500000)*x44 - 1/500000
+    x61 = x58*x7
+    x62 = n_layers*(numpy.where(x57, 0, x59 + x60) + numpy.where(x57, 0, n_ff_out*x59 + x60) + numpy.where(x57, 0, x54*x61 + x60) + numpy.where(x57, 0, n_ff_in*x4*x61*(d_ff*n_active + x27) + x60)) + x9
+    return x39, numpy.where(x56, x1 + x2*x41 + numpy.maximum(numpy.maximum(x32, x55), omega_net*x41), numpy.inf), x39, numpy.where(x56, x1 + x2*x62 + numpy.maximum(numpy.maximum(x32, x55), omega_net*x62), numpy.inf)
 
 
 def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5322,24 +5498,28 @@ def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
 
 def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5353,12 +5533,14 @@ def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
 def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5377,77 +5559,85 @@ def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
 def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*x4
-    x15 = n_q + 2*n_q/g
-    x16 = numpy.sqrt(d_head)
-    x17 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x16)))
-    x18 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x15)*x16*x6/x5))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_head*n_q*x10*x17 + d_head*x11*x15/x18 + d_model*x10*x18 + n_q*x14 + x12/x17 + x14*x15))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*x6
+    x19 = n_q + 2*n_q/g
+    x20 = numpy.sqrt(d_head)
+    x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
+    x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
 
 
 def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = d_model*x3
-    x5 = x0*x1*x4
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = x6 - 1
-    x9 = x5*x8
-    x10 = (1/500000)*x6 - 1/500000
-    x11 = d_ff_shared*n_sh
-    x12 = x0*x1*x8
-    x13 = n_q + 2*n_q/g
-    x14 = d_head*x13
-    x15 = x14*x3
-    x16 = n_layers*(numpy.where(x7, 0, x10 + x9) + numpy.where(x7, 0, x10 + x12*x15) + numpy.where(x7, 0, n_ff_out*x9 + x10) + numpy.where(x7, 0, n_ff_in*x12*x3*(d_ff*n_active + x11) + x10)) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = x1*x2*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = x7 - 1
+    x10 = x6*x9
+    x11 = (1/500000)*x7 - 1/500000
+    x12 = d_ff_shared*n_sh
+    x13 = x1*x2*x9
+    x14 = n_q + 2*n_q/g
+    x15 = d_head*x14*x4
+    x16 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x15) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x17 = 2*d_model
     x18 = n_ff_in + n_ff_out
-    x19 = ctx + (1/2)*q_len - 1/2
-    x20 = d_head*n_q
-    x21 = n_pp*x0/hbm_bw
-    x22 = sigma_attn*p
-    x23 = n_pp**(-1.0)
-    x24 = x23/sigma_attn
-    x25 = n_gpu*x24
-    x26 = b*numpy.maximum(1, g*x25/n_q)
+    x19 = sigma_attn**(-1.0)
+    x20 = n_pp**(-1.0)
+    x21 = n_gpu*x20
+    x22 = x19*x21
+    x23 = ctx + (1/2)*q_len - 1/2
+    x24 = d_head*n_q
+    x25 = n_pp*x1/hbm_bw
+    x26 = b*numpy.maximum(1, g*x22/n_q)
     x27 = d_model*p
     x28 = numpy.sqrt(d_model)
-    x29 = x28*x6
-    x30 = numpy.minimum(x25, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x24*x3
-    x32 = n_gpu/(n_pp**2*sigma_attn**2)
-    x33 = x32*x4
-    x34 = sigma_attn*n_layers
-    x35 = numpy.sqrt(d_head)
-    x36 = numpy.minimum(x25, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x35)))
-    x37 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x13)*x35*x6/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + x22*(n_attn + n_ff))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x21 + x21*(w_idx*x22 + x18*x34*(d_ff*x27 + d_ff*x30*x31 + x33/x30) + x23*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(x14*x27 + x15*x32/x37 + x20*x27 + x20*x31*x36 + x24*x37*x4 + x33/x36))), x0*(2*n_attn*x2 + b*vocab*q_lm*x17 + n_layers*x2*(f_idx*x19 + 4*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + n_layers*x11*x17*x18))/flops), numpy.inf)
+    x29 = x28*x7
+    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x19*x20
+    x32 = x31*x4
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x33*x5
+    x35 = sigma_attn*n_layers
+    x36 = d_head*x27
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x37)))
+    x39 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x14)*x37*x7/x28))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x21 + x18*x35*(d_ff*x27 + d_ff*x30*x32 + x34/x30) + x20*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(n_q*x36 + x14*x36 + x15*x33/x39 + x24*x32*x38 + x31*x39*x5 + x34/x38))), x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x3*(2*n_ff/s + n_layers*x12*x17*x18) + x3*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5470,19 +5660,23 @@ def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
 
 
 def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
-    x3 = d_model*vocab
-    x4 = b/n_pp
-    x5 = d_head*n_q
-    x6 = d_model*p
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = p_act*q_len*x4
-    x9 = n_ff_in + n_ff_out
-    x10 = d_model*d_ff_shared*n_layers*n_sh*x9
-    x11 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x10))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p + n_layers*(x5*x6 + x6*x7 + x8*(d_model + x5) + x8*(d_model + x7) + x9*(d_ff*x6 + x8*(d_ff + d_model))) + p_emb*x3 + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + n_layers*x1*(f_idx*x11 + 4*x5*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x11, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x10))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
+    x4 = d_model*vocab
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = d_head*(n_q + 2*n_q/g)
+    x11 = p_act*q_len*x7
+    x12 = n_ff_in + n_ff_out
+    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
+    x14 = x6/sigma_attn
+    x15 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5498,67 +5692,70 @@ def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
 
 
 def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = d_head*(n_q + 2*n_q/g)
-    x4 = p_act*q_len*x0
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = d_head*(n_q + 2*n_q/g)
+    x5 = p_act*q_len*x1
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = numpy.less_equal(x7, 1)
-    x9 = x7 - 1
-    x10 = x5*x9
-    x11 = (1/500000)*x7 - 1/500000
-    x12 = d_ff_shared*n_sh
-    x13 = x4*x9
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = x1*x15
-    x17 = d_model*vocab
-    x18 = p_emb*x17
-    x19 = n_pp*x3/hbm_bw
-    x20 = w_idx*p
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = x8 - 1
+    x11 = x10*x6
+    x12 = (1/500000)*x8 - 1/500000
+    x13 = d_ff_shared*n_sh
+    x14 = x10*x5
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = x16*x2
+    x18 = d_model*vocab
+    x19 = p_emb*x18
+    x20 = n_pp*x4/hbm_bw
     x21 = n_pp**(-1.0)
-    x22 = x21/sigma_attn
-    x23 = n_gpu*x22
-    x24 = numpy.maximum(1, g*x23/n_q)
-    x25 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x26 = n_ff_in + n_ff_out
-    x27 = d_model*p
-    x28 = d_ff*x27
-    x29 = numpy.sqrt(d_model)
-    x30 = x29*x7
-    x31 = numpy.minimum(x23, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x1*x22
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x2*x33
-    x35 = sigma_attn*n_layers
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x36*x7/x29))
-    x38 = numpy.minimum(x23, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x36)))
-    x39 = d_head*n_q
-    x40 = x15*x27 + x27*x39
-    x41 = d_model*n_layers*x12*x26
-    x42 = ctx + (1/2)*q_len - 1/2
-    x43 = n_unembed*p_emb
-    x44 = n_attn + n_ff
-    x45 = ctx*b*(kv_idx + kv_bytes)
-    x46 = x1*x21
-    return 4*n_layers*t_kernel, x6, n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*(d_ff*n_active + x12) + x11)), x18*x19 + x19*(sigma_attn*x20 + x24*x25 + x26*x35*(d_ff*x31*x32 + x28 + x34/x31) + x35*(x16*x33/x37 + x2*x22*x37 + x32*x38*x39 + x34/x38 + x40)), x3*(2*n_attn*x0 + 2*b*q_lm*x17 + n_layers*x0*(f_idx*x42 + 4*x39*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + 2*x41))/flops, sigma_attn*p*x44 + x24*x45 + x43, x6, x19*(n_layers*(x26*(x28 + x46*(d_ff + d_model)) + x40 + x46*(d_model + x15) + x46*(d_model + x39)) + x18 + x20 + x25), p*(x41 + x44) + x43 + x45
+    x22 = n_gpu*x21
+    x23 = w_idx*p*x22
+    x24 = sigma_attn**(-1.0)
+    x25 = x22*x24
+    x26 = numpy.maximum(1, g*x25/n_q)
+    x27 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x28 = n_ff_in + n_ff_out
+    x29 = d_model*p
+    x30 = d_ff*x29
+    x31 = numpy.sqrt(d_model)
+    x32 = x31*x8
+    x33 = numpy.minimum(x25, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
+    x34 = x2*x21
+    x35 = x24*x34
+    x36 = n_gpu/(n_pp**2*sigma_attn**2)
+    x37 = x3*x36
+    x38 = sigma_attn*n_layers
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x39*x8/x31))
+    x41 = numpy.minimum(x25, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x39)))
+    x42 = d_head*n_q
+    x43 = x16*x29 + x29*x42
+    x44 = d_model*n_layers*x13*x28
+    x45 = ctx + (1/2)*q_len - 1/2
+    x46 = n_unembed*p_emb
+    x47 = ctx*b*(kv_idx + kv_bytes)
+    x48 = n_attn + n_ff
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x27 + x28*x38*(d_ff*x33*x35 + x30 + x37/x33) + x38*(d_model*x35*x40 + x17*x36/x40 + x35*x41*x42 + x37/x41 + x43)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x44) + x1*(f_idx*n_layers*x25*x45 + w_idx*(2*x25 - 2) + x0*x42*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x48) + x26*x47 + x46, x7, x20*(n_layers*(x28*(x30 + x34*(d_ff + d_model)) + x34*(d_model + x16) + x34*(d_model + x42) + x43) + x19 + x23 + x27), p*(w_idx*(x22 - 1) + x44 + x48) + x46 + x47
 
 
 def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5576,28 +5773,33 @@ def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5611,12 +5813,14 @@ def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5628,78 +5832,88 @@ def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = x0*x3/bw_ar_inter
-    x5 = n_pp**(-1.0)
-    x6 = x5/sigma_attn
-    x7 = n_gpu*x6
-    x8 = 2*n_layers
-    x9 = x8*numpy.where(numpy.less_equal(x7, 1), 0, x4*(x7 - 1) + (1/500000)*x7 - 1/500000) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x10 = d_model*vocab
-    x11 = n_ff_in + n_ff_out
-    x12 = ctx + (1/2)*q_len - 1/2
-    x13 = n_pp*x0/hbm_bw
-    x14 = sigma_attn*p
-    x15 = b*numpy.maximum(1, x7)
-    x16 = d_model*p
-    x17 = numpy.sqrt(d_model)
-    x18 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x19 = x17*x18
-    x20 = numpy.minimum(x7, numpy.maximum(1, x19/numpy.sqrt(d_ff)))
-    x21 = x2*x6
-    x22 = n_gpu/(n_pp**2*sigma_attn**2)
-    x23 = x22*x3
-    x24 = sigma_attn*n_layers
-    x25 = d_head*n_q
-    x26 = c_kv + c_q
-    x27 = n_q + 2*n_q/g
-    x28 = d_head*x27
-    x29 = numpy.sqrt(x26)
-    x30 = numpy.minimum(x7, numpy.maximum(1, x18*x29/x17))
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.minimum(x7, numpy.maximum(1, x19/(numpy.sqrt(n_q)*x31)))
-    x33 = x2*x22
-    x34 = numpy.minimum(x7, numpy.maximum(1, x18*numpy.sqrt(x27)*x31/x29))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x15*(kv_idx + kv_bytes) + x14*(n_attn + n_ff))), 4*n_layers*t_kernel + x9*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x9, p_emb*x10*x13 + x13*(w_idx*x14 + x11*x24*(d_ff*x16 + d_ff*x20*x21 + x23/x20) + x15*x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x24*(p*x26*x28 + x16*x25 + x16*x26 + x21*x25*x32 + x21*x26*x34 + x23/x32 + x26*x33/x30 + x28*x33/x34 + x3*x30*x6))), x0*(2*n_attn*x1 + 2*b*q_lm*x10 + n_layers*x1*(f_idx*x12 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x12, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x8))/flops), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = x1*x4/bw_ar_inter
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = 2*n_layers
+    x12 = x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x5 + (1/500000)*x9 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x13 = d_model*vocab
+    x14 = n_ff_in + n_ff_out
+    x15 = ctx + (1/2)*q_len - 1/2
+    x16 = n_pp*x1/hbm_bw
+    x17 = b*numpy.maximum(1, x9)
+    x18 = d_model*p
+    x19 = numpy.sqrt(d_model)
+    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x21 = x19*x20
+    x22 = numpy.minimum(x9, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
+    x23 = x6*x7
+    x24 = x23*x3
+    x25 = n_gpu/(n_pp**2*sigma_attn**2)
+    x26 = x25*x4
+    x27 = sigma_attn*n_layers
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.sqrt(x29)
+    x33 = numpy.minimum(x9, numpy.maximum(1, x20*x32/x19))
+    x34 = numpy.sqrt(d_head)
+    x35 = numpy.minimum(x9, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x34)))
+    x36 = x25*x3
+    x37 = numpy.minimum(x9, numpy.maximum(1, x20*numpy.sqrt(x30)*x34/x32))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x17*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x16 + x16*(w_idx*p*x8 + x14*x27*(d_ff*x18 + d_ff*x22*x24 + x26/x22) + x17*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x27*(p*x29*x31 + x18*x28 + x18*x29 + x23*x33*x4 + x24*x28*x35 + x24*x29*x37 + x26/x35 + x29*x36/x33 + x31*x36/x37))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5718,21 +5932,24 @@ def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/1000000 + (1/4)*d_model*x0*x2/bw_ar_inter)*(n_pp - 1)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5748,131 +5965,139 @@ def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 
 def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = x0*x3/bw_ar_inter
-    x5 = (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x6 = n_pp**(-1.0)
-    x7 = x6/sigma_attn
-    x8 = n_gpu*x7
-    x9 = 2*n_layers
-    x10 = d_model*vocab
-    x11 = p_emb*x10
-    x12 = n_pp*x0/hbm_bw
-    x13 = w_idx*p
-    x14 = numpy.maximum(1, x8)
-    x15 = b*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = x19*x20
-    x22 = numpy.minimum(x8, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
-    x23 = x2*x7
-    x24 = n_gpu/(n_pp**2*sigma_attn**2)
-    x25 = x24*x3
-    x26 = sigma_attn*n_layers
-    x27 = c_kv + c_q
-    x28 = numpy.sqrt(x27)
-    x29 = numpy.minimum(x8, numpy.maximum(1, x20*x28/x19))
-    x30 = numpy.sqrt(d_head)
-    x31 = n_q + 2*n_q/g
-    x32 = numpy.minimum(x8, numpy.maximum(1, x20*x30*numpy.sqrt(x31)/x28))
-    x33 = numpy.minimum(x8, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x30)))
-    x34 = x2*x24
-    x35 = d_head*n_q
-    x36 = d_head*x31
-    x37 = p*x27*x36 + x17*x27 + x17*x35
-    x38 = d_model*d_ff_shared*n_sh*x16
-    x39 = ctx + (1/2)*q_len - 1/2
-    x40 = n_unembed*p_emb
-    x41 = n_attn + n_ff
-    x42 = ctx*b*(kv_idx + kv_bytes)
-    x43 = x2*x6
-    return 4*n_layers*t_kernel, x5, x9*numpy.where(numpy.less_equal(x8, 1), 0, x4*(x8 - 1) + (1/500000)*x8 - 1/500000), x11*x12 + x12*(sigma_attn*x13 + x14*x15 + x16*x26*(d_ff*x22*x23 + x18 + x25/x22) + x26*(x23*x27*x32 + x23*x33*x35 + x25/x33 + x27*x34/x29 + x29*x3*x7 + x37 + x34*x36/x32)), x0*(2*n_attn*x1 + 2*b*q_lm*x10 + n_layers*x1*(f_idx*x39 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + x38*x9))/flops, sigma_attn*p*x41 + x14*x42 + x40, x5, x12*(n_layers*(x16*(x18 + x43*(d_ff + d_model)) + x37 + x43*(d_model + x27) + x43*(d_model + x35) + x43*(x27 + x36)) + x11 + x13 + x15), p*(n_layers*x38 + x41) + x40 + x42
-
-
-def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
     x2 = b*q_len
     x3 = p_act*x2
     x4 = d_model*x3
-    x5 = n_gpu**(-1.0)
-    x6 = x5/bw_ar_inter
-    x7 = x4*x6
-    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
-    x9 = d_model*vocab
-    x10 = 2*n_layers
-    x11 = n_ff_in + n_ff_out
-    x12 = d_ff_shared*n_sh
-    x13 = d_model*x11*x12
-    x14 = ctx + (1/2)*q_len - 1/2
-    x15 = x5*(2*n_attn*x2 + 2*b*q_lm*x9 + n_layers*x2*(f_idx*x14 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + x10*x13))/flops
-    x16 = w_idx*p
-    x17 = p_emb*x9
-    x18 = n_pp**(-1.0)
-    x19 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x5 = x1*x4/bw_ar_inter
+    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = 2*n_layers
+    x13 = d_model*vocab
+    x14 = p_emb*x13
+    x15 = n_pp*x1/hbm_bw
+    x16 = w_idx*p*x9
+    x17 = numpy.maximum(1, x10)
+    x18 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x19 = n_ff_in + n_ff_out
     x20 = d_model*p
     x21 = d_ff*x20
-    x22 = x18*x3
-    x23 = d_head*n_q
-    x24 = c_kv + c_q
-    x25 = n_q + 2*n_q/g
-    x26 = d_head*x25
-    x27 = p*x24*x26 + x20*x23 + x20*x24
-    x28 = n_pp*x5/hbm_bw
-    x29 = numpy.greater_equal(n_gpu, n_pp)
-    x30 = numpy.less_equal(n_pp, b)
-    x31 = hbm_cap*n_gpu
-    x32 = n_unembed*p_emb
-    x33 = ctx*b*(kv_idx + kv_bytes)
-    x34 = n_attn + n_ff
-    x35 = numpy.where(numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, p*(n_layers*x13 + x34) + x32 + x33)), x0 + x1*x8 + numpy.maximum(numpy.maximum(x15, omega_net*x8), x28*(n_layers*(x11*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x16 + x17 + x19)), numpy.inf)
-    x36 = x18/sigma_attn
-    x37 = n_gpu*x36
-    x38 = x10*numpy.where(numpy.less_equal(x37, 1), 0, (1/500000)*x37 + x7*(x37 - 1) - 1/500000) + x8
-    x39 = numpy.maximum(1, x37)
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = x40*x41
-    x43 = numpy.minimum(x37, numpy.maximum(1, x42/numpy.sqrt(d_ff)))
-    x44 = x3*x36
-    x45 = n_gpu/(n_pp**2*sigma_attn**2)
-    x46 = x4*x45
-    x47 = sigma_attn*n_layers
-    x48 = numpy.sqrt(x24)
-    x49 = numpy.minimum(x37, numpy.maximum(1, x41*x48/x40))
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x25)*x41*x50/x48))
-    x52 = numpy.minimum(x37, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x50)))
-    x53 = x3*x45
-    x54 = x17*x28 + x28*(sigma_attn*x16 + x11*x47*(d_ff*x43*x44 + x21 + x46/x43) + x19*x39 + x47*(x23*x44*x52 + x24*x44*x51 + x24*x53/x49 + x26*x53/x51 + x27 + x36*x4*x49 + x46/x52))
-    x55 = numpy.logical_and(numpy.logical_and(x29, x30), numpy.greater_equal(x31, sigma_attn*p*x34 + x32 + x33*x39))
-    x56 = numpy.less_equal(x41, 1)
-    x57 = x41 - 1
-    x58 = x57*x7
-    x59 = (1/500000)*x41 - 1/500000
-    x60 = x3*x57*x6
-    x61 = n_layers*(numpy.where(x56, 0, x58 + x59) + numpy.where(x56, 0, n_ff_out*x58 + x59) + numpy.where(x56, 0, x26*x60 + x59) + numpy.where(x56, 0, n_ff_in*x60*(d_ff*n_active + x12) + x59)) + x8
-    return x35, numpy.where(x55, x0 + x1*x38 + numpy.maximum(numpy.maximum(x15, x54), omega_net*x38), numpy.inf), x35, numpy.where(x55, x0 + x1*x61 + numpy.maximum(numpy.maximum(x15, x54), omega_net*x61), numpy.inf)
+    x22 = numpy.sqrt(d_model)
+    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = x22*x23
+    x25 = numpy.minimum(x10, numpy.maximum(1, x24/numpy.sqrt(d_ff)))
+    x26 = x3*x8
+    x27 = x26*x7
+    x28 = n_gpu/(n_pp**2*sigma_attn**2)
+    x29 = x28*x4
+    x30 = sigma_attn*n_layers
+    x31 = c_kv + c_q
+    x32 = numpy.sqrt(x31)
+    x33 = numpy.minimum(x10, numpy.maximum(1, x23*x32/x22))
+    x34 = numpy.sqrt(d_head)
+    x35 = n_q + 2*n_q/g
+    x36 = numpy.minimum(x10, numpy.maximum(1, x23*x34*numpy.sqrt(x35)/x32))
+    x37 = numpy.minimum(x10, numpy.maximum(1, x24/(numpy.sqrt(n_q)*x34)))
+    x38 = x28*x3
+    x39 = d_head*n_q
+    x40 = d_head*x35
+    x41 = p*x31*x40 + x20*x31 + x20*x39
+    x42 = d_model*d_ff_shared*n_sh*x19
+    x43 = ctx + (1/2)*q_len - 1/2
+    x44 = n_unembed*p_emb
+    x45 = ctx*b*(kv_idx + kv_bytes)
+    x46 = n_attn + n_ff
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x18 + x19*x30*(d_ff*x25*x27 + x21 + x29/x25) + x30*(d_model*x27*x33 + x27*x31*x36 + x27*x37*x39 + x29/x37 + x31*x38/x33 + x41 + x38*x40/x36)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x42) + x2*(f_idx*n_layers*x10*x43 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x45 + x44, x6, x15*(n_layers*(x19*(x21 + x26*(d_ff + d_model)) + x26*(d_model + x31) + x26*(d_model + x39) + x26*(x31 + x40) + x41) + x14 + x16 + x18), p*(w_idx*(x9 - 1) + n_layers*x42 + x46) + x44 + x45
+
+
+def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = x6/bw_ar_inter
+    x8 = x5*x7
+    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
+    x10 = d_model*vocab
+    x11 = p_emb*x10
+    x12 = n_pp**(-1.0)
+    x13 = n_gpu*x12
+    x14 = w_idx*p*x13
+    x15 = b*x12
+    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = d_ff*x18
+    x20 = p_act*q_len*x15
+    x21 = d_head*n_q
+    x22 = c_kv + c_q
+    x23 = n_q + 2*n_q/g
+    x24 = d_head*x23
+    x25 = p*x22*x24 + x18*x21 + x18*x22
+    x26 = n_pp*x6/hbm_bw
+    x27 = 2*n_layers
+    x28 = d_ff_shared*n_sh
+    x29 = d_model*x17*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x13*x30
+    x32 = ctx + (1/2)*q_len - 1/2
+    x33 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x27*x29) + x3*(f_idx*n_layers*x31*x32 + w_idx*(2*x31 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x34 = numpy.greater_equal(n_gpu, n_pp)
+    x35 = numpy.less_equal(n_pp, b)
+    x36 = hbm_cap*n_gpu
+    x37 = n_unembed*p_emb
+    x38 = ctx*b*(kv_idx + kv_bytes)
+    x39 = n_attn + n_ff
+    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x13 - 1) + n_layers*x29 + x39) + x37 + x38)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x33, omega_net*x9), x26*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x24) + x25) + x11 + x14 + x16)), numpy.inf)
+    x41 = x31 - 1
+    x42 = x27*numpy.where(numpy.less_equal(x31, 1), 0, (1/500000)*x31 + x41*x8 - 1/500000) + x9
+    x43 = numpy.maximum(1, x31)
+    x44 = numpy.sqrt(d_model)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = x44*x45
+    x47 = numpy.minimum(x31, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
+    x48 = x20*x30
+    x49 = n_gpu/(n_pp**2*sigma_attn**2)
+    x50 = x49*x5
+    x51 = sigma_attn*n_layers
+    x52 = numpy.sqrt(x22)
+    x53 = numpy.minimum(x31, numpy.maximum(1, x45*x52/x44))
+    x54 = numpy.sqrt(d_head)
+    x55 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x23)*x45*x54/x52))
+    x56 = numpy.minimum(x31, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
+    x57 = x4*x49
+    x58 = x11*x26 + x26*(x14 + x16*x43 + x17*x51*(d_ff*x47*x48 + x19 + x50/x47) + x51*(d_model*x48*x53 + x21*x48*x56 + x22*x48*x55 + x22*x57/x53 + x24*x57/x55 + x25 + x50/x56))
+    x59 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*x41 + sigma_attn*x39) + x37 + x38*x43))
+    x60 = numpy.less_equal(x45, 1)
+    x61 = x45 - 1
+    x62 = x61*x8
+    x63 = (1/500000)*x45 - 1/500000
+    x64 = x4*x61*x7
+    x65 = n_layers*(numpy.where(x60, 0, x62 + x63) + numpy.where(x60, 0, n_ff_out*x62 + x63) + numpy.where(x60, 0, x24*x64 + x63) + numpy.where(x60, 0, n_ff_in*x64*(d_ff*n_active + x28) + x63)) + x9
+    return x40, numpy.where(x59, x1 + x2*x42 + numpy.maximum(numpy.maximum(x33, x58), omega_net*x42), numpy.inf), x40, numpy.where(x59, x1 + x2*x65 + numpy.maximum(numpy.maximum(x33, x58), omega_net*x65), numpy.inf)
 
 
 def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5894,28 +6119,33 @@ def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + x12*(n_ff_in + n_ff_out)*(d_ff*x3 + d_ff*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5929,12 +6159,14 @@ def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
 def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -5953,84 +6185,93 @@ def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
 def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
-    x2 = x1/sigma_attn
-    x3 = n_gpu*x2
-    x4 = d_model*p
-    x5 = numpy.sqrt(d_model)
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = x5*x6
-    x8 = numpy.minimum(x3, numpy.maximum(1, x7/numpy.sqrt(d_ff)))
-    x9 = b*p_act*q_len
-    x10 = x2*x9
-    x11 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x12 = d_model*x11
-    x13 = sigma_attn*n_layers
-    x14 = d_head*n_q
-    x15 = c_kv + c_q
-    x16 = n_q + 2*n_q/g
-    x17 = d_head*x16
-    x18 = numpy.sqrt(x15)
-    x19 = numpy.minimum(x3, numpy.maximum(1, x18*x6/x5))
-    x20 = numpy.sqrt(d_head)
-    x21 = numpy.minimum(x3, numpy.maximum(1, x7/(numpy.sqrt(n_q)*x20)))
-    x22 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x16)*x20*x6/x18))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*sigma_attn*p + b*x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3) + x13*(n_ff_in + n_ff_out)*(d_ff*x10*x8 + d_ff*x4 + x12/x8) + x13*(d_model*x10*x19 + p*x15*x17 + x10*x14*x21 + x10*x15*x22 + x11*x15/x19 + x11*x17/x22 + x12/x21 + x14*x4 + x15*x4))
+    x2 = n_gpu*x1
+    x3 = sigma_attn**(-1.0)
+    x4 = x2*x3
+    x5 = b*x1
+    x6 = d_model*p
+    x7 = numpy.sqrt(d_model)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.minimum(x4, numpy.maximum(1, x9/numpy.sqrt(d_ff)))
+    x11 = p_act*q_len
+    x12 = x3*x5
+    x13 = x11*x12
+    x14 = d_model*x11
+    x15 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x16 = x14*x15
+    x17 = sigma_attn*n_layers
+    x18 = d_head*n_q
+    x19 = c_kv + c_q
+    x20 = n_q + 2*n_q/g
+    x21 = d_head*x20
+    x22 = numpy.sqrt(x19)
+    x23 = numpy.minimum(x4, numpy.maximum(1, x22*x8/x7))
+    x24 = numpy.sqrt(d_head)
+    x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
+    x26 = x11*x15
+    x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
 
 
 def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = d_model*x3
-    x5 = x0*x1*x4
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = x6 - 1
-    x9 = x5*x8
-    x10 = (1/500000)*x6 - 1/500000
-    x11 = d_ff_shared*n_sh
-    x12 = x0*x1*x8
-    x13 = n_q + 2*n_q/g
-    x14 = d_head*x13
-    x15 = x14*x3
-    x16 = n_layers*(numpy.where(x7, 0, x10 + x9) + numpy.where(x7, 0, x10 + x12*x15) + numpy.where(x7, 0, n_ff_out*x9 + x10) + numpy.where(x7, 0, n_ff_in*x12*x3*(d_ff*n_active + x11) + x10)) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x17 = 2*d_model
-    x18 = n_ff_in + n_ff_out
-    x19 = ctx + (1/2)*q_len - 1/2
-    x20 = n_pp*x0/hbm_bw
-    x21 = sigma_attn*p
-    x22 = n_pp**(-1.0)
-    x23 = x22/sigma_attn
-    x24 = n_gpu*x23
-    x25 = b*numpy.maximum(1, x24)
-    x26 = d_model*p
-    x27 = numpy.sqrt(d_model)
-    x28 = x27*x6
-    x29 = numpy.minimum(x24, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
-    x30 = x23*x3
-    x31 = n_gpu/(n_pp**2*sigma_attn**2)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = x1*x2*x5
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = x7 - 1
+    x10 = x6*x9
+    x11 = (1/500000)*x7 - 1/500000
+    x12 = d_ff_shared*n_sh
+    x13 = x1*x2*x9
+    x14 = n_q + 2*n_q/g
+    x15 = d_head*x14
+    x16 = x15*x4
+    x17 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x18 = 2*d_model
+    x19 = n_ff_in + n_ff_out
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = ctx + (1/2)*q_len - 1/2
+    x25 = n_pp*x1/hbm_bw
+    x26 = b*numpy.maximum(1, x23)
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = x28*x7
+    x30 = numpy.minimum(x23, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x20*x21
     x32 = x31*x4
-    x33 = sigma_attn*n_layers
-    x34 = d_head*n_q
-    x35 = c_kv + c_q
-    x36 = numpy.sqrt(x35)
-    x37 = numpy.minimum(x24, numpy.maximum(1, x36*x6/x27))
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x24, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x38)))
-    x40 = numpy.minimum(x24, numpy.maximum(1, numpy.sqrt(x13)*x38*x6/x36))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + x21*(n_attn + n_ff))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x20 + x20*(w_idx*x21 + x18*x33*(d_ff*x26 + d_ff*x29*x30 + x32/x29) + x22*x25*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x33*(p*x14*x35 + x15*x31/x40 + x23*x37*x4 + x26*x34 + x26*x35 + x3*x31*x35/x37 + x30*x34*x39 + x30*x35*x40 + x32/x39))), x0*(2*n_attn*x2 + b*vocab*q_lm*x17 + n_layers*x2*(f_idx*x19 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff/s + n_layers*x11*x17*x18))/flops), numpy.inf)
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x33*x5
+    x35 = sigma_attn*n_layers
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = numpy.sqrt(x37)
+    x39 = numpy.minimum(x23, numpy.maximum(1, x38*x7/x28))
+    x40 = numpy.sqrt(d_head)
+    x41 = numpy.minimum(x23, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x40)))
+    x42 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x40*x7/x38))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x22 + x19*x35*(d_ff*x27 + d_ff*x30*x32 + x34/x30) + x21*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(p*x15*x37 + x16*x33/x42 + x27*x36 + x27*x37 + x31*x39*x5 + x32*x36*x41 + x32*x37*x42 + x33*x37*x4/x39 + x34/x41))), x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + x3*(2*n_ff/s + n_layers*x12*x18*x19) + x3*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + sigma_attn*p*(n_attn + n_ff))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
 def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6053,21 +6294,24 @@ def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = (1/1000000 + (1/4)*d_model*x0*x2/bw_ar_inter)*(n_pp - 1)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
     x4 = d_model*vocab
-    x5 = n_ff_in + n_ff_out
-    x6 = d_model*d_ff_shared*n_layers*n_sh*x5
-    x7 = ctx + (1/2)*q_len - 1/2
-    x8 = n_pp**(-1.0)
-    x9 = d_head*n_q
-    x10 = d_model*p
-    x11 = c_kv + c_q
-    x12 = x2*x8
-    x13 = d_head*(n_q + 2*n_q/g)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x6))), 4*n_layers*t_kernel + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x0*(w_idx*p + b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + n_layers*(p*x11*x13 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x13) + x5*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x4)/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x4 + n_layers*x1*(f_idx*x7 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x7, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff/s + 2*x6))/flops), numpy.inf)
+    x5 = n_pp**(-1.0)
+    x6 = n_gpu*x5
+    x7 = b*x5
+    x8 = d_head*n_q
+    x9 = d_model*p
+    x10 = c_kv + c_q
+    x11 = p_act*q_len*x7
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = n_ff_in + n_ff_out
+    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
+    x15 = x6/sigma_attn
+    x16 = ctx + (1/2)*q_len - 1/2
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6083,71 +6327,74 @@ def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 
 def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b/n_pp
-    x1 = d_head*n_q
-    x2 = d_model*p
-    x3 = c_kv + c_q
-    x4 = p_act*q_len*x0
-    x5 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(p*x3*x5 + x1*x2 + x2*x3 + x4*(d_model + x1) + x4*(d_model + x3) + x4*(x3 + x5) + (n_ff_in + n_ff_out)*(d_ff*x2 + x4*(d_ff + d_model))) + x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = numpy.less_equal(x7, 1)
-    x9 = x7 - 1
-    x10 = x5*x9
-    x11 = (1/500000)*x7 - 1/500000
-    x12 = d_ff_shared*n_sh
-    x13 = x4*x9
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14
-    x16 = x1*x15
-    x17 = d_model*vocab
-    x18 = p_emb*x17
-    x19 = n_pp*x3/hbm_bw
-    x20 = w_idx*p
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = x8 - 1
+    x11 = x10*x6
+    x12 = (1/500000)*x8 - 1/500000
+    x13 = d_ff_shared*n_sh
+    x14 = x10*x5
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = x16*x2
+    x18 = d_model*vocab
+    x19 = p_emb*x18
+    x20 = n_pp*x4/hbm_bw
     x21 = n_pp**(-1.0)
-    x22 = x21/sigma_attn
-    x23 = n_gpu*x22
-    x24 = numpy.maximum(1, x23)
-    x25 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x26 = n_ff_in + n_ff_out
-    x27 = d_model*p
-    x28 = d_ff*x27
-    x29 = numpy.sqrt(d_model)
-    x30 = x29*x7
-    x31 = numpy.minimum(x23, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x1*x22
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x2*x33
-    x35 = sigma_attn*n_layers
-    x36 = c_kv + c_q
-    x37 = numpy.sqrt(x36)
-    x38 = numpy.minimum(x23, numpy.maximum(1, x37*x7/x29))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x39*x7/x37))
-    x41 = numpy.minimum(x23, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x39)))
-    x42 = d_head*n_q
-    x43 = p*x15*x36 + x27*x36 + x27*x42
-    x44 = d_model*n_layers*x12*x26
-    x45 = ctx + (1/2)*q_len - 1/2
-    x46 = n_unembed*p_emb
-    x47 = n_attn + n_ff
-    x48 = ctx*b*(kv_idx + kv_bytes)
-    x49 = x1*x21
-    return 4*n_layers*t_kernel, x6, n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*(d_ff*n_active + x12) + x11)), x18*x19 + x19*(sigma_attn*x20 + x24*x25 + x26*x35*(d_ff*x31*x32 + x28 + x34/x31) + x35*(x1*x33*x36/x38 + x16*x33/x40 + x2*x22*x38 + x32*x36*x40 + x32*x41*x42 + x34/x41 + x43)), x3*(2*n_attn*x0 + 2*b*q_lm*x17 + n_layers*x0*(f_idx*x45 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + 2*x44))/flops, sigma_attn*p*x47 + x24*x48 + x46, x6, x19*(n_layers*(x26*(x28 + x49*(d_ff + d_model)) + x43 + x49*(d_model + x36) + x49*(d_model + x42) + x49*(x15 + x36)) + x18 + x20 + x25), p*(x44 + x47) + x46 + x48
+    x22 = n_gpu*x21
+    x23 = w_idx*p*x22
+    x24 = sigma_attn**(-1.0)
+    x25 = x22*x24
+    x26 = numpy.maximum(1, x25)
+    x27 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x28 = n_ff_in + n_ff_out
+    x29 = d_model*p
+    x30 = d_ff*x29
+    x31 = numpy.sqrt(d_model)
+    x32 = x31*x8
+    x33 = numpy.minimum(x25, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
+    x34 = x2*x21
+    x35 = x24*x34
+    x36 = n_gpu/(n_pp**2*sigma_attn**2)
+    x37 = x3*x36
+    x38 = sigma_attn*n_layers
+    x39 = c_kv + c_q
+    x40 = numpy.sqrt(x39)
+    x41 = numpy.minimum(x25, numpy.maximum(1, x40*x8/x31))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x42*x8/x40))
+    x44 = numpy.minimum(x25, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x42)))
+    x45 = d_head*n_q
+    x46 = p*x16*x39 + x29*x39 + x29*x45
+    x47 = d_model*n_layers*x13*x28
+    x48 = ctx + (1/2)*q_len - 1/2
+    x49 = n_unembed*p_emb
+    x50 = ctx*b*(kv_idx + kv_bytes)
+    x51 = n_attn + n_ff
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x27 + x28*x38*(d_ff*x33*x35 + x30 + x37/x33) + x38*(d_model*x35*x41 + x17*x36/x43 + x2*x36*x39/x41 + x35*x39*x43 + x35*x44*x45 + x37/x44 + x46)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x47) + x1*(f_idx*n_layers*x25*x48 + w_idx*(2*x25 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x51) + x26*x50 + x49, x7, x20*(n_layers*(x28*(x30 + x34*(d_ff + d_model)) + x34*(d_model + x39) + x34*(d_model + x45) + x34*(x16 + x39) + x46) + x19 + x23 + x27), p*(w_idx*(x22 - 1) + x47 + x51) + x49 + x50
 
 
 def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6186,24 +6433,28 @@ def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6225,12 +6476,14 @@ def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6284,72 +6537,76 @@ def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = d_model*p_act
-    x2 = x0*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000)
-    x11 = (1/2)*q_len
-    x12 = b*x7
-    x13 = numpy.less_equal(s, x11*x12)
-    x14 = numpy.minimum(n_experts, x8)
-    x15 = numpy.where(x13, x14, 1)
-    x16 = x8/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x19 = numpy.minimum(n_active, x15)
-    x20 = b*x11*x4*(1 - x6)*(x19 - 1)
-    x21 = (1/1000000)*x19 - 1/1000000
-    x22 = n_layers*x10 + n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x14, 1)), 1, x8*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x17 + x5*(x17 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x14, 1), False), x10 + numpy.where(x18, 0, x1*x20 + x21) + numpy.where(x18, 0, d_model*p_disp*x20 + x21), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_layers*x25
-    x27 = d_model*d_ff_shared*n_sh*x26
-    x28 = ctx + x11 - 1/2
-    x29 = d_head*n_q
-    x30 = x0*x7
-    x31 = d_model*p
-    x32 = numpy.sqrt(d_model)
-    x33 = numpy.maximum(1, numpy.minimum(x16, numpy.sqrt(x17)*x32/numpy.sqrt(d_ff)))
-    x34 = p_act*x30
-    x35 = x1*x30
-    x36 = n_pp*x3/hbm_bw
-    x37 = numpy.maximum(1, g*x9/n_q)
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = x32*x38
-    x40 = numpy.minimum(x9, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x34*x6
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x2*x42
-    x44 = sigma_attn*n_layers
-    x45 = n_q + 2*n_q/g
-    x46 = d_head*x45
-    x47 = numpy.sqrt(d_head)
-    x48 = numpy.minimum(x9, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x47)))
-    x49 = numpy.minimum(x9, numpy.maximum(1, x38*numpy.sqrt(x45)*x47/x32))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x37*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x27)))), 4*n_layers*t_kernel + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x3*(2*n_attn*x0 + 2*b*q_lm*x23 + n_layers*x0*(f_idx*x28 + 4*x29*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x24 + 2*x27))/flops), x36*(n_experts*x26*(1 - (1 - x24)**x30)*(d_ff*x24*x33*x34 + d_ff*x31 + x17*x24*x35/x33) + p_emb*x23) + x36*(w_idx*sigma_attn*p + n_sh*x25*x44*(d_ff_shared*x31 + d_ff_shared*x40*x41 + x43/x40) + x12*x37*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x44*(p_act*x0*x42*x46/x49 + x29*x31 + x29*x41*x48 + x31*x46 + x35*x49*x6 + x43/x48))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
+    x13 = (1/2)*q_len
+    x14 = b*x8
+    x15 = numpy.less_equal(s, x13*x14)
+    x16 = numpy.minimum(n_experts, x9)
+    x17 = numpy.where(x15, x16, 1)
+    x18 = x9/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x21 = numpy.minimum(n_active, x17)
+    x22 = b*x13*x5*(1 - x7)*(x21 - 1)
+    x23 = (1/1000000)*x21 - 1/1000000
+    x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x25 = d_model*vocab
+    x26 = s**(-1.0)
+    x27 = n_ff_in + n_ff_out
+    x28 = n_layers*x27
+    x29 = d_model*d_ff_shared*n_sh*x28
+    x30 = ctx + x13 - 1/2
+    x31 = d_head*n_q
+    x32 = x1*x8
+    x33 = d_model*p
+    x34 = numpy.sqrt(d_model)
+    x35 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x34/numpy.sqrt(d_ff)))
+    x36 = p_act*x32
+    x37 = x2*x32
+    x38 = n_pp*x4/hbm_bw
+    x39 = numpy.maximum(1, g*x10/n_q)
+    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x41 = x34*x40
+    x42 = numpy.minimum(x10, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
+    x43 = x36*x7
+    x44 = n_gpu/(n_pp**2*sigma_attn**2)
+    x45 = x3*x44
+    x46 = sigma_attn*n_layers
+    x47 = d_head*x33
+    x48 = n_q + 2*n_q/g
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x10, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x49)))
+    x51 = numpy.minimum(x10, numpy.maximum(1, x40*numpy.sqrt(x48)*x49/x34))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x39*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x38*(n_experts*x28*(1 - (1 - x26)**x32)*(d_ff*x26*x35*x36 + d_ff*x33 + x19*x26*x37/x35) + p_emb*x25) + x38*(w_idx*p*x9 + n_sh*x27*x46*(d_ff_shared*x33 + d_ff_shared*x42*x43 + x45/x42) + x14*x39*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x46*(d_head*p_act*x1*x44*x48/x51 + n_q*x47 + x31*x43*x50 + x37*x51*x7 + x45/x50 + x47*x48))), numpy.inf)
 
 
 def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6394,32 +6651,34 @@ def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = d_model*p_act*x0*x1/bw_ar_inter
-    x3 = (1/2)*q_len
-    x4 = n_pp**(-1.0)
-    x5 = b*x4
-    x6 = numpy.less_equal(s, x3*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
-    x10 = numpy.maximum(1, x9)
-    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, (1/500000)*x10 + x2*(x10 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
-    x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = ctx + x3 - 1/2
-    x18 = d_head*n_q
-    x19 = d_model*p
-    x20 = d_head*(n_q + 2*n_q/g)
-    x21 = x1*x4
-    x22 = p_act*x21
-    x23 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x24 = x13*x22
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x17 + 4*x18*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x13 + 2*x16))/flops), n_pp*x0*(w_idx*p + n_layers*(n_experts*x14*(1 - (1 - x13)**x21)*(d_ff*x19 + d_ff*x23*x24 + d_model*x10*x24/x23) + x15*(d_ff_shared*x19 + x22*(d_model + d_ff_shared)) + x18*x19 + x19*x20 + x22*(d_model + x18) + x22*(d_model + x20)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = d_model*p_act*x1*x2/bw_ar_inter
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x11 = numpy.maximum(1, x10)
+    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x11 + x3*(x11 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    x13 = d_model*vocab
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = n_sh*x15
+    x17 = d_model*d_ff_shared*n_layers*x16
+    x18 = x8/sigma_attn
+    x19 = ctx + x4 - 1/2
+    x20 = d_head*n_q
+    x21 = d_model*p
+    x22 = d_head*(n_q + 2*n_q/g)
+    x23 = x2*x5
+    x24 = p_act*x23
+    x25 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x26 = x14*x24
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x25*x26 + d_model*x11*x26/x25) + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6436,180 +6695,184 @@ def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, x12, 1)
-    x14 = x11/numpy.maximum(1, x13)
-    x15 = numpy.maximum(1, x14)
-    x16 = sigma_attn**(-1.0)
-    x17 = x11*x16
-    x18 = numpy.where(numpy.less_equal(x17, 1), 0, (1/500000)*x17 + x5*(x17 - 1) - 1/500000)
-    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = numpy.minimum(n_active, x13)
-    x21 = b*d_model*x4*x7*(1 - x16)*(x20 - 1)
-    x22 = (1/1000000)*x20 - 1/1000000
-    x23 = d_model*vocab
-    x24 = p_emb*x23
-    x25 = n_ff_in + n_ff_out
-    x26 = s**(-1.0)
-    x27 = x0*x8
-    x28 = d_model*p
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x27
-    x32 = x26*x31
-    x33 = n_experts*x25*(1 - (1 - x26)**x27)*(d_ff*x28 + d_ff*x30*x32 + d_model*x15*x32/x30)
-    x34 = n_pp*x3/hbm_bw
-    x35 = w_idx*p
-    x36 = numpy.maximum(1, g*x17/n_q)
-    x37 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x38 = d_ff_shared*x28
-    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x40 = x29*x39
-    x41 = numpy.minimum(x17, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
-    x42 = x16*x31
-    x43 = n_gpu/(n_pp**2*sigma_attn**2)
-    x44 = x2*x43
-    x45 = sigma_attn*n_layers
-    x46 = n_sh*x25
-    x47 = numpy.sqrt(d_head)
-    x48 = n_q + 2*n_q/g
-    x49 = numpy.minimum(x17, numpy.maximum(1, x39*x47*numpy.sqrt(x48)/x29))
-    x50 = numpy.minimum(x17, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x47)))
-    x51 = d_head*n_q
-    x52 = d_head*x48
-    x53 = x28*x51 + x28*x52
-    x54 = d_model*d_ff_shared*n_layers*x46
-    x55 = ctx + x7 - 1/2
-    x56 = n_unembed*p_emb
-    x57 = n_attn + x54
-    x58 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, (1/500000)*x15 + x5*(x15 - 1) - 1/500000) + x6, n_layers*x18 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x18 + numpy.where(x19, 0, p_act*x21 + x22) + numpy.where(x19, 0, p_disp*x21 + x22), 0), x34*(n_layers*x33 + x24) + x34*(sigma_attn*x35 + x36*x37 + x45*x46*(d_ff_shared*x41*x42 + x38 + x44/x41) + x45*(d_model*x42*x49 + x1*x43*x52/x49 + x42*x50*x51 + x44/x50 + x53)), x3*(2*n_attn*x0 + 2*b*q_lm*x23 + n_layers*x0*(f_idx*x55 + 4*x51*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x55, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x26 + 2*x54))/flops, p*(n_ff + sigma_attn*x57) + x36*x58 + x56, x6, x34*(n_layers*(x31*(d_model + x51) + x31*(d_model + x52) + x33 + x46*(x31*(d_model + d_ff_shared) + x38) + x53) + x24 + x35 + x37), p*(n_ff + x57) + x56 + x58
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, x13, 1)
+    x15 = x12/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = sigma_attn**(-1.0)
+    x18 = x12*x17
+    x19 = x18 - 1
+    x20 = numpy.where(numpy.less_equal(x18, 1), 0, (1/500000)*x18 + x19*x6 - 1/500000)
+    x21 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = numpy.minimum(n_active, x14)
+    x23 = b*d_model*x5*x8*(1 - x17)*(x22 - 1)
+    x24 = (1/1000000)*x22 - 1/1000000
+    x25 = d_model*vocab
+    x26 = p_emb*x25
+    x27 = n_ff_in + n_ff_out
+    x28 = s**(-1.0)
+    x29 = x1*x9
+    x30 = d_model*p
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x31/numpy.sqrt(d_ff)))
+    x33 = p_act*x29
+    x34 = x28*x33
+    x35 = n_experts*x27*(1 - (1 - x28)**x29)*(d_ff*x30 + d_ff*x32*x34 + d_model*x16*x34/x32)
+    x36 = n_pp*x4/hbm_bw
+    x37 = w_idx*p*x12
+    x38 = numpy.maximum(1, g*x18/n_q)
+    x39 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x40 = d_ff_shared*x30
+    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x42 = x31*x41
+    x43 = numpy.minimum(x18, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x17*x33
+    x45 = n_gpu/(n_pp**2*sigma_attn**2)
+    x46 = x3*x45
+    x47 = sigma_attn*n_layers
+    x48 = n_sh*x27
+    x49 = numpy.sqrt(d_head)
+    x50 = n_q + 2*n_q/g
+    x51 = numpy.minimum(x18, numpy.maximum(1, x41*x49*numpy.sqrt(x50)/x31))
+    x52 = numpy.minimum(x18, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x49)))
+    x53 = d_head*n_q
+    x54 = d_head*x50
+    x55 = x30*x53 + x30*x54
+    x56 = d_model*d_ff_shared*n_layers*x48
+    x57 = ctx + x8 - 1/2
+    x58 = n_unembed*p_emb
+    x59 = ctx*b*(kv_idx + kv_bytes)
+    x60 = n_attn + x56
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x2*x45*x54/x51 + x44*x52*x53 + x46/x52 + x55)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x56) + x1*(f_idx*n_layers*x18*x57 + w_idx*(2*x18 - 2) + x0*x53*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x60) + x38*x59 + x58, x7, x36*(n_layers*(x33*(d_model + x53) + x33*(d_model + x54) + x35 + x48*(x33*(d_model + d_ff_shared) + x40) + x55) + x26 + x37 + x39), p*(n_ff + w_idx*(x12 - 1) + x60) + x58 + x59
 
 
 def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = d_model*x3
-    x5 = n_gpu**(-1.0)
-    x6 = bw_ar_inter**(-1.0)
-    x7 = x5*x6
-    x8 = x4*x7
-    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
-    x10 = (1/2)*q_len
-    x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = numpy.less_equal(s, x10*x12)
-    x14 = n_gpu*x11
-    x15 = numpy.minimum(n_experts, x14)
-    x16 = numpy.maximum(1, x14/numpy.maximum(1, x15))
-    x17 = numpy.maximum(1, x14)
-    x18 = numpy.where(x13, x15, 1)
-    x19 = x14/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = n_layers*numpy.where(numpy.where(x13, numpy.less_equal(x16, 1), numpy.less_equal(x17, 1)), 0, (1/500000)*x20 + x8*(x20 - 1) - 1/500000) + x9
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = ctx + x10 - 1/2
-    x28 = d_head*n_q
-    x29 = x5*(2*n_attn*x2 + 2*b*q_lm*x22 + n_layers*x2*(f_idx*x27 + 4*x28*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x30 = w_idx*p
-    x31 = p_emb*x22
-    x32 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x33 = d_model*p
-    x34 = d_ff_shared*x33
-    x35 = x11*x2
-    x36 = p_act*x35
-    x37 = n_sh*x24
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.sqrt(x20)
-    x40 = numpy.maximum(1, numpy.minimum(x19, x38*x39/numpy.sqrt(d_ff)))
-    x41 = x23*x36
-    x42 = n_experts*x24*(1 - (1 - x23)**x35)*(d_ff*x33 + d_ff*x40*x41 + d_model*x20*x41/x40)
-    x43 = n_q + 2*n_q/g
-    x44 = d_head*x43
-    x45 = x28*x33 + x33*x44
-    x46 = n_pp*x5/hbm_bw
-    x47 = x46*(n_layers*(x36*(d_model + x28) + x36*(d_model + x44) + x37*(x34 + x36*(d_model + d_ff_shared)) + x42 + x45) + x30 + x31 + x32)
-    x48 = numpy.greater_equal(n_gpu, n_pp)
-    x49 = numpy.less_equal(n_pp, b)
-    x50 = hbm_cap*n_gpu
-    x51 = n_unembed*p_emb
-    x52 = ctx*b*(kv_idx + kv_bytes)
-    x53 = n_attn + x26
-    x54 = numpy.logical_and(numpy.logical_and(x48, x49), numpy.greater_equal(x50, p*(n_ff + x53) + x51 + x52))
-    x55 = sigma_attn**(-1.0)
-    x56 = x14*x55
-    x57 = numpy.where(numpy.less_equal(x56, 1), 0, (1/500000)*x56 + x8*(x56 - 1) - 1/500000)
-    x58 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x59 = numpy.minimum(n_active, x18)
-    x60 = b*d_model*x10*x7*(1 - x55)*(x59 - 1)
-    x61 = (1/1000000)*x59 - 1/1000000
-    x62 = numpy.where(x58, 0, p_act*x60 + x61) + numpy.where(x58, 0, p_disp*x60 + x61)
-    x63 = numpy.where(x13, numpy.greater(x15, 1), False)
-    x64 = n_layers*x57 + n_layers*numpy.where(x63, x57 + x62, 0) + x21
-    x65 = numpy.maximum(1, g*x56/n_q)
-    x66 = numpy.sqrt(n_gpu)
-    x67 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x68 = x66*x67
-    x69 = x38*x68
-    x70 = numpy.minimum(x56, numpy.maximum(1, x69/numpy.sqrt(d_ff_shared)))
-    x71 = x36*x55
-    x72 = n_gpu/(n_pp**2*sigma_attn**2)
-    x73 = x4*x72
-    x74 = sigma_attn*n_layers
-    x75 = numpy.sqrt(d_head)
-    x76 = numpy.minimum(x56, numpy.maximum(1, numpy.sqrt(x43)*x68*x75/x38))
-    x77 = numpy.minimum(x56, numpy.maximum(1, x69/(numpy.sqrt(n_q)*x75)))
-    x78 = x46*(n_layers*x42 + x31) + x46*(sigma_attn*x30 + x32*x65 + x37*x74*(d_ff_shared*x70*x71 + x34 + x73/x70) + x74*(d_model*x71*x76 + x28*x71*x77 + x3*x44*x72/x76 + x45 + x73/x77))
-    x79 = numpy.logical_and(numpy.logical_and(x48, x49), numpy.greater_equal(x50, p*(n_ff + sigma_attn*x53) + x51 + x52*x65))
-    x80 = numpy.where(x13, numpy.less_equal(numpy.sqrt(x16), 1), numpy.less_equal(numpy.sqrt(x17), 1))
-    x81 = x39 - 1
-    x82 = (1/500000)*x39 - 1/500000
-    x83 = x3*x7
-    x84 = n_layers*(numpy.where(x80, 0, n_ff_out*x8*x81 + x82) + numpy.where(x80, 0, n_ff_in*x81*x83*(d_ff*n_active + x25) + x82)) + x9
-    x85 = numpy.less_equal(x68, 1)
-    x86 = x68 - 1
-    x87 = (1/500000)*x68 - 1/500000
-    x88 = n_layers*(numpy.where(x85, 0, x8*x86 + x87) + numpy.where(x85, 0, x44*x83*x86 + x87)) + n_layers*numpy.where(x63, x62 + numpy.where(x85, 0, x4*x6*x67*x86/x66 + x87), 0) + x84
-    return numpy.where(x54, x0 + x1*x21 + numpy.maximum(numpy.maximum(x29, x47), omega_net*x21), numpy.inf), numpy.where(x79, x0 + x1*x64 + numpy.maximum(numpy.maximum(x29, x78), omega_net*x64), numpy.inf), numpy.where(x54, x0 + x1*x84 + numpy.maximum(numpy.maximum(x29, x47), omega_net*x84), numpy.inf), numpy.where(x79, x0 + x1*x88 + numpy.maximum(numpy.maximum(x29, x78), omega_net*x88), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = bw_ar_inter**(-1.0)
+    x8 = x6*x7
+    x9 = x5*x8
+    x10 = (n_pp - 1)*((1/4)*x9 + 1/1000000)
+    x11 = (1/2)*q_len
+    x12 = n_pp**(-1.0)
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x11*x13)
+    x15 = n_gpu*x12
+    x16 = numpy.minimum(n_experts, x15)
+    x17 = numpy.maximum(1, x15/numpy.maximum(1, x16))
+    x18 = numpy.maximum(1, x15)
+    x19 = numpy.where(x14, x16, 1)
+    x20 = x15/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = n_layers*numpy.where(numpy.where(x14, numpy.less_equal(x17, 1), numpy.less_equal(x18, 1)), 0, (1/500000)*x21 + x9*(x21 - 1) - 1/500000) + x10
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*n_layers*x25*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x15*x28
+    x30 = ctx + x11 - 1/2
+    x31 = d_head*n_q
+    x32 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x33 = p_emb*x23
+    x34 = w_idx*p*x15
+    x35 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x36 = d_model*p
+    x37 = d_ff_shared*x36
+    x38 = x12*x3
+    x39 = p_act*x38
+    x40 = n_sh*x25
+    x41 = numpy.sqrt(d_model)
+    x42 = numpy.sqrt(x21)
+    x43 = numpy.maximum(1, numpy.minimum(x20, x41*x42/numpy.sqrt(d_ff)))
+    x44 = x24*x39
+    x45 = n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x43*x44 + d_model*x21*x44/x43)
+    x46 = n_q + 2*n_q/g
+    x47 = d_head*x46
+    x48 = x31*x36 + x36*x47
+    x49 = n_pp*x6/hbm_bw
+    x50 = x49*(n_layers*(x39*(d_model + x31) + x39*(d_model + x47) + x40*(x37 + x39*(d_model + d_ff_shared)) + x45 + x48) + x33 + x34 + x35)
+    x51 = numpy.greater_equal(n_gpu, n_pp)
+    x52 = numpy.less_equal(n_pp, b)
+    x53 = hbm_cap*n_gpu
+    x54 = n_unembed*p_emb
+    x55 = ctx*b*(kv_idx + kv_bytes)
+    x56 = n_attn + x27
+    x57 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*(x15 - 1) + x56) + x54 + x55))
+    x58 = x29 - 1
+    x59 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x58*x9 - 1/500000)
+    x60 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x61 = numpy.minimum(n_active, x19)
+    x62 = b*d_model*x11*x8*(1 - x28)*(x61 - 1)
+    x63 = (1/1000000)*x61 - 1/1000000
+    x64 = numpy.where(x60, 0, p_act*x62 + x63) + numpy.where(x60, 0, p_disp*x62 + x63)
+    x65 = numpy.where(x14, numpy.greater(x16, 1), False)
+    x66 = n_layers*x59 + n_layers*numpy.where(x65, x59 + x64, 0) + x22
+    x67 = numpy.maximum(1, g*x29/n_q)
+    x68 = numpy.sqrt(n_gpu)
+    x69 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x70 = x68*x69
+    x71 = x41*x70
+    x72 = numpy.minimum(x29, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
+    x73 = x28*x39
+    x74 = n_gpu/(n_pp**2*sigma_attn**2)
+    x75 = x5*x74
+    x76 = sigma_attn*n_layers
+    x77 = numpy.sqrt(d_head)
+    x78 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x46)*x70*x77/x41))
+    x79 = numpy.minimum(x29, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x77)))
+    x80 = x49*(n_layers*x45 + x33) + x49*(x34 + x35*x67 + x40*x76*(d_ff_shared*x72*x73 + x37 + x75/x72) + x76*(d_model*x73*x78 + x31*x73*x79 + x4*x47*x74/x78 + x48 + x75/x79))
+    x81 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*sigma_attn*x58 + sigma_attn*x56) + x54 + x55*x67))
+    x82 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
+    x83 = x42 - 1
+    x84 = (1/500000)*x42 - 1/500000
+    x85 = x4*x8
+    x86 = n_layers*(numpy.where(x82, 0, n_ff_out*x83*x9 + x84) + numpy.where(x82, 0, n_ff_in*x83*x85*(d_ff*n_active + x26) + x84)) + x10
+    x87 = numpy.less_equal(x70, 1)
+    x88 = x70 - 1
+    x89 = (1/500000)*x70 - 1/500000
+    x90 = n_layers*(numpy.where(x87, 0, x88*x9 + x89) + numpy.where(x87, 0, x47*x85*x88 + x89)) + n_layers*numpy.where(x65, x64 + numpy.where(x87, 0, x5*x69*x7*x88/x68 + x89), 0) + x86
+    return numpy.where(x57, x1 + x2*x22 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x22), numpy.inf), numpy.where(x81, x1 + x2*x66 + numpy.maximum(numpy.maximum(x32, x80), omega_net*x66), numpy.inf), numpy.where(x57, x1 + x2*x86 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x86), numpy.inf), numpy.where(x81, x1 + x2*x90 + numpy.maximum(numpy.maximum(x32, x80), omega_net*x90), numpy.inf)
 
 
 def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6658,24 +6921,28 @@ def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
 
 def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*x3
-    x14 = n_q + 2*n_q/g
-    x15 = numpy.sqrt(d_head)
-    x16 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x15)))
-    x17 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x14)*x15*x5/x4))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x2/n_q) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_head*n_q*x16*x9 + d_head*x10*x14/x17 + d_model*x17*x9 + n_q*x13 + x11/x16 + x13*x14))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*x5
+    x18 = n_q + 2*n_q/g
+    x19 = numpy.sqrt(d_head)
+    x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
+    x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6697,12 +6964,14 @@ def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_le
 def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6765,83 +7034,87 @@ def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
 
 
 def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*d_head*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = d_model*p_act
-    x2 = x0*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = numpy.sqrt(n_gpu)
-    x8 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = x7*x8
-    x10 = numpy.less_equal(x9, 1)
-    x11 = x9 - 1
-    x12 = (1/500000)*x9 - 1/500000
-    x13 = n_q + 2*n_q/g
-    x14 = d_head*x13
-    x15 = p_act*x0*x5
-    x16 = (1/2)*q_len
-    x17 = n_pp**(-1.0)
-    x18 = b*x17
-    x19 = numpy.less_equal(s, x16*x18)
-    x20 = n_gpu*x17
-    x21 = numpy.minimum(n_experts, x20)
-    x22 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x21, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x21, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x21, 1), 1, x21**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
-    x23 = numpy.where(x19, x21, 1)
-    x24 = x20/numpy.maximum(1, x23)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.sqrt(x25)
-    x27 = x26 - 1
-    x28 = (1/500000)*x26 - 1/500000
-    x29 = d_ff_shared*n_sh
-    x30 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x31 = sigma_attn**(-1.0)
-    x32 = numpy.minimum(n_active, x23)
-    x33 = b*x16*x5*(1 - x31)*(x32 - 1)
-    x34 = (1/1000000)*x32 - 1/1000000
-    x35 = n_layers*(numpy.where(x10, 0, x11*x6 + x12) + numpy.where(x10, 0, x11*x14*x15 + x12)) + n_layers*(numpy.where(x22, 0, n_ff_out*x27*x6 + x28) + numpy.where(x22, 0, n_ff_in*x15*x27*(d_ff*n_active + x29) + x28)) + n_layers*numpy.where(numpy.where(x19, numpy.greater(x21, 1), False), numpy.where(x10, 0, x11*x2*x4*x8/x7 + x12) + numpy.where(x30, 0, x1*x33 + x34) + numpy.where(x30, 0, d_model*p_disp*x33 + x34), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x36 = d_model*vocab
-    x37 = s**(-1.0)
-    x38 = n_ff_in + n_ff_out
-    x39 = n_layers*x38
-    x40 = d_model*x29*x39
-    x41 = ctx + x16 - 1/2
-    x42 = d_head*n_q
-    x43 = x0*x17
-    x44 = d_model*p
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.maximum(1, numpy.minimum(x24, x26*x45/numpy.sqrt(d_ff)))
-    x47 = p_act*x43
-    x48 = x1*x43
-    x49 = n_pp*x3/hbm_bw
-    x50 = x20*x31
-    x51 = numpy.maximum(1, g*x50/n_q)
-    x52 = x45*x9
-    x53 = numpy.minimum(x50, numpy.maximum(1, x52/numpy.sqrt(d_ff_shared)))
-    x54 = x31*x47
-    x55 = n_gpu/(n_pp**2*sigma_attn**2)
-    x56 = x2*x55
-    x57 = sigma_attn*n_layers
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x50, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x58)))
-    x60 = numpy.minimum(x50, numpy.maximum(1, numpy.sqrt(x13)*x58*x9/x45))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x51*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x40)))), 4*n_layers*t_kernel + x35*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x35, x3*(2*n_attn*x0 + 2*b*q_lm*x36 + n_layers*x0*(f_idx*x41 + 4*x42*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x37 + 2*x40))/flops), x49*(n_experts*x39*(1 - (1 - x37)**x43)*(d_ff*x37*x46*x47 + d_ff*x44 + x25*x37*x48/x46) + p_emb*x36) + x49*(w_idx*sigma_attn*p + n_sh*x38*x57*(d_ff_shared*x44 + d_ff_shared*x53*x54 + x56/x53) + x18*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x57*(p_act*x0*x14*x55/x60 + x14*x44 + x31*x48*x60 + x42*x44 + x42*x54*x59 + x56/x59))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = x3*x6
+    x8 = numpy.sqrt(n_gpu)
+    x9 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = x8*x9
+    x11 = numpy.less_equal(x10, 1)
+    x12 = x10 - 1
+    x13 = (1/500000)*x10 - 1/500000
+    x14 = p_act*x1*x6
+    x15 = n_q + 2*n_q/g
+    x16 = d_head*x15
+    x17 = (1/2)*q_len
+    x18 = n_pp**(-1.0)
+    x19 = b*x18
+    x20 = numpy.less_equal(s, x17*x19)
+    x21 = n_gpu*x18
+    x22 = numpy.minimum(n_experts, x21)
+    x23 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x21, 1), numpy.less_equal(x21/x22, 1)), 1, numpy.sqrt(x21*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x21, 1), 1, numpy.sqrt(x21)), 1))
+    x24 = numpy.where(x20, x22, 1)
+    x25 = x21/numpy.maximum(1, x24)
+    x26 = numpy.maximum(1, x25)
+    x27 = numpy.sqrt(x26)
+    x28 = x27 - 1
+    x29 = (1/500000)*x27 - 1/500000
+    x30 = d_ff_shared*n_sh
+    x31 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x21)), n_active, numpy.where(numpy.less_equal(n_experts, x21), n_experts, x21)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x32 = sigma_attn**(-1.0)
+    x33 = numpy.minimum(n_active, x24)
+    x34 = b*x17*x6*(1 - x32)*(x33 - 1)
+    x35 = (1/1000000)*x33 - 1/1000000
+    x36 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x14*x16 + x13)) + n_layers*(numpy.where(x23, 0, n_ff_out*x28*x7 + x29) + numpy.where(x23, 0, n_ff_in*x14*x28*(d_ff*n_active + x30) + x29)) + n_layers*numpy.where(numpy.where(x20, numpy.greater(x22, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x31, 0, x2*x34 + x35) + numpy.where(x31, 0, d_model*p_disp*x34 + x35), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x37 = d_model*vocab
+    x38 = s**(-1.0)
+    x39 = n_ff_in + n_ff_out
+    x40 = n_layers*x39
+    x41 = d_model*x30*x40
+    x42 = x21*x32
+    x43 = ctx + x17 - 1/2
+    x44 = d_head*n_q
+    x45 = x1*x18
+    x46 = d_model*p
+    x47 = numpy.sqrt(d_model)
+    x48 = numpy.maximum(1, numpy.minimum(x25, x27*x47/numpy.sqrt(d_ff)))
+    x49 = p_act*x45
+    x50 = x2*x45
+    x51 = n_pp*x4/hbm_bw
+    x52 = numpy.maximum(1, g*x42/n_q)
+    x53 = x10*x47
+    x54 = numpy.minimum(x42, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x32*x49
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x3*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*x46
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x42, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
+    x62 = numpy.minimum(x42, numpy.maximum(1, x10*numpy.sqrt(x15)*x60/x47))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x52*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*(n_attn + x41)))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x38 + 2*x41) + x1*(f_idx*n_layers*x42*x43 + w_idx*(2*x42 - 2) + x0*x44*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x51*(n_experts*x40*(1 - (1 - x38)**x45)*(d_ff*x38*x48*x49 + d_ff*x46 + x26*x38*x50/x48) + p_emb*x37) + x51*(w_idx*p*x21 + n_sh*x39*x58*(d_ff_shared*x46 + d_ff_shared*x54*x55 + x57/x54) + x19*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x58*(n_q*x59 + p_act*x1*x16*x56/x62 + x15*x59 + x32*x50*x62 + x44*x55*x61 + x57/x61))), numpy.inf)
 
 
 def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu*g/(n_pp*sigma_attn*n_q)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6897,37 +7170,39 @@ def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
 
 
 def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x0*x1/bw_ar_inter
-    x3 = d_model*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = x13 - 1
-    x15 = (1/500000)*x13 - 1/500000
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3 + x15) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x16) + x15)) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = ctx + x4 - 1/2
-    x23 = d_head*n_q
-    x24 = d_model*p
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = x1*x5
-    x27 = p_act*x26
-    x28 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x29 = x19*x27
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x1 + 2*b*q_lm*x18 + n_layers*x1*(f_idx*x22 + 4*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x0*(w_idx*p + n_layers*(n_experts*x20*(1 - (1 - x19)**x26)*(d_ff*x24 + d_ff*x28*x29 + d_model*x12*x29/x28) + n_sh*x20*(d_ff_shared*x24 + x27*(d_model + d_ff_shared)) + x23*x24 + x24*x25 + x27*(d_model + x23) + x27*(d_model + x25)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x1*x2/bw_ar_inter
+    x4 = d_model*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(x13)
+    x15 = x14 - 1
+    x16 = (1/500000)*x14 - 1/500000
+    x17 = d_ff_shared*n_sh
+    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4 + x16) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x17) + x16)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
+    x19 = d_model*vocab
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*n_layers*x17*x21
+    x23 = x9/sigma_attn
+    x24 = ctx + x5 - 1/2
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = d_head*(n_q + 2*n_q/g)
+    x28 = x2*x6
+    x29 = p_act*x28
+    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x31 = x20*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
 
 
 def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -6944,98 +7219,99 @@ def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
 
 def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = d_head*(n_q + 2*n_q/g)
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = n_ff_in + n_ff_out
-    x8 = s**(-1.0)
-    x9 = n_gpu*x0
-    x10 = x9/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x9), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = d_head*(n_q + 2*n_q/g)
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = n_ff_in + n_ff_out
+    x9 = s**(-1.0)
+    x10 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x13 = x6*x8
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x7*(1 - (1 - x8)**x5)*(d_ff*x12*x13 + d_ff*x3 + d_model*x11*x13/x12) + n_sh*x7*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x13 = x7*x9
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
-    x15 = numpy.where(x11, x13, 1)
-    x16 = x12/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(x17)
-    x19 = x18 - 1
-    x20 = (1/500000)*x18 - 1/500000
-    x21 = d_ff_shared*n_sh
-    x22 = x1*x5
-    x23 = numpy.sqrt(n_gpu)
-    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.less_equal(x25, 1)
-    x27 = x25 - 1
-    x28 = (1/500000)*x25 - 1/500000
-    x29 = n_q + 2*n_q/g
-    x30 = d_head*x29
-    x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x32 = sigma_attn**(-1.0)
-    x33 = numpy.minimum(n_active, x15)
-    x34 = b*d_model*x5*x8*(1 - x32)*(x33 - 1)
-    x35 = (1/1000000)*x33 - 1/1000000
-    x36 = d_model*vocab
-    x37 = p_emb*x36
-    x38 = n_ff_in + n_ff_out
-    x39 = s**(-1.0)
-    x40 = x0*x9
-    x41 = d_model*p
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.maximum(1, numpy.minimum(x16, x18*x42/numpy.sqrt(d_ff)))
-    x44 = p_act*x40
-    x45 = x39*x44
-    x46 = n_experts*x38*(1 - (1 - x39)**x40)*(d_ff*x41 + d_ff*x43*x45 + d_model*x17*x45/x43)
-    x47 = n_pp*x3/hbm_bw
-    x48 = w_idx*p
-    x49 = x12*x32
-    x50 = numpy.maximum(1, g*x49/n_q)
-    x51 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x52 = d_ff_shared*x41
-    x53 = x25*x42
-    x54 = numpy.minimum(x49, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x32*x44
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x2*x56
-    x58 = sigma_attn*n_layers
-    x59 = n_sh*x38
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x49, numpy.maximum(1, x25*numpy.sqrt(x29)*x60/x42))
-    x62 = numpy.minimum(x49, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
-    x63 = d_head*n_q
-    x64 = x30*x41 + x41*x63
-    x65 = d_model*n_layers*x21*x38
-    x66 = ctx + x8 - 1/2
-    x67 = n_unembed*p_emb
-    x68 = n_attn + x65
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = x3*x6
+    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x16 = numpy.where(x12, x14, 1)
+    x17 = x13/numpy.maximum(1, x16)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.sqrt(x18)
+    x20 = x19 - 1
+    x21 = (1/500000)*x19 - 1/500000
+    x22 = d_ff_shared*n_sh
+    x23 = x2*x6
+    x24 = numpy.sqrt(n_gpu)
+    x25 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.less_equal(x26, 1)
+    x28 = x26 - 1
+    x29 = (1/500000)*x26 - 1/500000
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x33 = sigma_attn**(-1.0)
+    x34 = numpy.minimum(n_active, x16)
+    x35 = b*d_model*x6*x9*(1 - x33)*(x34 - 1)
+    x36 = (1/1000000)*x34 - 1/1000000
+    x37 = d_model*vocab
+    x38 = p_emb*x37
+    x39 = n_ff_in + n_ff_out
+    x40 = s**(-1.0)
+    x41 = x1*x10
+    x42 = d_model*p
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.maximum(1, numpy.minimum(x17, x19*x43/numpy.sqrt(d_ff)))
+    x45 = p_act*x41
+    x46 = x40*x45
+    x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x18*x46/x44)
+    x48 = n_pp*x4/hbm_bw
+    x49 = w_idx*p*x13
+    x50 = x13*x33
+    x51 = numpy.maximum(1, g*x50/n_q)
+    x52 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x53 = d_ff_shared*x42
+    x54 = x26*x43
+    x55 = numpy.minimum(x50, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
+    x56 = x33*x45
+    x57 = n_gpu/(n_pp**2*sigma_attn**2)
+    x58 = x3*x57
+    x59 = sigma_attn*n_layers
+    x60 = n_sh*x39
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x61/x43))
+    x63 = numpy.minimum(x50, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x61)))
+    x64 = d_head*n_q
+    x65 = x31*x42 + x42*x64
+    x66 = d_model*n_layers*x22*x39
+    x67 = ctx + x9 - 1/2
+    x68 = n_unembed*p_emb
     x69 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x6 + x20) + numpy.where(x14, 0, n_ff_in*x19*x22*(d_ff*n_active + x21) + x20)) + x7, n_layers*(numpy.where(x26, 0, x27*x6 + x28) + numpy.where(x26, 0, x22*x27*x30 + x28)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, x2*x24*x27*x4/x23 + x28) + numpy.where(x31, 0, p_act*x34 + x35) + numpy.where(x31, 0, p_disp*x34 + x35), 0), x47*(n_layers*x46 + x37) + x47*(sigma_attn*x48 + x50*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x61 + x1*x30*x56/x61 + x55*x62*x63 + x57/x62 + x64)), x3*(2*n_attn*x0 + 2*b*q_lm*x36 + n_layers*x0*(f_idx*x66 + 4*x63*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x39 + 2*x65))/flops, p*(n_ff + sigma_attn*x68) + x50*x69 + x67, x7, x47*(n_layers*(x44*(d_model + x30) + x44*(d_model + x63) + x46 + x59*(x44*(d_model + d_ff_shared) + x52) + x64) + x37 + x48 + x51), p*(n_ff + x68) + x67 + x69
+    x70 = n_attn + x66
+    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x52 + x59*x60*(d_ff_shared*x55*x56 + x53 + x58/x55) + x59*(d_model*x56*x62 + x2*x31*x57/x62 + x56*x63*x64 + x58/x63 + x65)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x66) + x1*(f_idx*n_layers*x50*x67 + w_idx*(2*x50 - 2) + x0*x64*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x67, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x70) + x51*x69 + x68, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x64) + x47 + x60*(x45*(d_model + d_ff_shared) + x53) + x65) + x38 + x49 + x52), p*(n_ff + w_idx*(x13 - 1) + x70) + x68 + x69
 
 
 def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7074,28 +7350,33 @@ def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7117,12 +7398,14 @@ def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, 
 def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7180,76 +7463,80 @@ def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = d_model*p_act
-    x2 = x0*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = numpy.where(numpy.less_equal(x9, 1), 0, x5*(x9 - 1) + (1/500000)*x9 - 1/500000)
-    x11 = (1/2)*q_len
-    x12 = b*x7
-    x13 = numpy.less_equal(s, x11*x12)
-    x14 = numpy.minimum(n_experts, x8)
-    x15 = numpy.where(x13, x14, 1)
-    x16 = x8/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x19 = numpy.minimum(n_active, x15)
-    x20 = b*x11*x4*(1 - x6)*(x19 - 1)
-    x21 = (1/1000000)*x19 - 1/1000000
-    x22 = n_layers*x10 + n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x14, 1)), 1, x8*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x17 + x5*(x17 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x14, 1), False), x10 + numpy.where(x18, 0, x1*x20 + x21) + numpy.where(x18, 0, d_model*p_disp*x20 + x21), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_layers*x25
-    x27 = d_model*d_ff_shared*n_sh*x26
-    x28 = ctx + x11 - 1/2
-    x29 = x0*x7
-    x30 = d_model*p
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x16, numpy.sqrt(x17)*x31/numpy.sqrt(d_ff)))
-    x33 = p_act*x29
-    x34 = x1*x29
-    x35 = n_pp*x3/hbm_bw
-    x36 = numpy.maximum(1, x9)
-    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x38 = x31*x37
-    x39 = numpy.minimum(x9, numpy.maximum(1, x38/numpy.sqrt(d_ff_shared)))
-    x40 = x33*x6
-    x41 = n_gpu/(n_pp**2*sigma_attn**2)
-    x42 = x2*x41
-    x43 = sigma_attn*n_layers
-    x44 = d_head*n_q
-    x45 = c_kv + c_q
-    x46 = n_q + 2*n_q/g
-    x47 = d_head*x46
-    x48 = numpy.sqrt(x45)
-    x49 = numpy.minimum(x9, numpy.maximum(1, x37*x48/x31))
-    x50 = numpy.sqrt(d_head)
-    x51 = numpy.minimum(x9, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x50)))
-    x52 = p_act*x0*x41
-    x53 = numpy.minimum(x9, numpy.maximum(1, x37*numpy.sqrt(x46)*x50/x48))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x36*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x27)))), 4*n_layers*t_kernel + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x3*(2*n_attn*x0 + 2*b*q_lm*x23 + n_layers*x0*(f_idx*x28 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x24 + 2*x27))/flops), x35*(n_experts*x26*(1 - (1 - x24)**x29)*(d_ff*x24*x32*x33 + d_ff*x30 + x17*x24*x34/x32) + p_emb*x23) + x35*(w_idx*sigma_attn*p + n_sh*x25*x43*(d_ff_shared*x30 + d_ff_shared*x39*x40 + x42/x39) + x12*x36*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x43*(p*x45*x47 + x30*x44 + x30*x45 + x34*x49*x6 + x40*x44*x51 + x40*x45*x53 + x42/x51 + x45*x52/x49 + x47*x52/x53))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = x10 - 1
+    x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
+    x13 = (1/2)*q_len
+    x14 = b*x8
+    x15 = numpy.less_equal(s, x13*x14)
+    x16 = numpy.minimum(n_experts, x9)
+    x17 = numpy.where(x15, x16, 1)
+    x18 = x9/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x21 = numpy.minimum(n_active, x17)
+    x22 = b*x13*x5*(1 - x7)*(x21 - 1)
+    x23 = (1/1000000)*x21 - 1/1000000
+    x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x25 = d_model*vocab
+    x26 = s**(-1.0)
+    x27 = n_ff_in + n_ff_out
+    x28 = n_layers*x27
+    x29 = d_model*d_ff_shared*n_sh*x28
+    x30 = ctx + x13 - 1/2
+    x31 = x1*x8
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x33/numpy.sqrt(d_ff)))
+    x35 = p_act*x31
+    x36 = x2*x31
+    x37 = n_pp*x4/hbm_bw
+    x38 = numpy.maximum(1, x10)
+    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x40 = x33*x39
+    x41 = numpy.minimum(x10, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
+    x42 = x35*x7
+    x43 = n_gpu/(n_pp**2*sigma_attn**2)
+    x44 = x3*x43
+    x45 = sigma_attn*n_layers
+    x46 = d_head*n_q
+    x47 = c_kv + c_q
+    x48 = n_q + 2*n_q/g
+    x49 = d_head*x48
+    x50 = numpy.sqrt(x47)
+    x51 = numpy.minimum(x10, numpy.maximum(1, x39*x50/x33))
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x10, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x52)))
+    x54 = p_act*x1*x43
+    x55 = numpy.minimum(x10, numpy.maximum(1, x39*numpy.sqrt(x48)*x52/x50))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x38*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x37*(n_experts*x28*(1 - (1 - x26)**x31)*(d_ff*x26*x34*x35 + d_ff*x32 + x19*x26*x36/x34) + p_emb*x25) + x37*(w_idx*p*x9 + n_sh*x27*x45*(d_ff_shared*x32 + d_ff_shared*x41*x42 + x44/x41) + x14*x38*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x45*(p*x47*x49 + x32*x46 + x32*x47 + x36*x51*x7 + x42*x46*x53 + x42*x47*x55 + x44/x53 + x47*x54/x51 + x49*x54/x55))), numpy.inf)
 
 
 def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7294,33 +7581,35 @@ def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
 
 
 def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = d_model*p_act*x0*x1/bw_ar_inter
-    x3 = (1/2)*q_len
-    x4 = n_pp**(-1.0)
-    x5 = b*x4
-    x6 = numpy.less_equal(s, x3*x5)
-    x7 = n_gpu*x4
-    x8 = numpy.minimum(n_experts, x7)
-    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
-    x10 = numpy.maximum(1, x9)
-    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, (1/500000)*x10 + x2*(x10 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
-    x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = ctx + x3 - 1/2
-    x18 = d_head*n_q
-    x19 = d_model*p
-    x20 = c_kv + c_q
-    x21 = x1*x4
-    x22 = p_act*x21
-    x23 = d_head*(n_q + 2*n_q/g)
-    x24 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x25 = x13*x22
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + n_layers*x1*(f_idx*x17 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x13 + 2*x16))/flops), n_pp*x0*(w_idx*p + n_layers*(n_experts*x14*(1 - (1 - x13)**x21)*(d_ff*x19 + d_ff*x24*x25 + d_model*x10*x25/x24) + p*x20*x23 + x15*(d_ff_shared*x19 + x22*(d_model + d_ff_shared)) + x18*x19 + x19*x20 + x22*(d_model + x18) + x22*(d_model + x20) + x22*(x20 + x23)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = d_model*p_act*x1*x2/bw_ar_inter
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x11 = numpy.maximum(1, x10)
+    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x11 + x3*(x11 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    x13 = d_model*vocab
+    x14 = s**(-1.0)
+    x15 = n_ff_in + n_ff_out
+    x16 = n_sh*x15
+    x17 = d_model*d_ff_shared*n_layers*x16
+    x18 = x8/sigma_attn
+    x19 = ctx + x4 - 1/2
+    x20 = d_head*n_q
+    x21 = d_model*p
+    x22 = c_kv + c_q
+    x23 = x2*x5
+    x24 = p_act*x23
+    x25 = d_head*(n_q + 2*n_q/g)
+    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x27 = x14*x24
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x26*x27 + d_model*x11*x27/x26) + p*x22*x25 + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x25)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7337,189 +7626,193 @@ def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_
 
 def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = x3/bw_ar_inter
-    x5 = x2*x4
-    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, x12, 1)
-    x14 = x11/numpy.maximum(1, x13)
-    x15 = numpy.maximum(1, x14)
-    x16 = sigma_attn**(-1.0)
-    x17 = x11*x16
-    x18 = numpy.where(numpy.less_equal(x17, 1), 0, (1/500000)*x17 + x5*(x17 - 1) - 1/500000)
-    x19 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = numpy.minimum(n_active, x13)
-    x21 = b*d_model*x4*x7*(1 - x16)*(x20 - 1)
-    x22 = (1/1000000)*x20 - 1/1000000
-    x23 = d_model*vocab
-    x24 = p_emb*x23
-    x25 = n_ff_in + n_ff_out
-    x26 = s**(-1.0)
-    x27 = x0*x8
-    x28 = d_model*p
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x29/numpy.sqrt(d_ff)))
-    x31 = p_act*x27
-    x32 = x26*x31
-    x33 = n_experts*x25*(1 - (1 - x26)**x27)*(d_ff*x28 + d_ff*x30*x32 + d_model*x15*x32/x30)
-    x34 = n_pp*x3/hbm_bw
-    x35 = w_idx*p
-    x36 = numpy.maximum(1, x17)
-    x37 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x38 = d_ff_shared*x28
-    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x40 = x29*x39
-    x41 = numpy.minimum(x17, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
-    x42 = x16*x31
-    x43 = n_gpu/(n_pp**2*sigma_attn**2)
-    x44 = x2*x43
-    x45 = sigma_attn*n_layers
-    x46 = n_sh*x25
-    x47 = c_kv + c_q
-    x48 = numpy.sqrt(x47)
-    x49 = numpy.minimum(x17, numpy.maximum(1, x39*x48/x29))
-    x50 = numpy.sqrt(d_head)
-    x51 = n_q + 2*n_q/g
-    x52 = numpy.minimum(x17, numpy.maximum(1, x39*x50*numpy.sqrt(x51)/x48))
-    x53 = numpy.minimum(x17, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x50)))
-    x54 = x1*x43
-    x55 = d_head*n_q
-    x56 = d_head*x51
-    x57 = p*x47*x56 + x28*x47 + x28*x55
-    x58 = d_model*d_ff_shared*n_layers*x46
-    x59 = ctx + x7 - 1/2
-    x60 = n_unembed*p_emb
-    x61 = n_attn + x58
-    x62 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, (1/500000)*x15 + x5*(x15 - 1) - 1/500000) + x6, n_layers*x18 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x18 + numpy.where(x19, 0, p_act*x21 + x22) + numpy.where(x19, 0, p_disp*x21 + x22), 0), x34*(n_layers*x33 + x24) + x34*(sigma_attn*x35 + x36*x37 + x45*x46*(d_ff_shared*x41*x42 + x38 + x44/x41) + x45*(d_model*x42*x49 + x42*x47*x52 + x42*x53*x55 + x44/x53 + x47*x54/x49 + x57 + x54*x56/x52)), x3*(2*n_attn*x0 + 2*b*q_lm*x23 + n_layers*x0*(f_idx*x59 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x59, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x26 + 2*x58))/flops, p*(n_ff + sigma_attn*x61) + x36*x62 + x60, x6, x34*(n_layers*(x31*(d_model + x47) + x31*(d_model + x55) + x31*(x47 + x56) + x33 + x46*(x31*(d_model + d_ff_shared) + x38) + x57) + x24 + x35 + x37), p*(n_ff + x61) + x60 + x62
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = x4/bw_ar_inter
+    x6 = x3*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, x13, 1)
+    x15 = x12/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = sigma_attn**(-1.0)
+    x18 = x12*x17
+    x19 = x18 - 1
+    x20 = numpy.where(numpy.less_equal(x18, 1), 0, (1/500000)*x18 + x19*x6 - 1/500000)
+    x21 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = numpy.minimum(n_active, x14)
+    x23 = b*d_model*x5*x8*(1 - x17)*(x22 - 1)
+    x24 = (1/1000000)*x22 - 1/1000000
+    x25 = d_model*vocab
+    x26 = p_emb*x25
+    x27 = n_ff_in + n_ff_out
+    x28 = s**(-1.0)
+    x29 = x1*x9
+    x30 = d_model*p
+    x31 = numpy.sqrt(d_model)
+    x32 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x31/numpy.sqrt(d_ff)))
+    x33 = p_act*x29
+    x34 = x28*x33
+    x35 = n_experts*x27*(1 - (1 - x28)**x29)*(d_ff*x30 + d_ff*x32*x34 + d_model*x16*x34/x32)
+    x36 = n_pp*x4/hbm_bw
+    x37 = w_idx*p*x12
+    x38 = numpy.maximum(1, x18)
+    x39 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x40 = d_ff_shared*x30
+    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x42 = x31*x41
+    x43 = numpy.minimum(x18, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x17*x33
+    x45 = n_gpu/(n_pp**2*sigma_attn**2)
+    x46 = x3*x45
+    x47 = sigma_attn*n_layers
+    x48 = n_sh*x27
+    x49 = c_kv + c_q
+    x50 = numpy.sqrt(x49)
+    x51 = numpy.minimum(x18, numpy.maximum(1, x41*x50/x31))
+    x52 = numpy.sqrt(d_head)
+    x53 = n_q + 2*n_q/g
+    x54 = numpy.minimum(x18, numpy.maximum(1, x41*x52*numpy.sqrt(x53)/x50))
+    x55 = numpy.minimum(x18, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x52)))
+    x56 = x2*x45
+    x57 = d_head*n_q
+    x58 = d_head*x53
+    x59 = p*x49*x58 + x30*x49 + x30*x57
+    x60 = d_model*d_ff_shared*n_layers*x48
+    x61 = ctx + x8 - 1/2
+    x62 = n_unembed*p_emb
+    x63 = ctx*b*(kv_idx + kv_bytes)
+    x64 = n_attn + x60
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x44*x49*x54 + x44*x55*x57 + x46/x55 + x49*x56/x51 + x59 + x56*x58/x54)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x60) + x1*(f_idx*n_layers*x18*x61 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x64) + x38*x63 + x62, x7, x36*(n_layers*(x33*(d_model + x49) + x33*(d_model + x57) + x33*(x49 + x58) + x35 + x48*(x33*(d_model + d_ff_shared) + x40) + x59) + x26 + x37 + x39), p*(n_ff + w_idx*(x12 - 1) + x64) + x62 + x63
 
 
 def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = 4*n_layers*t_kernel
-    x1 = 1 - omega_net
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = d_model*x3
-    x5 = n_gpu**(-1.0)
-    x6 = bw_ar_inter**(-1.0)
-    x7 = x5*x6
-    x8 = x4*x7
-    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
-    x10 = (1/2)*q_len
-    x11 = n_pp**(-1.0)
-    x12 = b*x11
-    x13 = numpy.less_equal(s, x10*x12)
-    x14 = n_gpu*x11
-    x15 = numpy.minimum(n_experts, x14)
-    x16 = numpy.maximum(1, x14/numpy.maximum(1, x15))
-    x17 = numpy.maximum(1, x14)
-    x18 = numpy.where(x13, x15, 1)
-    x19 = x14/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = n_layers*numpy.where(numpy.where(x13, numpy.less_equal(x16, 1), numpy.less_equal(x17, 1)), 0, (1/500000)*x20 + x8*(x20 - 1) - 1/500000) + x9
-    x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = ctx + x10 - 1/2
-    x28 = x5*(2*n_attn*x2 + 2*b*q_lm*x22 + n_layers*x2*(f_idx*x27 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x29 = w_idx*p
-    x30 = p_emb*x22
-    x31 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x32 = d_model*p
-    x33 = d_ff_shared*x32
-    x34 = x11*x2
-    x35 = p_act*x34
-    x36 = n_sh*x24
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.sqrt(x20)
-    x39 = numpy.maximum(1, numpy.minimum(x19, x37*x38/numpy.sqrt(d_ff)))
-    x40 = x23*x35
-    x41 = n_experts*x24*(1 - (1 - x23)**x34)*(d_ff*x32 + d_ff*x39*x40 + d_model*x20*x40/x39)
-    x42 = d_head*n_q
-    x43 = c_kv + c_q
-    x44 = n_q + 2*n_q/g
-    x45 = d_head*x44
-    x46 = p*x43*x45 + x32*x42 + x32*x43
-    x47 = n_pp*x5/hbm_bw
-    x48 = x47*(n_layers*(x35*(d_model + x42) + x35*(d_model + x43) + x35*(x43 + x45) + x36*(x33 + x35*(d_model + d_ff_shared)) + x41 + x46) + x29 + x30 + x31)
-    x49 = numpy.greater_equal(n_gpu, n_pp)
-    x50 = numpy.less_equal(n_pp, b)
-    x51 = hbm_cap*n_gpu
-    x52 = n_unembed*p_emb
-    x53 = ctx*b*(kv_idx + kv_bytes)
-    x54 = n_attn + x26
-    x55 = numpy.logical_and(numpy.logical_and(x49, x50), numpy.greater_equal(x51, p*(n_ff + x54) + x52 + x53))
-    x56 = sigma_attn**(-1.0)
-    x57 = x14*x56
-    x58 = numpy.where(numpy.less_equal(x57, 1), 0, (1/500000)*x57 + x8*(x57 - 1) - 1/500000)
-    x59 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x60 = numpy.minimum(n_active, x18)
-    x61 = b*d_model*x10*x7*(1 - x56)*(x60 - 1)
-    x62 = (1/1000000)*x60 - 1/1000000
-    x63 = numpy.where(x59, 0, p_act*x61 + x62) + numpy.where(x59, 0, p_disp*x61 + x62)
-    x64 = numpy.where(x13, numpy.greater(x15, 1), False)
-    x65 = n_layers*x58 + n_layers*numpy.where(x64, x58 + x63, 0) + x21
-    x66 = numpy.maximum(1, x57)
-    x67 = numpy.sqrt(n_gpu)
-    x68 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x69 = x67*x68
-    x70 = x37*x69
-    x71 = numpy.minimum(x57, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
-    x72 = x35*x56
-    x73 = n_gpu/(n_pp**2*sigma_attn**2)
-    x74 = x4*x73
-    x75 = sigma_attn*n_layers
-    x76 = numpy.sqrt(x43)
-    x77 = numpy.minimum(x57, numpy.maximum(1, x69*x76/x37))
-    x78 = numpy.sqrt(d_head)
-    x79 = numpy.minimum(x57, numpy.maximum(1, numpy.sqrt(x44)*x69*x78/x76))
-    x80 = numpy.minimum(x57, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x78)))
-    x81 = x3*x73
-    x82 = x47*(n_layers*x41 + x30) + x47*(sigma_attn*x29 + x31*x66 + x36*x75*(d_ff_shared*x71*x72 + x33 + x74/x71) + x75*(d_model*x72*x77 + x42*x72*x80 + x43*x72*x79 + x43*x81/x77 + x45*x81/x79 + x46 + x74/x80))
-    x83 = numpy.logical_and(numpy.logical_and(x49, x50), numpy.greater_equal(x51, p*(n_ff + sigma_attn*x54) + x52 + x53*x66))
-    x84 = numpy.where(x13, numpy.less_equal(numpy.sqrt(x16), 1), numpy.less_equal(numpy.sqrt(x17), 1))
-    x85 = x38 - 1
-    x86 = (1/500000)*x38 - 1/500000
-    x87 = x3*x7
-    x88 = n_layers*(numpy.where(x84, 0, n_ff_out*x8*x85 + x86) + numpy.where(x84, 0, n_ff_in*x85*x87*(d_ff*n_active + x25) + x86)) + x9
-    x89 = numpy.less_equal(x69, 1)
-    x90 = x69 - 1
-    x91 = (1/500000)*x69 - 1/500000
-    x92 = n_layers*(numpy.where(x89, 0, x8*x90 + x91) + numpy.where(x89, 0, x45*x87*x90 + x91)) + n_layers*numpy.where(x64, x63 + numpy.where(x89, 0, x4*x6*x68*x90/x67 + x91), 0) + x88
-    return numpy.where(x55, x0 + x1*x21 + numpy.maximum(numpy.maximum(x28, x48), omega_net*x21), numpy.inf), numpy.where(x83, x0 + x1*x65 + numpy.maximum(numpy.maximum(x28, x82), omega_net*x65), numpy.inf), numpy.where(x55, x0 + x1*x88 + numpy.maximum(numpy.maximum(x28, x48), omega_net*x88), numpy.inf), numpy.where(x83, x0 + x1*x92 + numpy.maximum(numpy.maximum(x28, x82), omega_net*x92), numpy.inf)
+    x0 = 4*n_layers
+    x1 = t_kernel*x0
+    x2 = 1 - omega_net
+    x3 = b*q_len
+    x4 = p_act*x3
+    x5 = d_model*x4
+    x6 = n_gpu**(-1.0)
+    x7 = bw_ar_inter**(-1.0)
+    x8 = x6*x7
+    x9 = x5*x8
+    x10 = (n_pp - 1)*((1/4)*x9 + 1/1000000)
+    x11 = (1/2)*q_len
+    x12 = n_pp**(-1.0)
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x11*x13)
+    x15 = n_gpu*x12
+    x16 = numpy.minimum(n_experts, x15)
+    x17 = numpy.maximum(1, x15/numpy.maximum(1, x16))
+    x18 = numpy.maximum(1, x15)
+    x19 = numpy.where(x14, x16, 1)
+    x20 = x15/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = n_layers*numpy.where(numpy.where(x14, numpy.less_equal(x17, 1), numpy.less_equal(x18, 1)), 0, (1/500000)*x21 + x9*(x21 - 1) - 1/500000) + x10
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_ff_shared*n_sh
+    x27 = d_model*n_layers*x25*x26
+    x28 = sigma_attn**(-1.0)
+    x29 = x15*x28
+    x30 = ctx + x11 - 1/2
+    x31 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
+    x32 = p_emb*x23
+    x33 = w_idx*p*x15
+    x34 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x35 = d_model*p
+    x36 = d_ff_shared*x35
+    x37 = x12*x3
+    x38 = p_act*x37
+    x39 = n_sh*x25
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.sqrt(x21)
+    x42 = numpy.maximum(1, numpy.minimum(x20, x40*x41/numpy.sqrt(d_ff)))
+    x43 = x24*x38
+    x44 = n_experts*x25*(1 - (1 - x24)**x37)*(d_ff*x35 + d_ff*x42*x43 + d_model*x21*x43/x42)
+    x45 = d_head*n_q
+    x46 = c_kv + c_q
+    x47 = n_q + 2*n_q/g
+    x48 = d_head*x47
+    x49 = p*x46*x48 + x35*x45 + x35*x46
+    x50 = n_pp*x6/hbm_bw
+    x51 = x50*(n_layers*(x38*(d_model + x45) + x38*(d_model + x46) + x38*(x46 + x48) + x39*(x36 + x38*(d_model + d_ff_shared)) + x44 + x49) + x32 + x33 + x34)
+    x52 = numpy.greater_equal(n_gpu, n_pp)
+    x53 = numpy.less_equal(n_pp, b)
+    x54 = hbm_cap*n_gpu
+    x55 = n_unembed*p_emb
+    x56 = ctx*b*(kv_idx + kv_bytes)
+    x57 = n_attn + x27
+    x58 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*(x15 - 1) + x57) + x55 + x56))
+    x59 = x29 - 1
+    x60 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x59*x9 - 1/500000)
+    x61 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x62 = numpy.minimum(n_active, x19)
+    x63 = b*d_model*x11*x8*(1 - x28)*(x62 - 1)
+    x64 = (1/1000000)*x62 - 1/1000000
+    x65 = numpy.where(x61, 0, p_act*x63 + x64) + numpy.where(x61, 0, p_disp*x63 + x64)
+    x66 = numpy.where(x14, numpy.greater(x16, 1), False)
+    x67 = n_layers*x60 + n_layers*numpy.where(x66, x60 + x65, 0) + x22
+    x68 = numpy.maximum(1, x29)
+    x69 = numpy.sqrt(n_gpu)
+    x70 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x71 = x69*x70
+    x72 = x40*x71
+    x73 = numpy.minimum(x29, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x28*x38
+    x75 = n_gpu/(n_pp**2*sigma_attn**2)
+    x76 = x5*x75
+    x77 = sigma_attn*n_layers
+    x78 = numpy.sqrt(x46)
+    x79 = numpy.minimum(x29, numpy.maximum(1, x71*x78/x40))
+    x80 = numpy.sqrt(d_head)
+    x81 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x47)*x71*x80/x78))
+    x82 = numpy.minimum(x29, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
+    x83 = x4*x75
+    x84 = x50*(n_layers*x44 + x32) + x50*(x33 + x34*x68 + x39*x77*(d_ff_shared*x73*x74 + x36 + x76/x73) + x77*(d_model*x74*x79 + x45*x74*x82 + x46*x74*x81 + x46*x83/x79 + x48*x83/x81 + x49 + x76/x82))
+    x85 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*sigma_attn*x59 + sigma_attn*x57) + x55 + x56*x68))
+    x86 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
+    x87 = x41 - 1
+    x88 = (1/500000)*x41 - 1/500000
+    x89 = x4*x8
+    x90 = n_layers*(numpy.where(x86, 0, n_ff_out*x87*x9 + x88) + numpy.where(x86, 0, n_ff_in*x87*x89*(d_ff*n_active + x26) + x88)) + x10
+    x91 = numpy.less_equal(x71, 1)
+    x92 = x71 - 1
+    x93 = (1/500000)*x71 - 1/500000
+    x94 = n_layers*(numpy.where(x91, 0, x9*x92 + x93) + numpy.where(x91, 0, x48*x89*x92 + x93)) + n_layers*numpy.where(x66, x65 + numpy.where(x91, 0, x5*x7*x70*x92/x69 + x93), 0) + x90
+    return numpy.where(x58, x1 + x2*x22 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x22), numpy.inf), numpy.where(x85, x1 + x2*x67 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x67), numpy.inf), numpy.where(x58, x1 + x2*x90 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x90), numpy.inf), numpy.where(x85, x1 + x2*x94 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x94), numpy.inf)
 
 
 def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7568,28 +7861,33 @@ def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
 
 def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = x0/sigma_attn
-    x2 = n_gpu*x1
-    x3 = d_model*p
-    x4 = numpy.sqrt(d_model)
-    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x6 = x4*x5
-    x7 = numpy.minimum(x2, numpy.maximum(1, x6/numpy.sqrt(d_ff_shared)))
-    x8 = b*p_act*q_len
-    x9 = x1*x8
-    x10 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x11 = d_model*x10
-    x12 = sigma_attn*n_layers
-    x13 = d_head*n_q
-    x14 = c_kv + c_q
-    x15 = n_q + 2*n_q/g
-    x16 = d_head*x15
-    x17 = numpy.sqrt(x14)
-    x18 = numpy.minimum(x2, numpy.maximum(1, x17*x5/x4))
-    x19 = numpy.sqrt(d_head)
-    x20 = numpy.minimum(x2, numpy.maximum(1, x6/(numpy.sqrt(n_q)*x19)))
-    x21 = numpy.minimum(x2, numpy.maximum(1, numpy.sqrt(x15)*x19*x5/x17))
-    return n_pp*(w_idx*sigma_attn*p + b*x0*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x2) + n_sh*x12*(n_ff_in + n_ff_out)*(d_ff_shared*x3 + d_ff_shared*x7*x9 + x11/x7) + x12*(d_model*x18*x9 + p*x14*x16 + x10*x14/x18 + x10*x16/x21 + x11/x20 + x13*x20*x9 + x13*x3 + x14*x21*x9 + x14*x3))/(hbm_bw*n_gpu)
+    x1 = n_gpu*x0
+    x2 = sigma_attn**(-1.0)
+    x3 = x1*x2
+    x4 = b*x0
+    x5 = d_model*p
+    x6 = numpy.sqrt(d_model)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = x6*x7
+    x9 = numpy.minimum(x3, numpy.maximum(1, x8/numpy.sqrt(d_ff_shared)))
+    x10 = p_act*q_len
+    x11 = x2*x4
+    x12 = x10*x11
+    x13 = d_model*x10
+    x14 = n_gpu*b/(n_pp**2*sigma_attn**2)
+    x15 = x13*x14
+    x16 = sigma_attn*n_layers
+    x17 = d_head*n_q
+    x18 = c_kv + c_q
+    x19 = n_q + 2*n_q/g
+    x20 = d_head*x19
+    x21 = numpy.sqrt(x18)
+    x22 = numpy.minimum(x3, numpy.maximum(1, x21*x7/x6))
+    x23 = numpy.sqrt(d_head)
+    x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
+    x25 = x10*x14
+    x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7611,12 +7909,14 @@ def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, 
 def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
 def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7683,88 +7983,91 @@ def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*sigma_attn*p + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
 
 
 def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = b*q_len
     x1 = 2*d_model
-    x2 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + n_layers*x0*(f_idx*x2 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x2, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x2 = n_gpu/(n_pp*sigma_attn)
+    x3 = ctx + (1/2)*q_len - 1/2
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
 
 
 def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = d_model*p_act
-    x2 = x0*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = numpy.sqrt(n_gpu)
-    x8 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = x7*x8
-    x10 = numpy.less_equal(x9, 1)
-    x11 = x9 - 1
-    x12 = (1/500000)*x9 - 1/500000
-    x13 = n_q + 2*n_q/g
-    x14 = d_head*x13
-    x15 = p_act*x0
-    x16 = x15*x5
-    x17 = (1/2)*q_len
-    x18 = n_pp**(-1.0)
-    x19 = b*x18
-    x20 = numpy.less_equal(s, x17*x19)
-    x21 = n_gpu*x18
-    x22 = numpy.minimum(n_experts, x21)
-    x23 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x21, 1), numpy.less_equal(x21/x22, 1)), 1, numpy.sqrt(x21*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x21, 1), 1, numpy.sqrt(x21)), 1))
-    x24 = numpy.where(x20, x22, 1)
-    x25 = x21/numpy.maximum(1, x24)
-    x26 = numpy.maximum(1, x25)
-    x27 = numpy.sqrt(x26)
-    x28 = x27 - 1
-    x29 = (1/500000)*x27 - 1/500000
-    x30 = d_ff_shared*n_sh
-    x31 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x21)), n_active, numpy.where(numpy.less_equal(n_experts, x21), n_experts, x21)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x32 = sigma_attn**(-1.0)
-    x33 = numpy.minimum(n_active, x24)
-    x34 = b*x17*x5*(1 - x32)*(x33 - 1)
-    x35 = (1/1000000)*x33 - 1/1000000
-    x36 = n_layers*(numpy.where(x10, 0, x11*x6 + x12) + numpy.where(x10, 0, x11*x14*x16 + x12)) + n_layers*(numpy.where(x23, 0, n_ff_out*x28*x6 + x29) + numpy.where(x23, 0, n_ff_in*x16*x28*(d_ff*n_active + x30) + x29)) + n_layers*numpy.where(numpy.where(x20, numpy.greater(x22, 1), False), numpy.where(x10, 0, x11*x2*x4*x8/x7 + x12) + numpy.where(x31, 0, x1*x34 + x35) + numpy.where(x31, 0, d_model*p_disp*x34 + x35), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x37 = d_model*vocab
-    x38 = s**(-1.0)
-    x39 = n_ff_in + n_ff_out
-    x40 = n_layers*x39
-    x41 = d_model*x30*x40
-    x42 = ctx + x17 - 1/2
-    x43 = x0*x18
-    x44 = d_model*p
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.maximum(1, numpy.minimum(x25, x27*x45/numpy.sqrt(d_ff)))
-    x47 = p_act*x43
-    x48 = x1*x43
-    x49 = n_pp*x3/hbm_bw
-    x50 = x21*x32
-    x51 = numpy.maximum(1, x50)
-    x52 = x45*x9
-    x53 = numpy.minimum(x50, numpy.maximum(1, x52/numpy.sqrt(d_ff_shared)))
-    x54 = x32*x47
-    x55 = n_gpu/(n_pp**2*sigma_attn**2)
-    x56 = x2*x55
-    x57 = sigma_attn*n_layers
-    x58 = d_head*n_q
-    x59 = c_kv + c_q
-    x60 = numpy.sqrt(x59)
-    x61 = numpy.minimum(x50, numpy.maximum(1, x60*x9/x45))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x50, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x62)))
-    x64 = x15*x55
-    x65 = numpy.minimum(x50, numpy.maximum(1, numpy.sqrt(x13)*x62*x9/x60))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x51*(kv_idx + kv_bytes) + p*(n_ff + sigma_attn*(n_attn + x41)))), 4*n_layers*t_kernel + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x3*(2*n_attn*x0 + 2*b*q_lm*x37 + n_layers*x0*(f_idx*x42 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x38 + 2*x41))/flops), x49*(n_experts*x40*(1 - (1 - x38)**x43)*(d_ff*x38*x46*x47 + d_ff*x44 + x26*x38*x48/x46) + p_emb*x37) + x49*(w_idx*sigma_attn*p + n_sh*x39*x57*(d_ff_shared*x44 + d_ff_shared*x53*x54 + x56/x53) + x19*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x57*(p*x14*x59 + x14*x64/x65 + x32*x48*x61 + x44*x58 + x44*x59 + x54*x58*x63 + x54*x59*x65 + x56/x63 + x59*x64/x61))), numpy.inf)
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = d_model*p_act
+    x3 = x1*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = x3*x6
+    x8 = numpy.sqrt(n_gpu)
+    x9 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x10 = x8*x9
+    x11 = numpy.less_equal(x10, 1)
+    x12 = x10 - 1
+    x13 = (1/500000)*x10 - 1/500000
+    x14 = n_q + 2*n_q/g
+    x15 = d_head*x14
+    x16 = p_act*x1
+    x17 = x16*x6
+    x18 = (1/2)*q_len
+    x19 = n_pp**(-1.0)
+    x20 = b*x19
+    x21 = numpy.less_equal(s, x18*x20)
+    x22 = n_gpu*x19
+    x23 = numpy.minimum(n_experts, x22)
+    x24 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x23, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x23, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x23, 1), 1, x23**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
+    x25 = numpy.where(x21, x23, 1)
+    x26 = x22/numpy.maximum(1, x25)
+    x27 = numpy.maximum(1, x26)
+    x28 = numpy.sqrt(x27)
+    x29 = x28 - 1
+    x30 = (1/500000)*x28 - 1/500000
+    x31 = d_ff_shared*n_sh
+    x32 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x33 = sigma_attn**(-1.0)
+    x34 = numpy.minimum(n_active, x25)
+    x35 = b*x18*x6*(1 - x33)*(x34 - 1)
+    x36 = (1/1000000)*x34 - 1/1000000
+    x37 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x15*x17 + x13)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x7 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x32, 0, x2*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x38 = d_model*vocab
+    x39 = s**(-1.0)
+    x40 = n_ff_in + n_ff_out
+    x41 = n_layers*x40
+    x42 = d_model*x31*x41
+    x43 = x22*x33
+    x44 = ctx + x18 - 1/2
+    x45 = x1*x19
+    x46 = d_model*p
+    x47 = numpy.sqrt(d_model)
+    x48 = numpy.maximum(1, numpy.minimum(x26, x28*x47/numpy.sqrt(d_ff)))
+    x49 = p_act*x45
+    x50 = x2*x45
+    x51 = n_pp*x4/hbm_bw
+    x52 = numpy.maximum(1, x43)
+    x53 = x10*x47
+    x54 = numpy.minimum(x43, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x33*x49
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x3*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*n_q
+    x60 = c_kv + c_q
+    x61 = numpy.sqrt(x60)
+    x62 = numpy.minimum(x43, numpy.maximum(1, x10*x61/x47))
+    x63 = numpy.sqrt(d_head)
+    x64 = numpy.minimum(x43, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
+    x65 = x16*x56
+    x66 = numpy.minimum(x43, numpy.maximum(1, x10*numpy.sqrt(x14)*x63/x61))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x52*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x4*(2*n_attn*x1 + 2*b*q_lm*x38 + x1*(2*n_ff*x39 + 2*x42) + x1*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x51*(n_experts*x41*(1 - (1 - x39)**x45)*(d_ff*x39*x48*x49 + d_ff*x46 + x27*x39*x50/x48) + p_emb*x38) + x51*(w_idx*p*x22 + n_sh*x40*x58*(d_ff_shared*x46 + d_ff_shared*x54*x55 + x57/x54) + x20*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x58*(p*x15*x60 + x15*x65/x66 + x33*x50*x62 + x46*x59 + x46*x60 + x55*x59*x64 + x55*x60*x66 + x57/x64 + x60*x65/x62))), numpy.inf)
 
 
 def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, n_gpu/(n_pp*sigma_attn)) + p*(n_ff + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
 def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7820,38 +8123,40 @@ def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
 
 
 def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = n_gpu**(-1.0)
-    x1 = b*q_len
-    x2 = p_act*x0*x1/bw_ar_inter
-    x3 = d_model*x2
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
-    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.sqrt(x12)
-    x14 = x13 - 1
-    x15 = (1/500000)*x13 - 1/500000
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3 + x15) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x16) + x15)) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = ctx + x4 - 1/2
-    x23 = d_head*n_q
-    x24 = d_model*p
-    x25 = c_kv + c_q
-    x26 = x1*x5
-    x27 = p_act*x26
-    x28 = d_head*(n_q + 2*n_q/g)
-    x29 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x30 = x19*x27
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x1 + 2*b*q_lm*x18 + n_layers*x1*(f_idx*x22 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x0*(w_idx*p + n_layers*(n_experts*x20*(1 - (1 - x19)**x26)*(d_ff*x24 + d_ff*x29*x30 + d_model*x12*x30/x29) + n_sh*x20*(d_ff_shared*x24 + x27*(d_model + d_ff_shared)) + p*x25*x28 + x23*x24 + x24*x25 + x27*(d_model + x23) + x27*(d_model + x25) + x27*(x25 + x28)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x1*x2/bw_ar_inter
+    x4 = d_model*x3
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
+    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.sqrt(x13)
+    x15 = x14 - 1
+    x16 = (1/500000)*x14 - 1/500000
+    x17 = d_ff_shared*n_sh
+    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4 + x16) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x17) + x16)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
+    x19 = d_model*vocab
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*n_layers*x17*x21
+    x23 = x9/sigma_attn
+    x24 = ctx + x5 - 1/2
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = c_kv + c_q
+    x28 = x2*x6
+    x29 = p_act*x28
+    x30 = d_head*(n_q + 2*n_q/g)
+    x31 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x32 = x20*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x13*x32/x31) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + p*x27*x30 + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
 
 
 def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
@@ -7868,103 +8173,104 @@ def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_
 
 def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
     x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = q_len*x1
-    x6 = p_act*x5
-    x7 = d_head*(n_q + 2*n_q/g)
-    x8 = n_ff_in + n_ff_out
-    x9 = s**(-1.0)
-    x10 = n_gpu*x0
-    x11 = x10/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x5), numpy.minimum(n_experts, x10), 1))
+    x1 = n_gpu*x0
+    x2 = b*x0
+    x3 = d_head*n_q
+    x4 = d_model*p
+    x5 = c_kv + c_q
+    x6 = q_len*x2
+    x7 = p_act*x6
+    x8 = d_head*(n_q + 2*n_q/g)
+    x9 = n_ff_in + n_ff_out
+    x10 = s**(-1.0)
+    x11 = x1/numpy.maximum(1, numpy.where(numpy.less_equal(s, (1/2)*x6), numpy.minimum(n_experts, x1), 1))
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x14 = x6*x9
-    return n_pp*(w_idx*p + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x5)*(d_ff*x13*x14 + d_ff*x3 + d_model*x12*x14/x13) + n_sh*x8*(d_ff_shared*x3 + x6*(d_model + d_ff_shared)) + p*x4*x7 + x2*x3 + x3*x4 + x6*(d_model + x2) + x6*(d_model + x4) + x6*(x4 + x7)) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    x14 = x10*x7
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
 
 
 def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
 def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    x0 = b*q_len
-    x1 = p_act*x0
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = bw_ar_inter**(-1.0)
-    x5 = x3*x4
-    x6 = x2*x5
-    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
-    x15 = numpy.where(x11, x13, 1)
-    x16 = x12/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(x17)
-    x19 = x18 - 1
-    x20 = (1/500000)*x18 - 1/500000
-    x21 = d_ff_shared*n_sh
-    x22 = x1*x5
-    x23 = numpy.sqrt(n_gpu)
-    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.less_equal(x25, 1)
-    x27 = x25 - 1
-    x28 = (1/500000)*x25 - 1/500000
-    x29 = n_q + 2*n_q/g
-    x30 = d_head*x29
-    x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x32 = sigma_attn**(-1.0)
-    x33 = numpy.minimum(n_active, x15)
-    x34 = b*d_model*x5*x8*(1 - x32)*(x33 - 1)
-    x35 = (1/1000000)*x33 - 1/1000000
-    x36 = d_model*vocab
-    x37 = p_emb*x36
-    x38 = n_ff_in + n_ff_out
-    x39 = s**(-1.0)
-    x40 = x0*x9
-    x41 = d_model*p
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.maximum(1, numpy.minimum(x16, x18*x42/numpy.sqrt(d_ff)))
-    x44 = p_act*x40
-    x45 = x39*x44
-    x46 = n_experts*x38*(1 - (1 - x39)**x40)*(d_ff*x41 + d_ff*x43*x45 + d_model*x17*x45/x43)
-    x47 = n_pp*x3/hbm_bw
-    x48 = w_idx*p
-    x49 = x12*x32
-    x50 = numpy.maximum(1, x49)
-    x51 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x52 = d_ff_shared*x41
-    x53 = x25*x42
-    x54 = numpy.minimum(x49, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x32*x44
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x2*x56
-    x58 = sigma_attn*n_layers
-    x59 = n_sh*x38
-    x60 = c_kv + c_q
-    x61 = numpy.sqrt(x60)
-    x62 = numpy.minimum(x49, numpy.maximum(1, x25*x61/x42))
-    x63 = numpy.sqrt(d_head)
-    x64 = numpy.minimum(x49, numpy.maximum(1, x25*numpy.sqrt(x29)*x63/x61))
-    x65 = numpy.minimum(x49, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
-    x66 = x1*x56
-    x67 = d_head*n_q
-    x68 = p*x30*x60 + x41*x60 + x41*x67
-    x69 = d_model*n_layers*x21*x38
-    x70 = ctx + x8 - 1/2
-    x71 = n_unembed*p_emb
-    x72 = n_attn + x69
+    x0 = 4*n_layers
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = n_gpu**(-1.0)
+    x5 = bw_ar_inter**(-1.0)
+    x6 = x4*x5
+    x7 = x3*x6
+    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x9 = (1/2)*q_len
+    x10 = n_pp**(-1.0)
+    x11 = b*x10
+    x12 = numpy.less_equal(s, x11*x9)
+    x13 = n_gpu*x10
+    x14 = numpy.minimum(n_experts, x13)
+    x15 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x16 = numpy.where(x12, x14, 1)
+    x17 = x13/numpy.maximum(1, x16)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.sqrt(x18)
+    x20 = x19 - 1
+    x21 = (1/500000)*x19 - 1/500000
+    x22 = d_ff_shared*n_sh
+    x23 = x2*x6
+    x24 = numpy.sqrt(n_gpu)
+    x25 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.less_equal(x26, 1)
+    x28 = x26 - 1
+    x29 = (1/500000)*x26 - 1/500000
+    x30 = n_q + 2*n_q/g
+    x31 = d_head*x30
+    x32 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x33 = sigma_attn**(-1.0)
+    x34 = numpy.minimum(n_active, x16)
+    x35 = b*d_model*x6*x9*(1 - x33)*(x34 - 1)
+    x36 = (1/1000000)*x34 - 1/1000000
+    x37 = d_model*vocab
+    x38 = p_emb*x37
+    x39 = n_ff_in + n_ff_out
+    x40 = s**(-1.0)
+    x41 = x1*x10
+    x42 = d_model*p
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.maximum(1, numpy.minimum(x17, x19*x43/numpy.sqrt(d_ff)))
+    x45 = p_act*x41
+    x46 = x40*x45
+    x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x18*x46/x44)
+    x48 = n_pp*x4/hbm_bw
+    x49 = w_idx*p*x13
+    x50 = x13*x33
+    x51 = numpy.maximum(1, x50)
+    x52 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
+    x53 = d_ff_shared*x42
+    x54 = x26*x43
+    x55 = numpy.minimum(x50, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
+    x56 = x33*x45
+    x57 = n_gpu/(n_pp**2*sigma_attn**2)
+    x58 = x3*x57
+    x59 = sigma_attn*n_layers
+    x60 = n_sh*x39
+    x61 = c_kv + c_q
+    x62 = numpy.sqrt(x61)
+    x63 = numpy.minimum(x50, numpy.maximum(1, x26*x62/x43))
+    x64 = numpy.sqrt(d_head)
+    x65 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x64/x62))
+    x66 = numpy.minimum(x50, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x64)))
+    x67 = x2*x57
+    x68 = d_head*n_q
+    x69 = p*x31*x61 + x42*x61 + x42*x68
+    x70 = d_model*n_layers*x22*x39
+    x71 = ctx + x9 - 1/2
+    x72 = n_unembed*p_emb
     x73 = ctx*b*(kv_idx + kv_bytes)
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x6 + x20) + numpy.where(x14, 0, n_ff_in*x19*x22*(d_ff*n_active + x21) + x20)) + x7, n_layers*(numpy.where(x26, 0, x27*x6 + x28) + numpy.where(x26, 0, x22*x27*x30 + x28)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, x2*x24*x27*x4/x23 + x28) + numpy.where(x31, 0, p_act*x34 + x35) + numpy.where(x31, 0, p_disp*x34 + x35), 0), x47*(n_layers*x46 + x37) + x47*(sigma_attn*x48 + x50*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x30*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x3*(2*n_attn*x0 + 2*b*q_lm*x36 + n_layers*x0*(f_idx*x70 + 4*c_kv*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))) + x0*(2*n_ff*x39 + 2*x69))/flops, p*(n_ff + sigma_attn*x72) + x50*x73 + x71, x7, x47*(n_layers*(x44*(d_model + x60) + x44*(d_model + x67) + x44*(x30 + x60) + x46 + x59*(x44*(d_model + d_ff_shared) + x52) + x68) + x37 + x48 + x51), p*(n_ff + x72) + x71 + x73
+    x74 = n_attn + x70
+    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x52 + x59*x60*(d_ff_shared*x55*x56 + x53 + x58/x55) + x59*(d_model*x56*x63 + x31*x67/x65 + x56*x61*x65 + x56*x66*x68 + x58/x66 + x61*x67/x63 + x69)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x70) + x1*(f_idx*n_layers*x50*x71 + w_idx*(2*x50 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x71, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x74) + x51*x73 + x72, x8, x48*(n_layers*(x45*(d_model + x61) + x45*(d_model + x68) + x45*(x31 + x61) + x47 + x60*(x45*(d_model + d_ff_shared) + x53) + x69) + x38 + x49 + x52), p*(n_ff + w_idx*(x13 - 1) + x74) + x72 + x73
 
 
 TERMS = {

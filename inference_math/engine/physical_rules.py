@@ -30,6 +30,10 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    tokens this is a lower bound: the queries' selections may differ), attends over the mean
    of eq-sparse-mean-read, scores every cached token (eq-sparse-indexer-flops) and stores both
    caches (eq-sparse-indexer-cache); a dense layer is the case k_sel = ∞, W_I = M_I = F_I = 0.
+   The indexer is replicated on every GPU of an attention group, as the engines run it
+   (DeepSeek's reference code and vLLM's and SGLang's replicated linear layers: every rank
+   selects the same tokens): each GPU holds and reads its weights, projects its group's tokens
+   and scores their whole cache.
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.engine.full_model.branch_terms`).
@@ -121,11 +125,14 @@ def cache_stored_bytes() -> sp.Expr:
 def attention_flops(mla: bool = False) -> sp.Expr:
     """FLOPs of attending (eq-full-flops' 4·d·n_q per layer, query and cached entry) over the
     mean selected entries of eq-sparse-mean-read, plus the indexer's scoring of every cached
-    token (eq-sparse-indexer-flops per query and entry, at the causal mean ℓ + (q − 1)/2)."""
+    token (eq-sparse-indexer-flops per query and entry, at the causal mean ℓ + (q − 1)/2) on
+    each of the N_TP^attn GPUs of the attention group (rule 9), and its projections' 2 FLOPs
+    per weight and token on the group's other GPUs."""
     full = fm.attention_flops(mla)
     per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
     selected = sparse_attention.mean_read().rhs
-    return n_layers * b * q_len * (per_entry * selected + f_idx * fm.mean_context())
+    indexer = N_TP_ATTN * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
+    return b * q_len * (n_layers * per_entry * selected + indexer)
 
 
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:
@@ -177,7 +184,7 @@ def memory_parts(mla: bool = False, shared: bool = True, moe: bool = True) -> di
     per_gpu = n_pp / (n_gpu * hbm_bw)
     copies = kv_copies_eq(mla).rhs
     attention = (n_layers * attention_bytes_dp(mla) + copies * cache_read_bytes() * b_mu
-                 + sigma_attn * p * w_idx)
+                 + sigma_attn * N_TP_ATTN * p * w_idx)
     if moe:
         if shared:
             attention += n_layers * shared_bytes()
@@ -197,8 +204,8 @@ def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp
         ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
     else:
         ff = (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff, fm.tokens(), 1)
-    return per_gpu * (n_layers * (attention + ff) + cache_read_bytes() * b_mu + p * w_idx
-                      + p_emb * vocab * d_model)
+    return per_gpu * (n_layers * (attention + ff) + cache_read_bytes() * b_mu
+                      + sigma_attn * N_TP_ATTN * p * w_idx + p_emb * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -300,14 +307,17 @@ def memory_need(shared: bool = True, mla: bool = False, moe: bool = True) -> sp.
     """
     shared_params = fm.shared_expert_params() if shared and moe else 0
     dense = 0 if moe else n_ff
-    weights = sigma_attn * (n_attn + shared_params + dense) + n_ff * (1 if moe else 0)
+    indexers = sigma_attn * (N_TP_ATTN - 1) * w_idx  # replicated on every GPU (rule 9)
+    weights = (sigma_attn * (n_attn + shared_params + dense) + indexers
+               + n_ff * (1 if moe else 0))
     return sp.Eq(mem_need, p * weights + p_emb * n_unembed
                  + kv_copies_eq(mla).rhs * cache_stored_bytes() * b)
 
 
 def memory_need_floor(shared: bool = True) -> sp.Expr:
     """A lower bound of eq-phys-memory-need over σ and N_EP: one copy of everything."""
-    weights = n_attn + n_ff + (fm.shared_expert_params() if shared else 0)
+    weights = (n_attn + n_ff + (fm.shared_expert_params() if shared else 0)
+               + (sigma_attn * N_TP_ATTN - 1) * w_idx)  # the indexers' copies: N_TP whatever σ
     return p * weights + p_emb * n_unembed + cache_stored_bytes() * b
 
 
