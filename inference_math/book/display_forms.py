@@ -393,6 +393,22 @@ def _phys_memory_need():
                  evaluate=False)
 
 
+@form("eq-sparse-mean-read", "the causal mean ℓ + (q − 1)/2 as in eq-full-flops; the partly "
+      "selected case as k_sel less the entries the first k_sel − ℓ queries do not reach")
+def _sparse_mean_read():
+    from ..derivations import sparse_attention
+
+    reach = sp.Add(S.k_top, -S.ctx, evaluate=False)
+    partly = sp.Add(S.k_top, -_mul(reach, sp.Add(S.k_top, -S.ctx, 1, evaluate=False),
+                                   _pow(_mul(2, S.q_len), -1)), evaluate=False)
+    causal = sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)),
+                    evaluate=False)
+    last = sp.GreaterThan(S.k_top, sp.Add(S.ctx, S.q_len, -1, evaluate=False), evaluate=False)
+    return sp.Eq(sparse_attention.mean_read().lhs,
+                 sp.Piecewise((causal, last), (S.k_top, S.ctx >= S.k_top), (partly, True)),
+                 evaluate=False)
+
+
 # --- lookup -------------------------------------------------------------------------------------
 
 @cache
