@@ -5,7 +5,7 @@ The 63 configurations of ``inference_math/data/hf_configs`` (the first 17 and th
 
 * read, with total and active parameters within 2% of a published figure, or within a stated
   tolerance where the figure is coarser (the reason is then given), or refused in one line naming
-  the field (DeepSeek-V4's ``compress_ratios``);
+  the field (none is since DeepSeek-V4's ``compress_ratios`` is read);
 * built as the full model's ``Model``/``LayeredModel``, or refused in one line naming the field
   and the layer kind the full model cannot time yet.
 
@@ -122,15 +122,23 @@ FIGURES = {
                                               why="the name rounds to the billion"),
 }
 FIGURES["deepseek-ai--DeepSeek-V3.2"]["why"] = "37B is given to two figures"
+_V4_CARD = ("DeepSeek-V4 model cards (deepseek-ai/DeepSeek-V4-{}: '{} total parameters, {} "
+            "activated'); the multi-token-prediction layer is not in them")
+_V4_FLASH = _figure(284e9, 13e9, "no input embedding", _V4_CARD.format("Flash", "284B", "13B"),
+                    0.02, 0.04, why="13B is given to two figures (±3.8%)")
+_V4_PRO = _figure(1.6e12, 49e9, "no input embedding", _V4_CARD.format("Pro", "1.6T", "49B"),
+                  0.02, 0.02)
+FIGURES.update({f"{org}--DeepSeek-V4-{size}{suffix}": figure
+                for size, figure in (("Flash", _V4_FLASH), ("Pro", _V4_PRO))
+                for org, suffix in (("deepseek-ai", ""), ("nvidia", "-NVFP4"),
+                                    ("sgl-project", "-FP8"))})
 FIGURES["nvidia--DeepSeek-V3.2-NVFP4"] = FIGURES["deepseek-ai--DeepSeek-V3.2"]
 
-#: Refused by the reader, with the field the one-line message names: DeepSeek-V4's compressed
-#: attention, hash-routed layers, grouped output projection and hyper-connections cannot be
-#: counted from the fields without its model code.
-REFUSED = {stem: "compress_ratios" for stem in (
-    "deepseek-ai--DeepSeek-V4-Flash", "deepseek-ai--DeepSeek-V4-Pro",
-    "nvidia--DeepSeek-V4-Flash-NVFP4", "nvidia--DeepSeek-V4-Pro-NVFP4",
-    "sgl-project--DeepSeek-V4-Flash-FP8", "sgl-project--DeepSeek-V4-Pro-FP8")}
+#: Refused by the reader, with the field the one-line message names. None since issue 22: the six
+#: DeepSeek-V4 files (compress_ratios), refused until compressed attention was counted from
+#: DeepSeek-V4's reference code, are read and timed.
+REFUSED: dict[str, str] = {}
+V4 = [stem for stem in STEMS if "DeepSeek-V4" in stem]
 
 #: Read, but not yet timed by the full model: the field the one-line refusal names (the
 #: DeepSeek-V3.2 files, refused for their index_topk until sparse attention was timed, are timed).
@@ -189,13 +197,15 @@ def test_each_config_is_timed_or_refused_in_one_line(stem):
 
 
 def test_how_many_are_read_and_timed():
-    """Before issue 22: 28 of the 63 read (the 17 and 11 of the new 46), 28 timed. Now 57 read
-    and 57 timed; the 6 DeepSeek-V4 files are refused by the reader. The 9 Nemotron-H and
-    Nemotron-3 files (Mamba-2 hybrids) and the 2 DeepSeek-V3.2 files (sparse attention), refused
-    by the full model until it timed their layers, are timed."""
-    assert len(STEMS) - len(REFUSED) == 57
+    """Before issue 22: 28 of the 63 read (the 17 and 11 of the new 46), 28 timed. Now all 63
+    read and timed. The 9 Nemotron-H and Nemotron-3 files (Mamba-2 hybrids) and the 2
+    DeepSeek-V3.2 files (sparse attention), refused by the full model until it timed their
+    layers, and the 6 DeepSeek-V4 files (compressed attention), refused by the reader until it
+    counted them, are timed."""
+    assert len(STEMS) - len(REFUSED) == 63
     assert len(MAMBA_HYBRIDS) == 9 and not set(MAMBA_HYBRIDS) & set(UNTIMED)
-    assert len(STEMS) - len(REFUSED) - len(UNTIMED) == 57
+    assert len(V4) == 6 and not set(V4) & (set(UNTIMED) | set(REFUSED))
+    assert len(STEMS) - len(REFUSED) - len(UNTIMED) == 63
     for stem in SPARSE:
         model = from_hf_config(hc.FIXTURES / f"{stem}.config.json")
         assert all(piece.top_k == 2048 for piece in model.pieces)

@@ -16,7 +16,7 @@ from inference_math.core.registry import LABEL_RE, derivation
 
 LABEL_PATTERN = re.compile(r"^eq-[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)*$")
 KNOWN_TOPICS = {"model", "moe", "hardware", "serving", "scaling", "intensity", "kv", "sharding",
-                "dense", "deepseek", "rollouts", "full", "sparse"}
+                "dense", "deepseek", "rollouts", "full", "sparse", "compressed"}
 REGISTERED_SYMBOLS = {entry.symbol for entry in S.REGISTRY.values()}
 ALL_LABELS = sorted(DERIVATIONS)
 
@@ -67,7 +67,8 @@ def test_module_attributes_are_the_registry_symbols():
 # FLOPs or weights) and the first query of a pass (j = 0)
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
-               "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query"}
+               "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query", "kv_win", "ctx_win", "st_cmp",
+               "ctx_wread"}
 
 
 @pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))

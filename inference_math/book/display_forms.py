@@ -328,17 +328,22 @@ def _all_to_all():
                  evaluate=False)
 
 
+def _cache_read():
+    from ..engine import physical_rules as phys
+    return {S.read_cmp: phys.cache_read_bytes()}
+
+
 @form("eq-phys-memory-time", "the bytes of one pass in the order of a layer (attention, shared "
-      "experts, routed experts), then the cache read (the main cache at its selection, the "
-      "indexer's keys whole), the indexers' weights and the head, over the stage's bandwidth")
+      "experts, routed experts), then the cache read (eq-compressed-read: the main cache at its "
+      "selection, the indexer's keys whole, a compressed layer's window and state), the "
+      "indexers' weights and the head, over the stage's bandwidth", constants=_cache_read,
+      where=True)
 def _phys_memory_time():
     from ..engine import full_model as fm
     from ..engine import physical_rules as phys
 
     per_gpu = _mul(S.n_pp, _pow(_mul(S.n_gpu, S.hbm_bw), -1))
-    read = sp.Add(_mul(S.kv_bytes, sp.Min(S.ctx, S.k_top)), _mul(S.kv_idx, S.ctx),
-                  evaluate=False)
-    cache = _mul(phys.kv_copies_eq().rhs, read, S.b_mu)
+    cache = _mul(phys.kv_copies_eq().rhs, S.read_cmp, S.b_mu)
     indexers = _mul(S.sigma_attn, fm.N_TP_ATTN, S.p, S.w_idx)
     head = _mul(S.p_emb, S.vocab, S.d_model)
     layers = sp.Add(phys.attention_bytes_dp(), phys.shared_bytes(), fm.ff_bytes(shared=False),
@@ -351,11 +356,13 @@ def _phys_memory_time():
 
 def _sparse_read():
     from ..derivations import sparse_attention
-    return {S.ctx_read: sparse_attention.mean_read().rhs}
+    mean = sparse_attention.mean_read().rhs
+    return {S.ctx_read: mean, S.ctx_wread: mean.subs(S.k_top, S.ctx_win)}
 
 
 @form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
-      "attention over the entries it selects and the indexer over the whole cache on every GPU "
+      "attention over the entries it selects (r_c tokens to an entry) and its window, the "
+      "indexer over the whole cache on every GPU "
       "of the attention group, then the indexer's projections on the group's other GPUs, all "
       "over the instance's FLOP/s", constants=_sparse_read, where=True)
 def _phys_flop_time():
@@ -366,7 +373,8 @@ def _phys_flop_time():
                      evaluate=False)
     from ..engine import full_model as fm
 
-    attention = sp.Add(_mul(4, S.d_head, S.n_q, S.ctx_read),
+    entries = sp.Add(_mul(S.ctx_read, _pow(S.r_cmp, -1)), S.ctx_wread, evaluate=False)
+    attention = sp.Add(_mul(4, S.d_head, S.n_q, entries),
                        _mul(fm.N_TP_ATTN, S.f_idx, context), evaluate=False)
     replicas = _mul(2, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx, S.b, S.q_len)
     numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
@@ -376,9 +384,15 @@ def _phys_flop_time():
                  evaluate=False)
 
 
+def _cache_held():
+    from ..engine import physical_rules as phys
+    return {S.held_cmp: phys.cache_stored_bytes()}
+
+
 @form("eq-phys-memory-need", "the weights by how many copies the layout holds, the embeddings at "
       "their own bytes, the indexers' copies on the group's other GPUs, then the whole batch's "
-      "caches (main and indexer) with their copies")
+      "caches (eq-compressed-held: main, indexer, window and state) with their copies",
+      constants=_cache_held, where=True)
 def _phys_memory_need():
     from ..engine import full_model as fm
     from ..engine import physical_rules as phys
@@ -387,7 +401,7 @@ def _phys_memory_need():
     per_group = sp.Add(S.n_attn, _shared_params(), evaluate=False)
     replicas = _mul(S.sigma_attn, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx)
     weights = _mul(S.p, sp.Add(_mul(S.sigma_attn, per_group), replicas, S.n_ff, evaluate=False))
-    cache = _mul(WrittenMax(1, copies), sp.Add(S.kv_bytes, S.kv_idx, evaluate=False), S.ctx, S.b)
+    cache = _mul(WrittenMax(1, copies), S.held_cmp, S.b)
     return sp.Eq(phys.memory_need().lhs,
                  sp.Add(weights, _mul(S.p_emb, S.n_unembed), cache, evaluate=False),
                  evaluate=False)

@@ -30,6 +30,7 @@ TOPICS = {
     "rollouts": "Embeddings, RL rollouts and LoRA",
     "full": "The full model (Erdil 2025, section 3)",
     "sparse": "Sparse top-k attention",
+    "compressed": "Compressed attention",
 }
 DISPLAY_HEADING = "Named in the displayed equations only"
 CHAPTER_HEADING = "Named in one chapter"

@@ -875,3 +875,48 @@ ctx_read = _define("ctx_read", r"\bar{\ell}_{\mathrm{sel}}", "tokens",
                    **_POS)
 j_query = _define("j_query", "j", "1", "index of a query within a pass, 0 to q - 1", "sparse",
                   nonnegative=True, integer=True)
+
+# --- compressed attention (section owned by inference_math/derivations/compressed_attention.py) ---
+r_cmp = _define("r_cmp", r"r_{\mathrm{c}}", "tokens/entry",
+                "tokens a compressed-attention layer pools into one cache entry (1: none)",
+                "compressed", **_POS)
+c_ov = _define("c_ov", r"c_{\mathrm{ov}}", "1",
+               "width factor of a compressor: 2 when its windows overlap (r = 4), else 1",
+               "compressed", **_POS)
+d_kv = _define("d_kv", r"d_{\mathrm{c}}", "elements",
+               "width of a compressed-attention cache entry (one head: keys are values)",
+               "compressed", **_POS)
+r_o = _define("r_o", r"r_{\mathrm{o}}", "elements",
+              "rank of each group of a grouped low-rank output projection", "compressed", **_POS)
+n_og = _define("n_og", r"G_{\mathrm{o}}", "groups",
+               "groups of the grouped low-rank output projection", "compressed", **_POS)
+m_hc = _define("m_hc", r"m_{\mathrm{hc}}", "streams",
+               "residual streams of a layer with hyper-connections", "compressed", **_POS)
+cmp_params = _define("cmp_params", r"N_{\mathrm{cmp}}", "parameters",
+                     "parameters of one compressor (a key projection and its gate)",
+                     "compressed", **_POS)
+hc_params = _define("hc_params", r"N_{\mathrm{hc}}", "parameters",
+                    "hyper-connection parameters of one layer", "compressed", **_POS)
+attn_c_params = _define("attn_c_params", r"N_{\mathrm{attn,c}}", "parameters",
+                        "attention parameters of one compressed-attention layer, before its "
+                        "compressor and indexer", "compressed", **_POS)
+p_st = _define("p_st", r"p_{\mathrm{st}}", "bytes/element",
+               "bytes per element of a compressor's pending state (4: FP32)", "compressed", **_POS)
+st_cmp = _define("st_cmp", r"S_{\mathrm{cmp}}", "bytes",
+                 "bytes of a compressor's pending state per sequence (per layer, or all of a "
+                 "group's layers in the full model)", "compressed", nonnegative=True, real=True)
+kv_win = _define("kv_win", r"M_{\mathrm{W}}", "bytes/token",
+                 "bytes per token of a compressed layer's sliding-window cache (per layer, or all "
+                 "of a group's layers in the full model)", "compressed", nonnegative=True,
+                 real=True)
+ctx_win = _define("ctx_win", r"\ell_{\mathrm{W}}", "tokens",
+                  "tokens a compressed layer's sliding window keeps uncompressed", "compressed",
+                  nonnegative=True, real=True)
+read_cmp = _define("read_cmp", r"R_{\mathrm{c}}", "bytes",
+                   "cache bytes one query of a compressed layer reads, one layer",
+                   "compressed", **_POS)
+held_cmp = _define("held_cmp", r"H_{\mathrm{c}}", "bytes",
+                   "cache bytes one sequence holds in one compressed layer", "compressed", **_POS)
+ctx_wread = _define("ctx_wread", r"\bar{\ell}_{\mathrm{W}}", "tokens",
+                    "mean window entries a query of a pass attends to in a compressed layer",
+                    "compressed", nonnegative=True, real=True)

@@ -95,6 +95,10 @@ from ..core.symbols import (
     vocab,
     w_idx,
     xi_ep,
+    kv_win,
+    ctx_win,
+    r_cmp,
+    st_cmp,
 )
 from ..derivations.moe import expert_fraction_read
 from ..presets.layered import LayeredModel, piece_context
@@ -459,7 +463,8 @@ BRANCH_ARGS = (n_gpu, b, n_pp, sigma_attn)
 CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s,
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
-             omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx)
+             omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win,
+             r_cmp, st_cmp)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -497,6 +502,8 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         p_disp: 1.0 if limit or w <= 1 else model.activation_bytes, p_emb: w,
         # dense attention: every cached token read, no indexer (eq-sparse-mean-read at k = ∞)
         k_top: math.inf, kv_idx: 0.0, f_idx: 0.0, w_idx: 0.0,
+        # no compression, window or compressor (eq-compressed-read at r_c = 1, M_W = S_cmp = 0)
+        kv_win: 0.0, ctx_win: 0.0, r_cmp: 1.0, st_cmp: 0.0,
     })
     return values
 
@@ -672,6 +679,11 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         d_ff_shared: float(piece.d_shared),
         k_top: piece.top_k, kv_idx: piece.indexer_bytes_per_token,
         f_idx: piece.indexer_flops, w_idx: piece.indexer_params,
+        kv_win: piece.window_bytes_per_token * kv_scale, ctx_win: piece.window_tokens,
+        r_cmp: piece.compression,
+        # the compressors' pending state as the reference code holds it; the limit counts none
+        # (a running softmax pools a window in a few vectors, whatever r_c)
+        st_cmp: 0.0 if curve == "limit" else piece.state_bytes,
     })
     if curve != "limit" and not own:
         values[p_disp] = 1.0 if weight_bytes <= 1 else piece.shape.activation_bytes

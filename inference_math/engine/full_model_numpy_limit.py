@@ -10,21 +10,21 @@ file is current.
 import numpy
 
 
-def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -47,31 +47,34 @@ def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -79,7 +82,7 @@ def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -103,18 +106,21 @@ def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -132,43 +138,48 @@ def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x14 = d_model*vocab
     x15 = n_ff_in + n_ff_out
     x16 = ctx + x11 - 1/2
-    x17 = d_head*n_q
-    x18 = n_pp*x3/hbm_bw
-    x19 = b*numpy.maximum(1, g*x9/n_q)
-    x20 = d_model*p
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = x21*x22
-    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
-    x25 = x6*x7
-    x26 = p_act*x2
-    x27 = x25*x26
-    x28 = x2*x4
-    x29 = n_gpu/(n_pp**2*sigma_attn**2)
-    x30 = x28*x29
-    x31 = sigma_attn*n_layers
-    x32 = d_head*x20
-    x33 = n_q + 2*n_q/g
-    x34 = numpy.sqrt(d_head)
-    x35 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x34)))
-    x36 = numpy.minimum(x9, numpy.maximum(1, x22*numpy.sqrt(x33)*x34/x21))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x19*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x18 + x18*(w_idx*p*x8 + x15*x31*(d_ff*x20 + d_ff*x24*x27 + x30/x24) + x19*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x31*(d_head*x26*x29*x33/x36 + n_q*x32 + x17*x27*x35 + x25*x28*x36 + x30/x35 + x32*x33))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x17*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x17 = ctx + q_len - 1
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = r_cmp**(-1.0)
+    x21 = d_head*n_q
+    x22 = n_pp*x3/hbm_bw
+    x23 = kv_win*numpy.minimum(ctx, ctx_win)
+    x24 = b*numpy.maximum(1, g*x9/n_q)
+    x25 = d_model*p
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = x26*x27
+    x29 = numpy.minimum(x9, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x6*x7
+    x31 = p_act*x2
+    x32 = x30*x31
+    x33 = x2*x4
+    x34 = n_gpu/(n_pp**2*sigma_attn**2)
+    x35 = x33*x34
+    x36 = sigma_attn*n_layers
+    x37 = d_head*x25
+    x38 = n_q + 2*n_q/g
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x9, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x39)))
+    x41 = numpy.minimum(x9, numpy.maximum(1, x27*numpy.sqrt(x38)*x39/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x36*(d_ff*x25 + d_ff*x29*x32 + x35/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x36*(d_head*x31*x34*x38/x41 + n_q*x37 + x21*x32*x40 + x30*x33*x41 + x35/x40 + x37*x38))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -176,7 +187,7 @@ def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -184,45 +195,50 @@ def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -242,35 +258,40 @@ def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x16 = n_pp*x4/hbm_bw
     x17 = w_idx*p*x9
     x18 = numpy.maximum(1, g*x10/n_q)
-    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*p
-    x22 = d_ff*x21
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
-    x27 = x3*x8
-    x28 = x27*x7
-    x29 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x30 = d_model*x29
-    x31 = sigma_attn*n_layers
-    x32 = numpy.sqrt(d_head)
-    x33 = n_q + 2*n_q/g
-    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x32*numpy.sqrt(x33)/x23))
-    x35 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x32)))
-    x36 = d_head*n_q
-    x37 = d_head*x33
-    x38 = x21*x36 + x21*x37
-    x39 = d_model*d_ff_shared*n_sh*x20
-    x40 = ctx + x12 - 1/2
-    x41 = n_unembed*p_emb
-    x42 = ctx*b*(kv_idx + kv_bytes)
-    x43 = n_attn + n_ff
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x35*x36 + x29*x37/x34 + x30/x35 + x38)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x39) + x2*(f_idx*n_layers*x10*x40 + w_idx*(2*x10 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x43) + x18*x42 + x41, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x36) + x27*(d_model + x37) + x38) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x39 + x43) + x41 + x42
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = d_ff*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x3*x8
+    x30 = x29*x7
+    x31 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x32 = d_model*x31
+    x33 = sigma_attn*n_layers
+    x34 = numpy.sqrt(d_head)
+    x35 = n_q + 2*n_q/g
+    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x34*numpy.sqrt(x35)/x25))
+    x37 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x34)))
+    x38 = d_head*n_q
+    x39 = d_head*x35
+    x40 = x23*x38 + x23*x39
+    x41 = d_model*d_ff_shared*n_sh*x22
+    x42 = ctx + x12 - 1/2
+    x43 = ctx + q_len - 1
+    x44 = ctx**2 - ctx
+    x45 = (1/2)/q_len
+    x46 = n_unembed*p_emb
+    x47 = n_attn + n_ff
+    x48 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x37*x38 + x31*x39/x36 + x32/x37 + x40)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x41) + x2*(f_idx*n_layers*x10*x42 + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -285,66 +306,71 @@ def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x11 = n_pp**(-1.0)
     x12 = n_gpu*x11
     x13 = w_idx*p*x12
-    x14 = b*x11
-    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = p_act*q_len*x14
-    x20 = d_head*n_q
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = x17*x20 + x17*x22
-    x24 = n_pp*x5/hbm_bw
-    x25 = 2*n_layers
-    x26 = d_ff_shared*n_sh
-    x27 = d_model*x16*x26
-    x28 = sigma_attn**(-1.0)
-    x29 = x12*x28
-    x30 = (1/2)*q_len
-    x31 = ctx + x30 - 1/2
-    x32 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x25*x27) + x4*(f_idx*n_layers*x29*x31 + w_idx*(2*x29 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x33 = numpy.greater_equal(n_gpu, n_pp)
-    x34 = numpy.less_equal(n_pp, b)
-    x35 = hbm_cap*n_gpu
-    x36 = n_unembed*p_emb
-    x37 = ctx*b*(kv_idx + kv_bytes)
-    x38 = n_attn + n_ff
-    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x12 - 1) + n_layers*x27 + x38) + x36 + x37)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x32, omega_net*x8), x24*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x22) + x23) + x10 + x13 + x15)), numpy.inf)
-    x40 = numpy.ceil(x29/node_size)
-    x41 = bw_ar_intra**(-1.0)
-    x42 = b*x30
-    x43 = x42*x7
-    x44 = x25*numpy.where(numpy.less_equal(x29, 1), 0, x43*numpy.maximum(x3*(x40 - 1), x40*x41*numpy.maximum(0, x29/x40 - 1))) + x8
-    x45 = numpy.maximum(1, g*x29/n_q)
-    x46 = numpy.sqrt(d_model)
-    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x48 = x46*x47
-    x49 = numpy.minimum(x29, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
-    x50 = x19*x28
-    x51 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x52 = x51*x6
-    x53 = sigma_attn*n_layers
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x21)*x47*x54/x46))
-    x56 = numpy.minimum(x29, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x54)))
-    x57 = p_act*x22
-    x58 = x10*x24 + x24*(x13 + x15*x45 + x16*x53*(d_ff*x49*x50 + x18 + x52/x49) + x53*(d_model*x50*x55 + x20*x50*x56 + x23 + x51*x57/x55 + x52/x56))
-    x59 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*(x29 - 1) + sigma_attn*x38) + x36 + x37*x45))
-    x60 = numpy.less_equal(x47, 1)
-    x61 = numpy.sqrt(x40)
-    x62 = numpy.maximum(x3*(x61 - 1), x41*x61*numpy.maximum(0, x47/x61 - 1))
-    x63 = x43*x62
-    x64 = x42*x5*x62
-    x65 = n_layers*(numpy.where(x60, 0, x63) + numpy.where(x60, 0, n_ff_out*x63) + numpy.where(x60, 0, x57*x64) + numpy.where(x60, 0, n_ff_in*p_act*x64*(d_ff*n_active + x26))) + x8
-    return x39, numpy.where(x59, x1 + x2*x44 + numpy.maximum(numpy.maximum(x32, x58), omega_net*x44), numpy.inf), x39, numpy.where(x59, x1 + x2*x65 + numpy.maximum(numpy.maximum(x32, x58), omega_net*x65), numpy.inf)
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*x11
+    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = d_ff*x19
+    x21 = p_act*q_len*x16
+    x22 = d_head*n_q
+    x23 = n_q + 2*n_q/g
+    x24 = d_head*x23
+    x25 = x19*x22 + x19*x24
+    x26 = n_pp*x5/hbm_bw
+    x27 = 2*n_layers
+    x28 = d_ff_shared*n_sh
+    x29 = d_model*x18*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x12*x30
+    x32 = (1/2)*q_len
+    x33 = ctx + x32 - 1/2
+    x34 = ctx + q_len - 1
+    x35 = ctx**2 - ctx
+    x36 = (1/2)/q_len
+    x37 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x27*x29) + x4*(f_idx*n_layers*x31*x33 + w_idx*(2*x31 - 2) + x0*x22*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x38 = numpy.greater_equal(n_gpu, n_pp)
+    x39 = numpy.less_equal(n_pp, b)
+    x40 = hbm_cap*n_gpu
+    x41 = n_unembed*p_emb
+    x42 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x43 = n_attn + n_ff
+    x44 = numpy.where(numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*(x12 - 1) + n_layers*x29 + x43) + x41 + x42)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x37, omega_net*x8), x26*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x24) + x25) + x10 + x13 + x17)), numpy.inf)
+    x45 = numpy.ceil(x31/node_size)
+    x46 = bw_ar_intra**(-1.0)
+    x47 = b*x32
+    x48 = x47*x7
+    x49 = x27*numpy.where(numpy.less_equal(x31, 1), 0, x48*numpy.maximum(x3*(x45 - 1), x45*x46*numpy.maximum(0, x31/x45 - 1))) + x8
+    x50 = numpy.maximum(1, g*x31/n_q)
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = x51*x52
+    x54 = numpy.minimum(x31, numpy.maximum(1, x53/numpy.sqrt(d_ff)))
+    x55 = x21*x30
+    x56 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x57 = x56*x6
+    x58 = sigma_attn*n_layers
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x23)*x52*x59/x51))
+    x61 = numpy.minimum(x31, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x59)))
+    x62 = p_act*x24
+    x63 = x10*x26 + x26*(x13 + x17*x50 + x18*x58*(d_ff*x54*x55 + x20 + x57/x54) + x58*(d_model*x55*x60 + x22*x55*x61 + x25 + x56*x62/x60 + x57/x61))
+    x64 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*(x31 - 1) + sigma_attn*x43) + x41 + x42*x50))
+    x65 = numpy.less_equal(x52, 1)
+    x66 = numpy.sqrt(x45)
+    x67 = numpy.maximum(x3*(x66 - 1), x46*x66*numpy.maximum(0, x52/x66 - 1))
+    x68 = x48*x67
+    x69 = x47*x5*x67
+    x70 = n_layers*(numpy.where(x65, 0, x68) + numpy.where(x65, 0, n_ff_out*x68) + numpy.where(x65, 0, x62*x69) + numpy.where(x65, 0, n_ff_in*p_act*x69*(d_ff*n_active + x28))) + x8
+    return x44, numpy.where(x64, x1 + x2*x49 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x49), numpy.inf), x44, numpy.where(x64, x1 + x2*x70 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x70), numpy.inf)
 
 
-def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -353,11 +379,11 @@ def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -380,31 +406,34 @@ def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -417,7 +446,7 @@ def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -441,18 +470,21 @@ def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -477,41 +509,46 @@ def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x21 = 2*d_model
     x22 = n_ff_in + n_ff_out
     x23 = ctx + x13 - 1/2
-    x24 = d_head*n_q
-    x25 = n_pp*x3/hbm_bw
-    x26 = b*numpy.maximum(1, g*x11/n_q)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x6
-    x30 = numpy.minimum(x11, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x8*x9
-    x32 = p_act*x2
-    x33 = x31*x32
-    x34 = x2*x4
-    x35 = n_gpu/(n_pp**2*sigma_attn**2)
-    x36 = x34*x35
-    x37 = sigma_attn*n_layers
-    x38 = d_head*x27
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x11, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x39)))
-    x41 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x39*x6/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x10 + x22*x37*(d_ff*x27 + d_ff*x30*x33 + x36/x30) + x26*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x37*(n_q*x38 + x18*x38 + x19*x32*x35/x41 + x24*x33*x40 + x31*x34*x41 + x36/x40))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = d_head*n_q
+    x29 = n_pp*x3/hbm_bw
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = b*numpy.maximum(1, g*x11/n_q)
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = x33*x6
+    x35 = numpy.minimum(x11, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x8*x9
+    x37 = p_act*x2
+    x38 = x36*x37
+    x39 = x2*x4
+    x40 = n_gpu/(n_pp**2*sigma_attn**2)
+    x41 = x39*x40
+    x42 = sigma_attn*n_layers
+    x43 = d_head*x32
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x11, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x44)))
+    x46 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x44*x6/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x10 + x22*x42*(d_ff*x32 + d_ff*x35*x38 + x41/x35) + x31*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x42*(n_q*x43 + x18*x43 + x19*x37*x40/x46 + x28*x38*x45 + x36*x39*x46 + x41/x45))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -524,7 +561,7 @@ def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -532,45 +569,50 @@ def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -597,46 +639,51 @@ def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x23 = n_pp*x4/hbm_bw
     x24 = w_idx*p*x11
     x25 = numpy.maximum(1, g*x12/n_q)
-    x26 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x27 = n_ff_in + n_ff_out
-    x28 = d_model*p
-    x29 = d_ff*x28
-    x30 = numpy.sqrt(d_model)
-    x31 = x30*x7
-    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x10*x3
-    x34 = x33*x9
-    x35 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x36 = d_model*x35
-    x37 = sigma_attn*n_layers
-    x38 = numpy.sqrt(d_head)
-    x39 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x38*x7/x30))
-    x40 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x38)))
-    x41 = d_head*n_q
-    x42 = x20*x28 + x28*x41
-    x43 = d_model*n_layers*x17*x27
-    x44 = ctx + x14 - 1/2
-    x45 = n_unembed*p_emb
-    x46 = ctx*b*(kv_idx + kv_bytes)
-    x47 = n_attn + n_ff
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x20*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x43) + x2*(f_idx*n_layers*x12*x44 + w_idx*(2*x12 - 2) + x0*x41*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x47) + x25*x46 + x45, x6, x23*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x20) + x33*(d_model + x41) + x42) + x22 + x24 + x26), p*(w_idx*(x11 - 1) + x43 + x47) + x45 + x46
+    x26 = kv_win*numpy.minimum(ctx, ctx_win)
+    x27 = r_cmp**(-1.0)
+    x28 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x26)
+    x29 = n_ff_in + n_ff_out
+    x30 = d_model*p
+    x31 = d_ff*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = x32*x7
+    x34 = numpy.minimum(x12, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x10*x3
+    x36 = x35*x9
+    x37 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x38 = d_model*x37
+    x39 = sigma_attn*n_layers
+    x40 = numpy.sqrt(d_head)
+    x41 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x40*x7/x32))
+    x42 = numpy.minimum(x12, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x40)))
+    x43 = d_head*n_q
+    x44 = x20*x30 + x30*x43
+    x45 = d_model*n_layers*x17*x29
+    x46 = ctx + x14 - 1/2
+    x47 = ctx + q_len - 1
+    x48 = ctx**2 - ctx
+    x49 = (1/2)/q_len
+    x50 = n_unembed*p_emb
+    x51 = n_attn + n_ff
+    x52 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x41 + x20*x37/x41 + x36*x42*x43 + x38/x42 + x44)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x45) + x2*(f_idx*n_layers*x12*x46 + w_idx*(2*x12 - 2) + x0*x43*(x27*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x51) + x25*x52 + x50, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x20) + x35*(d_model + x43) + x44) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x45 + x51) + x50 + x52
 
 
-def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -664,31 +711,34 @@ def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -696,7 +746,7 @@ def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -725,18 +775,21 @@ def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -754,47 +807,52 @@ def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x14 = d_model*vocab
     x15 = n_ff_in + n_ff_out
     x16 = ctx + x11 - 1/2
-    x17 = n_pp*x3/hbm_bw
-    x18 = b*numpy.maximum(1, x9)
-    x19 = d_model*p
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x6*x7
-    x25 = p_act*x2
-    x26 = x24*x25
-    x27 = x2*x4
-    x28 = n_gpu/(n_pp**2*sigma_attn**2)
-    x29 = x27*x28
-    x30 = sigma_attn*n_layers
-    x31 = d_head*n_q
-    x32 = c_kv + c_q
-    x33 = n_q + 2*n_q/g
-    x34 = d_head*x33
-    x35 = numpy.sqrt(x32)
-    x36 = numpy.minimum(x9, numpy.maximum(1, x21*x35/x20))
-    x37 = numpy.sqrt(d_head)
-    x38 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x37)))
-    x39 = x25*x28
-    x40 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x33)*x37/x35))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x17 + x17*(w_idx*p*x8 + x15*x30*(d_ff*x19 + d_ff*x23*x26 + x29/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x30*(p*x32*x34 + x19*x31 + x19*x32 + x24*x27*x36 + x26*x31*x38 + x26*x32*x40 + x29/x38 + x32*x39/x36 + x34*x39/x40))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x17 = ctx + q_len - 1
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = r_cmp**(-1.0)
+    x21 = n_pp*x3/hbm_bw
+    x22 = kv_win*numpy.minimum(ctx, ctx_win)
+    x23 = b*numpy.maximum(1, x9)
+    x24 = d_model*p
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x9, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x6*x7
+    x30 = p_act*x2
+    x31 = x29*x30
+    x32 = x2*x4
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x32*x33
+    x35 = sigma_attn*n_layers
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = n_q + 2*n_q/g
+    x39 = d_head*x38
+    x40 = numpy.sqrt(x37)
+    x41 = numpy.minimum(x9, numpy.maximum(1, x26*x40/x25))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x42)))
+    x44 = x30*x33
+    x45 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x38)*x42/x40))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x21 + x21*(w_idx*p*x8 + x15*x35*(d_ff*x24 + d_ff*x28*x31 + x34/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x22) + x35*(p*x37*x39 + x24*x36 + x24*x37 + x29*x32*x41 + x31*x36*x43 + x31*x37*x45 + x34/x43 + x37*x44/x41 + x39*x44/x45))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -802,7 +860,7 @@ def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -810,32 +868,37 @@ def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -843,14 +906,14 @@ def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -870,38 +933,43 @@ def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x16 = n_pp*x4/hbm_bw
     x17 = w_idx*p*x9
     x18 = numpy.maximum(1, x10)
-    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*p
-    x22 = d_ff*x21
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
-    x27 = x3*x8
-    x28 = x27*x7
-    x29 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x30 = d_model*x29
-    x31 = sigma_attn*n_layers
-    x32 = c_kv + c_q
-    x33 = numpy.sqrt(x32)
-    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x33/x23))
-    x35 = numpy.sqrt(d_head)
-    x36 = n_q + 2*n_q/g
-    x37 = numpy.minimum(x10, numpy.maximum(1, x24*x35*numpy.sqrt(x36)/x33))
-    x38 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x35)))
-    x39 = d_head*n_q
-    x40 = d_head*x36
-    x41 = p*x32*x40 + x21*x32 + x21*x39
-    x42 = d_model*d_ff_shared*n_sh*x20
-    x43 = ctx + x12 - 1/2
-    x44 = n_unembed*p_emb
-    x45 = ctx*b*(kv_idx + kv_bytes)
-    x46 = n_attn + n_ff
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x37 + x28*x38*x39 + x29*x32/x34 + x29*x40/x37 + x30/x38 + x41)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x42) + x2*(f_idx*n_layers*x10*x43 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x46) + x18*x45 + x44, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x39) + x27*(x32 + x40) + x41) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x42 + x46) + x44 + x45
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = d_ff*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x3*x8
+    x30 = x29*x7
+    x31 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x32 = d_model*x31
+    x33 = sigma_attn*n_layers
+    x34 = c_kv + c_q
+    x35 = numpy.sqrt(x34)
+    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x35/x25))
+    x37 = numpy.sqrt(d_head)
+    x38 = n_q + 2*n_q/g
+    x39 = numpy.minimum(x10, numpy.maximum(1, x26*x37*numpy.sqrt(x38)/x35))
+    x40 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
+    x41 = d_head*n_q
+    x42 = d_head*x38
+    x43 = p*x34*x42 + x23*x34 + x23*x41
+    x44 = d_model*d_ff_shared*n_sh*x22
+    x45 = ctx + x12 - 1/2
+    x46 = ctx + q_len - 1
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = n_unembed*p_emb
+    x50 = n_attn + n_ff
+    x51 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x34*x39 + x30*x40*x41 + x31*x34/x36 + x31*x42/x39 + x32/x40 + x43)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x44) + x2*(f_idx*n_layers*x10*x45 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x50) + x18*x51 + x49, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x34) + x29*(d_model + x41) + x29*(x34 + x42) + x43) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x44 + x50) + x49 + x51
 
 
-def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -916,69 +984,74 @@ def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x11 = n_pp**(-1.0)
     x12 = n_gpu*x11
     x13 = w_idx*p*x12
-    x14 = b*x11
-    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = p_act*q_len*x14
-    x20 = d_head*n_q
-    x21 = c_kv + c_q
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = p*x21*x23 + x17*x20 + x17*x21
-    x25 = n_pp*x5/hbm_bw
-    x26 = 2*n_layers
-    x27 = d_ff_shared*n_sh
-    x28 = d_model*x16*x27
-    x29 = sigma_attn**(-1.0)
-    x30 = x12*x29
-    x31 = (1/2)*q_len
-    x32 = ctx + x31 - 1/2
-    x33 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x26*x28) + x4*(f_idx*n_layers*x30*x32 + w_idx*(2*x30 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x34 = numpy.greater_equal(n_gpu, n_pp)
-    x35 = numpy.less_equal(n_pp, b)
-    x36 = hbm_cap*n_gpu
-    x37 = n_unembed*p_emb
-    x38 = ctx*b*(kv_idx + kv_bytes)
-    x39 = n_attn + n_ff
-    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x12 - 1) + n_layers*x28 + x39) + x37 + x38)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x33, omega_net*x8), x25*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x21) + x19*(x21 + x23) + x24) + x10 + x13 + x15)), numpy.inf)
-    x41 = numpy.ceil(x30/node_size)
-    x42 = bw_ar_intra**(-1.0)
-    x43 = b*x31
-    x44 = x43*x7
-    x45 = x26*numpy.where(numpy.less_equal(x30, 1), 0, x44*numpy.maximum(x3*(x41 - 1), x41*x42*numpy.maximum(0, x30/x41 - 1))) + x8
-    x46 = numpy.maximum(1, x30)
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x49 = x47*x48
-    x50 = numpy.minimum(x30, numpy.maximum(1, x49/numpy.sqrt(d_ff)))
-    x51 = x19*x29
-    x52 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x53 = x52*x6
-    x54 = sigma_attn*n_layers
-    x55 = numpy.sqrt(x21)
-    x56 = numpy.minimum(x30, numpy.maximum(1, x48*x55/x47))
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x48*x57/x55))
-    x59 = numpy.minimum(x30, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x57)))
-    x60 = p_act*x52
-    x61 = x10*x25 + x25*(x13 + x15*x46 + x16*x54*(d_ff*x50*x51 + x18 + x53/x50) + x54*(d_model*x51*x56 + x20*x51*x59 + x21*x51*x58 + x21*x60/x56 + x23*x60/x58 + x24 + x53/x59))
-    x62 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*(x30 - 1) + sigma_attn*x39) + x37 + x38*x46))
-    x63 = numpy.less_equal(x48, 1)
-    x64 = numpy.sqrt(x41)
-    x65 = numpy.maximum(x3*(x64 - 1), x42*x64*numpy.maximum(0, x48/x64 - 1))
-    x66 = x44*x65
-    x67 = p_act*x43*x5*x65
-    x68 = n_layers*(numpy.where(x63, 0, x66) + numpy.where(x63, 0, n_ff_out*x66) + numpy.where(x63, 0, x23*x67) + numpy.where(x63, 0, n_ff_in*x67*(d_ff*n_active + x27))) + x8
-    return x40, numpy.where(x62, x1 + x2*x45 + numpy.maximum(numpy.maximum(x33, x61), omega_net*x45), numpy.inf), x40, numpy.where(x62, x1 + x2*x68 + numpy.maximum(numpy.maximum(x33, x61), omega_net*x68), numpy.inf)
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*x11
+    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = d_ff*x19
+    x21 = p_act*q_len*x16
+    x22 = d_head*n_q
+    x23 = c_kv + c_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = p*x23*x25 + x19*x22 + x19*x23
+    x27 = n_pp*x5/hbm_bw
+    x28 = 2*n_layers
+    x29 = d_ff_shared*n_sh
+    x30 = d_model*x18*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x12*x31
+    x33 = (1/2)*q_len
+    x34 = ctx + x33 - 1/2
+    x35 = ctx + q_len - 1
+    x36 = ctx**2 - ctx
+    x37 = (1/2)/q_len
+    x38 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x28*x30) + x4*(f_idx*n_layers*x32*x34 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x15*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
+    x39 = numpy.greater_equal(n_gpu, n_pp)
+    x40 = numpy.less_equal(n_pp, b)
+    x41 = hbm_cap*n_gpu
+    x42 = n_unembed*p_emb
+    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x44 = n_attn + n_ff
+    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x12 - 1) + n_layers*x30 + x44) + x42 + x43)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x38, omega_net*x8), x27*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x25) + x26) + x10 + x13 + x17)), numpy.inf)
+    x46 = numpy.ceil(x32/node_size)
+    x47 = bw_ar_intra**(-1.0)
+    x48 = b*x33
+    x49 = x48*x7
+    x50 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x49*numpy.maximum(x3*(x46 - 1), x46*x47*numpy.maximum(0, x32/x46 - 1))) + x8
+    x51 = numpy.maximum(1, x32)
+    x52 = numpy.sqrt(d_model)
+    x53 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x54 = x52*x53
+    x55 = numpy.minimum(x32, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
+    x56 = x21*x31
+    x57 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x58 = x57*x6
+    x59 = sigma_attn*n_layers
+    x60 = numpy.sqrt(x23)
+    x61 = numpy.minimum(x32, numpy.maximum(1, x53*x60/x52))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x53*x62/x60))
+    x64 = numpy.minimum(x32, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x62)))
+    x65 = p_act*x57
+    x66 = x10*x27 + x27*(x13 + x17*x51 + x18*x59*(d_ff*x55*x56 + x20 + x58/x55) + x59*(d_model*x56*x61 + x22*x56*x64 + x23*x56*x63 + x23*x65/x61 + x25*x65/x63 + x26 + x58/x64))
+    x67 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*(x32 - 1) + sigma_attn*x44) + x42 + x43*x51))
+    x68 = numpy.less_equal(x53, 1)
+    x69 = numpy.sqrt(x46)
+    x70 = numpy.maximum(x3*(x69 - 1), x47*x69*numpy.maximum(0, x53/x69 - 1))
+    x71 = x49*x70
+    x72 = p_act*x48*x5*x70
+    x73 = n_layers*(numpy.where(x68, 0, x71) + numpy.where(x68, 0, n_ff_out*x71) + numpy.where(x68, 0, x25*x72) + numpy.where(x68, 0, n_ff_in*x72*(d_ff*n_active + x29))) + x8
+    return x45, numpy.where(x67, x1 + x2*x50 + numpy.maximum(numpy.maximum(x38, x66), omega_net*x50), numpy.inf), x45, numpy.where(x67, x1 + x2*x73 + numpy.maximum(numpy.maximum(x38, x66), omega_net*x73), numpy.inf)
 
 
-def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -987,11 +1060,11 @@ def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1019,31 +1092,34 @@ def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1056,7 +1132,7 @@ def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1085,18 +1161,21 @@ def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1121,44 +1200,49 @@ def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x21 = 2*d_model
     x22 = n_ff_in + n_ff_out
     x23 = ctx + x13 - 1/2
-    x24 = n_pp*x3/hbm_bw
-    x25 = b*numpy.maximum(1, x11)
-    x26 = d_model*p
-    x27 = numpy.sqrt(d_model)
-    x28 = x27*x6
-    x29 = numpy.minimum(x11, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
-    x30 = x8*x9
-    x31 = p_act*x2
-    x32 = x30*x31
-    x33 = x2*x4
-    x34 = n_gpu/(n_pp**2*sigma_attn**2)
-    x35 = x33*x34
-    x36 = sigma_attn*n_layers
-    x37 = d_head*n_q
-    x38 = c_kv + c_q
-    x39 = numpy.sqrt(x38)
-    x40 = numpy.minimum(x11, numpy.maximum(1, x39*x6/x27))
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x11, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x41)))
-    x43 = x31*x34
-    x44 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x41*x6/x39))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x24 + x24*(w_idx*p*x10 + x22*x36*(d_ff*x26 + d_ff*x29*x32 + x35/x29) + x25*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x36*(p*x19*x38 + x19*x43/x44 + x26*x37 + x26*x38 + x30*x33*x40 + x32*x37*x42 + x32*x38*x44 + x35/x42 + x38*x43/x40))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = n_pp*x3/hbm_bw
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = b*numpy.maximum(1, x11)
+    x31 = d_model*p
+    x32 = numpy.sqrt(d_model)
+    x33 = x32*x6
+    x34 = numpy.minimum(x11, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x8*x9
+    x36 = p_act*x2
+    x37 = x35*x36
+    x38 = x2*x4
+    x39 = n_gpu/(n_pp**2*sigma_attn**2)
+    x40 = x38*x39
+    x41 = sigma_attn*n_layers
+    x42 = d_head*n_q
+    x43 = c_kv + c_q
+    x44 = numpy.sqrt(x43)
+    x45 = numpy.minimum(x11, numpy.maximum(1, x44*x6/x32))
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.minimum(x11, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x46)))
+    x48 = x36*x39
+    x49 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x46*x6/x44))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x10 + x22*x41*(d_ff*x31 + d_ff*x34*x37 + x40/x34) + x30*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29) + x41*(p*x19*x43 + x19*x48/x49 + x31*x42 + x31*x43 + x35*x38*x45 + x37*x42*x47 + x37*x43*x49 + x40/x47 + x43*x48/x45))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x11*x23 + w_idx*(2*x11 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1171,7 +1255,7 @@ def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1179,32 +1263,37 @@ def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1212,14 +1301,14 @@ def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1246,39 +1335,44 @@ def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x23 = n_pp*x4/hbm_bw
     x24 = w_idx*p*x11
     x25 = numpy.maximum(1, x12)
-    x26 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x27 = n_ff_in + n_ff_out
-    x28 = d_model*p
-    x29 = d_ff*x28
-    x30 = numpy.sqrt(d_model)
-    x31 = x30*x7
-    x32 = numpy.minimum(x12, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x10*x3
-    x34 = x33*x9
-    x35 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x36 = d_model*x35
-    x37 = sigma_attn*n_layers
-    x38 = c_kv + c_q
-    x39 = numpy.sqrt(x38)
-    x40 = numpy.minimum(x12, numpy.maximum(1, x39*x7/x30))
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x41*x7/x39))
-    x43 = numpy.minimum(x12, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
-    x44 = d_head*n_q
-    x45 = p*x20*x38 + x28*x38 + x28*x44
-    x46 = d_model*n_layers*x17*x27
-    x47 = ctx + x14 - 1/2
-    x48 = n_unembed*p_emb
-    x49 = ctx*b*(kv_idx + kv_bytes)
-    x50 = n_attn + n_ff
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x20*x35/x42 + x34*x38*x42 + x34*x43*x44 + x35*x38/x40 + x36/x43 + x45)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x46) + x2*(f_idx*n_layers*x12*x47 + w_idx*(2*x12 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x50) + x25*x49 + x48, x6, x23*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x44) + x33*(x20 + x38) + x45) + x22 + x24 + x26), p*(w_idx*(x11 - 1) + x46 + x50) + x48 + x49
+    x26 = kv_win*numpy.minimum(ctx, ctx_win)
+    x27 = r_cmp**(-1.0)
+    x28 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x26)
+    x29 = n_ff_in + n_ff_out
+    x30 = d_model*p
+    x31 = d_ff*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = x32*x7
+    x34 = numpy.minimum(x12, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x10*x3
+    x36 = x35*x9
+    x37 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x38 = d_model*x37
+    x39 = sigma_attn*n_layers
+    x40 = c_kv + c_q
+    x41 = numpy.sqrt(x40)
+    x42 = numpy.minimum(x12, numpy.maximum(1, x41*x7/x32))
+    x43 = numpy.sqrt(d_head)
+    x44 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x43*x7/x41))
+    x45 = numpy.minimum(x12, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
+    x46 = d_head*n_q
+    x47 = p*x20*x40 + x30*x40 + x30*x46
+    x48 = d_model*n_layers*x17*x29
+    x49 = ctx + x14 - 1/2
+    x50 = ctx + q_len - 1
+    x51 = ctx**2 - ctx
+    x52 = (1/2)/q_len
+    x53 = n_unembed*p_emb
+    x54 = n_attn + n_ff
+    x55 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x42 + x20*x37/x44 + x36*x40*x44 + x36*x45*x46 + x37*x40/x42 + x38/x45 + x47)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x48) + x2*(f_idx*n_layers*x12*x49 + w_idx*(2*x12 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x50), x49, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x52*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x51))) + numpy.where(numpy.greater_equal(ctx_win, x50), x49, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x52*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x51))))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x54) + x25*x55 + x53, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x46) + x35*(x20 + x40) + x47) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x48 + x54) + x53 + x55
 
 
-def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1302,7 +1396,7 @@ def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
 
 
-def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1316,7 +1410,7 @@ def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1339,10 +1433,10 @@ def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1354,24 +1448,27 @@ def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1399,7 +1496,7 @@ def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1428,22 +1525,25 @@ def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
     x4 = d_model*p_act
     x5 = x3*x4
     x6 = sigma_attn**(-1.0)
@@ -1455,10 +1555,10 @@ def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x12 = bw_ar_intra**(-1.0)
     x13 = (1/2)*q_len
     x14 = b*x13
-    x15 = x14*x5
-    x16 = numpy.where(numpy.less_equal(x9, 1), 0, x15*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
-    x17 = b*x7
-    x18 = numpy.less_equal(s, x13*x17)
+    x15 = x14*x2
+    x16 = x15*x4
+    x17 = numpy.where(numpy.less_equal(x9, 1), 0, x16*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
+    x18 = numpy.less_equal(s, x14*x7)
     x19 = numpy.minimum(n_experts, x8)
     x20 = numpy.where(x18, x19, 1)
     x21 = x8/numpy.maximum(1, x20)
@@ -1469,43 +1569,48 @@ def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
     x27 = x26**(-1.0)
     x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x15*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x16 + numpy.where(x24, 0, x15*x28) + numpy.where(x24, 0, d_model*p_disp*x14*x28*x3), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x29 = n_layers*x17 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x16*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x17 + numpy.where(x24, 0, x16*x28) + numpy.where(x24, 0, d_model*p_disp*x15*x28), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
     x30 = d_model*vocab
     x31 = s**(-1.0)
     x32 = n_ff_in + n_ff_out
     x33 = n_layers*x32
     x34 = d_model*d_ff_shared*n_sh*x33
     x35 = ctx + x13 - 1/2
-    x36 = d_head*n_q
-    x37 = x2*x7
-    x38 = d_model*p
-    x39 = numpy.sqrt(d_model)
-    x40 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x39/numpy.sqrt(d_ff)))
-    x41 = p_act*x37
-    x42 = x37*x4
-    x43 = n_pp*x3/hbm_bw
-    x44 = numpy.maximum(1, g*x9/n_q)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x39*x45
-    x47 = numpy.minimum(x9, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x41*x6
-    x49 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x50 = x4*x49
-    x51 = sigma_attn*n_layers
-    x52 = d_head*x38
-    x53 = n_q + 2*n_q/g
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x9, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
-    x56 = numpy.minimum(x9, numpy.maximum(1, x45*numpy.sqrt(x53)*x54/x39))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x44*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x31 + 2*x34) + x2*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x43*(n_experts*x33*(1 - (1 - x31)**x37)*(d_ff*x31*x40*x41 + d_ff*x38 + x22*x31*x42/x40) + p_emb*x30) + x43*(w_idx*p*x8 + n_sh*x32*x51*(d_ff_shared*x38 + d_ff_shared*x47*x48 + x50/x47) + x17*x44*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x51*(d_head*p_act*x49*x53/x56 + n_q*x52 + x36*x48*x55 + x42*x56*x6 + x50/x55 + x52*x53))), numpy.inf)
+    x36 = ctx + q_len - 1
+    x37 = ctx**2 - ctx
+    x38 = (1/2)/q_len
+    x39 = r_cmp**(-1.0)
+    x40 = d_head*n_q
+    x41 = x3*x7
+    x42 = d_model*p
+    x43 = numpy.sqrt(d_model)
+    x44 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x43/numpy.sqrt(d_ff)))
+    x45 = p_act*x41
+    x46 = x4*x41
+    x47 = n_pp*x2/hbm_bw
+    x48 = kv_win*numpy.minimum(ctx, ctx_win)
+    x49 = b*numpy.maximum(1, g*x9/n_q)
+    x50 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x51 = x43*x50
+    x52 = numpy.minimum(x9, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
+    x53 = x45*x6
+    x54 = n_gpu/(n_pp**2*sigma_attn**2)
+    x55 = x5*x54
+    x56 = sigma_attn*n_layers
+    x57 = d_head*x42
+    x58 = n_q + 2*n_q/g
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x9, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x59)))
+    x61 = numpy.minimum(x9, numpy.maximum(1, x50*numpy.sqrt(x58)*x59/x43))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x49*(st_cmp + ctx*(kv_idx + kv_bytes) + x48))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x47*(n_experts*x33*(1 - (1 - x31)**x41)*(d_ff*x31*x44*x45 + d_ff*x42 + x22*x31*x46/x44) + p_emb*x30) + x47*(w_idx*p*x8 + n_sh*x32*x56*(d_ff_shared*x42 + d_ff_shared*x52*x53 + x55/x52) + x49*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x48) + x56*(d_head*p_act*x3*x54*x58/x61 + n_q*x57 + x40*x53*x60 + x46*x6*x61 + x55/x60 + x57*x58))), x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + x0*x40*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1519,11 +1624,11 @@ def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1551,7 +1656,7 @@ def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1574,29 +1679,34 @@ def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x19 = d_model*d_ff_shared*n_layers*x18
     x20 = x9/sigma_attn
     x21 = ctx + x5 - 1/2
-    x22 = d_head*n_q
-    x23 = d_model*p
-    x24 = d_head*(n_q + 2*n_q/g)
-    x25 = x2*x6
-    x26 = p_act*x25
-    x27 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x28 = x16*x26
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x25)*(d_ff*x23 + d_ff*x27*x28 + d_model*x12*x28/x27) + x18*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + x0*x22*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    x25 = r_cmp**(-1.0)
+    x26 = d_head*n_q
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = d_model*p
+    x29 = d_head*(n_q + 2*n_q/g)
+    x30 = x2*x6
+    x31 = p_act*x30
+    x32 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
+    x33 = x16*x31
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x32*x33 + d_model*x12*x33/x32) + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x26*x28 + x28*x29 + x31*(d_model + x26) + x31*(d_model + x29)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + x0*x26*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -1611,14 +1721,14 @@ def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1663,32 +1773,37 @@ def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x41 = n_pp*x3/hbm_bw
     x42 = w_idx*p*x11
     x43 = numpy.maximum(1, g*x22/n_q)
-    x44 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x45 = d_ff_shared*x35
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = x36*x46
-    x48 = numpy.minimum(x22, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
-    x49 = x21*x38
-    x50 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x51 = x4*x50
-    x52 = sigma_attn*n_layers
-    x53 = n_sh*x32
-    x54 = numpy.sqrt(d_head)
-    x55 = n_q + 2*n_q/g
-    x56 = numpy.minimum(x22, numpy.maximum(1, x46*x54*numpy.sqrt(x55)/x36))
-    x57 = numpy.minimum(x22, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x54)))
-    x58 = d_head*n_q
-    x59 = d_head*x55
-    x60 = x35*x58 + x35*x59
-    x61 = d_model*d_ff_shared*n_layers*x53
-    x62 = ctx + x7 - 1/2
-    x63 = n_unembed*p_emb
-    x64 = ctx*b*(kv_idx + kv_bytes)
-    x65 = n_attn + x61
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + p_act*x50*x59/x56 + x49*x57*x58 + x51/x57 + x60)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x61) + x2*(f_idx*n_layers*x22*x62 + w_idx*(2*x22 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x65) + x43*x64 + x63, x6, x41*(n_layers*(x38*(d_model + x58) + x38*(d_model + x59) + x40 + x53*(x38*(d_model + d_ff_shared) + x45) + x60) + x31 + x42 + x44), p*(n_ff + w_idx*(x11 - 1) + x65) + x63 + x64
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = r_cmp**(-1.0)
+    x46 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x44)
+    x47 = d_ff_shared*x35
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = x36*x48
+    x50 = numpy.minimum(x22, numpy.maximum(1, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x21*x38
+    x52 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x53 = x4*x52
+    x54 = sigma_attn*n_layers
+    x55 = n_sh*x32
+    x56 = numpy.sqrt(d_head)
+    x57 = n_q + 2*n_q/g
+    x58 = numpy.minimum(x22, numpy.maximum(1, x48*x56*numpy.sqrt(x57)/x36))
+    x59 = numpy.minimum(x22, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x56)))
+    x60 = d_head*n_q
+    x61 = d_head*x57
+    x62 = x35*x60 + x35*x61
+    x63 = d_model*d_ff_shared*n_layers*x55
+    x64 = ctx + x7 - 1/2
+    x65 = ctx + q_len - 1
+    x66 = ctx**2 - ctx
+    x67 = (1/2)/q_len
+    x68 = n_unembed*p_emb
+    x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
+    x70 = n_attn + x63
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + p_act*x52*x61/x58 + x51*x59*x60 + x53/x59 + x62)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x63) + x2*(f_idx*n_layers*x22*x64 + w_idx*(2*x22 - 2) + x0*x60*(x45*numpy.where(numpy.greater_equal(k_top, x65), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x64, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x70) + x43*x69 + x68, x6, x41*(n_layers*(x38*(d_model + x60) + x38*(d_model + x61) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x62) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x70) + x68 + x69
 
 
-def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -1723,76 +1838,81 @@ def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x31 = sigma_attn**(-1.0)
     x32 = x13*x31
     x33 = ctx + x9 - 1/2
-    x34 = d_head*n_q
-    x35 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + x0*x34*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x36 = p_emb*x26
-    x37 = w_idx*p*x13
-    x38 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x39 = d_model*p
-    x40 = d_ff_shared*x39
-    x41 = x10*x4
-    x42 = p_act*x41
-    x43 = n_sh*x28
-    x44 = numpy.sqrt(d_model)
-    x45 = numpy.sqrt(x20)
-    x46 = numpy.maximum(1, numpy.minimum(x19, x44*x45/numpy.sqrt(d_ff)))
-    x47 = x27*x42
-    x48 = n_experts*x28*(1 - (1 - x27)**x41)*(d_ff*x39 + d_ff*x46*x47 + d_model*x20*x47/x46)
-    x49 = n_q + 2*n_q/g
-    x50 = d_head*x49
-    x51 = x34*x39 + x39*x50
-    x52 = n_pp*x5/hbm_bw
-    x53 = x52*(n_layers*(x42*(d_model + x34) + x42*(d_model + x50) + x43*(x40 + x42*(d_model + d_ff_shared)) + x48 + x51) + x36 + x37 + x38)
-    x54 = numpy.greater_equal(n_gpu, n_pp)
-    x55 = numpy.less_equal(n_pp, b)
-    x56 = hbm_cap*n_gpu
-    x57 = n_unembed*p_emb
-    x58 = ctx*b*(kv_idx + kv_bytes)
-    x59 = n_attn + x30
-    x60 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(n_ff + w_idx*(x13 - 1) + x59) + x57 + x58))
-    x61 = numpy.ceil(x17*x32)
-    x62 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x61 - 1), x22*x61*numpy.maximum(0, x32/x61 - 1)))
-    x63 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x64 = numpy.minimum(n_active, x18)
-    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x64)
-    x66 = x65**(-1.0)
-    x67 = (1 - x31)*numpy.maximum(x3*x64*x66*(x65 - 1), x22*x65*numpy.maximum(0, x64*x66 - 1))
-    x68 = x23*x5
-    x69 = numpy.where(x63, 0, x24*x67) + numpy.where(x63, 0, d_model*p_disp*x67*x68)
-    x70 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x71 = n_layers*x62 + n_layers*numpy.where(x70, x62 + x69, 0) + x25
-    x72 = numpy.maximum(1, g*x32/n_q)
-    x73 = numpy.sqrt(n_gpu)
-    x74 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x75 = x73*x74
-    x76 = x44*x75
-    x77 = numpy.minimum(x32, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
-    x78 = x31*x42
-    x79 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x80 = x6*x79
-    x81 = sigma_attn*n_layers
-    x82 = numpy.sqrt(d_head)
-    x83 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x49)*x75*x82/x44))
-    x84 = numpy.minimum(x32, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x82)))
-    x85 = x52*(n_layers*x48 + x36) + x52*(x37 + x38*x72 + x43*x81*(d_ff_shared*x77*x78 + x40 + x80/x77) + x81*(d_model*x78*x83 + p_act*x50*x79/x83 + x34*x78*x84 + x51 + x80/x84))
-    x86 = numpy.logical_and(numpy.logical_and(x54, x55), numpy.greater_equal(x56, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x59) + x57 + x58*x72))
-    x87 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x88 = numpy.sqrt(x21)
-    x89 = numpy.maximum(x3*(x88 - 1), x22*x88*numpy.maximum(0, x45/x88 - 1))
-    x90 = p_act*x68
-    x91 = n_layers*(numpy.where(x87, 0, n_ff_out*x24*x89) + numpy.where(x87, 0, n_ff_in*x89*x90*(d_ff*n_active + x29))) + x8
-    x92 = numpy.less_equal(x75, 1)
-    x93 = numpy.sqrt(x61)
-    x94 = numpy.maximum(x3*(x93 - 1), x22*x93*numpy.maximum(0, x75/x93 - 1))
-    x95 = n_layers*(numpy.where(x92, 0, x24*x94) + numpy.where(x92, 0, x50*x90*x94)) + n_layers*numpy.where(x70, x69 + numpy.where(x92, 0, x23*x6*x74*x94/x73), 0) + x91
-    return numpy.where(x60, x1 + x2*x25 + numpy.maximum(numpy.maximum(x35, x53), omega_net*x25), numpy.inf), numpy.where(x86, x1 + x2*x71 + numpy.maximum(numpy.maximum(x35, x85), omega_net*x71), numpy.inf), numpy.where(x60, x1 + x2*x91 + numpy.maximum(numpy.maximum(x35, x53), omega_net*x91), numpy.inf), numpy.where(x86, x1 + x2*x95 + numpy.maximum(numpy.maximum(x35, x85), omega_net*x95), numpy.inf)
+    x34 = ctx + q_len - 1
+    x35 = ctx**2 - ctx
+    x36 = (1/2)/q_len
+    x37 = r_cmp**(-1.0)
+    x38 = d_head*n_q
+    x39 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + x0*x38*(x37*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x40 = p_emb*x26
+    x41 = w_idx*p*x13
+    x42 = kv_win*numpy.minimum(ctx, ctx_win)
+    x43 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x37 + x42)
+    x44 = d_model*p
+    x45 = d_ff_shared*x44
+    x46 = x10*x4
+    x47 = p_act*x46
+    x48 = n_sh*x28
+    x49 = numpy.sqrt(d_model)
+    x50 = numpy.sqrt(x20)
+    x51 = numpy.maximum(1, numpy.minimum(x19, x49*x50/numpy.sqrt(d_ff)))
+    x52 = x27*x47
+    x53 = n_experts*x28*(1 - (1 - x27)**x46)*(d_ff*x44 + d_ff*x51*x52 + d_model*x20*x52/x51)
+    x54 = n_q + 2*n_q/g
+    x55 = d_head*x54
+    x56 = x38*x44 + x44*x55
+    x57 = n_pp*x5/hbm_bw
+    x58 = x57*(n_layers*(x47*(d_model + x38) + x47*(d_model + x55) + x48*(x45 + x47*(d_model + d_ff_shared)) + x53 + x56) + x40 + x41 + x43)
+    x59 = numpy.greater_equal(n_gpu, n_pp)
+    x60 = numpy.less_equal(n_pp, b)
+    x61 = hbm_cap*n_gpu
+    x62 = n_unembed*p_emb
+    x63 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x42)
+    x64 = n_attn + x30
+    x65 = numpy.logical_and(numpy.logical_and(x59, x60), numpy.greater_equal(x61, p*(n_ff + w_idx*(x13 - 1) + x64) + x62 + x63))
+    x66 = numpy.ceil(x17*x32)
+    x67 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x66 - 1), x22*x66*numpy.maximum(0, x32/x66 - 1)))
+    x68 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x69 = numpy.minimum(n_active, x18)
+    x70 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x69)
+    x71 = x70**(-1.0)
+    x72 = (1 - x31)*numpy.maximum(x3*x69*x71*(x70 - 1), x22*x70*numpy.maximum(0, x69*x71 - 1))
+    x73 = x23*x5
+    x74 = numpy.where(x68, 0, x24*x72) + numpy.where(x68, 0, d_model*p_disp*x72*x73)
+    x75 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x76 = n_layers*x67 + n_layers*numpy.where(x75, x67 + x74, 0) + x25
+    x77 = numpy.maximum(1, g*x32/n_q)
+    x78 = numpy.sqrt(n_gpu)
+    x79 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x80 = x78*x79
+    x81 = x49*x80
+    x82 = numpy.minimum(x32, numpy.maximum(1, x81/numpy.sqrt(d_ff_shared)))
+    x83 = x31*x47
+    x84 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x85 = x6*x84
+    x86 = sigma_attn*n_layers
+    x87 = numpy.sqrt(d_head)
+    x88 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x54)*x80*x87/x49))
+    x89 = numpy.minimum(x32, numpy.maximum(1, x81/(numpy.sqrt(n_q)*x87)))
+    x90 = x57*(n_layers*x53 + x40) + x57*(x41 + x43*x77 + x48*x86*(d_ff_shared*x82*x83 + x45 + x85/x82) + x86*(d_model*x83*x88 + p_act*x55*x84/x88 + x38*x83*x89 + x56 + x85/x89))
+    x91 = numpy.logical_and(numpy.logical_and(x59, x60), numpy.greater_equal(x61, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x64) + x62 + x63*x77))
+    x92 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x93 = numpy.sqrt(x21)
+    x94 = numpy.maximum(x3*(x93 - 1), x22*x93*numpy.maximum(0, x50/x93 - 1))
+    x95 = p_act*x73
+    x96 = n_layers*(numpy.where(x92, 0, n_ff_out*x24*x94) + numpy.where(x92, 0, n_ff_in*x94*x95*(d_ff*n_active + x29))) + x8
+    x97 = numpy.less_equal(x80, 1)
+    x98 = numpy.sqrt(x66)
+    x99 = numpy.maximum(x3*(x98 - 1), x22*x98*numpy.maximum(0, x80/x98 - 1))
+    x100 = n_layers*(numpy.where(x97, 0, x24*x99) + numpy.where(x97, 0, x55*x95*x99)) + n_layers*numpy.where(x75, x74 + numpy.where(x97, 0, x23*x6*x79*x99/x78), 0) + x96
+    return numpy.where(x65, x1 + x2*x25 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x25), numpy.inf), numpy.where(x91, x1 + x2*x76 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x76), numpy.inf), numpy.where(x65, x1 + x2*x96 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x96), numpy.inf), numpy.where(x91, x1 + x100*x2 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x100), numpy.inf)
 
 
-def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -1820,7 +1940,7 @@ def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
 
 
-def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -1837,7 +1957,7 @@ def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1860,10 +1980,10 @@ def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1875,24 +1995,27 @@ def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1926,7 +2049,7 @@ def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1955,22 +2078,25 @@ def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
     x4 = d_model*p_act
     x5 = x3*x4
     x6 = numpy.sqrt(n_gpu)
@@ -1984,14 +2110,14 @@ def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x14 = x11*x13
     x15 = numpy.sqrt(numpy.ceil(x10*x14))
     x16 = bw_ar_intra**(-1.0)
-    x17 = (1/2)*q_len
-    x18 = b*x17
-    x19 = x18*numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
-    x20 = p_act*x3
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = b*x12
-    x24 = numpy.less_equal(s, x17*x23)
+    x17 = numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
+    x18 = (1/2)*q_len
+    x19 = b*x18
+    x20 = x19*x2
+    x21 = x17*x20
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*p_act*x22
+    x24 = numpy.less_equal(s, x12*x19)
     x25 = numpy.minimum(n_experts, x13)
     x26 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x25, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x25, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x25, 1), 1, x25**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
     x27 = numpy.where(x24, x25, 1)
@@ -1999,48 +2125,53 @@ def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x29 = numpy.maximum(1, x28)
     x30 = numpy.sqrt(numpy.ceil(x10*x29))
     x31 = numpy.sqrt(x29)
-    x32 = x18*numpy.maximum(x1*(x30 - 1), x16*x30*numpy.maximum(0, -1 + x31/x30))
+    x32 = x20*numpy.maximum(x1*(x30 - 1), x16*x30*numpy.maximum(0, -1 + x31/x30))
     x33 = d_ff_shared*n_sh
     x34 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x35 = numpy.minimum(n_active, x27)
     x36 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35)
     x37 = x36**(-1.0)
-    x38 = x18*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
-    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x5) + numpy.where(x26, 0, n_ff_in*x20*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x19*x5) + numpy.where(x9, 0, x19*x20*x22)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x5) + numpy.where(x34, 0, d_model*p_disp*x3*x38) + numpy.where(x9, 0, x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x38 = x20*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
+    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x4) + numpy.where(x26, 0, n_ff_in*p_act*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x21*x23) + numpy.where(x9, 0, x21*x4)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x4) + numpy.where(x34, 0, d_model*p_disp*x38) + numpy.where(x9, 0, x17*x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
     x40 = d_model*vocab
     x41 = s**(-1.0)
     x42 = n_ff_in + n_ff_out
     x43 = n_layers*x42
     x44 = d_model*x33*x43
-    x45 = ctx + x17 - 1/2
-    x46 = d_head*n_q
-    x47 = x12*x2
-    x48 = d_model*p
-    x49 = numpy.sqrt(d_model)
-    x50 = numpy.maximum(1, numpy.minimum(x28, x31*x49/numpy.sqrt(d_ff)))
-    x51 = p_act*x47
-    x52 = x4*x47
-    x53 = n_pp*x3/hbm_bw
-    x54 = numpy.maximum(1, g*x14/n_q)
-    x55 = x49*x8
-    x56 = numpy.minimum(x14, numpy.maximum(1, x55/numpy.sqrt(d_ff_shared)))
-    x57 = x11*x51
-    x58 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x59 = x4*x58
-    x60 = sigma_attn*n_layers
-    x61 = d_head*x48
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x14, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x62)))
-    x64 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x21)*x62*x8/x49))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x54*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x3*(2*n_attn*x2 + 2*b*q_lm*x40 + x2*(2*n_ff*x41 + 2*x44) + x2*(f_idx*n_layers*x14*x45 + w_idx*(2*x14 - 2) + x0*x46*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x53*(n_experts*x43*(1 - (1 - x41)**x47)*(d_ff*x41*x50*x51 + d_ff*x48 + x29*x41*x52/x50) + p_emb*x40) + x53*(w_idx*p*x13 + n_sh*x42*x60*(d_ff_shared*x48 + d_ff_shared*x56*x57 + x59/x56) + x23*x54*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x60*(n_q*x61 + p_act*x22*x58/x64 + x11*x52*x64 + x21*x61 + x46*x57*x63 + x59/x63))), numpy.inf)
+    x45 = ctx + x18 - 1/2
+    x46 = ctx + q_len - 1
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = r_cmp**(-1.0)
+    x50 = d_head*n_q
+    x51 = x12*x3
+    x52 = d_model*p
+    x53 = numpy.sqrt(d_model)
+    x54 = numpy.maximum(1, numpy.minimum(x28, x31*x53/numpy.sqrt(d_ff)))
+    x55 = p_act*x51
+    x56 = x4*x51
+    x57 = n_pp*x2/hbm_bw
+    x58 = kv_win*numpy.minimum(ctx, ctx_win)
+    x59 = b*numpy.maximum(1, g*x14/n_q)
+    x60 = x53*x8
+    x61 = numpy.minimum(x14, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x11*x55
+    x63 = n_gpu/(n_pp**2*sigma_attn**2)
+    x64 = x5*x63
+    x65 = sigma_attn*n_layers
+    x66 = d_head*x52
+    x67 = numpy.sqrt(d_head)
+    x68 = numpy.minimum(x14, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x67)))
+    x69 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x22)*x67*x8/x53))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x57*(n_experts*x43*(1 - (1 - x41)**x51)*(d_ff*x41*x54*x55 + d_ff*x52 + x29*x41*x56/x54) + p_emb*x40) + x57*(w_idx*p*x13 + n_sh*x42*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x49 + x58) + x65*(n_q*x66 + x11*x56*x69 + x22*x66 + x23*x3*x63/x69 + x50*x62*x68 + x64/x68))), x2*(2*n_attn*x3 + 2*b*q_lm*x40 + x3*(2*n_ff*x41 + 2*x44) + x3*(f_idx*n_layers*x14*x45 + w_idx*(2*x14 - 2) + x0*x50*(x49*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2057,11 +2188,11 @@ def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2095,7 +2226,7 @@ def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2121,29 +2252,34 @@ def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x22 = d_model*n_layers*x17*x21
     x23 = x9/sigma_attn
     x24 = ctx + x5 - 1/2
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = x2*x6
-    x29 = p_act*x28
-    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
-    x31 = x20*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = d_head*n_q
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = d_model*p
+    x32 = d_head*(n_q + 2*n_q/g)
+    x33 = x2*x6
+    x34 = p_act*x33
+    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x36 = x20*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2158,14 +2294,14 @@ def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2222,33 +2358,38 @@ def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x53 = n_pp*x3/hbm_bw
     x54 = w_idx*p*x11
     x55 = numpy.maximum(1, g*x32/n_q)
-    x56 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x57 = d_ff_shared*x47
-    x58 = x29*x48
-    x59 = numpy.minimum(x32, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
-    x60 = x31*x50
-    x61 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x62 = x4*x61
-    x63 = sigma_attn*n_layers
-    x64 = n_sh*x44
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x65/x48))
-    x67 = numpy.minimum(x32, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x65)))
-    x68 = d_head*n_q
-    x69 = x36*x47 + x47*x68
-    x70 = d_model*n_layers*x24*x44
-    x71 = ctx + x7 - 1/2
-    x72 = n_unembed*p_emb
-    x73 = ctx*b*(kv_idx + kv_bytes)
-    x74 = n_attn + x70
-    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x56 + x63*x64*(d_ff_shared*x59*x60 + x57 + x62/x59) + x63*(d_model*x60*x66 + p_act*x36*x61/x66 + x60*x67*x68 + x62/x67 + x69)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x70) + x2*(f_idx*n_layers*x32*x71 + w_idx*(2*x32 - 2) + x0*x68*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x71, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x74) + x55*x73 + x72, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x68) + x52 + x64*(x50*(d_model + d_ff_shared) + x57) + x69) + x43 + x54 + x56), p*(n_ff + w_idx*(x11 - 1) + x74) + x72 + x73
+    x56 = kv_win*numpy.minimum(ctx, ctx_win)
+    x57 = r_cmp**(-1.0)
+    x58 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x57 + x56)
+    x59 = d_ff_shared*x47
+    x60 = x29*x48
+    x61 = numpy.minimum(x32, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x31*x50
+    x63 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x64 = x4*x63
+    x65 = sigma_attn*n_layers
+    x66 = n_sh*x44
+    x67 = numpy.sqrt(d_head)
+    x68 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x67/x48))
+    x69 = numpy.minimum(x32, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x67)))
+    x70 = d_head*n_q
+    x71 = x36*x47 + x47*x70
+    x72 = d_model*n_layers*x24*x44
+    x73 = ctx + x7 - 1/2
+    x74 = ctx + q_len - 1
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = n_unembed*p_emb
+    x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
+    x79 = n_attn + x72
+    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x68 + p_act*x36*x63/x68 + x62*x69*x70 + x64/x69 + x71)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x72) + x2*(f_idx*n_layers*x32*x73 + w_idx*(2*x32 - 2) + x0*x70*(x57*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x79) + x55*x78 + x77, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x70) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x71) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
 
 
-def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -2272,7 +2413,7 @@ def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
 
 
-def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2286,7 +2427,7 @@ def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2314,10 +2455,10 @@ def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2329,24 +2470,27 @@ def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2374,7 +2518,7 @@ def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2407,22 +2551,25 @@ def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
     x4 = d_model*p_act
     x5 = x3*x4
     x6 = sigma_attn**(-1.0)
@@ -2434,10 +2581,10 @@ def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x12 = bw_ar_intra**(-1.0)
     x13 = (1/2)*q_len
     x14 = b*x13
-    x15 = x14*x5
-    x16 = numpy.where(numpy.less_equal(x9, 1), 0, x15*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
-    x17 = b*x7
-    x18 = numpy.less_equal(s, x13*x17)
+    x15 = x14*x2
+    x16 = x15*x4
+    x17 = numpy.where(numpy.less_equal(x9, 1), 0, x16*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
+    x18 = numpy.less_equal(s, x14*x7)
     x19 = numpy.minimum(n_experts, x8)
     x20 = numpy.where(x18, x19, 1)
     x21 = x8/numpy.maximum(1, x20)
@@ -2448,47 +2595,52 @@ def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
     x27 = x26**(-1.0)
     x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x15*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x16 + numpy.where(x24, 0, x15*x28) + numpy.where(x24, 0, d_model*p_disp*x14*x28*x3), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x29 = n_layers*x17 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x16*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x17 + numpy.where(x24, 0, x16*x28) + numpy.where(x24, 0, d_model*p_disp*x15*x28), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
     x30 = d_model*vocab
     x31 = s**(-1.0)
     x32 = n_ff_in + n_ff_out
     x33 = n_layers*x32
     x34 = d_model*d_ff_shared*n_sh*x33
     x35 = ctx + x13 - 1/2
-    x36 = x2*x7
-    x37 = d_model*p
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x38/numpy.sqrt(d_ff)))
-    x40 = p_act*x36
-    x41 = x36*x4
-    x42 = n_pp*x3/hbm_bw
-    x43 = numpy.maximum(1, x9)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = x38*x44
-    x46 = numpy.minimum(x9, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
-    x47 = x40*x6
-    x48 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x49 = x4*x48
-    x50 = sigma_attn*n_layers
-    x51 = d_head*n_q
-    x52 = c_kv + c_q
-    x53 = n_q + 2*n_q/g
-    x54 = d_head*x53
-    x55 = numpy.sqrt(x52)
-    x56 = numpy.minimum(x9, numpy.maximum(1, x44*x55/x38))
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x9, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x57)))
-    x59 = p_act*x48
-    x60 = numpy.minimum(x9, numpy.maximum(1, x44*numpy.sqrt(x53)*x57/x55))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x43*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x31 + 2*x34) + x2*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x42*(n_experts*x33*(1 - (1 - x31)**x36)*(d_ff*x31*x39*x40 + d_ff*x37 + x22*x31*x41/x39) + p_emb*x30) + x42*(w_idx*p*x8 + n_sh*x32*x50*(d_ff_shared*x37 + d_ff_shared*x46*x47 + x49/x46) + x17*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x50*(p*x52*x54 + x37*x51 + x37*x52 + x41*x56*x6 + x47*x51*x58 + x47*x52*x60 + x49/x58 + x52*x59/x56 + x54*x59/x60))), numpy.inf)
+    x36 = ctx + q_len - 1
+    x37 = ctx**2 - ctx
+    x38 = (1/2)/q_len
+    x39 = r_cmp**(-1.0)
+    x40 = x3*x7
+    x41 = d_model*p
+    x42 = numpy.sqrt(d_model)
+    x43 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x42/numpy.sqrt(d_ff)))
+    x44 = p_act*x40
+    x45 = x4*x40
+    x46 = n_pp*x2/hbm_bw
+    x47 = kv_win*numpy.minimum(ctx, ctx_win)
+    x48 = b*numpy.maximum(1, x9)
+    x49 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x50 = x42*x49
+    x51 = numpy.minimum(x9, numpy.maximum(1, x50/numpy.sqrt(d_ff_shared)))
+    x52 = x44*x6
+    x53 = n_gpu/(n_pp**2*sigma_attn**2)
+    x54 = x5*x53
+    x55 = sigma_attn*n_layers
+    x56 = d_head*n_q
+    x57 = c_kv + c_q
+    x58 = n_q + 2*n_q/g
+    x59 = d_head*x58
+    x60 = numpy.sqrt(x57)
+    x61 = numpy.minimum(x9, numpy.maximum(1, x49*x60/x42))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x9, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x62)))
+    x64 = p_act*x3*x53
+    x65 = numpy.minimum(x9, numpy.maximum(1, x49*numpy.sqrt(x58)*x62/x60))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x48*(st_cmp + ctx*(kv_idx + kv_bytes) + x47))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))))/flops), x46*(n_experts*x33*(1 - (1 - x31)**x40)*(d_ff*x31*x43*x44 + d_ff*x41 + x22*x31*x45/x43) + p_emb*x30) + x46*(w_idx*p*x8 + n_sh*x32*x55*(d_ff_shared*x41 + d_ff_shared*x51*x52 + x54/x51) + x48*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x47) + x55*(p*x57*x59 + x41*x56 + x41*x57 + x45*x6*x61 + x52*x56*x63 + x52*x57*x65 + x54/x63 + x57*x64/x61 + x59*x64/x65))), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2502,11 +2654,11 @@ def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2534,7 +2686,7 @@ def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2557,30 +2709,35 @@ def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x19 = d_model*d_ff_shared*n_layers*x18
     x20 = x9/sigma_attn
     x21 = ctx + x5 - 1/2
-    x22 = d_head*n_q
-    x23 = d_model*p
-    x24 = c_kv + c_q
-    x25 = x2*x6
-    x26 = p_act*x25
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x29 = x16*x26
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x25)*(d_ff*x23 + d_ff*x28*x29 + d_model*x12*x29/x28) + p*x24*x27 + x18*(d_ff_shared*x23 + x26*(d_model + d_ff_shared)) + x22*x23 + x23*x24 + x26*(d_model + x22) + x26*(d_model + x24) + x26*(x24 + x27)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    x25 = r_cmp**(-1.0)
+    x26 = kv_win*numpy.minimum(ctx, ctx_win)
+    x27 = d_head*n_q
+    x28 = d_model*p
+    x29 = c_kv + c_q
+    x30 = x2*x6
+    x31 = p_act*x30
+    x32 = d_head*(n_q + 2*n_q/g)
+    x33 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
+    x34 = x16*x31
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x33*x34 + d_model*x12*x34/x33) + p*x29*x32 + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x27*x28 + x28*x29 + x31*(d_model + x27) + x31*(d_model + x29) + x31*(x29 + x32)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x26))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2596,14 +2753,14 @@ def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2648,36 +2805,41 @@ def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x41 = n_pp*x3/hbm_bw
     x42 = w_idx*p*x11
     x43 = numpy.maximum(1, x22)
-    x44 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x45 = d_ff_shared*x35
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = x36*x46
-    x48 = numpy.minimum(x22, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
-    x49 = x21*x38
-    x50 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x51 = x4*x50
-    x52 = sigma_attn*n_layers
-    x53 = n_sh*x32
-    x54 = c_kv + c_q
-    x55 = numpy.sqrt(x54)
-    x56 = numpy.minimum(x22, numpy.maximum(1, x46*x55/x36))
-    x57 = numpy.sqrt(d_head)
-    x58 = n_q + 2*n_q/g
-    x59 = numpy.minimum(x22, numpy.maximum(1, x46*x57*numpy.sqrt(x58)/x55))
-    x60 = numpy.minimum(x22, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x57)))
-    x61 = p_act*x50
-    x62 = d_head*n_q
-    x63 = d_head*x58
-    x64 = p*x54*x63 + x35*x54 + x35*x62
-    x65 = d_model*d_ff_shared*n_layers*x53
-    x66 = ctx + x7 - 1/2
-    x67 = n_unembed*p_emb
-    x68 = ctx*b*(kv_idx + kv_bytes)
-    x69 = n_attn + x65
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x44 + x52*x53*(d_ff_shared*x48*x49 + x45 + x51/x48) + x52*(d_model*x49*x56 + x49*x54*x59 + x49*x60*x62 + x51/x60 + x54*x61/x56 + x64 + x61*x63/x59)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x65) + x2*(f_idx*n_layers*x22*x66 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x69) + x43*x68 + x67, x6, x41*(n_layers*(x38*(d_model + x54) + x38*(d_model + x62) + x38*(x54 + x63) + x40 + x53*(x38*(d_model + d_ff_shared) + x45) + x64) + x31 + x42 + x44), p*(n_ff + w_idx*(x11 - 1) + x69) + x67 + x68
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = r_cmp**(-1.0)
+    x46 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x44)
+    x47 = d_ff_shared*x35
+    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x49 = x36*x48
+    x50 = numpy.minimum(x22, numpy.maximum(1, x49/numpy.sqrt(d_ff_shared)))
+    x51 = x21*x38
+    x52 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x53 = x4*x52
+    x54 = sigma_attn*n_layers
+    x55 = n_sh*x32
+    x56 = c_kv + c_q
+    x57 = numpy.sqrt(x56)
+    x58 = numpy.minimum(x22, numpy.maximum(1, x48*x57/x36))
+    x59 = numpy.sqrt(d_head)
+    x60 = n_q + 2*n_q/g
+    x61 = numpy.minimum(x22, numpy.maximum(1, x48*x59*numpy.sqrt(x60)/x57))
+    x62 = numpy.minimum(x22, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x59)))
+    x63 = p_act*x52
+    x64 = d_head*n_q
+    x65 = d_head*x60
+    x66 = p*x56*x65 + x35*x56 + x35*x64
+    x67 = d_model*d_ff_shared*n_layers*x55
+    x68 = ctx + x7 - 1/2
+    x69 = ctx + q_len - 1
+    x70 = ctx**2 - ctx
+    x71 = (1/2)/q_len
+    x72 = n_unembed*p_emb
+    x73 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
+    x74 = n_attn + x67
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + x51*x56*x61 + x51*x62*x64 + x53/x62 + x56*x63/x58 + x66 + x63*x65/x61)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x67) + x2*(f_idx*n_layers*x22*x68 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x45*numpy.where(numpy.greater_equal(k_top, x69), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x71*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x70))) + numpy.where(numpy.greater_equal(ctx_win, x69), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x71*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x70))))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x74) + x43*x73 + x72, x6, x41*(n_layers*(x38*(d_model + x56) + x38*(d_model + x64) + x38*(x56 + x65) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x66) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x74) + x72 + x73
 
 
-def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -2712,80 +2874,85 @@ def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x31 = sigma_attn**(-1.0)
     x32 = x13*x31
     x33 = ctx + x9 - 1/2
-    x34 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x35 = p_emb*x26
-    x36 = w_idx*p*x13
-    x37 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x38 = d_model*p
-    x39 = d_ff_shared*x38
-    x40 = x10*x4
-    x41 = p_act*x40
-    x42 = n_sh*x28
-    x43 = numpy.sqrt(d_model)
-    x44 = numpy.sqrt(x20)
-    x45 = numpy.maximum(1, numpy.minimum(x19, x43*x44/numpy.sqrt(d_ff)))
-    x46 = x27*x41
-    x47 = n_experts*x28*(1 - (1 - x27)**x40)*(d_ff*x38 + d_ff*x45*x46 + d_model*x20*x46/x45)
-    x48 = d_head*n_q
-    x49 = c_kv + c_q
-    x50 = n_q + 2*n_q/g
-    x51 = d_head*x50
-    x52 = p*x49*x51 + x38*x48 + x38*x49
-    x53 = n_pp*x5/hbm_bw
-    x54 = x53*(n_layers*(x41*(d_model + x48) + x41*(d_model + x49) + x41*(x49 + x51) + x42*(x39 + x41*(d_model + d_ff_shared)) + x47 + x52) + x35 + x36 + x37)
-    x55 = numpy.greater_equal(n_gpu, n_pp)
-    x56 = numpy.less_equal(n_pp, b)
-    x57 = hbm_cap*n_gpu
-    x58 = n_unembed*p_emb
-    x59 = ctx*b*(kv_idx + kv_bytes)
-    x60 = n_attn + x30
-    x61 = numpy.logical_and(numpy.logical_and(x55, x56), numpy.greater_equal(x57, p*(n_ff + w_idx*(x13 - 1) + x60) + x58 + x59))
-    x62 = numpy.ceil(x17*x32)
-    x63 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x62 - 1), x22*x62*numpy.maximum(0, x32/x62 - 1)))
-    x64 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x65 = numpy.minimum(n_active, x18)
-    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x65)
-    x67 = x66**(-1.0)
-    x68 = (1 - x31)*numpy.maximum(x3*x65*x67*(x66 - 1), x22*x66*numpy.maximum(0, x65*x67 - 1))
-    x69 = x23*x5
-    x70 = numpy.where(x64, 0, x24*x68) + numpy.where(x64, 0, d_model*p_disp*x68*x69)
-    x71 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x72 = n_layers*x63 + n_layers*numpy.where(x71, x63 + x70, 0) + x25
-    x73 = numpy.maximum(1, x32)
-    x74 = numpy.sqrt(n_gpu)
-    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x76 = x74*x75
-    x77 = x43*x76
-    x78 = numpy.minimum(x32, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
-    x79 = x31*x41
-    x80 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x81 = x6*x80
-    x82 = sigma_attn*n_layers
-    x83 = numpy.sqrt(x49)
-    x84 = numpy.minimum(x32, numpy.maximum(1, x76*x83/x43))
-    x85 = numpy.sqrt(d_head)
-    x86 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x50)*x76*x85/x83))
-    x87 = numpy.minimum(x32, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
-    x88 = p_act*x80
-    x89 = x53*(n_layers*x47 + x35) + x53*(x36 + x37*x73 + x42*x82*(d_ff_shared*x78*x79 + x39 + x81/x78) + x82*(d_model*x79*x84 + x48*x79*x87 + x49*x79*x86 + x49*x88/x84 + x51*x88/x86 + x52 + x81/x87))
-    x90 = numpy.logical_and(numpy.logical_and(x55, x56), numpy.greater_equal(x57, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x60) + x58 + x59*x73))
-    x91 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x92 = numpy.sqrt(x21)
-    x93 = numpy.maximum(x3*(x92 - 1), x22*x92*numpy.maximum(0, x44/x92 - 1))
-    x94 = p_act*x69
-    x95 = n_layers*(numpy.where(x91, 0, n_ff_out*x24*x93) + numpy.where(x91, 0, n_ff_in*x93*x94*(d_ff*n_active + x29))) + x8
-    x96 = numpy.less_equal(x76, 1)
-    x97 = numpy.sqrt(x62)
-    x98 = numpy.maximum(x3*(x97 - 1), x22*x97*numpy.maximum(0, x76/x97 - 1))
-    x99 = n_layers*(numpy.where(x96, 0, x24*x98) + numpy.where(x96, 0, x51*x94*x98)) + n_layers*numpy.where(x71, x70 + numpy.where(x96, 0, x23*x6*x75*x98/x74), 0) + x95
-    return numpy.where(x61, x1 + x2*x25 + numpy.maximum(numpy.maximum(x34, x54), omega_net*x25), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x34, x89), omega_net*x72), numpy.inf), numpy.where(x61, x1 + x2*x95 + numpy.maximum(numpy.maximum(x34, x54), omega_net*x95), numpy.inf), numpy.where(x90, x1 + x2*x99 + numpy.maximum(numpy.maximum(x34, x89), omega_net*x99), numpy.inf)
+    x34 = ctx + q_len - 1
+    x35 = ctx**2 - ctx
+    x36 = (1/2)/q_len
+    x37 = r_cmp**(-1.0)
+    x38 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x37*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x39 = p_emb*x26
+    x40 = w_idx*p*x13
+    x41 = kv_win*numpy.minimum(ctx, ctx_win)
+    x42 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x37 + x41)
+    x43 = d_model*p
+    x44 = d_ff_shared*x43
+    x45 = x10*x4
+    x46 = p_act*x45
+    x47 = n_sh*x28
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.sqrt(x20)
+    x50 = numpy.maximum(1, numpy.minimum(x19, x48*x49/numpy.sqrt(d_ff)))
+    x51 = x27*x46
+    x52 = n_experts*x28*(1 - (1 - x27)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x20*x51/x50)
+    x53 = d_head*n_q
+    x54 = c_kv + c_q
+    x55 = n_q + 2*n_q/g
+    x56 = d_head*x55
+    x57 = p*x54*x56 + x43*x53 + x43*x54
+    x58 = n_pp*x5/hbm_bw
+    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
+    x60 = numpy.greater_equal(n_gpu, n_pp)
+    x61 = numpy.less_equal(n_pp, b)
+    x62 = hbm_cap*n_gpu
+    x63 = n_unembed*p_emb
+    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
+    x65 = n_attn + x30
+    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x13 - 1) + x65) + x63 + x64))
+    x67 = numpy.ceil(x17*x32)
+    x68 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x67 - 1), x22*x67*numpy.maximum(0, x32/x67 - 1)))
+    x69 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x70 = numpy.minimum(n_active, x18)
+    x71 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x70)
+    x72 = x71**(-1.0)
+    x73 = (1 - x31)*numpy.maximum(x3*x70*x72*(x71 - 1), x22*x71*numpy.maximum(0, x70*x72 - 1))
+    x74 = x23*x5
+    x75 = numpy.where(x69, 0, x24*x73) + numpy.where(x69, 0, d_model*p_disp*x73*x74)
+    x76 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x77 = n_layers*x68 + n_layers*numpy.where(x76, x68 + x75, 0) + x25
+    x78 = numpy.maximum(1, x32)
+    x79 = numpy.sqrt(n_gpu)
+    x80 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x81 = x79*x80
+    x82 = x48*x81
+    x83 = numpy.minimum(x32, numpy.maximum(1, x82/numpy.sqrt(d_ff_shared)))
+    x84 = x31*x46
+    x85 = n_gpu*x4/(n_pp**2*sigma_attn**2)
+    x86 = x6*x85
+    x87 = sigma_attn*n_layers
+    x88 = numpy.sqrt(x54)
+    x89 = numpy.minimum(x32, numpy.maximum(1, x81*x88/x48))
+    x90 = numpy.sqrt(d_head)
+    x91 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x55)*x81*x90/x88))
+    x92 = numpy.minimum(x32, numpy.maximum(1, x82/(numpy.sqrt(n_q)*x90)))
+    x93 = p_act*x85
+    x94 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x78 + x47*x87*(d_ff_shared*x83*x84 + x44 + x86/x83) + x87*(d_model*x84*x89 + x53*x84*x92 + x54*x84*x91 + x54*x93/x89 + x56*x93/x91 + x57 + x86/x92))
+    x95 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x65) + x63 + x64*x78))
+    x96 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x97 = numpy.sqrt(x21)
+    x98 = numpy.maximum(x3*(x97 - 1), x22*x97*numpy.maximum(0, x49/x97 - 1))
+    x99 = p_act*x74
+    x100 = n_layers*(numpy.where(x96, 0, n_ff_out*x24*x98) + numpy.where(x96, 0, n_ff_in*x98*x99*(d_ff*n_active + x29))) + x8
+    x101 = numpy.less_equal(x81, 1)
+    x102 = numpy.sqrt(x67)
+    x103 = numpy.maximum(x3*(x102 - 1), x102*x22*numpy.maximum(0, -1 + x81/x102))
+    x104 = n_layers*(numpy.where(x101, 0, x103*x24) + numpy.where(x101, 0, x103*x56*x99)) + n_layers*numpy.where(x76, x75 + numpy.where(x101, 0, x103*x23*x6*x80/x79), 0) + x100
+    return numpy.where(x66, x1 + x2*x25 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x25), numpy.inf), numpy.where(x95, x1 + x2*x77 + numpy.maximum(numpy.maximum(x38, x94), omega_net*x77), numpy.inf), numpy.where(x66, x1 + x100*x2 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x100), numpy.inf), numpy.where(x95, x1 + x104*x2 + numpy.maximum(numpy.maximum(x38, x94), omega_net*x104), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -2813,7 +2980,7 @@ def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
 
 
-def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2830,7 +2997,7 @@ def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2858,10 +3025,10 @@ def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2873,24 +3040,27 @@ def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2924,7 +3094,7 @@ def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2957,22 +3127,25 @@ def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = b*q_len
     x4 = d_model*p_act
     x5 = x3*x4
     x6 = numpy.sqrt(n_gpu)
@@ -2986,66 +3159,72 @@ def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x14 = x11*x13
     x15 = numpy.sqrt(numpy.ceil(x10*x14))
     x16 = bw_ar_intra**(-1.0)
-    x17 = (1/2)*q_len
-    x18 = b*x17
-    x19 = x18*numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
-    x20 = n_q + 2*n_q/g
-    x21 = d_head*x20
-    x22 = p_act*x3
-    x23 = b*x12
-    x24 = numpy.less_equal(s, x17*x23)
-    x25 = numpy.minimum(n_experts, x13)
-    x26 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x25, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x25, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x25, 1), 1, x25**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x27 = numpy.where(x24, x25, 1)
-    x28 = x13/numpy.maximum(1, x27)
-    x29 = numpy.maximum(1, x28)
-    x30 = numpy.sqrt(numpy.ceil(x10*x29))
-    x31 = numpy.sqrt(x29)
-    x32 = x18*numpy.maximum(x1*(x30 - 1), x16*x30*numpy.maximum(0, -1 + x31/x30))
-    x33 = d_ff_shared*n_sh
-    x34 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x35 = numpy.minimum(n_active, x27)
-    x36 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35)
-    x37 = x36**(-1.0)
-    x38 = x18*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
-    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x5) + numpy.where(x26, 0, n_ff_in*x22*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x19*x5) + numpy.where(x9, 0, x19*x21*x22)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x5) + numpy.where(x34, 0, d_model*p_disp*x3*x38) + numpy.where(x9, 0, x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x40 = d_model*vocab
-    x41 = s**(-1.0)
-    x42 = n_ff_in + n_ff_out
-    x43 = n_layers*x42
-    x44 = d_model*x33*x43
-    x45 = ctx + x17 - 1/2
-    x46 = x12*x2
-    x47 = d_model*p
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.maximum(1, numpy.minimum(x28, x31*x48/numpy.sqrt(d_ff)))
-    x50 = p_act*x46
-    x51 = x4*x46
-    x52 = n_pp*x3/hbm_bw
-    x53 = numpy.maximum(1, x14)
-    x54 = x48*x8
-    x55 = numpy.minimum(x14, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
-    x56 = x11*x50
-    x57 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x58 = x4*x57
-    x59 = sigma_attn*n_layers
-    x60 = d_head*n_q
-    x61 = c_kv + c_q
-    x62 = numpy.sqrt(x61)
-    x63 = numpy.minimum(x14, numpy.maximum(1, x62*x8/x48))
-    x64 = numpy.sqrt(d_head)
-    x65 = numpy.minimum(x14, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x64)))
-    x66 = p_act*x57
-    x67 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x20)*x64*x8/x62))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x53*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x3*(2*n_attn*x2 + 2*b*q_lm*x40 + x2*(2*n_ff*x41 + 2*x44) + x2*(f_idx*n_layers*x14*x45 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x52*(n_experts*x43*(1 - (1 - x41)**x46)*(d_ff*x41*x49*x50 + d_ff*x47 + x29*x41*x51/x49) + p_emb*x40) + x52*(w_idx*p*x13 + n_sh*x42*x59*(d_ff_shared*x47 + d_ff_shared*x55*x56 + x58/x55) + x23*x53*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x59*(p*x21*x61 + x11*x51*x63 + x21*x66/x67 + x47*x60 + x47*x61 + x56*x60*x65 + x56*x61*x67 + x58/x65 + x61*x66/x63))), numpy.inf)
+    x17 = numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
+    x18 = (1/2)*q_len
+    x19 = b*x18
+    x20 = x19*x2
+    x21 = x17*x20
+    x22 = n_q + 2*n_q/g
+    x23 = d_head*x22
+    x24 = p_act*x23
+    x25 = numpy.less_equal(s, x12*x19)
+    x26 = numpy.minimum(n_experts, x13)
+    x27 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x26, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x28 = numpy.where(x25, x26, 1)
+    x29 = x13/numpy.maximum(1, x28)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.sqrt(numpy.ceil(x10*x30))
+    x32 = numpy.sqrt(x30)
+    x33 = x20*numpy.maximum(x1*(x31 - 1), x16*x31*numpy.maximum(0, -1 + x32/x31))
+    x34 = d_ff_shared*n_sh
+    x35 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x36 = numpy.minimum(n_active, x28)
+    x37 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x10*x28)) + (1 - xi_ep)*numpy.ceil(x10*x36)
+    x38 = x37**(-1.0)
+    x39 = x20*(1 - x11)*numpy.maximum(x1*x36*x38*(x37 - 1), x16*x37*numpy.maximum(0, x36*x38 - 1))
+    x40 = n_layers*(numpy.where(x27, 0, n_ff_out*x33*x4) + numpy.where(x27, 0, n_ff_in*p_act*x33*(d_ff*n_active + x34))) + n_layers*(numpy.where(x9, 0, x21*x24) + numpy.where(x9, 0, x21*x4)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), numpy.where(x35, 0, x39*x4) + numpy.where(x35, 0, d_model*p_disp*x39) + numpy.where(x9, 0, x17*x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x41 = d_model*vocab
+    x42 = s**(-1.0)
+    x43 = n_ff_in + n_ff_out
+    x44 = n_layers*x43
+    x45 = d_model*x34*x44
+    x46 = ctx + x18 - 1/2
+    x47 = ctx + q_len - 1
+    x48 = ctx**2 - ctx
+    x49 = (1/2)/q_len
+    x50 = r_cmp**(-1.0)
+    x51 = x12*x3
+    x52 = d_model*p
+    x53 = numpy.sqrt(d_model)
+    x54 = numpy.maximum(1, numpy.minimum(x29, x32*x53/numpy.sqrt(d_ff)))
+    x55 = p_act*x51
+    x56 = x4*x51
+    x57 = n_pp*x2/hbm_bw
+    x58 = kv_win*numpy.minimum(ctx, ctx_win)
+    x59 = b*numpy.maximum(1, x14)
+    x60 = x53*x8
+    x61 = numpy.minimum(x14, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x11*x55
+    x63 = n_gpu/(n_pp**2*sigma_attn**2)
+    x64 = x5*x63
+    x65 = sigma_attn*n_layers
+    x66 = d_head*n_q
+    x67 = c_kv + c_q
+    x68 = numpy.sqrt(x67)
+    x69 = numpy.minimum(x14, numpy.maximum(1, x68*x8/x53))
+    x70 = numpy.sqrt(d_head)
+    x71 = numpy.minimum(x14, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x70)))
+    x72 = x3*x63
+    x73 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x22)*x70*x8/x68))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x45)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x40*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x40, x2*(2*n_attn*x3 + 2*b*q_lm*x41 + x3*(2*n_ff*x42 + 2*x45) + x3*(f_idx*n_layers*x14*x46 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x50*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops), x57*(n_experts*x44*(1 - (1 - x42)**x51)*(d_ff*x42*x54*x55 + d_ff*x52 + x30*x42*x56/x54) + p_emb*x41) + x57*(w_idx*p*x13 + n_sh*x43*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x58) + x65*(p*x23*x67 + p_act*x67*x72/x69 + x11*x56*x69 + x24*x72/x73 + x52*x66 + x52*x67 + x62*x66*x71 + x62*x67*x73 + x64/x71))), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3062,11 +3241,11 @@ def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3100,7 +3279,7 @@ def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -3126,30 +3305,35 @@ def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x22 = d_model*n_layers*x17*x21
     x23 = x9/sigma_attn
     x24 = ctx + x5 - 1/2
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = c_kv + c_q
-    x28 = x2*x6
-    x29 = p_act*x28
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
-    x32 = x20*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x13*x32/x31) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + p*x27*x30 + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = c_kv + c_q
+    x33 = x2*x6
+    x34 = p_act*x33
+    x35 = d_head*(n_q + 2*n_q/g)
+    x36 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x37 = x20*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x13*x37/x36) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + p*x32*x35 + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x29))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3165,14 +3349,14 @@ def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -3229,46 +3413,51 @@ def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x53 = n_pp*x3/hbm_bw
     x54 = w_idx*p*x11
     x55 = numpy.maximum(1, x32)
-    x56 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x57 = d_ff_shared*x47
-    x58 = x29*x48
-    x59 = numpy.minimum(x32, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
-    x60 = x31*x50
-    x61 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x62 = x4*x61
-    x63 = sigma_attn*n_layers
-    x64 = n_sh*x44
-    x65 = c_kv + c_q
-    x66 = numpy.sqrt(x65)
-    x67 = numpy.minimum(x32, numpy.maximum(1, x29*x66/x48))
-    x68 = numpy.sqrt(d_head)
-    x69 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x68/x66))
-    x70 = numpy.minimum(x32, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x68)))
-    x71 = p_act*x61
-    x72 = d_head*n_q
-    x73 = p*x36*x65 + x47*x65 + x47*x72
-    x74 = d_model*n_layers*x24*x44
-    x75 = ctx + x7 - 1/2
-    x76 = n_unembed*p_emb
-    x77 = ctx*b*(kv_idx + kv_bytes)
-    x78 = n_attn + x74
-    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x56 + x63*x64*(d_ff_shared*x59*x60 + x57 + x62/x59) + x63*(d_model*x60*x67 + x36*x71/x69 + x60*x65*x69 + x60*x70*x72 + x62/x70 + x65*x71/x67 + x73)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x74) + x2*(f_idx*n_layers*x32*x75 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x75, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x78) + x55*x77 + x76, x6, x53*(n_layers*(x50*(d_model + x65) + x50*(d_model + x72) + x50*(x36 + x65) + x52 + x64*(x50*(d_model + d_ff_shared) + x57) + x73) + x43 + x54 + x56), p*(n_ff + w_idx*(x11 - 1) + x78) + x76 + x77
+    x56 = kv_win*numpy.minimum(ctx, ctx_win)
+    x57 = r_cmp**(-1.0)
+    x58 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x57 + x56)
+    x59 = d_ff_shared*x47
+    x60 = x29*x48
+    x61 = numpy.minimum(x32, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x31*x50
+    x63 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x64 = x4*x63
+    x65 = sigma_attn*n_layers
+    x66 = n_sh*x44
+    x67 = c_kv + c_q
+    x68 = numpy.sqrt(x67)
+    x69 = numpy.minimum(x32, numpy.maximum(1, x29*x68/x48))
+    x70 = numpy.sqrt(d_head)
+    x71 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x70/x68))
+    x72 = numpy.minimum(x32, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x70)))
+    x73 = p_act*x63
+    x74 = d_head*n_q
+    x75 = p*x36*x67 + x47*x67 + x47*x74
+    x76 = d_model*n_layers*x24*x44
+    x77 = ctx + x7 - 1/2
+    x78 = ctx + q_len - 1
+    x79 = ctx**2 - ctx
+    x80 = (1/2)/q_len
+    x81 = n_unembed*p_emb
+    x82 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
+    x83 = n_attn + x76
+    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x69 + x36*x73/x71 + x62*x67*x71 + x62*x72*x74 + x64/x72 + x67*x73/x69 + x75)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x76) + x2*(f_idx*n_layers*x32*x77 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x57*numpy.where(numpy.greater_equal(k_top, x78), x77, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x80*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x79))) + numpy.where(numpy.greater_equal(ctx_win, x78), x77, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x80*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x79))))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x83) + x55*x82 + x81, x6, x53*(n_layers*(x50*(d_model + x67) + x50*(d_model + x74) + x50*(x36 + x67) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x75) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x83) + x81 + x82
 
 
-def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3291,37 +3480,40 @@ def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3345,18 +3537,21 @@ def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3374,48 +3569,53 @@ def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x14 = d_model*vocab
     x15 = n_ff_in + n_ff_out
     x16 = ctx + x11 - 1/2
-    x17 = d_head*n_q
-    x18 = n_pp*x4/hbm_bw
-    x19 = b*numpy.maximum(1, g*x9/n_q)
-    x20 = d_model*p
-    x21 = numpy.sqrt(d_model)
-    x22 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x23 = x21*x22
-    x24 = numpy.minimum(x9, numpy.maximum(1, x23/numpy.sqrt(d_ff)))
-    x25 = x6*x7
-    x26 = p_act*x1
-    x27 = x25*x26
-    x28 = n_gpu/(n_pp**2*sigma_attn**2)
-    x29 = x28*x3
-    x30 = sigma_attn*n_layers
-    x31 = d_head*x20
-    x32 = n_q + 2*n_q/g
-    x33 = numpy.sqrt(d_head)
-    x34 = numpy.minimum(x9, numpy.maximum(1, x23/(numpy.sqrt(n_q)*x33)))
-    x35 = numpy.minimum(x9, numpy.maximum(1, x22*numpy.sqrt(x32)*x33/x21))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x19*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x18 + x18*(w_idx*p*x8 + x15*x30*(d_ff*x20 + d_ff*x24*x27 + x29/x24) + x19*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x30*(d_head*x26*x28*x32/x35 + n_q*x31 + x17*x27*x34 + x25*x3*x35 + x29/x34 + x31*x32))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x17*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x17 = ctx + q_len - 1
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = r_cmp**(-1.0)
+    x21 = d_head*n_q
+    x22 = n_pp*x4/hbm_bw
+    x23 = kv_win*numpy.minimum(ctx, ctx_win)
+    x24 = b*numpy.maximum(1, g*x9/n_q)
+    x25 = d_model*p
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = x26*x27
+    x29 = numpy.minimum(x9, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x6*x7
+    x31 = p_act*x1
+    x32 = x30*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x3*x33
+    x35 = sigma_attn*n_layers
+    x36 = d_head*x25
+    x37 = n_q + 2*n_q/g
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x9, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x38)))
+    x40 = numpy.minimum(x9, numpy.maximum(1, x27*numpy.sqrt(x37)*x38/x26))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x35*(d_ff*x25 + d_ff*x29*x32 + x34/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x35*(d_head*x31*x33*x37/x40 + n_q*x36 + x21*x32*x39 + x3*x30*x40 + x34/x39 + x36*x37))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3423,45 +3623,50 @@ def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -3481,35 +3686,40 @@ def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x16 = n_pp*x4/hbm_bw
     x17 = w_idx*p*x9
     x18 = numpy.maximum(1, g*x10/n_q)
-    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*p
-    x22 = d_ff*x21
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
-    x27 = x2*x8
-    x28 = x27*x7
-    x29 = n_gpu/(n_pp**2*sigma_attn**2)
-    x30 = x29*x3
-    x31 = sigma_attn*n_layers
-    x32 = numpy.sqrt(d_head)
-    x33 = n_q + 2*n_q/g
-    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x32*numpy.sqrt(x33)/x23))
-    x35 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x32)))
-    x36 = d_head*n_q
-    x37 = d_head*x33
-    x38 = x21*x36 + x21*x37
-    x39 = d_model*d_ff_shared*n_sh*x20
-    x40 = ctx + x12 - 1/2
-    x41 = n_unembed*p_emb
-    x42 = ctx*b*(kv_idx + kv_bytes)
-    x43 = n_attn + n_ff
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x2*x29*x37/x34 + x28*x35*x36 + x30/x35 + x38)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x39) + x1*(f_idx*n_layers*x10*x40 + w_idx*(2*x10 - 2) + x0*x36*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x43) + x18*x42 + x41, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x36) + x27*(d_model + x37) + x38) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x39 + x43) + x41 + x42
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = d_ff*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x2*x8
+    x30 = x29*x7
+    x31 = n_gpu/(n_pp**2*sigma_attn**2)
+    x32 = x3*x31
+    x33 = sigma_attn*n_layers
+    x34 = numpy.sqrt(d_head)
+    x35 = n_q + 2*n_q/g
+    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x34*numpy.sqrt(x35)/x25))
+    x37 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x34)))
+    x38 = d_head*n_q
+    x39 = d_head*x35
+    x40 = x23*x38 + x23*x39
+    x41 = d_model*d_ff_shared*n_sh*x22
+    x42 = ctx + x12 - 1/2
+    x43 = ctx + q_len - 1
+    x44 = ctx**2 - ctx
+    x45 = (1/2)/q_len
+    x46 = n_unembed*p_emb
+    x47 = n_attn + n_ff
+    x48 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x2*x31*x39/x36 + x30*x37*x38 + x32/x37 + x40)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x41) + x1*(f_idx*n_layers*x10*x42 + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -3524,64 +3734,69 @@ def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x11 = n_pp**(-1.0)
     x12 = n_gpu*x11
     x13 = w_idx*p*x12
-    x14 = b*x11
-    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = p_act*q_len*x14
-    x20 = d_head*n_q
-    x21 = n_q + 2*n_q/g
-    x22 = d_head*x21
-    x23 = x17*x20 + x17*x22
-    x24 = n_pp*x4/hbm_bw
-    x25 = 2*n_layers
-    x26 = d_ff_shared*n_sh
-    x27 = d_model*x16*x26
-    x28 = sigma_attn**(-1.0)
-    x29 = x12*x28
-    x30 = (1/2)*q_len
-    x31 = ctx + x30 - 1/2
-    x32 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x25*x27) + x3*(f_idx*n_layers*x29*x31 + w_idx*(2*x29 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x33 = numpy.greater_equal(n_gpu, n_pp)
-    x34 = numpy.less_equal(n_pp, b)
-    x35 = hbm_cap*n_gpu
-    x36 = n_unembed*p_emb
-    x37 = ctx*b*(kv_idx + kv_bytes)
-    x38 = n_attn + n_ff
-    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x12 - 1) + n_layers*x27 + x38) + x36 + x37)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x32, omega_net*x8), x24*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x22) + x23) + x10 + x13 + x15)), numpy.inf)
-    x40 = x29 - 1
-    x41 = b*x30
-    x42 = x41*x7
-    x43 = x25*numpy.where(numpy.less_equal(x29, 1), 0, x40*x42) + x8
-    x44 = numpy.maximum(1, g*x29/n_q)
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x47 = x45*x46
-    x48 = numpy.minimum(x29, numpy.maximum(1, x47/numpy.sqrt(d_ff)))
-    x49 = x19*x28
-    x50 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x51 = x50*x6
-    x52 = sigma_attn*n_layers
-    x53 = numpy.sqrt(d_head)
-    x54 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x21)*x46*x53/x45))
-    x55 = numpy.minimum(x29, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x53)))
-    x56 = p_act*x22
-    x57 = x10*x24 + x24*(x13 + x15*x44 + x16*x52*(d_ff*x48*x49 + x18 + x51/x48) + x52*(d_model*x49*x54 + x20*x49*x55 + x23 + x50*x56/x54 + x51/x55))
-    x58 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*x40 + sigma_attn*x38) + x36 + x37*x44))
-    x59 = numpy.less_equal(x46, 1)
-    x60 = x46 - 1
-    x61 = x42*x60
-    x62 = x4*x41*x5*x60
-    x63 = n_layers*(numpy.where(x59, 0, x61) + numpy.where(x59, 0, n_ff_out*x61) + numpy.where(x59, 0, x56*x62) + numpy.where(x59, 0, n_ff_in*p_act*x62*(d_ff*n_active + x26))) + x8
-    return x39, numpy.where(x58, x1 + x2*x43 + numpy.maximum(numpy.maximum(x32, x57), omega_net*x43), numpy.inf), x39, numpy.where(x58, x1 + x2*x63 + numpy.maximum(numpy.maximum(x32, x57), omega_net*x63), numpy.inf)
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*x11
+    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = d_ff*x19
+    x21 = p_act*q_len*x16
+    x22 = d_head*n_q
+    x23 = n_q + 2*n_q/g
+    x24 = d_head*x23
+    x25 = x19*x22 + x19*x24
+    x26 = n_pp*x4/hbm_bw
+    x27 = 2*n_layers
+    x28 = d_ff_shared*n_sh
+    x29 = d_model*x18*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x12*x30
+    x32 = (1/2)*q_len
+    x33 = ctx + x32 - 1/2
+    x34 = ctx + q_len - 1
+    x35 = ctx**2 - ctx
+    x36 = (1/2)/q_len
+    x37 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x27*x29) + x3*(f_idx*n_layers*x31*x33 + w_idx*(2*x31 - 2) + x0*x22*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x38 = numpy.greater_equal(n_gpu, n_pp)
+    x39 = numpy.less_equal(n_pp, b)
+    x40 = hbm_cap*n_gpu
+    x41 = n_unembed*p_emb
+    x42 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x43 = n_attn + n_ff
+    x44 = numpy.where(numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*(x12 - 1) + n_layers*x29 + x43) + x41 + x42)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x37, omega_net*x8), x26*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x24) + x25) + x10 + x13 + x17)), numpy.inf)
+    x45 = x31 - 1
+    x46 = b*x32
+    x47 = x46*x7
+    x48 = x27*numpy.where(numpy.less_equal(x31, 1), 0, x45*x47) + x8
+    x49 = numpy.maximum(1, g*x31/n_q)
+    x50 = numpy.sqrt(d_model)
+    x51 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x52 = x50*x51
+    x53 = numpy.minimum(x31, numpy.maximum(1, x52/numpy.sqrt(d_ff)))
+    x54 = x21*x30
+    x55 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x56 = x55*x6
+    x57 = sigma_attn*n_layers
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x23)*x51*x58/x50))
+    x60 = numpy.minimum(x31, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x58)))
+    x61 = p_act*x24
+    x62 = x10*x26 + x26*(x13 + x17*x49 + x18*x57*(d_ff*x53*x54 + x20 + x56/x53) + x57*(d_model*x54*x59 + x22*x54*x60 + x25 + x55*x61/x59 + x56/x60))
+    x63 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*x45 + sigma_attn*x43) + x41 + x42*x49))
+    x64 = numpy.less_equal(x51, 1)
+    x65 = x51 - 1
+    x66 = x47*x65
+    x67 = x4*x46*x5*x65
+    x68 = n_layers*(numpy.where(x64, 0, x66) + numpy.where(x64, 0, n_ff_out*x66) + numpy.where(x64, 0, x61*x67) + numpy.where(x64, 0, n_ff_in*p_act*x67*(d_ff*n_active + x28))) + x8
+    return x44, numpy.where(x63, x1 + x2*x48 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x48), numpy.inf), x44, numpy.where(x63, x1 + x2*x68 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x68), numpy.inf)
 
 
-def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -3589,11 +3804,11 @@ def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3616,31 +3831,34 @@ def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -3652,7 +3870,7 @@ def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3676,18 +3894,21 @@ def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3711,40 +3932,45 @@ def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x20 = n_gpu*x19
     x21 = x18*x20
     x22 = ctx + x8 - 1/2
-    x23 = d_head*n_q
-    x24 = n_pp*x4/hbm_bw
-    x25 = b*numpy.maximum(1, g*x21/n_q)
-    x26 = d_model*p
-    x27 = numpy.sqrt(d_model)
-    x28 = x27*x6
-    x29 = numpy.minimum(x21, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
-    x30 = x18*x19
-    x31 = p_act*x1
-    x32 = x30*x31
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x3*x33
-    x35 = sigma_attn*n_layers
-    x36 = d_head*x26
-    x37 = numpy.sqrt(d_head)
-    x38 = numpy.minimum(x21, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x37)))
-    x39 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x37*x6/x27))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x25*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x24 + x24*(w_idx*p*x20 + x17*x35*(d_ff*x26 + d_ff*x29*x32 + x34/x29) + x19*x25*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(n_q*x36 + x13*x36 + x14*x31*x33/x39 + x23*x32*x38 + x3*x30*x39 + x34/x38))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + x0*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x23 = ctx + q_len - 1
+    x24 = ctx**2 - ctx
+    x25 = (1/2)/q_len
+    x26 = r_cmp**(-1.0)
+    x27 = d_head*n_q
+    x28 = n_pp*x4/hbm_bw
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = b*numpy.maximum(1, g*x21/n_q)
+    x31 = d_model*p
+    x32 = numpy.sqrt(d_model)
+    x33 = x32*x6
+    x34 = numpy.minimum(x21, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x18*x19
+    x36 = p_act*x1
+    x37 = x35*x36
+    x38 = n_gpu/(n_pp**2*sigma_attn**2)
+    x39 = x3*x38
+    x40 = sigma_attn*n_layers
+    x41 = d_head*x31
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x21, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x42)))
+    x44 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x42*x6/x32))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x20 + x17*x40*(d_ff*x31 + d_ff*x34*x37 + x39/x34) + x19*x30*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x29) + x40*(n_q*x41 + x13*x41 + x14*x36*x38/x44 + x27*x37*x43 + x3*x35*x44 + x39/x43))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + x0*x27*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))))/flops), numpy.inf)
 
 
-def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -3756,7 +3982,7 @@ def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3764,45 +3990,50 @@ def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -3827,45 +4058,50 @@ def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x21 = sigma_attn**(-1.0)
     x22 = x19*x21
     x23 = numpy.maximum(1, g*x22/n_q)
-    x24 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x25 = n_ff_in + n_ff_out
-    x26 = d_model*p
-    x27 = d_ff*x26
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x7
-    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x18*x2
-    x32 = x21*x31
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x3*x33
-    x35 = sigma_attn*n_layers
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x36*x7/x28))
-    x38 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x36)))
-    x39 = d_head*n_q
-    x40 = x14*x26 + x26*x39
-    x41 = d_model*n_layers*x12*x25
-    x42 = ctx + x9 - 1/2
-    x43 = n_unembed*p_emb
-    x44 = ctx*b*(kv_idx + kv_bytes)
-    x45 = n_attn + n_ff
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x24 + x25*x35*(d_ff*x30*x32 + x27 + x34/x30) + x35*(d_model*x32*x37 + x14*x2*x33/x37 + x32*x38*x39 + x34/x38 + x40)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x41) + x1*(f_idx*n_layers*x22*x42 + w_idx*(2*x22 - 2) + x0*x39*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x45) + x23*x44 + x43, x6, x17*(n_layers*(x25*(x27 + x31*(d_ff + d_model)) + x31*(d_model + x14) + x31*(d_model + x39) + x40) + x16 + x20 + x24), p*(w_idx*(x19 - 1) + x41 + x45) + x43 + x44
+    x24 = kv_win*numpy.minimum(ctx, ctx_win)
+    x25 = r_cmp**(-1.0)
+    x26 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x24)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_model*p
+    x29 = d_ff*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = x30*x7
+    x32 = numpy.minimum(x22, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x18*x2
+    x34 = x21*x33
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x3*x35
+    x37 = sigma_attn*n_layers
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x38*x7/x30))
+    x40 = numpy.minimum(x22, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x38)))
+    x41 = d_head*n_q
+    x42 = x14*x28 + x28*x41
+    x43 = d_model*n_layers*x12*x27
+    x44 = ctx + x9 - 1/2
+    x45 = ctx + q_len - 1
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = n_unembed*p_emb
+    x49 = n_attn + n_ff
+    x50 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x14*x2*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x43) + x1*(f_idx*n_layers*x22*x44 + w_idx*(2*x22 - 2) + x0*x41*(x25*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x50 + x48, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x14) + x33*(d_model + x41) + x42) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x43 + x49) + x48 + x50
 
 
-def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3893,37 +4129,40 @@ def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3952,18 +4191,21 @@ def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3981,52 +4223,57 @@ def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x14 = d_model*vocab
     x15 = n_ff_in + n_ff_out
     x16 = ctx + x11 - 1/2
-    x17 = n_pp*x4/hbm_bw
-    x18 = b*numpy.maximum(1, x9)
-    x19 = d_model*p
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x6*x7
-    x25 = p_act*x1
-    x26 = x24*x25
-    x27 = n_gpu/(n_pp**2*sigma_attn**2)
-    x28 = x27*x3
-    x29 = sigma_attn*n_layers
-    x30 = d_head*n_q
-    x31 = c_kv + c_q
-    x32 = n_q + 2*n_q/g
-    x33 = d_head*x32
-    x34 = numpy.sqrt(x31)
-    x35 = numpy.minimum(x9, numpy.maximum(1, x21*x34/x20))
-    x36 = numpy.sqrt(d_head)
-    x37 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x36)))
-    x38 = x25*x27
-    x39 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x32)*x36/x34))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x17 + x17*(w_idx*p*x8 + x15*x29*(d_ff*x19 + d_ff*x23*x26 + x28/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x29*(p*x31*x33 + x19*x30 + x19*x31 + x24*x3*x35 + x26*x30*x37 + x26*x31*x39 + x28/x37 + x31*x38/x35 + x33*x38/x39))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x17 = ctx + q_len - 1
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = r_cmp**(-1.0)
+    x21 = n_pp*x4/hbm_bw
+    x22 = kv_win*numpy.minimum(ctx, ctx_win)
+    x23 = b*numpy.maximum(1, x9)
+    x24 = d_model*p
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x9, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x6*x7
+    x30 = p_act*x1
+    x31 = x29*x30
+    x32 = n_gpu/(n_pp**2*sigma_attn**2)
+    x33 = x3*x32
+    x34 = sigma_attn*n_layers
+    x35 = d_head*n_q
+    x36 = c_kv + c_q
+    x37 = n_q + 2*n_q/g
+    x38 = d_head*x37
+    x39 = numpy.sqrt(x36)
+    x40 = numpy.minimum(x9, numpy.maximum(1, x26*x39/x25))
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x41)))
+    x43 = x30*x32
+    x44 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x37)*x41/x39))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x21 + x21*(w_idx*p*x8 + x15*x34*(d_ff*x24 + d_ff*x28*x31 + x33/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x22) + x34*(p*x36*x38 + x24*x35 + x24*x36 + x29*x3*x40 + x31*x35*x42 + x31*x36*x44 + x33/x42 + x36*x43/x40 + x38*x43/x44))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -4034,32 +4281,37 @@ def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4067,14 +4319,14 @@ def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4094,39 +4346,44 @@ def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x16 = n_pp*x4/hbm_bw
     x17 = w_idx*p*x9
     x18 = numpy.maximum(1, x10)
-    x19 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*p
-    x22 = d_ff*x21
-    x23 = numpy.sqrt(d_model)
-    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.minimum(x10, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
-    x27 = x2*x8
-    x28 = x27*x7
-    x29 = n_gpu/(n_pp**2*sigma_attn**2)
-    x30 = x29*x3
-    x31 = sigma_attn*n_layers
-    x32 = c_kv + c_q
-    x33 = numpy.sqrt(x32)
-    x34 = numpy.minimum(x10, numpy.maximum(1, x24*x33/x23))
-    x35 = numpy.sqrt(d_head)
-    x36 = n_q + 2*n_q/g
-    x37 = numpy.minimum(x10, numpy.maximum(1, x24*x35*numpy.sqrt(x36)/x33))
-    x38 = numpy.minimum(x10, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x35)))
-    x39 = x2*x29
-    x40 = d_head*n_q
-    x41 = d_head*x36
-    x42 = p*x32*x41 + x21*x32 + x21*x40
-    x43 = d_model*d_ff_shared*n_sh*x20
-    x44 = ctx + x12 - 1/2
-    x45 = n_unembed*p_emb
-    x46 = ctx*b*(kv_idx + kv_bytes)
-    x47 = n_attn + n_ff
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x37 + x28*x38*x40 + x30/x38 + x32*x39/x34 + x42 + x39*x41/x37)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x43) + x1*(f_idx*n_layers*x10*x44 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x46 + x45, x6, x16*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x40) + x27*(x32 + x41) + x42) + x15 + x17 + x19), p*(w_idx*(x9 - 1) + n_layers*x43 + x47) + x45 + x46
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = d_ff*x23
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x2*x8
+    x30 = x29*x7
+    x31 = n_gpu/(n_pp**2*sigma_attn**2)
+    x32 = x3*x31
+    x33 = sigma_attn*n_layers
+    x34 = c_kv + c_q
+    x35 = numpy.sqrt(x34)
+    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x35/x25))
+    x37 = numpy.sqrt(d_head)
+    x38 = n_q + 2*n_q/g
+    x39 = numpy.minimum(x10, numpy.maximum(1, x26*x37*numpy.sqrt(x38)/x35))
+    x40 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
+    x41 = x2*x31
+    x42 = d_head*n_q
+    x43 = d_head*x38
+    x44 = p*x34*x43 + x23*x34 + x23*x42
+    x45 = d_model*d_ff_shared*n_sh*x22
+    x46 = ctx + x12 - 1/2
+    x47 = ctx + q_len - 1
+    x48 = ctx**2 - ctx
+    x49 = (1/2)/q_len
+    x50 = n_unembed*p_emb
+    x51 = n_attn + n_ff
+    x52 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x34*x39 + x30*x40*x42 + x32/x40 + x34*x41/x36 + x44 + x41*x43/x39)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x45) + x1*(f_idx*n_layers*x10*x46 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x51) + x18*x52 + x50, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x34) + x29*(d_model + x42) + x29*(x34 + x43) + x44) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x45 + x51) + x50 + x52
 
 
-def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -4141,67 +4398,72 @@ def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x11 = n_pp**(-1.0)
     x12 = n_gpu*x11
     x13 = w_idx*p*x12
-    x14 = b*x11
-    x15 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*p
-    x18 = d_ff*x17
-    x19 = p_act*q_len*x14
-    x20 = d_head*n_q
-    x21 = c_kv + c_q
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = p*x21*x23 + x17*x20 + x17*x21
-    x25 = n_pp*x4/hbm_bw
-    x26 = 2*n_layers
-    x27 = d_ff_shared*n_sh
-    x28 = d_model*x16*x27
-    x29 = sigma_attn**(-1.0)
-    x30 = x12*x29
-    x31 = (1/2)*q_len
-    x32 = ctx + x31 - 1/2
-    x33 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x26*x28) + x3*(f_idx*n_layers*x30*x32 + w_idx*(2*x30 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x34 = numpy.greater_equal(n_gpu, n_pp)
-    x35 = numpy.less_equal(n_pp, b)
-    x36 = hbm_cap*n_gpu
-    x37 = n_unembed*p_emb
-    x38 = ctx*b*(kv_idx + kv_bytes)
-    x39 = n_attn + n_ff
-    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x12 - 1) + n_layers*x28 + x39) + x37 + x38)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x33, omega_net*x8), x25*(n_layers*(x16*(x18 + x19*(d_ff + d_model)) + x19*(d_model + x20) + x19*(d_model + x21) + x19*(x21 + x23) + x24) + x10 + x13 + x15)), numpy.inf)
-    x41 = x30 - 1
-    x42 = b*x31
-    x43 = x42*x7
-    x44 = x26*numpy.where(numpy.less_equal(x30, 1), 0, x41*x43) + x8
-    x45 = numpy.maximum(1, x30)
-    x46 = numpy.sqrt(d_model)
-    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x48 = x46*x47
-    x49 = numpy.minimum(x30, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
-    x50 = x19*x29
-    x51 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x52 = x51*x6
-    x53 = sigma_attn*n_layers
-    x54 = numpy.sqrt(x21)
-    x55 = numpy.minimum(x30, numpy.maximum(1, x47*x54/x46))
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x47*x56/x54))
-    x58 = numpy.minimum(x30, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x56)))
-    x59 = p_act*x51
-    x60 = x10*x25 + x25*(x13 + x15*x45 + x16*x53*(d_ff*x49*x50 + x18 + x52/x49) + x53*(d_model*x50*x55 + x20*x50*x58 + x21*x50*x57 + x21*x59/x55 + x23*x59/x57 + x24 + x52/x58))
-    x61 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*x41 + sigma_attn*x39) + x37 + x38*x45))
-    x62 = numpy.less_equal(x47, 1)
-    x63 = x47 - 1
-    x64 = x43*x63
-    x65 = p_act*x4*x42*x5*x63
-    x66 = n_layers*(numpy.where(x62, 0, x64) + numpy.where(x62, 0, n_ff_out*x64) + numpy.where(x62, 0, x23*x65) + numpy.where(x62, 0, n_ff_in*x65*(d_ff*n_active + x27))) + x8
-    return x40, numpy.where(x61, x1 + x2*x44 + numpy.maximum(numpy.maximum(x33, x60), omega_net*x44), numpy.inf), x40, numpy.where(x61, x1 + x2*x66 + numpy.maximum(numpy.maximum(x33, x60), omega_net*x66), numpy.inf)
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*x11
+    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = d_ff*x19
+    x21 = p_act*q_len*x16
+    x22 = d_head*n_q
+    x23 = c_kv + c_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = p*x23*x25 + x19*x22 + x19*x23
+    x27 = n_pp*x4/hbm_bw
+    x28 = 2*n_layers
+    x29 = d_ff_shared*n_sh
+    x30 = d_model*x18*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x12*x31
+    x33 = (1/2)*q_len
+    x34 = ctx + x33 - 1/2
+    x35 = ctx + q_len - 1
+    x36 = ctx**2 - ctx
+    x37 = (1/2)/q_len
+    x38 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x28*x30) + x3*(f_idx*n_layers*x32*x34 + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x15*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
+    x39 = numpy.greater_equal(n_gpu, n_pp)
+    x40 = numpy.less_equal(n_pp, b)
+    x41 = hbm_cap*n_gpu
+    x42 = n_unembed*p_emb
+    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x44 = n_attn + n_ff
+    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x12 - 1) + n_layers*x30 + x44) + x42 + x43)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x38, omega_net*x8), x27*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x25) + x26) + x10 + x13 + x17)), numpy.inf)
+    x46 = x32 - 1
+    x47 = b*x33
+    x48 = x47*x7
+    x49 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x46*x48) + x8
+    x50 = numpy.maximum(1, x32)
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = x51*x52
+    x54 = numpy.minimum(x32, numpy.maximum(1, x53/numpy.sqrt(d_ff)))
+    x55 = x21*x31
+    x56 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x57 = x56*x6
+    x58 = sigma_attn*n_layers
+    x59 = numpy.sqrt(x23)
+    x60 = numpy.minimum(x32, numpy.maximum(1, x52*x59/x51))
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x52*x61/x59))
+    x63 = numpy.minimum(x32, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x61)))
+    x64 = p_act*x56
+    x65 = x10*x27 + x27*(x13 + x17*x50 + x18*x58*(d_ff*x54*x55 + x20 + x57/x54) + x58*(d_model*x55*x60 + x22*x55*x63 + x23*x55*x62 + x23*x64/x60 + x25*x64/x62 + x26 + x57/x63))
+    x66 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*x46 + sigma_attn*x44) + x42 + x43*x50))
+    x67 = numpy.less_equal(x52, 1)
+    x68 = x52 - 1
+    x69 = x48*x68
+    x70 = p_act*x4*x47*x5*x68
+    x71 = n_layers*(numpy.where(x67, 0, x69) + numpy.where(x67, 0, n_ff_out*x69) + numpy.where(x67, 0, x25*x70) + numpy.where(x67, 0, n_ff_in*x70*(d_ff*n_active + x29))) + x8
+    return x45, numpy.where(x66, x1 + x2*x49 + numpy.maximum(numpy.maximum(x38, x65), omega_net*x49), numpy.inf), x45, numpy.where(x66, x1 + x2*x71 + numpy.maximum(numpy.maximum(x38, x65), omega_net*x71), numpy.inf)
 
 
-def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -4209,11 +4471,11 @@ def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4241,31 +4503,34 @@ def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4277,7 +4542,7 @@ def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4306,18 +4571,21 @@ def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -4341,43 +4609,48 @@ def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x20 = n_gpu*x19
     x21 = x18*x20
     x22 = ctx + x8 - 1/2
-    x23 = n_pp*x4/hbm_bw
-    x24 = b*numpy.maximum(1, x21)
-    x25 = d_model*p
-    x26 = numpy.sqrt(d_model)
-    x27 = x26*x6
-    x28 = numpy.minimum(x21, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x18*x19
-    x30 = p_act*x1
-    x31 = x29*x30
-    x32 = n_gpu/(n_pp**2*sigma_attn**2)
-    x33 = x3*x32
-    x34 = sigma_attn*n_layers
-    x35 = d_head*n_q
-    x36 = c_kv + c_q
-    x37 = numpy.sqrt(x36)
-    x38 = numpy.minimum(x21, numpy.maximum(1, x37*x6/x26))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x21, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x39)))
-    x41 = x30*x32
-    x42 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x39*x6/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x24*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x23 + x23*(w_idx*p*x20 + x17*x34*(d_ff*x25 + d_ff*x28*x31 + x33/x28) + x19*x24*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x34*(p*x14*x36 + x14*x41/x42 + x25*x35 + x25*x36 + x29*x3*x38 + x31*x35*x40 + x31*x36*x42 + x33/x40 + x36*x41/x38))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x23 = ctx + q_len - 1
+    x24 = ctx**2 - ctx
+    x25 = (1/2)/q_len
+    x26 = r_cmp**(-1.0)
+    x27 = n_pp*x4/hbm_bw
+    x28 = kv_win*numpy.minimum(ctx, ctx_win)
+    x29 = b*numpy.maximum(1, x21)
+    x30 = d_model*p
+    x31 = numpy.sqrt(d_model)
+    x32 = x31*x6
+    x33 = numpy.minimum(x21, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
+    x34 = x18*x19
+    x35 = p_act*x1
+    x36 = x34*x35
+    x37 = n_gpu/(n_pp**2*sigma_attn**2)
+    x38 = x3*x37
+    x39 = sigma_attn*n_layers
+    x40 = d_head*n_q
+    x41 = c_kv + c_q
+    x42 = numpy.sqrt(x41)
+    x43 = numpy.minimum(x21, numpy.maximum(1, x42*x6/x31))
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x21, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x44)))
+    x46 = x35*x37
+    x47 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x44*x6/x42))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x29*(st_cmp + ctx*(kv_idx + kv_bytes) + x28))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x27 + x27*(w_idx*p*x20 + x17*x39*(d_ff*x30 + d_ff*x33*x36 + x38/x33) + x19*x29*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x28) + x39*(p*x14*x41 + x14*x46/x47 + x3*x34*x43 + x30*x40 + x30*x41 + x36*x40*x45 + x36*x41*x47 + x38/x45 + x41*x46/x43))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x21*x22 + w_idx*(2*x21 - 2) + c_kv*n_q*x0*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4389,7 +4662,7 @@ def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -4397,32 +4670,37 @@ def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4430,14 +4708,14 @@ def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4462,40 +4740,45 @@ def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x21 = sigma_attn**(-1.0)
     x22 = x19*x21
     x23 = numpy.maximum(1, x22)
-    x24 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x25 = n_ff_in + n_ff_out
-    x26 = d_model*p
-    x27 = d_ff*x26
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x7
-    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x18*x2
-    x32 = x21*x31
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x3*x33
-    x35 = sigma_attn*n_layers
-    x36 = c_kv + c_q
-    x37 = numpy.sqrt(x36)
-    x38 = numpy.minimum(x22, numpy.maximum(1, x37*x7/x28))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x39*x7/x37))
-    x41 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x39)))
-    x42 = x2*x33
-    x43 = d_head*n_q
-    x44 = p*x14*x36 + x26*x36 + x26*x43
-    x45 = d_model*n_layers*x12*x25
-    x46 = ctx + x9 - 1/2
-    x47 = n_unembed*p_emb
-    x48 = ctx*b*(kv_idx + kv_bytes)
-    x49 = n_attn + n_ff
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x24 + x25*x35*(d_ff*x30*x32 + x27 + x34/x30) + x35*(d_model*x32*x38 + x14*x42/x40 + x32*x36*x40 + x32*x41*x43 + x34/x41 + x36*x42/x38 + x44)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x45) + x1*(f_idx*n_layers*x22*x46 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x48 + x47, x6, x17*(n_layers*(x25*(x27 + x31*(d_ff + d_model)) + x31*(d_model + x36) + x31*(d_model + x43) + x31*(x14 + x36) + x44) + x16 + x20 + x24), p*(w_idx*(x19 - 1) + x45 + x49) + x47 + x48
+    x24 = kv_win*numpy.minimum(ctx, ctx_win)
+    x25 = r_cmp**(-1.0)
+    x26 = b*x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x24)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_model*p
+    x29 = d_ff*x28
+    x30 = numpy.sqrt(d_model)
+    x31 = x30*x7
+    x32 = numpy.minimum(x22, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
+    x33 = x18*x2
+    x34 = x21*x33
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x3*x35
+    x37 = sigma_attn*n_layers
+    x38 = c_kv + c_q
+    x39 = numpy.sqrt(x38)
+    x40 = numpy.minimum(x22, numpy.maximum(1, x39*x7/x30))
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x41*x7/x39))
+    x43 = numpy.minimum(x22, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
+    x44 = x2*x35
+    x45 = d_head*n_q
+    x46 = p*x14*x38 + x28*x38 + x28*x45
+    x47 = d_model*n_layers*x12*x27
+    x48 = ctx + x9 - 1/2
+    x49 = ctx + q_len - 1
+    x50 = ctx**2 - ctx
+    x51 = (1/2)/q_len
+    x52 = n_unembed*p_emb
+    x53 = n_attn + n_ff
+    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x14*x44/x42 + x34*x38*x42 + x34*x43*x45 + x36/x43 + x38*x44/x40 + x46)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x47) + x1*(f_idx*n_layers*x22*x48 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x25*numpy.where(numpy.greater_equal(k_top, x49), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x48, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x53) + x23*x54 + x52, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x45) + x33*(x14 + x38) + x46) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x47 + x53) + x52 + x54
 
 
-def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4511,7 +4794,7 @@ def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
 
 
-def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -4522,7 +4805,7 @@ def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4545,10 +4828,10 @@ def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4560,24 +4843,27 @@ def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -4597,7 +4883,7 @@ def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -4626,18 +4912,21 @@ def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -4653,51 +4942,55 @@ def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x12 = b*x11
     x13 = x12*x5
     x14 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x13)
-    x15 = b*x7
-    x16 = numpy.less_equal(s, x11*x15)
-    x17 = numpy.minimum(n_experts, x8)
-    x18 = numpy.where(x16, x17, 1)
-    x19 = x8/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x22 = (1 - x6)*(numpy.minimum(n_active, x18) - 1)
-    x23 = n_layers*x14 + n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x17, 1)), 1, x8*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x20 - 1)) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x17, 1), False), x14 + numpy.where(x21, 0, x13*x22) + numpy.where(x21, 0, d_model*p_disp*x12*x2*x22*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
-    x24 = d_model*vocab
-    x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = d_model*d_ff_shared*n_sh*x27
-    x29 = ctx + x11 - 1/2
-    x30 = d_head*n_q
-    x31 = x1*x7
-    x32 = d_model*p
-    x33 = numpy.sqrt(d_model)
-    x34 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x33/numpy.sqrt(d_ff)))
-    x35 = p_act*x31
-    x36 = x25*x35
-    x37 = n_pp*x2/hbm_bw
-    x38 = numpy.maximum(1, g*x9/n_q)
-    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x40 = x33*x39
-    x41 = numpy.minimum(x9, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
-    x42 = x35*x6
-    x43 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x44 = x4*x43
-    x45 = sigma_attn*n_layers
-    x46 = d_head*x32
-    x47 = n_q + 2*n_q/g
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x9, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x48)))
-    x50 = numpy.minimum(x9, numpy.maximum(1, x39*numpy.sqrt(x47)*x48/x33))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x38*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)))), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x25 + 2*x28) + x1*(f_idx*n_layers*x29*x9 + w_idx*(2*x9 - 2) + x0*x30*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x37*(n_experts*x27*(1 - (1 - x25)**x31)*(d_ff*x32 + d_ff*x34*x36 + d_model*x20*x36/x34) + p_emb*x24) + x37*(w_idx*p*x8 + n_sh*x26*x45*(d_ff_shared*x32 + d_ff_shared*x41*x42 + x44/x41) + x15*x38*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x45*(d_head*p_act*x43*x47/x50 + d_model*x42*x50 + n_q*x46 + x30*x42*x49 + x44/x49 + x46*x47))), numpy.inf)
+    x15 = numpy.less_equal(s, x12*x7)
+    x16 = numpy.minimum(n_experts, x8)
+    x17 = numpy.where(x15, x16, 1)
+    x18 = x8/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x21 = (1 - x6)*(numpy.minimum(n_active, x17) - 1)
+    x22 = n_layers*x14 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x16, 1)), 1, x8*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x19 - 1)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x14 + numpy.where(x20, 0, x13*x21) + numpy.where(x20, 0, d_model*p_disp*x12*x2*x21*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = n_layers*x25
+    x27 = d_model*d_ff_shared*n_sh*x26
+    x28 = ctx + x11 - 1/2
+    x29 = ctx + q_len - 1
+    x30 = ctx**2 - ctx
+    x31 = (1/2)/q_len
+    x32 = r_cmp**(-1.0)
+    x33 = d_head*n_q
+    x34 = x1*x7
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x36/numpy.sqrt(d_ff)))
+    x38 = p_act*x34
+    x39 = x24*x38
+    x40 = n_pp*x2/hbm_bw
+    x41 = kv_win*numpy.minimum(ctx, ctx_win)
+    x42 = b*numpy.maximum(1, g*x9/n_q)
+    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x36*x43
+    x45 = numpy.minimum(x9, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x38*x6
+    x47 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x48 = x4*x47
+    x49 = sigma_attn*n_layers
+    x50 = d_head*x35
+    x51 = n_q + 2*n_q/g
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x9, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x52)))
+    x54 = numpy.minimum(x9, numpy.maximum(1, x43*numpy.sqrt(x51)*x52/x36))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x42*(st_cmp + ctx*(kv_idx + kv_bytes) + x41))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x40*(n_experts*x26*(1 - (1 - x24)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x19*x39/x37) + p_emb*x23) + x40*(w_idx*p*x8 + n_sh*x25*x49*(d_ff_shared*x35 + d_ff_shared*x45*x46 + x48/x45) + x42*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x41) + x49*(d_head*p_act*x47*x51/x54 + d_model*x46*x54 + n_q*x50 + x33*x46*x53 + x48/x53 + x50*x51))), x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*x9 + w_idx*(2*x9 - 2) + x0*x33*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -4708,11 +5001,11 @@ def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -4732,7 +5025,7 @@ def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -4753,29 +5046,34 @@ def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x17 = d_model*d_ff_shared*n_layers*x16
     x18 = x8/sigma_attn
     x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = d_head*(n_q + 2*n_q/g)
-    x23 = x1*x5
-    x24 = p_act*x23
-    x25 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x26 = x14*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x25*x26 + d_model*x11*x26/x25) + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x20 = ctx + q_len - 1
+    x21 = ctx**2 - ctx
+    x22 = (1/2)/q_len
+    x23 = r_cmp**(-1.0)
+    x24 = d_head*n_q
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = d_model*p
+    x27 = d_head*(n_q + 2*n_q/g)
+    x28 = x1*x5
+    x29 = p_act*x28
+    x30 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x31 = x14*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -4790,14 +5088,14 @@ def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -4836,32 +5134,37 @@ def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x35 = n_pp*x2/hbm_bw
     x36 = w_idx*p*x11
     x37 = numpy.maximum(1, g*x19/n_q)
-    x38 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x39 = d_ff_shared*x29
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = x30*x40
-    x42 = numpy.minimum(x19, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
-    x43 = x18*x32
-    x44 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x45 = x4*x44
-    x46 = sigma_attn*n_layers
-    x47 = n_sh*x26
-    x48 = numpy.sqrt(d_head)
-    x49 = n_q + 2*n_q/g
-    x50 = numpy.minimum(x19, numpy.maximum(1, x40*x48*numpy.sqrt(x49)/x30))
-    x51 = numpy.minimum(x19, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x48)))
-    x52 = d_head*n_q
-    x53 = d_head*x49
-    x54 = x29*x52 + x29*x53
-    x55 = d_model*d_ff_shared*n_layers*x47
-    x56 = ctx + x7 - 1/2
-    x57 = n_unembed*p_emb
-    x58 = ctx*b*(kv_idx + kv_bytes)
-    x59 = n_attn + x55
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x38 + x46*x47*(d_ff_shared*x42*x43 + x39 + x45/x42) + x46*(d_model*x43*x50 + p_act*x44*x53/x50 + x43*x51*x52 + x45/x51 + x54)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x55) + x1*(f_idx*n_layers*x19*x56 + w_idx*(2*x19 - 2) + x0*x52*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x59) + x37*x58 + x57, x6, x35*(n_layers*(x32*(d_model + x52) + x32*(d_model + x53) + x34 + x47*(x32*(d_model + d_ff_shared) + x39) + x54) + x25 + x36 + x38), p*(n_ff + w_idx*(x11 - 1) + x59) + x57 + x58
+    x38 = kv_win*numpy.minimum(ctx, ctx_win)
+    x39 = r_cmp**(-1.0)
+    x40 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x38)
+    x41 = d_ff_shared*x29
+    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x30*x42
+    x44 = numpy.minimum(x19, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x18*x32
+    x46 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x47 = x4*x46
+    x48 = sigma_attn*n_layers
+    x49 = n_sh*x26
+    x50 = numpy.sqrt(d_head)
+    x51 = n_q + 2*n_q/g
+    x52 = numpy.minimum(x19, numpy.maximum(1, x42*x50*numpy.sqrt(x51)/x30))
+    x53 = numpy.minimum(x19, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x50)))
+    x54 = d_head*n_q
+    x55 = d_head*x51
+    x56 = x29*x54 + x29*x55
+    x57 = d_model*d_ff_shared*n_layers*x49
+    x58 = ctx + x7 - 1/2
+    x59 = ctx + q_len - 1
+    x60 = ctx**2 - ctx
+    x61 = (1/2)/q_len
+    x62 = n_unembed*p_emb
+    x63 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x64 = n_attn + x57
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + p_act*x46*x55/x52 + x45*x53*x54 + x47/x53 + x56)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x57) + x1*(f_idx*n_layers*x19*x58 + w_idx*(2*x19 - 2) + x0*x54*(x39*numpy.where(numpy.greater_equal(k_top, x59), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x58, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x64) + x37*x63 + x62, x6, x35*(n_layers*(x32*(d_model + x54) + x32*(d_model + x55) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x56) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x64) + x62 + x63
 
 
-def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -4893,72 +5196,77 @@ def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x28 = sigma_attn**(-1.0)
     x29 = x13*x28
     x30 = ctx + x9 - 1/2
-    x31 = d_head*n_q
-    x32 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x33 = p_emb*x23
-    x34 = w_idx*p*x13
-    x35 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x36 = d_model*p
-    x37 = d_ff_shared*x36
-    x38 = x10*x3
-    x39 = p_act*x38
-    x40 = n_sh*x25
-    x41 = numpy.sqrt(d_model)
-    x42 = numpy.sqrt(x19)
-    x43 = numpy.maximum(1, numpy.minimum(x18, x41*x42/numpy.sqrt(d_ff)))
-    x44 = x24*x39
-    x45 = n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x43*x44 + d_model*x19*x44/x43)
-    x46 = n_q + 2*n_q/g
-    x47 = d_head*x46
-    x48 = x31*x36 + x36*x47
-    x49 = n_pp*x4/hbm_bw
-    x50 = x49*(n_layers*(x39*(d_model + x31) + x39*(d_model + x47) + x40*(x37 + x39*(d_model + d_ff_shared)) + x45 + x48) + x33 + x34 + x35)
-    x51 = numpy.greater_equal(n_gpu, n_pp)
-    x52 = numpy.less_equal(n_pp, b)
-    x53 = hbm_cap*n_gpu
-    x54 = n_unembed*p_emb
-    x55 = ctx*b*(kv_idx + kv_bytes)
-    x56 = n_attn + x27
-    x57 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*(x13 - 1) + x56) + x54 + x55))
-    x58 = x29 - 1
-    x59 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x58)
-    x60 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x61 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
-    x62 = x20*x5
-    x63 = x4*x62
-    x64 = numpy.where(x60, 0, x21*x61) + numpy.where(x60, 0, d_model*p_disp*x61*x63)
-    x65 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x66 = n_layers*x59 + n_layers*numpy.where(x65, x59 + x64, 0) + x22
-    x67 = numpy.maximum(1, g*x29/n_q)
-    x68 = numpy.sqrt(n_gpu)
-    x69 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x70 = x68*x69
-    x71 = x41*x70
-    x72 = numpy.minimum(x29, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
-    x73 = x28*x39
-    x74 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x75 = x6*x74
-    x76 = sigma_attn*n_layers
-    x77 = numpy.sqrt(d_head)
-    x78 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x46)*x70*x77/x41))
-    x79 = numpy.minimum(x29, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x77)))
-    x80 = p_act*x47
-    x81 = x49*(n_layers*x45 + x33) + x49*(x34 + x35*x67 + x40*x76*(d_ff_shared*x72*x73 + x37 + x75/x72) + x76*(d_model*x73*x78 + x31*x73*x79 + x48 + x74*x80/x78 + x75/x79))
-    x82 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*sigma_attn*x58 + sigma_attn*x56) + x54 + x55*x67))
-    x83 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x84 = x42 - 1
-    x85 = n_layers*(numpy.where(x83, 0, n_ff_out*x21*x84) + numpy.where(x83, 0, n_ff_in*p_act*x63*x84*(d_ff*n_active + x26))) + x8
-    x86 = numpy.less_equal(x70, 1)
-    x87 = x70 - 1
-    x88 = n_layers*(numpy.where(x86, 0, x21*x87) + numpy.where(x86, 0, x63*x80*x87)) + n_layers*numpy.where(x65, x64 + numpy.where(x86, 0, x6*x62*x69*x87/x68), 0) + x85
-    return numpy.where(x57, x1 + x2*x22 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x22), numpy.inf), numpy.where(x82, x1 + x2*x66 + numpy.maximum(numpy.maximum(x32, x81), omega_net*x66), numpy.inf), numpy.where(x57, x1 + x2*x85 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x85), numpy.inf), numpy.where(x82, x1 + x2*x88 + numpy.maximum(numpy.maximum(x32, x81), omega_net*x88), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = d_head*n_q
+    x36 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x37 = p_emb*x23
+    x38 = w_idx*p*x13
+    x39 = kv_win*numpy.minimum(ctx, ctx_win)
+    x40 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x39)
+    x41 = d_model*p
+    x42 = d_ff_shared*x41
+    x43 = x10*x3
+    x44 = p_act*x43
+    x45 = n_sh*x25
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(x19)
+    x48 = numpy.maximum(1, numpy.minimum(x18, x46*x47/numpy.sqrt(d_ff)))
+    x49 = x24*x44
+    x50 = n_experts*x25*(1 - (1 - x24)**x43)*(d_ff*x41 + d_ff*x48*x49 + d_model*x19*x49/x48)
+    x51 = n_q + 2*n_q/g
+    x52 = d_head*x51
+    x53 = x35*x41 + x41*x52
+    x54 = n_pp*x4/hbm_bw
+    x55 = x54*(n_layers*(x44*(d_model + x35) + x44*(d_model + x52) + x45*(x42 + x44*(d_model + d_ff_shared)) + x50 + x53) + x37 + x38 + x40)
+    x56 = numpy.greater_equal(n_gpu, n_pp)
+    x57 = numpy.less_equal(n_pp, b)
+    x58 = hbm_cap*n_gpu
+    x59 = n_unembed*p_emb
+    x60 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
+    x61 = n_attn + x27
+    x62 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*(x13 - 1) + x61) + x59 + x60))
+    x63 = x29 - 1
+    x64 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x63)
+    x65 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x66 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
+    x67 = x20*x5
+    x68 = x4*x67
+    x69 = numpy.where(x65, 0, x21*x66) + numpy.where(x65, 0, d_model*p_disp*x66*x68)
+    x70 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x71 = n_layers*x64 + n_layers*numpy.where(x70, x64 + x69, 0) + x22
+    x72 = numpy.maximum(1, g*x29/n_q)
+    x73 = numpy.sqrt(n_gpu)
+    x74 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x75 = x73*x74
+    x76 = x46*x75
+    x77 = numpy.minimum(x29, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
+    x78 = x28*x44
+    x79 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x80 = x6*x79
+    x81 = sigma_attn*n_layers
+    x82 = numpy.sqrt(d_head)
+    x83 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x51)*x75*x82/x46))
+    x84 = numpy.minimum(x29, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x82)))
+    x85 = p_act*x52
+    x86 = x54*(n_layers*x50 + x37) + x54*(x38 + x40*x72 + x45*x81*(d_ff_shared*x77*x78 + x42 + x80/x77) + x81*(d_model*x78*x83 + x35*x78*x84 + x53 + x79*x85/x83 + x80/x84))
+    x87 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*sigma_attn*x63 + sigma_attn*x61) + x59 + x60*x72))
+    x88 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x89 = x47 - 1
+    x90 = n_layers*(numpy.where(x88, 0, n_ff_out*x21*x89) + numpy.where(x88, 0, n_ff_in*p_act*x68*x89*(d_ff*n_active + x26))) + x8
+    x91 = numpy.less_equal(x75, 1)
+    x92 = x75 - 1
+    x93 = n_layers*(numpy.where(x91, 0, x21*x92) + numpy.where(x91, 0, x68*x85*x92)) + n_layers*numpy.where(x70, x69 + numpy.where(x91, 0, x6*x67*x74*x92/x73), 0) + x90
+    return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x87, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x90 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x90), numpy.inf), numpy.where(x87, x1 + x2*x93 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x93), numpy.inf)
 
 
-def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -4978,7 +5286,7 @@ def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
 
 
-def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -4992,7 +5300,7 @@ def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5015,10 +5323,10 @@ def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5030,24 +5338,27 @@ def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5072,7 +5383,7 @@ def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5101,18 +5412,21 @@ def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5131,56 +5445,60 @@ def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x15 = n_q + 2*n_q/g
     x16 = d_head*x15
     x17 = n_pp**(-1.0)
-    x18 = b*x17
-    x19 = numpy.less_equal(s, x10*x18)
-    x20 = n_gpu*x17
-    x21 = numpy.minimum(n_experts, x20)
-    x22 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x21, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x21, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x21, 1), 1, x21**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
-    x23 = numpy.where(x19, x21, 1)
-    x24 = x20/numpy.maximum(1, x23)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.sqrt(x25)
-    x27 = x11*(x26 - 1)
-    x28 = d_ff_shared*n_sh
-    x29 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x30 = sigma_attn**(-1.0)
-    x31 = x11*(1 - x30)*(numpy.minimum(n_active, x23) - 1)
-    x32 = n_layers*(numpy.where(x22, 0, n_ff_out*x27*x5) + numpy.where(x22, 0, n_ff_in*x14*x27*(d_ff*n_active + x28))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x19, numpy.greater(x21, 1), False), numpy.where(x29, 0, x31*x5) + numpy.where(x29, 0, d_model*p_disp*x13*x31) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
-    x33 = d_model*vocab
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = n_layers*x35
-    x37 = d_model*x28*x36
-    x38 = x20*x30
-    x39 = ctx + x10 - 1/2
-    x40 = d_head*n_q
-    x41 = x1*x17
-    x42 = d_model*p
-    x43 = numpy.sqrt(d_model)
-    x44 = numpy.maximum(1, numpy.minimum(x24, x26*x43/numpy.sqrt(d_ff)))
-    x45 = p_act*x41
-    x46 = x34*x45
-    x47 = n_pp*x2/hbm_bw
-    x48 = numpy.maximum(1, g*x38/n_q)
-    x49 = x43*x8
-    x50 = numpy.minimum(x38, numpy.maximum(1, x49/numpy.sqrt(d_ff_shared)))
-    x51 = x30*x45
-    x52 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x53 = x4*x52
-    x54 = sigma_attn*n_layers
-    x55 = d_head*x42
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x38, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x56)))
-    x58 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x15)*x56*x8/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x48*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x38 - 1) + sigma_attn*(n_attn + x37)))), t_kernel*x0 + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(2*n_attn*x1 + 2*b*q_lm*x33 + x1*(2*n_ff*x34 + 2*x37) + x1*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + x0*x40*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x47*(n_experts*x36*(1 - (1 - x34)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x25*x46/x44) + p_emb*x33) + x47*(w_idx*p*x20 + n_sh*x35*x54*(d_ff_shared*x42 + d_ff_shared*x50*x51 + x53/x50) + x18*x48*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x54*(d_model*x51*x58 + n_q*x55 + p_act*x16*x52/x58 + x15*x55 + x40*x51*x57 + x53/x57))), numpy.inf)
+    x18 = numpy.less_equal(s, x11*x17)
+    x19 = n_gpu*x17
+    x20 = numpy.minimum(n_experts, x19)
+    x21 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
+    x22 = numpy.where(x18, x20, 1)
+    x23 = x19/numpy.maximum(1, x22)
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)
+    x26 = x11*(x25 - 1)
+    x27 = d_ff_shared*n_sh
+    x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x29 = sigma_attn**(-1.0)
+    x30 = x11*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
+    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x5) + numpy.where(x21, 0, n_ff_in*x14*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x5) + numpy.where(x28, 0, d_model*p_disp*x13*x30) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x32 = d_model*vocab
+    x33 = s**(-1.0)
+    x34 = n_ff_in + n_ff_out
+    x35 = n_layers*x34
+    x36 = d_model*x27*x35
+    x37 = x19*x29
+    x38 = ctx + x10 - 1/2
+    x39 = ctx + q_len - 1
+    x40 = ctx**2 - ctx
+    x41 = (1/2)/q_len
+    x42 = r_cmp**(-1.0)
+    x43 = d_head*n_q
+    x44 = x1*x17
+    x45 = d_model*p
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.maximum(1, numpy.minimum(x23, x25*x46/numpy.sqrt(d_ff)))
+    x48 = p_act*x44
+    x49 = x33*x48
+    x50 = n_pp*x2/hbm_bw
+    x51 = kv_win*numpy.minimum(ctx, ctx_win)
+    x52 = b*numpy.maximum(1, g*x37/n_q)
+    x53 = x46*x8
+    x54 = numpy.minimum(x37, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x29*x48
+    x56 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x57 = x4*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*x45
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x37, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
+    x62 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x15)*x60*x8/x46))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x52*(st_cmp + ctx*(kv_idx + kv_bytes) + x51))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x50*(n_experts*x35*(1 - (1 - x33)**x44)*(d_ff*x45 + d_ff*x47*x49 + d_model*x24*x49/x47) + p_emb*x32) + x50*(w_idx*p*x19 + n_sh*x34*x58*(d_ff_shared*x45 + d_ff_shared*x54*x55 + x57/x54) + x17*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x51) + x58*(d_model*x55*x62 + n_q*x59 + p_act*x16*x56/x62 + x15*x59 + x43*x55*x61 + x57/x61))), x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x37*x38 + w_idx*(2*x37 - 2) + x0*x43*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5194,11 +5512,11 @@ def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5223,7 +5541,7 @@ def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5248,29 +5566,34 @@ def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x21 = d_model*n_layers*x16*x20
     x22 = x9/sigma_attn
     x23 = ctx + x5 - 1/2
-    x24 = d_head*n_q
-    x25 = d_model*p
-    x26 = d_head*(n_q + 2*n_q/g)
-    x27 = x1*x6
-    x28 = p_act*x27
-    x29 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x30 = x19*x28
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x27)*(d_ff*x25 + d_ff*x29*x30 + d_model*x13*x30/x29) + n_sh*x20*(d_ff_shared*x25 + x28*(d_model + d_ff_shared)) + x24*x25 + x25*x26 + x28*(d_model + x24) + x28*(d_model + x26)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = d_head*n_q
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = d_model*p
+    x31 = d_head*(n_q + 2*n_q/g)
+    x32 = x1*x6
+    x33 = p_act*x32
+    x34 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x35 = x19*x33
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x32)*(d_ff*x30 + d_ff*x34*x35 + d_model*x13*x35/x34) + n_sh*x20*(d_ff_shared*x30 + x33*(d_model + d_ff_shared)) + x28*x30 + x30*x31 + x33*(d_model + x28) + x33*(d_model + x31)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5285,14 +5608,14 @@ def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5342,33 +5665,38 @@ def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x46 = w_idx*p*x12
     x47 = x12*x32
     x48 = numpy.maximum(1, g*x47/n_q)
-    x49 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x50 = d_ff_shared*x39
-    x51 = x25*x40
-    x52 = numpy.minimum(x47, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
-    x53 = x32*x42
-    x54 = n_gpu/(n_pp**2*sigma_attn**2)
-    x55 = x3*x54
-    x56 = sigma_attn*n_layers
-    x57 = n_sh*x36
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x58/x40))
-    x60 = numpy.minimum(x47, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x58)))
-    x61 = d_head*n_q
-    x62 = x29*x39 + x39*x61
-    x63 = d_model*n_layers*x22*x36
-    x64 = ctx + x8 - 1/2
-    x65 = n_unembed*p_emb
-    x66 = ctx*b*(kv_idx + kv_bytes)
-    x67 = n_attn + x63
-    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x49 + x56*x57*(d_ff_shared*x52*x53 + x50 + x55/x52) + x56*(d_model*x53*x59 + x2*x29*x54/x59 + x53*x60*x61 + x55/x60 + x62)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x63) + x1*(f_idx*n_layers*x47*x64 + w_idx*(2*x47 - 2) + x0*x61*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x67) + x48*x66 + x65, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x61) + x44 + x57*(x42*(d_model + d_ff_shared) + x50) + x62) + x35 + x46 + x49), p*(n_ff + w_idx*(x12 - 1) + x67) + x65 + x66
+    x49 = kv_win*numpy.minimum(ctx, ctx_win)
+    x50 = r_cmp**(-1.0)
+    x51 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x49)
+    x52 = d_ff_shared*x39
+    x53 = x25*x40
+    x54 = numpy.minimum(x47, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x32*x42
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x3*x56
+    x58 = sigma_attn*n_layers
+    x59 = n_sh*x36
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x60/x40))
+    x62 = numpy.minimum(x47, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
+    x63 = d_head*n_q
+    x64 = x29*x39 + x39*x63
+    x65 = d_model*n_layers*x22*x36
+    x66 = ctx + x8 - 1/2
+    x67 = ctx + q_len - 1
+    x68 = ctx**2 - ctx
+    x69 = (1/2)/q_len
+    x70 = n_unembed*p_emb
+    x71 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
+    x72 = n_attn + x65
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x61 + x2*x29*x56/x61 + x55*x62*x63 + x57/x62 + x64)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x65) + x1*(f_idx*n_layers*x47*x66 + w_idx*(2*x47 - 2) + x0*x63*(x50*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x72) + x48*x71 + x70, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x63) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x64) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x72) + x70 + x71
 
 
-def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5384,7 +5712,7 @@ def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
 
 
-def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5395,7 +5723,7 @@ def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5423,10 +5751,10 @@ def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5438,24 +5766,27 @@ def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5475,7 +5806,7 @@ def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5508,18 +5839,21 @@ def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5535,55 +5869,59 @@ def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x12 = b*x11
     x13 = x12*x5
     x14 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x13)
-    x15 = b*x7
-    x16 = numpy.less_equal(s, x11*x15)
-    x17 = numpy.minimum(n_experts, x8)
-    x18 = numpy.where(x16, x17, 1)
-    x19 = x8/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x22 = (1 - x6)*(numpy.minimum(n_active, x18) - 1)
-    x23 = n_layers*x14 + n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x17, 1)), 1, x8*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x20 - 1)) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x17, 1), False), x14 + numpy.where(x21, 0, x13*x22) + numpy.where(x21, 0, d_model*p_disp*x12*x2*x22*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
-    x24 = d_model*vocab
-    x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = d_model*d_ff_shared*n_sh*x27
-    x29 = ctx + x11 - 1/2
-    x30 = x1*x7
-    x31 = d_model*p
-    x32 = numpy.sqrt(d_model)
-    x33 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x32/numpy.sqrt(d_ff)))
-    x34 = p_act*x30
-    x35 = x25*x34
-    x36 = n_pp*x2/hbm_bw
-    x37 = numpy.maximum(1, x9)
-    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x39 = x32*x38
-    x40 = numpy.minimum(x9, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
-    x41 = x34*x6
-    x42 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x43 = x4*x42
-    x44 = sigma_attn*n_layers
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = numpy.sqrt(x46)
-    x50 = numpy.minimum(x9, numpy.maximum(1, x38*x49/x32))
-    x51 = numpy.sqrt(d_head)
-    x52 = numpy.minimum(x9, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x51)))
-    x53 = p_act*x42
-    x54 = numpy.minimum(x9, numpy.maximum(1, x38*numpy.sqrt(x47)*x51/x49))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x37*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)))), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x25 + 2*x28) + x1*(f_idx*n_layers*x29*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x36*(n_experts*x27*(1 - (1 - x25)**x30)*(d_ff*x31 + d_ff*x33*x35 + d_model*x20*x35/x33) + p_emb*x24) + x36*(w_idx*p*x8 + n_sh*x26*x44*(d_ff_shared*x31 + d_ff_shared*x40*x41 + x43/x40) + x15*x37*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x44*(d_model*x41*x50 + p*x46*x48 + x31*x45 + x31*x46 + x41*x45*x52 + x41*x46*x54 + x43/x52 + x46*x53/x50 + x48*x53/x54))), numpy.inf)
+    x15 = numpy.less_equal(s, x12*x7)
+    x16 = numpy.minimum(n_experts, x8)
+    x17 = numpy.where(x15, x16, 1)
+    x18 = x8/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x21 = (1 - x6)*(numpy.minimum(n_active, x17) - 1)
+    x22 = n_layers*x14 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x16, 1)), 1, x8*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x19 - 1)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x14 + numpy.where(x20, 0, x13*x21) + numpy.where(x20, 0, d_model*p_disp*x12*x2*x21*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x23 = d_model*vocab
+    x24 = s**(-1.0)
+    x25 = n_ff_in + n_ff_out
+    x26 = n_layers*x25
+    x27 = d_model*d_ff_shared*n_sh*x26
+    x28 = ctx + x11 - 1/2
+    x29 = ctx + q_len - 1
+    x30 = ctx**2 - ctx
+    x31 = (1/2)/q_len
+    x32 = r_cmp**(-1.0)
+    x33 = x1*x7
+    x34 = d_model*p
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x35/numpy.sqrt(d_ff)))
+    x37 = p_act*x33
+    x38 = x24*x37
+    x39 = n_pp*x2/hbm_bw
+    x40 = kv_win*numpy.minimum(ctx, ctx_win)
+    x41 = b*numpy.maximum(1, x9)
+    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x35*x42
+    x44 = numpy.minimum(x9, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x37*x6
+    x46 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x47 = x4*x46
+    x48 = sigma_attn*n_layers
+    x49 = d_head*n_q
+    x50 = c_kv + c_q
+    x51 = n_q + 2*n_q/g
+    x52 = d_head*x51
+    x53 = numpy.sqrt(x50)
+    x54 = numpy.minimum(x9, numpy.maximum(1, x42*x53/x35))
+    x55 = numpy.sqrt(d_head)
+    x56 = numpy.minimum(x9, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x55)))
+    x57 = p_act*x46
+    x58 = numpy.minimum(x9, numpy.maximum(1, x42*numpy.sqrt(x51)*x55/x53))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x41*(st_cmp + ctx*(kv_idx + kv_bytes) + x40))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))))/flops), x39*(n_experts*x26*(1 - (1 - x24)**x33)*(d_ff*x34 + d_ff*x36*x38 + d_model*x19*x38/x36) + p_emb*x23) + x39*(w_idx*p*x8 + n_sh*x25*x48*(d_ff_shared*x34 + d_ff_shared*x44*x45 + x47/x44) + x41*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x40) + x48*(d_model*x45*x54 + p*x50*x52 + x34*x49 + x34*x50 + x45*x49*x56 + x45*x50*x58 + x47/x56 + x50*x57/x54 + x52*x57/x58))), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5594,11 +5932,11 @@ def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5618,7 +5956,7 @@ def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5639,30 +5977,35 @@ def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x17 = d_model*d_ff_shared*n_layers*x16
     x18 = x8/sigma_attn
     x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = c_kv + c_q
-    x23 = x1*x5
-    x24 = p_act*x23
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x27 = x14*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x26*x27 + d_model*x11*x27/x26) + p*x22*x25 + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x25)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x20 = ctx + q_len - 1
+    x21 = ctx**2 - ctx
+    x22 = (1/2)/q_len
+    x23 = r_cmp**(-1.0)
+    x24 = kv_win*numpy.minimum(ctx, ctx_win)
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = c_kv + c_q
+    x28 = x1*x5
+    x29 = p_act*x28
+    x30 = d_head*(n_q + 2*n_q/g)
+    x31 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x32 = x14*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x11*x32/x31) + p*x27*x30 + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x24))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5678,14 +6021,14 @@ def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5724,36 +6067,41 @@ def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x35 = n_pp*x2/hbm_bw
     x36 = w_idx*p*x11
     x37 = numpy.maximum(1, x19)
-    x38 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x39 = d_ff_shared*x29
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = x30*x40
-    x42 = numpy.minimum(x19, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
-    x43 = x18*x32
-    x44 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x45 = x4*x44
-    x46 = sigma_attn*n_layers
-    x47 = n_sh*x26
-    x48 = c_kv + c_q
-    x49 = numpy.sqrt(x48)
-    x50 = numpy.minimum(x19, numpy.maximum(1, x40*x49/x30))
-    x51 = numpy.sqrt(d_head)
-    x52 = n_q + 2*n_q/g
-    x53 = numpy.minimum(x19, numpy.maximum(1, x40*x51*numpy.sqrt(x52)/x49))
-    x54 = numpy.minimum(x19, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x51)))
-    x55 = p_act*x44
-    x56 = d_head*n_q
-    x57 = d_head*x52
-    x58 = p*x48*x57 + x29*x48 + x29*x56
-    x59 = d_model*d_ff_shared*n_layers*x47
-    x60 = ctx + x7 - 1/2
-    x61 = n_unembed*p_emb
-    x62 = ctx*b*(kv_idx + kv_bytes)
-    x63 = n_attn + x59
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x38 + x46*x47*(d_ff_shared*x42*x43 + x39 + x45/x42) + x46*(d_model*x43*x50 + x43*x48*x53 + x43*x54*x56 + x45/x54 + x48*x55/x50 + x58 + x55*x57/x53)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x59) + x1*(f_idx*n_layers*x19*x60 + w_idx*(2*x19 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x60, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x63) + x37*x62 + x61, x6, x35*(n_layers*(x32*(d_model + x48) + x32*(d_model + x56) + x32*(x48 + x57) + x34 + x47*(x32*(d_model + d_ff_shared) + x39) + x58) + x25 + x36 + x38), p*(n_ff + w_idx*(x11 - 1) + x63) + x61 + x62
+    x38 = kv_win*numpy.minimum(ctx, ctx_win)
+    x39 = r_cmp**(-1.0)
+    x40 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x38)
+    x41 = d_ff_shared*x29
+    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x30*x42
+    x44 = numpy.minimum(x19, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x18*x32
+    x46 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x47 = x4*x46
+    x48 = sigma_attn*n_layers
+    x49 = n_sh*x26
+    x50 = c_kv + c_q
+    x51 = numpy.sqrt(x50)
+    x52 = numpy.minimum(x19, numpy.maximum(1, x42*x51/x30))
+    x53 = numpy.sqrt(d_head)
+    x54 = n_q + 2*n_q/g
+    x55 = numpy.minimum(x19, numpy.maximum(1, x42*x53*numpy.sqrt(x54)/x51))
+    x56 = numpy.minimum(x19, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x53)))
+    x57 = p_act*x46
+    x58 = d_head*n_q
+    x59 = d_head*x54
+    x60 = p*x50*x59 + x29*x50 + x29*x58
+    x61 = d_model*d_ff_shared*n_layers*x49
+    x62 = ctx + x7 - 1/2
+    x63 = ctx + q_len - 1
+    x64 = ctx**2 - ctx
+    x65 = (1/2)/q_len
+    x66 = n_unembed*p_emb
+    x67 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x68 = n_attn + x61
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + x45*x50*x55 + x45*x56*x58 + x47/x56 + x50*x57/x52 + x60 + x57*x59/x55)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x61) + x1*(f_idx*n_layers*x19*x62 + w_idx*(2*x19 - 2) + c_kv*n_q*x0*(x39*numpy.where(numpy.greater_equal(k_top, x63), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x65*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x64))) + numpy.where(numpy.greater_equal(ctx_win, x63), x62, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x65*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x64))))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x68) + x37*x67 + x66, x6, x35*(n_layers*(x32*(d_model + x50) + x32*(d_model + x58) + x32*(x50 + x59) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x60) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x68) + x66 + x67
 
 
-def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -5785,76 +6133,81 @@ def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x28 = sigma_attn**(-1.0)
     x29 = x13*x28
     x30 = ctx + x9 - 1/2
-    x31 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x32 = p_emb*x23
-    x33 = w_idx*p*x13
-    x34 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x35 = d_model*p
-    x36 = d_ff_shared*x35
-    x37 = x10*x3
-    x38 = p_act*x37
-    x39 = n_sh*x25
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.sqrt(x19)
-    x42 = numpy.maximum(1, numpy.minimum(x18, x40*x41/numpy.sqrt(d_ff)))
-    x43 = x24*x38
-    x44 = n_experts*x25*(1 - (1 - x24)**x37)*(d_ff*x35 + d_ff*x42*x43 + d_model*x19*x43/x42)
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = p*x46*x48 + x35*x45 + x35*x46
-    x50 = n_pp*x4/hbm_bw
-    x51 = x50*(n_layers*(x38*(d_model + x45) + x38*(d_model + x46) + x38*(x46 + x48) + x39*(x36 + x38*(d_model + d_ff_shared)) + x44 + x49) + x32 + x33 + x34)
-    x52 = numpy.greater_equal(n_gpu, n_pp)
-    x53 = numpy.less_equal(n_pp, b)
-    x54 = hbm_cap*n_gpu
-    x55 = n_unembed*p_emb
-    x56 = ctx*b*(kv_idx + kv_bytes)
-    x57 = n_attn + x27
-    x58 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*(x13 - 1) + x57) + x55 + x56))
-    x59 = x29 - 1
-    x60 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x59)
-    x61 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x62 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
-    x63 = x20*x5
-    x64 = x4*x63
-    x65 = numpy.where(x61, 0, x21*x62) + numpy.where(x61, 0, d_model*p_disp*x62*x64)
-    x66 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x67 = n_layers*x60 + n_layers*numpy.where(x66, x60 + x65, 0) + x22
-    x68 = numpy.maximum(1, x29)
-    x69 = numpy.sqrt(n_gpu)
-    x70 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x71 = x69*x70
-    x72 = x40*x71
-    x73 = numpy.minimum(x29, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
-    x74 = x28*x38
-    x75 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x76 = x6*x75
-    x77 = sigma_attn*n_layers
-    x78 = numpy.sqrt(x46)
-    x79 = numpy.minimum(x29, numpy.maximum(1, x71*x78/x40))
-    x80 = numpy.sqrt(d_head)
-    x81 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x47)*x71*x80/x78))
-    x82 = numpy.minimum(x29, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
-    x83 = p_act*x75
-    x84 = x50*(n_layers*x44 + x32) + x50*(x33 + x34*x68 + x39*x77*(d_ff_shared*x73*x74 + x36 + x76/x73) + x77*(d_model*x74*x79 + x45*x74*x82 + x46*x74*x81 + x46*x83/x79 + x48*x83/x81 + x49 + x76/x82))
-    x85 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*sigma_attn*x59 + sigma_attn*x57) + x55 + x56*x68))
-    x86 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x87 = x41 - 1
-    x88 = p_act*x64
-    x89 = n_layers*(numpy.where(x86, 0, n_ff_out*x21*x87) + numpy.where(x86, 0, n_ff_in*x87*x88*(d_ff*n_active + x26))) + x8
-    x90 = numpy.less_equal(x71, 1)
-    x91 = x71 - 1
-    x92 = n_layers*(numpy.where(x90, 0, x21*x91) + numpy.where(x90, 0, x48*x88*x91)) + n_layers*numpy.where(x66, x65 + numpy.where(x90, 0, x6*x63*x70*x91/x69), 0) + x89
-    return numpy.where(x58, x1 + x2*x22 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x22), numpy.inf), numpy.where(x85, x1 + x2*x67 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x67), numpy.inf), numpy.where(x58, x1 + x2*x89 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x89), numpy.inf), numpy.where(x85, x1 + x2*x92 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x92), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x36 = p_emb*x23
+    x37 = w_idx*p*x13
+    x38 = kv_win*numpy.minimum(ctx, ctx_win)
+    x39 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x38)
+    x40 = d_model*p
+    x41 = d_ff_shared*x40
+    x42 = x10*x3
+    x43 = p_act*x42
+    x44 = n_sh*x25
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.sqrt(x19)
+    x47 = numpy.maximum(1, numpy.minimum(x18, x45*x46/numpy.sqrt(d_ff)))
+    x48 = x24*x43
+    x49 = n_experts*x25*(1 - (1 - x24)**x42)*(d_ff*x40 + d_ff*x47*x48 + d_model*x19*x48/x47)
+    x50 = d_head*n_q
+    x51 = c_kv + c_q
+    x52 = n_q + 2*n_q/g
+    x53 = d_head*x52
+    x54 = p*x51*x53 + x40*x50 + x40*x51
+    x55 = n_pp*x4/hbm_bw
+    x56 = x55*(n_layers*(x43*(d_model + x50) + x43*(d_model + x51) + x43*(x51 + x53) + x44*(x41 + x43*(d_model + d_ff_shared)) + x49 + x54) + x36 + x37 + x39)
+    x57 = numpy.greater_equal(n_gpu, n_pp)
+    x58 = numpy.less_equal(n_pp, b)
+    x59 = hbm_cap*n_gpu
+    x60 = n_unembed*p_emb
+    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x62 = n_attn + x27
+    x63 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*(x13 - 1) + x62) + x60 + x61))
+    x64 = x29 - 1
+    x65 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x64)
+    x66 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x67 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
+    x68 = x20*x5
+    x69 = x4*x68
+    x70 = numpy.where(x66, 0, x21*x67) + numpy.where(x66, 0, d_model*p_disp*x67*x69)
+    x71 = numpy.where(x12, numpy.greater(x14, 1), False)
+    x72 = n_layers*x65 + n_layers*numpy.where(x71, x65 + x70, 0) + x22
+    x73 = numpy.maximum(1, x29)
+    x74 = numpy.sqrt(n_gpu)
+    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x76 = x74*x75
+    x77 = x45*x76
+    x78 = numpy.minimum(x29, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
+    x79 = x28*x43
+    x80 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x81 = x6*x80
+    x82 = sigma_attn*n_layers
+    x83 = numpy.sqrt(x51)
+    x84 = numpy.minimum(x29, numpy.maximum(1, x76*x83/x45))
+    x85 = numpy.sqrt(d_head)
+    x86 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x52)*x76*x85/x83))
+    x87 = numpy.minimum(x29, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
+    x88 = p_act*x80
+    x89 = x55*(n_layers*x49 + x36) + x55*(x37 + x39*x73 + x44*x82*(d_ff_shared*x78*x79 + x41 + x81/x78) + x82*(d_model*x79*x84 + x50*x79*x87 + x51*x79*x86 + x51*x88/x84 + x53*x88/x86 + x54 + x81/x87))
+    x90 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x73))
+    x91 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
+    x92 = x46 - 1
+    x93 = p_act*x69
+    x94 = n_layers*(numpy.where(x91, 0, n_ff_out*x21*x92) + numpy.where(x91, 0, n_ff_in*x92*x93*(d_ff*n_active + x26))) + x8
+    x95 = numpy.less_equal(x76, 1)
+    x96 = x76 - 1
+    x97 = n_layers*(numpy.where(x95, 0, x21*x96) + numpy.where(x95, 0, x53*x93*x96)) + n_layers*numpy.where(x71, x70 + numpy.where(x95, 0, x6*x68*x75*x96/x74), 0) + x94
+    return numpy.where(x63, x1 + x2*x22 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x22), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x72), numpy.inf), numpy.where(x63, x1 + x2*x94 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x94), numpy.inf), numpy.where(x90, x1 + x2*x97 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x97), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -5874,7 +6227,7 @@ def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
 
 
-def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5888,7 +6241,7 @@ def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5916,10 +6269,10 @@ def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5931,24 +6284,27 @@ def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5973,7 +6329,7 @@ def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6006,18 +6362,21 @@ def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -6036,59 +6395,63 @@ def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x15 = x2*x3
     x16 = p_act*x15
     x17 = n_pp**(-1.0)
-    x18 = b*x17
-    x19 = numpy.less_equal(s, x10*x18)
-    x20 = n_gpu*x17
-    x21 = numpy.minimum(n_experts, x20)
-    x22 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x21, 1), numpy.less_equal(x20, 1), numpy.less_equal(x20/x21, 1)), 1, numpy.sqrt(x20*numpy.where(numpy.less_equal(x21, 1), 1, x21**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x20, 1), 1, numpy.sqrt(x20)), 1))
-    x23 = numpy.where(x19, x21, 1)
-    x24 = x20/numpy.maximum(1, x23)
-    x25 = numpy.maximum(1, x24)
-    x26 = numpy.sqrt(x25)
-    x27 = x11*(x26 - 1)
-    x28 = d_ff_shared*n_sh
-    x29 = numpy.where(x19, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x20)), n_active, numpy.where(numpy.less_equal(n_experts, x20), n_experts, x20)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x30 = sigma_attn**(-1.0)
-    x31 = x11*(1 - x30)*(numpy.minimum(n_active, x23) - 1)
-    x32 = n_layers*(numpy.where(x22, 0, n_ff_out*x27*x5) + numpy.where(x22, 0, n_ff_in*x16*x27*(d_ff*n_active + x28))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x19, numpy.greater(x21, 1), False), numpy.where(x29, 0, x31*x5) + numpy.where(x29, 0, d_model*p_disp*x15*x31) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
-    x33 = d_model*vocab
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = n_layers*x35
-    x37 = d_model*x28*x36
-    x38 = x20*x30
-    x39 = ctx + x10 - 1/2
-    x40 = x1*x17
-    x41 = d_model*p
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.maximum(1, numpy.minimum(x24, x26*x42/numpy.sqrt(d_ff)))
-    x44 = p_act*x40
-    x45 = x34*x44
-    x46 = n_pp*x2/hbm_bw
-    x47 = numpy.maximum(1, x38)
-    x48 = x42*x8
-    x49 = numpy.minimum(x38, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
-    x50 = x30*x44
-    x51 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x52 = x4*x51
-    x53 = sigma_attn*n_layers
-    x54 = d_head*n_q
-    x55 = c_kv + c_q
-    x56 = numpy.sqrt(x55)
-    x57 = numpy.minimum(x38, numpy.maximum(1, x56*x8/x42))
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x38, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x58)))
-    x60 = p_act*x51
-    x61 = numpy.minimum(x38, numpy.maximum(1, numpy.sqrt(x13)*x58*x8/x56))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x47*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x38 - 1) + sigma_attn*(n_attn + x37)))), t_kernel*x0 + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(2*n_attn*x1 + 2*b*q_lm*x33 + x1*(2*n_ff*x34 + 2*x37) + x1*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x46*(n_experts*x36*(1 - (1 - x34)**x40)*(d_ff*x41 + d_ff*x43*x45 + d_model*x25*x45/x43) + p_emb*x33) + x46*(w_idx*p*x20 + n_sh*x35*x53*(d_ff_shared*x41 + d_ff_shared*x49*x50 + x52/x49) + x18*x47*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x53*(d_model*x50*x57 + p*x14*x55 + x14*x60/x61 + x41*x54 + x41*x55 + x50*x54*x59 + x50*x55*x61 + x52/x59 + x55*x60/x57))), numpy.inf)
+    x18 = numpy.less_equal(s, x11*x17)
+    x19 = n_gpu*x17
+    x20 = numpy.minimum(n_experts, x19)
+    x21 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
+    x22 = numpy.where(x18, x20, 1)
+    x23 = x19/numpy.maximum(1, x22)
+    x24 = numpy.maximum(1, x23)
+    x25 = numpy.sqrt(x24)
+    x26 = x11*(x25 - 1)
+    x27 = d_ff_shared*n_sh
+    x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x29 = sigma_attn**(-1.0)
+    x30 = x11*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
+    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x5) + numpy.where(x21, 0, n_ff_in*x16*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x5) + numpy.where(x28, 0, d_model*p_disp*x15*x30) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x32 = d_model*vocab
+    x33 = s**(-1.0)
+    x34 = n_ff_in + n_ff_out
+    x35 = n_layers*x34
+    x36 = d_model*x27*x35
+    x37 = x19*x29
+    x38 = ctx + x10 - 1/2
+    x39 = ctx + q_len - 1
+    x40 = ctx**2 - ctx
+    x41 = (1/2)/q_len
+    x42 = r_cmp**(-1.0)
+    x43 = x1*x17
+    x44 = d_model*p
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.maximum(1, numpy.minimum(x23, x25*x45/numpy.sqrt(d_ff)))
+    x47 = p_act*x43
+    x48 = x33*x47
+    x49 = n_pp*x2/hbm_bw
+    x50 = kv_win*numpy.minimum(ctx, ctx_win)
+    x51 = b*numpy.maximum(1, x37)
+    x52 = x45*x8
+    x53 = numpy.minimum(x37, numpy.maximum(1, x52/numpy.sqrt(d_ff_shared)))
+    x54 = x29*x47
+    x55 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x56 = x4*x55
+    x57 = sigma_attn*n_layers
+    x58 = d_head*n_q
+    x59 = c_kv + c_q
+    x60 = numpy.sqrt(x59)
+    x61 = numpy.minimum(x37, numpy.maximum(1, x60*x8/x45))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x37, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x62)))
+    x64 = p_act*x55
+    x65 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x13)*x62*x8/x60))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x37*x38 + w_idx*(2*x37 - 2) + c_kv*n_q*x0*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops), x49*(n_experts*x35*(1 - (1 - x33)**x43)*(d_ff*x44 + d_ff*x46*x48 + d_model*x24*x48/x46) + p_emb*x32) + x49*(w_idx*p*x19 + n_sh*x34*x57*(d_ff_shared*x44 + d_ff_shared*x53*x54 + x56/x53) + x17*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x50) + x57*(d_model*x54*x61 + p*x14*x59 + x14*x64/x65 + x44*x58 + x44*x59 + x54*x58*x63 + x54*x59*x65 + x56/x63 + x59*x64/x61))), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6102,11 +6465,11 @@ def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6131,7 +6494,7 @@ def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -6156,30 +6519,35 @@ def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x21 = d_model*n_layers*x16*x20
     x22 = x9/sigma_attn
     x23 = ctx + x5 - 1/2
-    x24 = d_head*n_q
-    x25 = d_model*p
-    x26 = c_kv + c_q
-    x27 = x1*x6
-    x28 = p_act*x27
-    x29 = d_head*(n_q + 2*n_q/g)
-    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x31 = x19*x28
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x27)*(d_ff*x25 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x20*(d_ff_shared*x25 + x28*(d_model + d_ff_shared)) + p*x26*x29 + x24*x25 + x25*x26 + x28*(d_model + x24) + x28*(d_model + x26) + x28*(x26 + x29)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = kv_win*numpy.minimum(ctx, ctx_win)
+    x29 = d_head*n_q
+    x30 = d_model*p
+    x31 = c_kv + c_q
+    x32 = x1*x6
+    x33 = p_act*x32
+    x34 = d_head*(n_q + 2*n_q/g)
+    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x36 = x19*x33
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x28) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x32)*(d_ff*x30 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x20*(d_ff_shared*x30 + x33*(d_model + d_ff_shared)) + p*x31*x34 + x29*x30 + x30*x31 + x33*(d_model + x29) + x33*(d_model + x31) + x33*(x31 + x34)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x28))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6195,14 +6563,14 @@ def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6252,30 +6620,35 @@ def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x46 = w_idx*p*x12
     x47 = x12*x32
     x48 = numpy.maximum(1, x47)
-    x49 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x50 = d_ff_shared*x39
-    x51 = x25*x40
-    x52 = numpy.minimum(x47, numpy.maximum(1, x51/numpy.sqrt(d_ff_shared)))
-    x53 = x32*x42
-    x54 = n_gpu/(n_pp**2*sigma_attn**2)
-    x55 = x3*x54
-    x56 = sigma_attn*n_layers
-    x57 = n_sh*x36
-    x58 = c_kv + c_q
-    x59 = numpy.sqrt(x58)
-    x60 = numpy.minimum(x47, numpy.maximum(1, x25*x59/x40))
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x61/x59))
-    x63 = numpy.minimum(x47, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x61)))
-    x64 = x2*x54
-    x65 = d_head*n_q
-    x66 = p*x29*x58 + x39*x58 + x39*x65
-    x67 = d_model*n_layers*x22*x36
-    x68 = ctx + x8 - 1/2
-    x69 = n_unembed*p_emb
-    x70 = ctx*b*(kv_idx + kv_bytes)
-    x71 = n_attn + x67
-    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x49 + x56*x57*(d_ff_shared*x52*x53 + x50 + x55/x52) + x56*(d_model*x53*x60 + x29*x64/x62 + x53*x58*x62 + x53*x63*x65 + x55/x63 + x58*x64/x60 + x66)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x67) + x1*(f_idx*n_layers*x47*x68 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x71) + x48*x70 + x69, x7, x45*(n_layers*(x42*(d_model + x58) + x42*(d_model + x65) + x42*(x29 + x58) + x44 + x57*(x42*(d_model + d_ff_shared) + x50) + x66) + x35 + x46 + x49), p*(n_ff + w_idx*(x12 - 1) + x71) + x69 + x70
+    x49 = kv_win*numpy.minimum(ctx, ctx_win)
+    x50 = r_cmp**(-1.0)
+    x51 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x49)
+    x52 = d_ff_shared*x39
+    x53 = x25*x40
+    x54 = numpy.minimum(x47, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x32*x42
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x3*x56
+    x58 = sigma_attn*n_layers
+    x59 = n_sh*x36
+    x60 = c_kv + c_q
+    x61 = numpy.sqrt(x60)
+    x62 = numpy.minimum(x47, numpy.maximum(1, x25*x61/x40))
+    x63 = numpy.sqrt(d_head)
+    x64 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x63/x61))
+    x65 = numpy.minimum(x47, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
+    x66 = x2*x56
+    x67 = d_head*n_q
+    x68 = p*x29*x60 + x39*x60 + x39*x67
+    x69 = d_model*n_layers*x22*x36
+    x70 = ctx + x8 - 1/2
+    x71 = ctx + q_len - 1
+    x72 = ctx**2 - ctx
+    x73 = (1/2)/q_len
+    x74 = n_unembed*p_emb
+    x75 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
+    x76 = n_attn + x69
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x29*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x69) + x1*(f_idx*n_layers*x47*x70 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*(x50*numpy.where(numpy.greater_equal(k_top, x71), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x70, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x76) + x48*x75 + x74, x7, x45*(n_layers*(x42*(d_model + x60) + x42*(d_model + x67) + x42*(x29 + x60) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x68) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x76) + x74 + x75
 
 
 TERMS = {

@@ -10,11 +10,11 @@ file is current.
 import numpy
 
 
-def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -23,12 +23,12 @@ def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -51,31 +51,34 @@ def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -87,7 +90,7 @@ def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -111,18 +114,21 @@ def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -148,39 +154,44 @@ def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x22 = d_model*vocab
     x23 = n_ff_in + n_ff_out
     x24 = ctx + x2 - 1/2
-    x25 = d_head*n_q
-    x26 = n_pp*x3/hbm_bw
-    x27 = b*numpy.maximum(1, g*x13/n_q)
-    x28 = d_model*p
-    x29 = numpy.sqrt(d_model)
-    x30 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x31 = x29*x30
-    x32 = numpy.minimum(x13, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x10*x11
-    x34 = x33*x7
-    x35 = d_model*x7
-    x36 = n_gpu/(n_pp**2*sigma_attn**2)
-    x37 = x35*x36
-    x38 = sigma_attn*n_layers
-    x39 = d_head*x28
-    x40 = n_q + 2*n_q/g
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x13, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
-    x43 = numpy.minimum(x13, numpy.maximum(1, x30*numpy.sqrt(x40)*x41/x29))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x27*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x26 + x26*(w_idx*p*x12 + x11*x27*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x23*x38*(d_ff*x28 + d_ff*x32*x34 + x37/x32) + x38*(d_head*x36*x40*x7/x43 + n_q*x39 + x25*x34*x42 + x33*x35*x43 + x37/x42 + x39*x40))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = d_head*n_q
+    x30 = n_pp*x3/hbm_bw
+    x31 = kv_win*numpy.minimum(ctx, ctx_win)
+    x32 = b*numpy.maximum(1, g*x13/n_q)
+    x33 = d_model*p
+    x34 = numpy.sqrt(d_model)
+    x35 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x36 = x34*x35
+    x37 = numpy.minimum(x13, numpy.maximum(1, x36/numpy.sqrt(d_ff)))
+    x38 = x10*x11
+    x39 = x38*x7
+    x40 = d_model*x7
+    x41 = n_gpu/(n_pp**2*sigma_attn**2)
+    x42 = x40*x41
+    x43 = sigma_attn*n_layers
+    x44 = d_head*x33
+    x45 = n_q + 2*n_q/g
+    x46 = numpy.sqrt(d_head)
+    x47 = numpy.minimum(x13, numpy.maximum(1, x36/(numpy.sqrt(n_q)*x46)))
+    x48 = numpy.minimum(x13, numpy.maximum(1, x35*numpy.sqrt(x45)*x46/x34))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x30 + x30*(w_idx*p*x12 + x11*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x23*x43*(d_ff*x33 + d_ff*x37*x39 + x42/x37) + x43*(d_head*x41*x45*x7/x48 + n_q*x44 + x29*x39*x47 + x38*x40*x48 + x42/x47 + x44*x45))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -198,7 +209,7 @@ def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -216,7 +227,7 @@ def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -227,49 +238,54 @@ def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x7 = d_model*vocab
     x8 = n_pp**(-1.0)
     x9 = n_gpu*x8
-    x10 = b*x8
-    x11 = d_head*n_q
-    x12 = d_model*p
-    x13 = d_head*(n_q + 2*n_q/g)
-    x14 = p_act*q_len*x10
-    x15 = n_ff_in + n_ff_out
-    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x9/sigma_attn
-    x18 = ctx + x1 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x16))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x16) + x4*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + x0*x11*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x10 = kv_win*numpy.minimum(ctx, ctx_win)
+    x11 = r_cmp**(-1.0)
+    x12 = b*x8
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = p_act*q_len*x12
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*d_ff_shared*n_layers*n_sh*x17
+    x19 = x9/sigma_attn
+    x20 = ctx + x1 - 1/2
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x19*x20 + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -297,35 +313,40 @@ def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x24 = n_pp*x3/hbm_bw
     x25 = w_idx*p*x13
     x26 = numpy.maximum(1, g*x14/n_q)
-    x27 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x28 = n_ff_in + n_ff_out
-    x29 = d_model*p
-    x30 = d_ff*x29
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = x31*x32
-    x34 = numpy.minimum(x14, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
-    x35 = x12*x7
-    x36 = x11*x35
-    x37 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x38 = d_model*x37
-    x39 = sigma_attn*n_layers
-    x40 = numpy.sqrt(d_head)
-    x41 = n_q + 2*n_q/g
-    x42 = numpy.minimum(x14, numpy.maximum(1, x32*x40*numpy.sqrt(x41)/x31))
-    x43 = numpy.minimum(x14, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x40)))
-    x44 = d_head*n_q
-    x45 = d_head*x41
-    x46 = x29*x44 + x29*x45
-    x47 = d_model*d_ff_shared*n_sh*x28
-    x48 = ctx + x2 - 1/2
-    x49 = n_unembed*p_emb
-    x50 = ctx*b*(kv_idx + kv_bytes)
-    x51 = n_attn + n_ff
-    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x27 + x28*x39*(d_ff*x34*x36 + x30 + x38/x34) + x39*(d_model*x36*x42 + x36*x43*x44 + x37*x45/x42 + x38/x43 + x46)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x47) + x6*(f_idx*n_layers*x14*x48 + w_idx*(2*x14 - 2) + x0*x44*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x51) + x26*x50 + x49, x10, x24*(n_layers*(x28*(x30 + x35*(d_ff + d_model)) + x35*(d_model + x44) + x35*(d_model + x45) + x46) + x23 + x25 + x27), p*(w_idx*(x13 - 1) + n_layers*x47 + x51) + x49 + x50
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = r_cmp**(-1.0)
+    x29 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x27)
+    x30 = n_ff_in + n_ff_out
+    x31 = d_model*p
+    x32 = d_ff*x31
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = x33*x34
+    x36 = numpy.minimum(x14, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
+    x37 = x12*x7
+    x38 = x11*x37
+    x39 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x40 = d_model*x39
+    x41 = sigma_attn*n_layers
+    x42 = numpy.sqrt(d_head)
+    x43 = n_q + 2*n_q/g
+    x44 = numpy.minimum(x14, numpy.maximum(1, x34*x42*numpy.sqrt(x43)/x33))
+    x45 = numpy.minimum(x14, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x42)))
+    x46 = d_head*n_q
+    x47 = d_head*x43
+    x48 = x31*x46 + x31*x47
+    x49 = d_model*d_ff_shared*n_sh*x30
+    x50 = ctx + x2 - 1/2
+    x51 = ctx + q_len - 1
+    x52 = ctx**2 - ctx
+    x53 = (1/2)/q_len
+    x54 = n_unembed*p_emb
+    x55 = n_attn + n_ff
+    x56 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x45*x46 + x39*x47/x44 + x40/x45 + x48)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x49) + x6*(f_idx*n_layers*x14*x50 + w_idx*(2*x14 - 2) + x0*x46*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x55) + x26*x56 + x54, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x46) + x37*(d_model + x47) + x48) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x49 + x55) + x54 + x56
 
 
-def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -343,80 +364,85 @@ def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x14 = n_pp**(-1.0)
     x15 = n_gpu*x14
     x16 = w_idx*p*x15
-    x17 = b*x14
-    x18 = x17*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = p_act*q_len*x17
-    x23 = d_head*n_q
-    x24 = n_q + 2*n_q/g
-    x25 = d_head*x24
-    x26 = x20*x23 + x20*x25
-    x27 = n_pp*x5/hbm_bw
-    x28 = 2*x8
-    x29 = 2*n_layers
-    x30 = d_ff_shared*n_sh
-    x31 = d_model*x19*x30
-    x32 = sigma_attn**(-1.0)
-    x33 = x15*x32
-    x34 = ctx + x4 - 1/2
-    x35 = x5*(n_attn*x28 + 2*b*q_lm*x12 + x8*(2*n_ff/s + x29*x31) + x8*(f_idx*n_layers*x33*x34 + w_idx*(2*x33 - 2) + x0*x23*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x36 = numpy.greater_equal(n_gpu, n_pp)
-    x37 = numpy.less_equal(n_pp, b)
-    x38 = hbm_cap*n_gpu
-    x39 = n_unembed*p_emb
-    x40 = ctx*b*(kv_idx + kv_bytes)
-    x41 = n_attn + n_ff
-    x42 = numpy.where(numpy.logical_and(numpy.logical_and(x36, x37), numpy.greater_equal(x38, p*(w_idx*(x15 - 1) + n_layers*x31 + x41) + x39 + x40)), x1 + x11*x2 + numpy.maximum(numpy.maximum(x35, omega_net*x11), x27*(n_layers*(x19*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x25) + x26) + x13 + x16 + x18)), numpy.inf)
-    x43 = numpy.log(2)**(-1.0)
-    x44 = numpy.ceil(x33/node_size)
-    x45 = x43*numpy.log(x44)
-    x46 = x33/x44
-    x47 = bw_ar_intra**(-1.0)
-    x48 = numpy.maximum(x3*(x44 - 1), x44*x47*numpy.maximum(0, x46 - 1))
-    x49 = x48*x9
-    x50 = x28*x7
-    x51 = x11 + x29*numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x45 + (7/125000)*x46 + x49 - 7/125000, (1/100000)*x45 + (3/2500000)*x46 + x48*x50 + 7/1250000), (17/1000000)*x45 + (1/400000)*x46 + (20/19)*x49 + 23/2000000))
-    x52 = numpy.maximum(1, g*x33/n_q)
-    x53 = numpy.sqrt(d_model)
-    x54 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x55 = x53*x54
-    x56 = numpy.minimum(x33, numpy.maximum(1, x55/numpy.sqrt(d_ff)))
-    x57 = x22*x32
-    x58 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
-    x59 = d_model*x58*x8
-    x60 = sigma_attn*n_layers
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x24)*x54*x61/x53))
-    x63 = numpy.minimum(x33, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x61)))
-    x64 = x25*x8
-    x65 = x13*x27 + x27*(x16 + x18*x52 + x19*x60*(d_ff*x56*x57 + x21 + x59/x56) + x60*(d_model*x57*x62 + x23*x57*x63 + x26 + x58*x64/x62 + x59/x63))
-    x66 = numpy.logical_and(numpy.logical_and(x36, x37), numpy.greater_equal(x38, p*(w_idx*sigma_attn*(x33 - 1) + sigma_attn*x41) + x39 + x40*x52))
-    x67 = numpy.less_equal(x54, 1)
-    x68 = numpy.sqrt(x44)
-    x69 = x54/x68
-    x70 = numpy.maximum(x3*(x68 - 1), x47*x68*numpy.maximum(0, x69 - 1))
-    x71 = x70*x9
-    x72 = x43*numpy.log(x68)
-    x73 = (7/125000)*x69 + (7/125000)*x72 - 7/125000
-    x74 = x50*x70
-    x75 = (3/2500000)*x69 + (1/100000)*x72 + 7/1250000
-    x76 = (20/19)*x71
-    x77 = (1/400000)*x69 + (17/1000000)*x72 + 23/2000000
-    x78 = x6*x70
-    x79 = n_ff_in*x78*(d_ff*n_active + x30)
-    x80 = x79*x8
-    x81 = x64*x78
-    x82 = n_layers*(numpy.where(x67, 0, numpy.minimum(numpy.minimum(x71 + x73, x74 + x75), x76 + x77)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x80, x77 + (20/19)*x80), x28*x79 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(x73 + x81, x77 + (20/19)*x81), x25*x28*x78 + x75)) + numpy.where(x67, 0, numpy.minimum(numpy.minimum(n_ff_out*x71 + x73, n_ff_out*x74 + x75), n_ff_out*x76 + x77))) + x11
-    return x42, numpy.where(x66, x1 + x2*x51 + numpy.maximum(numpy.maximum(x35, x65), omega_net*x51), numpy.inf), x42, numpy.where(x66, x1 + x2*x82 + numpy.maximum(numpy.maximum(x35, x65), omega_net*x82), numpy.inf)
+    x17 = kv_win*numpy.minimum(ctx, ctx_win)
+    x18 = r_cmp**(-1.0)
+    x19 = b*x14
+    x20 = x19*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x18 + x17)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = p_act*q_len*x19
+    x25 = d_head*n_q
+    x26 = n_q + 2*n_q/g
+    x27 = d_head*x26
+    x28 = x22*x25 + x22*x27
+    x29 = n_pp*x5/hbm_bw
+    x30 = 2*x8
+    x31 = 2*n_layers
+    x32 = d_ff_shared*n_sh
+    x33 = d_model*x21*x32
+    x34 = sigma_attn**(-1.0)
+    x35 = x15*x34
+    x36 = ctx + x4 - 1/2
+    x37 = ctx + q_len - 1
+    x38 = ctx**2 - ctx
+    x39 = (1/2)/q_len
+    x40 = x5*(n_attn*x30 + 2*b*q_lm*x12 + x8*(2*n_ff/s + x31*x33) + x8*(f_idx*n_layers*x35*x36 + w_idx*(2*x35 - 2) + x0*x25*(x18*numpy.where(numpy.greater_equal(k_top, x37), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x36, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))))/flops
+    x41 = numpy.greater_equal(n_gpu, n_pp)
+    x42 = numpy.less_equal(n_pp, b)
+    x43 = hbm_cap*n_gpu
+    x44 = n_unembed*p_emb
+    x45 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
+    x46 = n_attn + n_ff
+    x47 = numpy.where(numpy.logical_and(numpy.logical_and(x41, x42), numpy.greater_equal(x43, p*(w_idx*(x15 - 1) + n_layers*x33 + x46) + x44 + x45)), x1 + x11*x2 + numpy.maximum(numpy.maximum(x40, omega_net*x11), x29*(n_layers*(x21*(x23 + x24*(d_ff + d_model)) + x24*(d_model + x25) + x24*(d_model + x27) + x28) + x13 + x16 + x20)), numpy.inf)
+    x48 = numpy.log(2)**(-1.0)
+    x49 = numpy.ceil(x35/node_size)
+    x50 = x48*numpy.log(x49)
+    x51 = x35/x49
+    x52 = bw_ar_intra**(-1.0)
+    x53 = numpy.maximum(x3*(x49 - 1), x49*x52*numpy.maximum(0, x51 - 1))
+    x54 = x53*x9
+    x55 = x30*x7
+    x56 = x11 + x31*numpy.where(numpy.less_equal(x35, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x50 + (7/125000)*x51 + x54 - 7/125000, (1/100000)*x50 + (3/2500000)*x51 + x53*x55 + 7/1250000), (17/1000000)*x50 + (1/400000)*x51 + (20/19)*x54 + 23/2000000))
+    x57 = numpy.maximum(1, g*x35/n_q)
+    x58 = numpy.sqrt(d_model)
+    x59 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x60 = x58*x59
+    x61 = numpy.minimum(x35, numpy.maximum(1, x60/numpy.sqrt(d_ff)))
+    x62 = x24*x34
+    x63 = n_gpu*p_act/(n_pp**2*sigma_attn**2)
+    x64 = d_model*x63*x8
+    x65 = sigma_attn*n_layers
+    x66 = numpy.sqrt(d_head)
+    x67 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x26)*x59*x66/x58))
+    x68 = numpy.minimum(x35, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x66)))
+    x69 = x27*x8
+    x70 = x13*x29 + x29*(x16 + x20*x57 + x21*x65*(d_ff*x61*x62 + x23 + x64/x61) + x65*(d_model*x62*x67 + x25*x62*x68 + x28 + x63*x69/x67 + x64/x68))
+    x71 = numpy.logical_and(numpy.logical_and(x41, x42), numpy.greater_equal(x43, p*(w_idx*sigma_attn*(x35 - 1) + sigma_attn*x46) + x44 + x45*x57))
+    x72 = numpy.less_equal(x59, 1)
+    x73 = numpy.sqrt(x49)
+    x74 = x59/x73
+    x75 = numpy.maximum(x3*(x73 - 1), x52*x73*numpy.maximum(0, x74 - 1))
+    x76 = x75*x9
+    x77 = x48*numpy.log(x73)
+    x78 = (7/125000)*x74 + (7/125000)*x77 - 7/125000
+    x79 = x55*x75
+    x80 = (3/2500000)*x74 + (1/100000)*x77 + 7/1250000
+    x81 = (20/19)*x76
+    x82 = (1/400000)*x74 + (17/1000000)*x77 + 23/2000000
+    x83 = x6*x75
+    x84 = n_ff_in*x83*(d_ff*n_active + x32)
+    x85 = x8*x84
+    x86 = x69*x83
+    x87 = n_layers*(numpy.where(x72, 0, numpy.minimum(numpy.minimum(x76 + x78, x79 + x80), x81 + x82)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x85, x82 + (20/19)*x85), x30*x84 + x80)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x86, x82 + (20/19)*x86), x27*x30*x83 + x80)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(n_ff_out*x76 + x78, n_ff_out*x79 + x80), n_ff_out*x81 + x82))) + x11
+    return x47, numpy.where(x71, x1 + x2*x56 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x56), numpy.inf), x47, numpy.where(x71, x1 + x2*x87 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x87), numpy.inf)
 
 
-def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -434,12 +460,12 @@ def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -462,31 +488,34 @@ def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -507,7 +536,7 @@ def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -531,18 +560,21 @@ def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -584,37 +616,42 @@ def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x38 = 2*d_model
     x39 = n_ff_in + n_ff_out
     x40 = ctx + x1 - 1/2
-    x41 = d_head*n_q
-    x42 = n_pp*x3/hbm_bw
-    x43 = b*numpy.maximum(1, g*x14/n_q)
-    x44 = d_model*p
-    x45 = numpy.sqrt(d_model)
-    x46 = x45*x9
-    x47 = numpy.minimum(x14, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x11*x12
-    x49 = x48*x7
-    x50 = d_model*x7
-    x51 = n_gpu/(n_pp**2*sigma_attn**2)
-    x52 = x50*x51
-    x53 = sigma_attn*n_layers
-    x54 = d_head*x44
-    x55 = numpy.sqrt(d_head)
-    x56 = numpy.minimum(x14, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x55)))
-    x57 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x34)*x55*x9/x45))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x43*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, d_model*vocab*p_emb*x42 + x42*(w_idx*p*x13 + x12*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x39*x53*(d_ff*x44 + d_ff*x47*x49 + x52/x47) + x53*(n_q*x54 + x34*x54 + x35*x51*x7/x57 + x41*x49*x56 + x48*x50*x57 + x52/x56))), x3*(n_attn*x22 + b*vocab*q_lm*x38 + x6*(2*n_ff/s + n_layers*x30*x38*x39) + x6*(f_idx*n_layers*x14*x40 + w_idx*(2*x14 - 2) + x0*x41*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x41 = ctx + q_len - 1
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = r_cmp**(-1.0)
+    x45 = d_head*n_q
+    x46 = n_pp*x3/hbm_bw
+    x47 = kv_win*numpy.minimum(ctx, ctx_win)
+    x48 = b*numpy.maximum(1, g*x14/n_q)
+    x49 = d_model*p
+    x50 = numpy.sqrt(d_model)
+    x51 = x50*x9
+    x52 = numpy.minimum(x14, numpy.maximum(1, x51/numpy.sqrt(d_ff)))
+    x53 = x11*x12
+    x54 = x53*x7
+    x55 = d_model*x7
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x55*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*x49
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x14, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x60)))
+    x62 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x34)*x60*x9/x50))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x48*(st_cmp + ctx*(kv_idx + kv_bytes) + x47))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, d_model*vocab*p_emb*x46 + x46*(w_idx*p*x13 + x12*x48*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x47) + x39*x58*(d_ff*x49 + d_ff*x52*x54 + x57/x52) + x58*(n_q*x59 + x34*x59 + x35*x56*x7/x62 + x45*x54*x61 + x53*x55*x62 + x57/x61))), x3*(n_attn*x22 + b*vocab*q_lm*x38 + x6*(2*n_ff/s + n_layers*x30*x38*x39) + x6*(f_idx*n_layers*x14*x40 + w_idx*(2*x14 - 2) + x0*x45*(x44*numpy.where(numpy.greater_equal(k_top, x41), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x40, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -652,7 +689,7 @@ def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -695,7 +732,7 @@ def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -706,49 +743,54 @@ def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x7 = d_model*vocab
     x8 = n_pp**(-1.0)
     x9 = n_gpu*x8
-    x10 = b*x8
-    x11 = d_head*n_q
-    x12 = d_model*p
-    x13 = d_head*(n_q + 2*n_q/g)
-    x14 = p_act*q_len*x10
-    x15 = n_ff_in + n_ff_out
-    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x9/sigma_attn
-    x18 = ctx + x1 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x16))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x16) + x4*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + x0*x11*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x10 = kv_win*numpy.minimum(ctx, ctx_win)
+    x11 = r_cmp**(-1.0)
+    x12 = b*x8
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = d_head*(n_q + 2*n_q/g)
+    x16 = p_act*q_len*x12
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*d_ff_shared*n_layers*n_sh*x17
+    x19 = x9/sigma_attn
+    x20 = ctx + x1 - 1/2
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x19*x20 + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -792,36 +834,41 @@ def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x40 = n_pp*x3/hbm_bw
     x41 = w_idx*p*x15
     x42 = numpy.maximum(1, g*x16/n_q)
-    x43 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x44 = n_ff_in + n_ff_out
-    x45 = d_model*p
-    x46 = d_ff*x45
-    x47 = numpy.sqrt(d_model)
-    x48 = x11*x47
-    x49 = numpy.minimum(x16, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
-    x50 = x14*x7
-    x51 = x13*x50
-    x52 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x53 = d_model*x52
-    x54 = sigma_attn*n_layers
-    x55 = numpy.sqrt(d_head)
-    x56 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x55/x47))
-    x57 = numpy.minimum(x16, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x55)))
-    x58 = d_head*n_q
-    x59 = x35*x45 + x45*x58
-    x60 = d_model*n_layers*x30*x44
-    x61 = ctx + x2 - 1/2
-    x62 = n_unembed*p_emb
-    x63 = ctx*b*(kv_idx + kv_bytes)
-    x64 = n_attn + n_ff
-    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x43 + x44*x54*(d_ff*x49*x51 + x46 + x53/x49) + x54*(d_model*x51*x56 + x35*x52/x56 + x51*x57*x58 + x53/x57 + x59)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x60) + x6*(f_idx*n_layers*x16*x61 + w_idx*(2*x16 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x64) + x42*x63 + x62, x10, x40*(n_layers*(x44*(x46 + x50*(d_ff + d_model)) + x50*(d_model + x35) + x50*(d_model + x58) + x59) + x39 + x41 + x43), p*(w_idx*(x15 - 1) + x60 + x64) + x62 + x63
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
+    x44 = r_cmp**(-1.0)
+    x45 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x43)
+    x46 = n_ff_in + n_ff_out
+    x47 = d_model*p
+    x48 = d_ff*x47
+    x49 = numpy.sqrt(d_model)
+    x50 = x11*x49
+    x51 = numpy.minimum(x16, numpy.maximum(1, x50/numpy.sqrt(d_ff)))
+    x52 = x14*x7
+    x53 = x13*x52
+    x54 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x55 = d_model*x54
+    x56 = sigma_attn*n_layers
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x57/x49))
+    x59 = numpy.minimum(x16, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x57)))
+    x60 = d_head*n_q
+    x61 = x35*x47 + x47*x60
+    x62 = d_model*n_layers*x30*x46
+    x63 = ctx + x2 - 1/2
+    x64 = ctx + q_len - 1
+    x65 = ctx**2 - ctx
+    x66 = (1/2)/q_len
+    x67 = n_unembed*p_emb
+    x68 = n_attn + n_ff
+    x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x58 + x35*x54/x58 + x53*x59*x60 + x55/x59 + x61)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x62) + x6*(f_idx*n_layers*x16*x63 + w_idx*(2*x16 - 2) + x0*x60*(x44*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x68) + x42*x69 + x67, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x35) + x52*(d_model + x60) + x61) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x62 + x68) + x67 + x69
 
 
-def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -830,12 +877,12 @@ def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -863,31 +910,34 @@ def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -899,7 +949,7 @@ def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -928,18 +978,21 @@ def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -965,43 +1018,48 @@ def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x22 = d_model*vocab
     x23 = n_ff_in + n_ff_out
     x24 = ctx + x2 - 1/2
-    x25 = n_pp*x3/hbm_bw
-    x26 = b*numpy.maximum(1, x13)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = x28*x29
-    x31 = numpy.minimum(x13, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x10*x11
-    x33 = x32*x7
-    x34 = d_model*x7
-    x35 = n_gpu/(n_pp**2*sigma_attn**2)
-    x36 = x34*x35
-    x37 = sigma_attn*n_layers
-    x38 = d_head*n_q
-    x39 = c_kv + c_q
-    x40 = n_q + 2*n_q/g
-    x41 = d_head*x40
-    x42 = numpy.sqrt(x39)
-    x43 = numpy.minimum(x13, numpy.maximum(1, x29*x42/x28))
-    x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x13, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x44)))
-    x46 = x35*x7
-    x47 = numpy.minimum(x13, numpy.maximum(1, x29*numpy.sqrt(x40)*x44/x42))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x25 + x25*(w_idx*p*x12 + x11*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x23*x37*(d_ff*x27 + d_ff*x31*x33 + x36/x31) + x37*(p*x39*x41 + x27*x38 + x27*x39 + x32*x34*x43 + x33*x38*x45 + x33*x39*x47 + x36/x45 + x39*x46/x43 + x41*x46/x47))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = n_pp*x3/hbm_bw
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = b*numpy.maximum(1, x13)
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = x33*x34
+    x36 = numpy.minimum(x13, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
+    x37 = x10*x11
+    x38 = x37*x7
+    x39 = d_model*x7
+    x40 = n_gpu/(n_pp**2*sigma_attn**2)
+    x41 = x39*x40
+    x42 = sigma_attn*n_layers
+    x43 = d_head*n_q
+    x44 = c_kv + c_q
+    x45 = n_q + 2*n_q/g
+    x46 = d_head*x45
+    x47 = numpy.sqrt(x44)
+    x48 = numpy.minimum(x13, numpy.maximum(1, x34*x47/x33))
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x13, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x49)))
+    x51 = x40*x7
+    x52 = numpy.minimum(x13, numpy.maximum(1, x34*numpy.sqrt(x45)*x49/x47))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x29 + x29*(w_idx*p*x12 + x11*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30) + x23*x42*(d_ff*x32 + d_ff*x36*x38 + x41/x36) + x42*(p*x44*x46 + x32*x43 + x32*x44 + x37*x39*x48 + x38*x43*x50 + x38*x44*x52 + x41/x50 + x44*x51/x48 + x46*x51/x52))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x13*x24 + w_idx*(2*x13 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1019,7 +1077,7 @@ def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1037,7 +1095,7 @@ def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1048,36 +1106,41 @@ def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x7 = d_model*vocab
     x8 = n_pp**(-1.0)
     x9 = n_gpu*x8
-    x10 = b*x8
-    x11 = d_head*n_q
-    x12 = d_model*p
-    x13 = c_kv + c_q
-    x14 = p_act*q_len*x10
-    x15 = d_head*(n_q + 2*n_q/g)
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*d_ff_shared*n_layers*n_sh*x16
-    x18 = x9/sigma_attn
-    x19 = ctx + x1 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x17))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x13*x15 + x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x14*(x13 + x15) + x16*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x17) + x4*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x10 = kv_win*numpy.minimum(ctx, ctx_win)
+    x11 = r_cmp**(-1.0)
+    x12 = b*x8
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = c_kv + c_q
+    x16 = p_act*q_len*x12
+    x17 = d_head*(n_q + 2*n_q/g)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*d_ff_shared*n_layers*n_sh*x18
+    x20 = x9/sigma_attn
+    x21 = ctx + x1 - 1/2
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x15*x17 + x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x16*(x15 + x17) + x18*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x19) + x4*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x11*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1085,14 +1148,14 @@ def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -1120,38 +1183,43 @@ def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x24 = n_pp*x3/hbm_bw
     x25 = w_idx*p*x13
     x26 = numpy.maximum(1, x14)
-    x27 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x28 = n_ff_in + n_ff_out
-    x29 = d_model*p
-    x30 = d_ff*x29
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x33 = x31*x32
-    x34 = numpy.minimum(x14, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
-    x35 = x12*x7
-    x36 = x11*x35
-    x37 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x38 = d_model*x37
-    x39 = sigma_attn*n_layers
-    x40 = c_kv + c_q
-    x41 = numpy.sqrt(x40)
-    x42 = numpy.minimum(x14, numpy.maximum(1, x32*x41/x31))
-    x43 = numpy.sqrt(d_head)
-    x44 = n_q + 2*n_q/g
-    x45 = numpy.minimum(x14, numpy.maximum(1, x32*x43*numpy.sqrt(x44)/x41))
-    x46 = numpy.minimum(x14, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
-    x47 = d_head*n_q
-    x48 = d_head*x44
-    x49 = p*x40*x48 + x29*x40 + x29*x47
-    x50 = d_model*d_ff_shared*n_sh*x28
-    x51 = ctx + x2 - 1/2
-    x52 = n_unembed*p_emb
-    x53 = ctx*b*(kv_idx + kv_bytes)
-    x54 = n_attn + n_ff
-    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x27 + x28*x39*(d_ff*x34*x36 + x30 + x38/x34) + x39*(d_model*x36*x42 + x36*x40*x45 + x36*x46*x47 + x37*x40/x42 + x37*x48/x45 + x38/x46 + x49)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x50) + x6*(f_idx*n_layers*x14*x51 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x51, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x54) + x26*x53 + x52, x10, x24*(n_layers*(x28*(x30 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x47) + x35*(x40 + x48) + x49) + x23 + x25 + x27), p*(w_idx*(x13 - 1) + n_layers*x50 + x54) + x52 + x53
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = r_cmp**(-1.0)
+    x29 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x27)
+    x30 = n_ff_in + n_ff_out
+    x31 = d_model*p
+    x32 = d_ff*x31
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x35 = x33*x34
+    x36 = numpy.minimum(x14, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
+    x37 = x12*x7
+    x38 = x11*x37
+    x39 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x40 = d_model*x39
+    x41 = sigma_attn*n_layers
+    x42 = c_kv + c_q
+    x43 = numpy.sqrt(x42)
+    x44 = numpy.minimum(x14, numpy.maximum(1, x34*x43/x33))
+    x45 = numpy.sqrt(d_head)
+    x46 = n_q + 2*n_q/g
+    x47 = numpy.minimum(x14, numpy.maximum(1, x34*x45*numpy.sqrt(x46)/x43))
+    x48 = numpy.minimum(x14, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x45)))
+    x49 = d_head*n_q
+    x50 = d_head*x46
+    x51 = p*x42*x50 + x31*x42 + x31*x49
+    x52 = d_model*d_ff_shared*n_sh*x30
+    x53 = ctx + x2 - 1/2
+    x54 = ctx + q_len - 1
+    x55 = ctx**2 - ctx
+    x56 = (1/2)/q_len
+    x57 = n_unembed*p_emb
+    x58 = n_attn + n_ff
+    x59 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x42*x47 + x38*x48*x49 + x39*x42/x44 + x39*x50/x47 + x40/x48 + x51)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x52) + x6*(f_idx*n_layers*x14*x53 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x54), x53, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x56*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x55))) + numpy.where(numpy.greater_equal(ctx_win, x54), x53, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x56*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x55))))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x58) + x26*x59 + x57, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x42) + x37*(d_model + x49) + x37*(x42 + x50) + x51) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x52 + x58) + x57 + x59
 
 
-def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -1170,85 +1238,90 @@ def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x15 = n_pp**(-1.0)
     x16 = n_gpu*x15
     x17 = w_idx*p*x16
-    x18 = b*x15
-    x19 = x18*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*p
-    x22 = d_ff*x21
-    x23 = p_act*q_len*x18
-    x24 = d_head*n_q
-    x25 = c_kv + c_q
-    x26 = n_q + 2*n_q/g
-    x27 = d_head*x26
-    x28 = p*x25*x27 + x21*x24 + x21*x25
-    x29 = n_pp*x5/hbm_bw
-    x30 = 2*x8
-    x31 = 2*n_layers
-    x32 = d_ff_shared*n_sh
-    x33 = d_model*x20*x32
-    x34 = sigma_attn**(-1.0)
-    x35 = x16*x34
-    x36 = ctx + x4 - 1/2
-    x37 = x5*(n_attn*x30 + 2*b*q_lm*x13 + x8*(2*n_ff/s + x31*x33) + x8*(f_idx*n_layers*x35*x36 + w_idx*(2*x35 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x38 = numpy.greater_equal(n_gpu, n_pp)
-    x39 = numpy.less_equal(n_pp, b)
-    x40 = hbm_cap*n_gpu
-    x41 = n_unembed*p_emb
-    x42 = ctx*b*(kv_idx + kv_bytes)
-    x43 = n_attn + n_ff
-    x44 = numpy.where(numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*(x16 - 1) + n_layers*x33 + x43) + x41 + x42)), x1 + x12*x2 + numpy.maximum(numpy.maximum(x37, omega_net*x12), x29*(n_layers*(x20*(x22 + x23*(d_ff + d_model)) + x23*(d_model + x24) + x23*(d_model + x25) + x23*(x25 + x27) + x28) + x14 + x17 + x19)), numpy.inf)
-    x45 = numpy.log(2)**(-1.0)
-    x46 = numpy.ceil(x35/node_size)
-    x47 = x45*numpy.log(x46)
-    x48 = x35/x46
-    x49 = bw_ar_intra**(-1.0)
-    x50 = numpy.maximum(x3*(x46 - 1), x46*x49*numpy.maximum(0, x48 - 1))
-    x51 = x10*x50
-    x52 = x30*x7
-    x53 = x12 + x31*numpy.where(numpy.less_equal(x35, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x47 + (7/125000)*x48 + x51 - 7/125000, (1/100000)*x47 + (3/2500000)*x48 + x50*x52 + 7/1250000), (17/1000000)*x47 + (1/400000)*x48 + (20/19)*x51 + 23/2000000))
-    x54 = numpy.maximum(1, x35)
-    x55 = numpy.sqrt(d_model)
-    x56 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x57 = x55*x56
-    x58 = numpy.minimum(x35, numpy.maximum(1, x57/numpy.sqrt(d_ff)))
-    x59 = x23*x34
-    x60 = n_gpu/(n_pp**2*sigma_attn**2)
-    x61 = x60*x9
-    x62 = d_model*x61
-    x63 = sigma_attn*n_layers
-    x64 = numpy.sqrt(x25)
-    x65 = numpy.minimum(x35, numpy.maximum(1, x56*x64/x55))
-    x66 = numpy.sqrt(d_head)
-    x67 = numpy.minimum(x35, numpy.maximum(1, numpy.sqrt(x26)*x56*x66/x64))
-    x68 = numpy.minimum(x35, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x66)))
-    x69 = x27*x9
-    x70 = x14*x29 + x29*(x17 + x19*x54 + x20*x63*(d_ff*x58*x59 + x22 + x62/x58) + x63*(d_model*x59*x65 + x24*x59*x68 + x25*x59*x67 + x25*x61/x65 + x28 + x60*x69/x67 + x62/x68))
-    x71 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*(x35 - 1) + sigma_attn*x43) + x41 + x42*x54))
-    x72 = numpy.less_equal(x56, 1)
-    x73 = numpy.sqrt(x46)
-    x74 = x56/x73
-    x75 = numpy.maximum(x3*(x73 - 1), x49*x73*numpy.maximum(0, x74 - 1))
-    x76 = x10*x75
-    x77 = x45*numpy.log(x73)
-    x78 = (7/125000)*x74 + (7/125000)*x77 - 7/125000
-    x79 = x52*x75
-    x80 = (3/2500000)*x74 + (1/100000)*x77 + 7/1250000
-    x81 = (20/19)*x76
-    x82 = (1/400000)*x74 + (17/1000000)*x77 + 23/2000000
-    x83 = x5*x75
-    x84 = n_ff_in*x83*(d_ff*n_active + x32)
-    x85 = x84*x9
-    x86 = p_act*x30
-    x87 = x69*x83
-    x88 = n_layers*(numpy.where(x72, 0, numpy.minimum(numpy.minimum(x76 + x78, x79 + x80), x81 + x82)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x85, x80 + x84*x86), x82 + (20/19)*x85)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(x78 + x87, x82 + (20/19)*x87), x27*x83*x86 + x80)) + numpy.where(x72, 0, numpy.minimum(numpy.minimum(n_ff_out*x76 + x78, n_ff_out*x79 + x80), n_ff_out*x81 + x82))) + x12
-    return x44, numpy.where(x71, x1 + x2*x53 + numpy.maximum(numpy.maximum(x37, x70), omega_net*x53), numpy.inf), x44, numpy.where(x71, x1 + x2*x88 + numpy.maximum(numpy.maximum(x37, x70), omega_net*x88), numpy.inf)
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = b*x15
+    x21 = x20*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*p
+    x24 = d_ff*x23
+    x25 = p_act*q_len*x20
+    x26 = d_head*n_q
+    x27 = c_kv + c_q
+    x28 = n_q + 2*n_q/g
+    x29 = d_head*x28
+    x30 = p*x27*x29 + x23*x26 + x23*x27
+    x31 = n_pp*x5/hbm_bw
+    x32 = 2*x8
+    x33 = 2*n_layers
+    x34 = d_ff_shared*n_sh
+    x35 = d_model*x22*x34
+    x36 = sigma_attn**(-1.0)
+    x37 = x16*x36
+    x38 = ctx + x4 - 1/2
+    x39 = ctx + q_len - 1
+    x40 = ctx**2 - ctx
+    x41 = (1/2)/q_len
+    x42 = x5*(n_attn*x32 + 2*b*q_lm*x13 + x8*(2*n_ff/s + x33*x35) + x8*(f_idx*n_layers*x37*x38 + w_idx*(2*x37 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops
+    x43 = numpy.greater_equal(n_gpu, n_pp)
+    x44 = numpy.less_equal(n_pp, b)
+    x45 = hbm_cap*n_gpu
+    x46 = n_unembed*p_emb
+    x47 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    x48 = n_attn + n_ff
+    x49 = numpy.where(numpy.logical_and(numpy.logical_and(x43, x44), numpy.greater_equal(x45, p*(w_idx*(x16 - 1) + n_layers*x35 + x48) + x46 + x47)), x1 + x12*x2 + numpy.maximum(numpy.maximum(x42, omega_net*x12), x31*(n_layers*(x22*(x24 + x25*(d_ff + d_model)) + x25*(d_model + x26) + x25*(d_model + x27) + x25*(x27 + x29) + x30) + x14 + x17 + x21)), numpy.inf)
+    x50 = numpy.log(2)**(-1.0)
+    x51 = numpy.ceil(x37/node_size)
+    x52 = x50*numpy.log(x51)
+    x53 = x37/x51
+    x54 = bw_ar_intra**(-1.0)
+    x55 = numpy.maximum(x3*(x51 - 1), x51*x54*numpy.maximum(0, x53 - 1))
+    x56 = x10*x55
+    x57 = x32*x7
+    x58 = x12 + x33*numpy.where(numpy.less_equal(x37, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x53 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x53 + x55*x57 + 7/1250000), (17/1000000)*x52 + (1/400000)*x53 + (20/19)*x56 + 23/2000000))
+    x59 = numpy.maximum(1, x37)
+    x60 = numpy.sqrt(d_model)
+    x61 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x62 = x60*x61
+    x63 = numpy.minimum(x37, numpy.maximum(1, x62/numpy.sqrt(d_ff)))
+    x64 = x25*x36
+    x65 = n_gpu/(n_pp**2*sigma_attn**2)
+    x66 = x65*x9
+    x67 = d_model*x66
+    x68 = sigma_attn*n_layers
+    x69 = numpy.sqrt(x27)
+    x70 = numpy.minimum(x37, numpy.maximum(1, x61*x69/x60))
+    x71 = numpy.sqrt(d_head)
+    x72 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x28)*x61*x71/x69))
+    x73 = numpy.minimum(x37, numpy.maximum(1, x62/(numpy.sqrt(n_q)*x71)))
+    x74 = x29*x9
+    x75 = x14*x31 + x31*(x17 + x21*x59 + x22*x68*(d_ff*x63*x64 + x24 + x67/x63) + x68*(d_model*x64*x70 + x26*x64*x73 + x27*x64*x72 + x27*x66/x70 + x30 + x65*x74/x72 + x67/x73))
+    x76 = numpy.logical_and(numpy.logical_and(x43, x44), numpy.greater_equal(x45, p*(w_idx*sigma_attn*(x37 - 1) + sigma_attn*x48) + x46 + x47*x59))
+    x77 = numpy.less_equal(x61, 1)
+    x78 = numpy.sqrt(x51)
+    x79 = x61/x78
+    x80 = numpy.maximum(x3*(x78 - 1), x54*x78*numpy.maximum(0, x79 - 1))
+    x81 = x10*x80
+    x82 = x50*numpy.log(x78)
+    x83 = (7/125000)*x79 + (7/125000)*x82 - 7/125000
+    x84 = x57*x80
+    x85 = (3/2500000)*x79 + (1/100000)*x82 + 7/1250000
+    x86 = (20/19)*x81
+    x87 = (1/400000)*x79 + (17/1000000)*x82 + 23/2000000
+    x88 = x5*x80
+    x89 = n_ff_in*x88*(d_ff*n_active + x34)
+    x90 = x89*x9
+    x91 = p_act*x32
+    x92 = x74*x88
+    x93 = n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x83, x84 + x85), x86 + x87)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x90, x85 + x89*x91), x87 + (20/19)*x90)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x92, x87 + (20/19)*x92), x29*x88*x91 + x85)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(n_ff_out*x81 + x83, n_ff_out*x84 + x85), n_ff_out*x86 + x87))) + x12
+    return x49, numpy.where(x76, x1 + x2*x58 + numpy.maximum(numpy.maximum(x42, x75), omega_net*x58), numpy.inf), x49, numpy.where(x76, x1 + x2*x93 + numpy.maximum(numpy.maximum(x42, x75), omega_net*x93), numpy.inf)
 
 
-def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1266,12 +1339,12 @@ def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1299,31 +1372,34 @@ def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -1344,7 +1420,7 @@ def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1373,18 +1449,21 @@ def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1425,39 +1504,44 @@ def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x37 = 2*d_model
     x38 = n_ff_in + n_ff_out
     x39 = ctx + x1 - 1/2
-    x40 = n_pp*x3/hbm_bw
-    x41 = b*numpy.maximum(1, x14)
-    x42 = d_model*p
-    x43 = numpy.sqrt(d_model)
-    x44 = x43*x9
-    x45 = numpy.minimum(x14, numpy.maximum(1, x44/numpy.sqrt(d_ff)))
-    x46 = x11*x12
-    x47 = x46*x7
-    x48 = d_model*x7
-    x49 = n_gpu/(n_pp**2*sigma_attn**2)
-    x50 = x48*x49
-    x51 = sigma_attn*n_layers
-    x52 = d_head*n_q
-    x53 = c_kv + c_q
-    x54 = numpy.sqrt(x53)
-    x55 = numpy.minimum(x14, numpy.maximum(1, x54*x9/x43))
-    x56 = numpy.sqrt(d_head)
-    x57 = numpy.minimum(x14, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x56)))
-    x58 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x32)*x56*x9/x54))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x41*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, d_model*vocab*p_emb*x40 + x40*(w_idx*p*x13 + x12*x41*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x38*x51*(d_ff*x42 + d_ff*x45*x47 + x50/x45) + x51*(p*x33*x53 + x34*x49/x58 + x42*x52 + x42*x53 + x46*x48*x55 + x47*x52*x57 + x47*x53*x58 + x49*x53*x7/x55 + x50/x57))), x3*(n_attn*x22 + b*vocab*q_lm*x37 + x6*(2*n_ff/s + n_layers*x28*x37*x38) + x6*(f_idx*n_layers*x14*x39 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x40 = ctx + q_len - 1
+    x41 = ctx**2 - ctx
+    x42 = (1/2)/q_len
+    x43 = r_cmp**(-1.0)
+    x44 = n_pp*x3/hbm_bw
+    x45 = kv_win*numpy.minimum(ctx, ctx_win)
+    x46 = b*numpy.maximum(1, x14)
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = x48*x9
+    x50 = numpy.minimum(x14, numpy.maximum(1, x49/numpy.sqrt(d_ff)))
+    x51 = x11*x12
+    x52 = x51*x7
+    x53 = d_model*x7
+    x54 = n_gpu/(n_pp**2*sigma_attn**2)
+    x55 = x53*x54
+    x56 = sigma_attn*n_layers
+    x57 = d_head*n_q
+    x58 = c_kv + c_q
+    x59 = numpy.sqrt(x58)
+    x60 = numpy.minimum(x14, numpy.maximum(1, x59*x9/x48))
+    x61 = numpy.sqrt(d_head)
+    x62 = numpy.minimum(x14, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x61)))
+    x63 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x32)*x61*x9/x59))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x45))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, d_model*vocab*p_emb*x44 + x44*(w_idx*p*x13 + x12*x46*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45) + x38*x56*(d_ff*x47 + d_ff*x50*x52 + x55/x50) + x56*(p*x33*x58 + x34*x54/x63 + x47*x57 + x47*x58 + x51*x53*x60 + x52*x57*x62 + x52*x58*x63 + x54*x58*x7/x60 + x55/x62))), x3*(n_attn*x22 + b*vocab*q_lm*x37 + x6*(2*n_ff/s + n_layers*x28*x37*x38) + x6*(f_idx*n_layers*x14*x39 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1495,7 +1579,7 @@ def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1538,7 +1622,7 @@ def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1549,36 +1633,41 @@ def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x7 = d_model*vocab
     x8 = n_pp**(-1.0)
     x9 = n_gpu*x8
-    x10 = b*x8
-    x11 = d_head*n_q
-    x12 = d_model*p
-    x13 = c_kv + c_q
-    x14 = p_act*q_len*x10
-    x15 = d_head*(n_q + 2*n_q/g)
-    x16 = n_ff_in + n_ff_out
-    x17 = d_model*d_ff_shared*n_layers*n_sh*x16
-    x18 = x9/sigma_attn
-    x19 = ctx + x1 - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x17))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x13*x15 + x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x14*(x13 + x15) + x16*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x7 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x17) + x4*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x10 = kv_win*numpy.minimum(ctx, ctx_win)
+    x11 = r_cmp**(-1.0)
+    x12 = b*x8
+    x13 = d_head*n_q
+    x14 = d_model*p
+    x15 = c_kv + c_q
+    x16 = p_act*q_len*x12
+    x17 = d_head*(n_q + 2*n_q/g)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*d_ff_shared*n_layers*n_sh*x18
+    x20 = x9/sigma_attn
+    x21 = ctx + x1 - 1/2
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x15*x17 + x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x16*(x15 + x17) + x18*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x19) + x4*(f_idx*n_layers*x20*x21 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x11*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1586,14 +1675,14 @@ def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -1637,39 +1726,44 @@ def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x40 = n_pp*x3/hbm_bw
     x41 = w_idx*p*x15
     x42 = numpy.maximum(1, x16)
-    x43 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x44 = n_ff_in + n_ff_out
-    x45 = d_model*p
-    x46 = d_ff*x45
-    x47 = numpy.sqrt(d_model)
-    x48 = x11*x47
-    x49 = numpy.minimum(x16, numpy.maximum(1, x48/numpy.sqrt(d_ff)))
-    x50 = x14*x7
-    x51 = x13*x50
-    x52 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x53 = d_model*x52
-    x54 = sigma_attn*n_layers
-    x55 = c_kv + c_q
-    x56 = numpy.sqrt(x55)
-    x57 = numpy.minimum(x16, numpy.maximum(1, x11*x56/x47))
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x58/x56))
-    x60 = numpy.minimum(x16, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x58)))
-    x61 = d_head*n_q
-    x62 = p*x35*x55 + x45*x55 + x45*x61
-    x63 = d_model*n_layers*x30*x44
-    x64 = ctx + x2 - 1/2
-    x65 = n_unembed*p_emb
-    x66 = ctx*b*(kv_idx + kv_bytes)
-    x67 = n_attn + n_ff
-    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x43 + x44*x54*(d_ff*x49*x51 + x46 + x53/x49) + x54*(d_model*x51*x57 + x35*x52/x59 + x51*x55*x59 + x51*x60*x61 + x52*x55/x57 + x53/x60 + x62)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x63) + x6*(f_idx*n_layers*x16*x64 + w_idx*(2*x16 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x67) + x42*x66 + x65, x10, x40*(n_layers*(x44*(x46 + x50*(d_ff + d_model)) + x50*(d_model + x55) + x50*(d_model + x61) + x50*(x35 + x55) + x62) + x39 + x41 + x43), p*(w_idx*(x15 - 1) + x63 + x67) + x65 + x66
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
+    x44 = r_cmp**(-1.0)
+    x45 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x43)
+    x46 = n_ff_in + n_ff_out
+    x47 = d_model*p
+    x48 = d_ff*x47
+    x49 = numpy.sqrt(d_model)
+    x50 = x11*x49
+    x51 = numpy.minimum(x16, numpy.maximum(1, x50/numpy.sqrt(d_ff)))
+    x52 = x14*x7
+    x53 = x13*x52
+    x54 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x55 = d_model*x54
+    x56 = sigma_attn*n_layers
+    x57 = c_kv + c_q
+    x58 = numpy.sqrt(x57)
+    x59 = numpy.minimum(x16, numpy.maximum(1, x11*x58/x49))
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x60/x58))
+    x62 = numpy.minimum(x16, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x60)))
+    x63 = d_head*n_q
+    x64 = p*x35*x57 + x47*x57 + x47*x63
+    x65 = d_model*n_layers*x30*x46
+    x66 = ctx + x2 - 1/2
+    x67 = ctx + q_len - 1
+    x68 = ctx**2 - ctx
+    x69 = (1/2)/q_len
+    x70 = n_unembed*p_emb
+    x71 = n_attn + n_ff
+    x72 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x59 + x35*x54/x61 + x53*x57*x61 + x53*x62*x63 + x54*x57/x59 + x55/x62 + x64)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x65) + x6*(f_idx*n_layers*x16*x66 + w_idx*(2*x16 - 2) + c_kv*n_q*x0*(x44*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x71) + x42*x72 + x70, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x57) + x52*(d_model + x63) + x52*(x35 + x57) + x64) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x65 + x71) + x70 + x72
 
 
-def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1708,7 +1802,7 @@ def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
 
 
-def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1728,7 +1822,7 @@ def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1751,10 +1845,10 @@ def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1766,24 +1860,27 @@ def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1830,7 +1927,7 @@ def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1859,28 +1956,31 @@ def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/2)*q_len
-    x6 = b*x5
-    x7 = x4*x6
+    x2 = (1/2)*q_len
+    x3 = b*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*p_act
+    x6 = x4*x5
+    x7 = x3*x6
     x8 = b*q_len
-    x9 = x4*x8
+    x9 = x6*x8
     x10 = x1*x9
     x11 = sigma_attn**(-1.0)
     x12 = n_pp**(-1.0)
@@ -1895,70 +1995,74 @@ def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
     x22 = x21*x9
     x23 = 2*x8
-    x24 = x23*x4
+    x24 = x23*x6
     x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
-    x26 = b*x12
-    x27 = numpy.less_equal(s, x26*x5)
-    x28 = numpy.minimum(n_experts, x13)
-    x29 = numpy.where(x27, x28, 1)
-    x30 = x13/numpy.maximum(1, x29)
-    x31 = numpy.maximum(1, x30)
-    x32 = numpy.ceil(x16*x31)
-    x33 = x15*numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x31*x34
-    x36 = numpy.maximum(x1*(x32 - 1), x20*x32*numpy.maximum(0, x31*x34 - 1))
-    x37 = x36*x9
-    x38 = numpy.where(x27, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x39 = numpy.minimum(n_active, x29)
-    x40 = xi_ep*numpy.minimum(numpy.minimum(n_active, x29), numpy.ceil(x16*x29)) + (1 - xi_ep)*numpy.ceil(x16*x39)
-    x41 = x40**(-1.0)
-    x42 = x39*x41
-    x43 = (1 - x11)*numpy.maximum(x1*x42*(x40 - 1), x20*x40*numpy.maximum(0, x39*x41 - 1))
-    x44 = x43*x9
-    x45 = x15*numpy.log(x40)
-    x46 = (3/5000000)*x42 + (1/200000)*x45 + 31/5000000
-    x47 = (1/800000)*x42 + (17/2000000)*x45 + 51/4000000
-    x48 = (7/250000)*x42 + (7/250000)*x45 - 7/250000
-    x49 = d_model*p_disp*x2*x43
-    x50 = x49*x8
-    x51 = n_layers*x25 + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x28, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x28, 1)), 1, x13*numpy.where(numpy.less_equal(x28, 1), 1, x28**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x33 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x33 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x24*x36 + (1/100000)*x33 + (3/2500000)*x35 + 7/1250000)) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x25 + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x46, (10/19)*x44 + x47), x43*x7 + x48)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x46 + x50, x47 + (10/19)*x50), x48 + x49*x6)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
-    x52 = d_model*vocab
-    x53 = s**(-1.0)
-    x54 = n_ff_in + n_ff_out
-    x55 = n_layers*x54
-    x56 = d_model*d_ff_shared*n_sh*x55
-    x57 = ctx + x5 - 1/2
-    x58 = d_head*n_q
-    x59 = x12*x8
-    x60 = d_model*p
-    x61 = numpy.sqrt(d_model)
-    x62 = numpy.maximum(1, numpy.minimum(x30, numpy.sqrt(x31)*x61/numpy.sqrt(d_ff)))
-    x63 = p_act*x59
-    x64 = x3*x59
-    x65 = n_pp*x2/hbm_bw
-    x66 = numpy.maximum(1, g*x14/n_q)
-    x67 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x68 = x61*x67
-    x69 = numpy.minimum(x14, numpy.maximum(1, x68/numpy.sqrt(d_ff_shared)))
-    x70 = x11*x63
-    x71 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x72 = x3*x71
-    x73 = sigma_attn*n_layers
-    x74 = d_head*x60
-    x75 = n_q + 2*n_q/g
-    x76 = numpy.sqrt(d_head)
-    x77 = numpy.minimum(x14, numpy.maximum(1, x68/(numpy.sqrt(n_q)*x76)))
-    x78 = numpy.minimum(x14, numpy.maximum(1, x67*numpy.sqrt(x75)*x76/x61))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x66*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x56)))), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x2*(n_attn*x23 + 2*b*q_lm*x52 + x8*(2*n_ff*x53 + 2*x56) + x8*(f_idx*n_layers*x14*x57 + w_idx*(2*x14 - 2) + x0*x58*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x65*(n_experts*x55*(1 - (1 - x53)**x59)*(d_ff*x53*x62*x63 + d_ff*x60 + x31*x53*x64/x62) + p_emb*x52) + x65*(w_idx*p*x13 + n_sh*x54*x73*(d_ff_shared*x60 + d_ff_shared*x69*x70 + x72/x69) + x26*x66*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x73*(d_head*p_act*x71*x75/x78 + n_q*x74 + x11*x64*x78 + x58*x70*x77 + x72/x77 + x74*x75))), numpy.inf)
+    x26 = numpy.less_equal(s, x12*x3)
+    x27 = numpy.minimum(n_experts, x13)
+    x28 = numpy.where(x26, x27, 1)
+    x29 = x13/numpy.maximum(1, x28)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.ceil(x16*x30)
+    x32 = x15*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x30*x33
+    x35 = numpy.maximum(x1*(x31 - 1), x20*x31*numpy.maximum(0, x30*x33 - 1))
+    x36 = x35*x9
+    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x38 = numpy.minimum(n_active, x28)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x16*x28)) + (1 - xi_ep)*numpy.ceil(x16*x38)
+    x40 = x39**(-1.0)
+    x41 = x38*x40
+    x42 = (1 - x11)*numpy.maximum(x1*x41*(x39 - 1), x20*x39*numpy.maximum(0, x38*x40 - 1))
+    x43 = x42*x9
+    x44 = x15*numpy.log(x39)
+    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
+    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
+    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
+    x48 = d_model*p_disp*x4*x42
+    x49 = x48*x8
+    x50 = n_layers*x25 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x27, 1)), 1, x13*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x24*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x25 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x7 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x3*x48 + x47)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
+    x51 = d_model*vocab
+    x52 = s**(-1.0)
+    x53 = n_ff_in + n_ff_out
+    x54 = n_layers*x53
+    x55 = d_model*d_ff_shared*n_sh*x54
+    x56 = ctx + x2 - 1/2
+    x57 = ctx + q_len - 1
+    x58 = ctx**2 - ctx
+    x59 = (1/2)/q_len
+    x60 = r_cmp**(-1.0)
+    x61 = d_head*n_q
+    x62 = x12*x8
+    x63 = d_model*p
+    x64 = numpy.sqrt(d_model)
+    x65 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x64/numpy.sqrt(d_ff)))
+    x66 = p_act*x62
+    x67 = x5*x62
+    x68 = n_pp*x4/hbm_bw
+    x69 = kv_win*numpy.minimum(ctx, ctx_win)
+    x70 = b*numpy.maximum(1, g*x14/n_q)
+    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x72 = x64*x71
+    x73 = numpy.minimum(x14, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x11*x66
+    x75 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x76 = x5*x75
+    x77 = sigma_attn*n_layers
+    x78 = d_head*x63
+    x79 = n_q + 2*n_q/g
+    x80 = numpy.sqrt(d_head)
+    x81 = numpy.minimum(x14, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
+    x82 = numpy.minimum(x14, numpy.maximum(1, x71*numpy.sqrt(x79)*x80/x64))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x55)) + x70*(st_cmp + ctx*(kv_idx + kv_bytes) + x69))), t_kernel*x0 + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x68*(n_experts*x54*(1 - (1 - x52)**x62)*(d_ff*x52*x65*x66 + d_ff*x63 + x30*x52*x67/x65) + p_emb*x51) + x68*(w_idx*p*x13 + n_sh*x53*x77*(d_ff_shared*x63 + d_ff_shared*x73*x74 + x76/x73) + x12*x70*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x60 + x69) + x77*(d_head*p_act*x75*x79/x82 + n_q*x78 + x11*x67*x82 + x61*x74*x81 + x76/x81 + x78*x79))), x4*(n_attn*x23 + 2*b*q_lm*x51 + x8*(2*n_ff*x52 + 2*x55) + x8*(f_idx*n_layers*x14*x56 + w_idx*(2*x14 - 2) + x0*x61*(x60*numpy.where(numpy.greater_equal(k_top, x57), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58))) + numpy.where(numpy.greater_equal(ctx_win, x57), x56, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1978,7 +2082,7 @@ def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -2091,7 +2195,7 @@ def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -2196,7 +2300,7 @@ def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -2227,33 +2331,38 @@ def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x27 = d_model*d_ff_shared*n_layers*x26
     x28 = x11/sigma_attn
     x29 = ctx + x1 - 1/2
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = d_head*(n_q + 2*n_q/g)
-    x33 = x6*x8
-    x34 = p_act*x33
-    x35 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
-    x36 = x24*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x14*x36/x35) + x26*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + x0*x30*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x30 = ctx + q_len - 1
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = r_cmp**(-1.0)
+    x34 = d_head*n_q
+    x35 = kv_win*numpy.minimum(ctx, ctx_win)
+    x36 = d_model*p
+    x37 = d_head*(n_q + 2*n_q/g)
+    x38 = x6*x8
+    x39 = p_act*x38
+    x40 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
+    x41 = x24*x39
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x35) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x40*x41 + d_model*x14*x41/x40) + x26*(d_ff_shared*x36 + x39*(d_model + d_ff_shared)) + x34*x36 + x36*x37 + x39*(d_model + x34) + x39*(d_model + x37)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x33 + x35))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + x0*x34*(x33*numpy.where(numpy.greater_equal(k_top, x30), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31))) + numpy.where(numpy.greater_equal(ctx_win, x30), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2268,14 +2377,14 @@ def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2343,32 +2452,37 @@ def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x64 = n_pp*x2/hbm_bw
     x65 = w_idx*p*x16
     x66 = numpy.maximum(1, g*x33/n_q)
-    x67 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x68 = d_ff_shared*x58
-    x69 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x70 = x59*x69
-    x71 = numpy.minimum(x33, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
-    x72 = x32*x61
-    x73 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x74 = d_model*x73
-    x75 = sigma_attn*n_layers
-    x76 = n_sh*x55
-    x77 = numpy.sqrt(d_head)
-    x78 = n_q + 2*n_q/g
-    x79 = numpy.minimum(x33, numpy.maximum(1, x69*x77*numpy.sqrt(x78)/x59))
-    x80 = numpy.minimum(x33, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x77)))
-    x81 = d_head*n_q
-    x82 = d_head*x78
-    x83 = x58*x81 + x58*x82
-    x84 = d_model*d_ff_shared*n_layers*x76
-    x85 = ctx + x5 - 1/2
-    x86 = n_unembed*p_emb
-    x87 = ctx*b*(kv_idx + kv_bytes)
-    x88 = n_attn + x84
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x67 + x75*x76*(d_ff_shared*x71*x72 + x68 + x74/x71) + x75*(d_model*x72*x79 + x72*x80*x81 + x73*x82/x79 + x74/x80 + x83)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x84) + x8*(f_idx*n_layers*x33*x85 + w_idx*(2*x33 - 2) + x0*x81*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x85, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x88) + x66*x87 + x86, x12, x64*(n_layers*(x61*(d_model + x81) + x61*(d_model + x82) + x63 + x76*(x61*(d_model + d_ff_shared) + x68) + x83) + x54 + x65 + x67), p*(n_ff + w_idx*(x16 - 1) + x88) + x86 + x87
+    x67 = kv_win*numpy.minimum(ctx, ctx_win)
+    x68 = r_cmp**(-1.0)
+    x69 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x68 + x67)
+    x70 = d_ff_shared*x58
+    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x72 = x59*x71
+    x73 = numpy.minimum(x33, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x32*x61
+    x75 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x76 = d_model*x75
+    x77 = sigma_attn*n_layers
+    x78 = n_sh*x55
+    x79 = numpy.sqrt(d_head)
+    x80 = n_q + 2*n_q/g
+    x81 = numpy.minimum(x33, numpy.maximum(1, x71*x79*numpy.sqrt(x80)/x59))
+    x82 = numpy.minimum(x33, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x79)))
+    x83 = d_head*n_q
+    x84 = d_head*x80
+    x85 = x58*x83 + x58*x84
+    x86 = d_model*d_ff_shared*n_layers*x78
+    x87 = ctx + x5 - 1/2
+    x88 = ctx + q_len - 1
+    x89 = ctx**2 - ctx
+    x90 = (1/2)/q_len
+    x91 = n_unembed*p_emb
+    x92 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x67)
+    x93 = n_attn + x86
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x82*x83 + x75*x84/x81 + x76/x82 + x85)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x86) + x8*(f_idx*n_layers*x33*x87 + w_idx*(2*x33 - 2) + x0*x83*(x68*numpy.where(numpy.greater_equal(k_top, x88), x87, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x90*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x89))) + numpy.where(numpy.greater_equal(ctx_win, x88), x87, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x90*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x89))))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x93) + x66*x92 + x91, x12, x64*(n_layers*(x61*(d_model + x83) + x61*(d_model + x84) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x85) + x54 + x65 + x69), p*(n_ff + w_idx*(x16 - 1) + x93) + x91 + x92
 
 
-def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -2414,110 +2528,115 @@ def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x42 = sigma_attn**(-1.0)
     x43 = x18*x42
     x44 = ctx + x7 - 1/2
-    x45 = d_head*n_q
-    x46 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + x0*x45*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x47 = p_emb*x37
-    x48 = w_idx*p*x18
-    x49 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x50 = d_model*p
-    x51 = d_ff_shared*x50
-    x52 = x10*x15
-    x53 = p_act*x52
-    x54 = n_sh*x39
-    x55 = numpy.sqrt(d_model)
-    x56 = numpy.sqrt(x26)
-    x57 = numpy.maximum(1, numpy.minimum(x25, x55*x56/numpy.sqrt(d_ff)))
-    x58 = x38*x53
-    x59 = n_experts*x39*(1 - (1 - x38)**x52)*(d_ff*x50 + d_ff*x57*x58 + d_model*x26*x58/x57)
-    x60 = n_q + 2*n_q/g
-    x61 = d_head*x60
-    x62 = x45*x50 + x50*x61
-    x63 = n_pp*x4/hbm_bw
-    x64 = x63*(n_layers*(x53*(d_model + x45) + x53*(d_model + x61) + x54*(x51 + x53*(d_model + d_ff_shared)) + x59 + x62) + x47 + x48 + x49)
-    x65 = numpy.greater_equal(n_gpu, n_pp)
-    x66 = numpy.less_equal(n_pp, b)
-    x67 = hbm_cap*n_gpu
-    x68 = n_unembed*p_emb
-    x69 = ctx*b*(kv_idx + kv_bytes)
-    x70 = n_attn + x41
-    x71 = numpy.logical_and(numpy.logical_and(x65, x66), numpy.greater_equal(x67, p*(n_ff + w_idx*(x18 - 1) + x70) + x68 + x69))
-    x72 = numpy.ceil(x23*x43)
-    x73 = x22*numpy.log(x72)
-    x74 = x43/x72
-    x75 = numpy.maximum(x3*(x72 - 1), x31*x72*numpy.maximum(0, x74 - 1))
-    x76 = x12*x75
-    x77 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000), x35*x75 + (1/100000)*x73 + (3/2500000)*x74 + 7/1250000))
-    x78 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x79 = numpy.minimum(n_active, x24)
-    x80 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x79)
-    x81 = x80**(-1.0)
-    x82 = x79*x81
-    x83 = (1 - x42)*numpy.maximum(x3*x82*(x80 - 1), x31*x80*numpy.maximum(0, x79*x81 - 1))
-    x84 = x12*x83
-    x85 = x22*numpy.log(x80)
-    x86 = (3/5000000)*x82 + (1/200000)*x85 + 31/5000000
-    x87 = (1/800000)*x82 + (17/2000000)*x85 + 51/4000000
-    x88 = (7/250000)*x82 + (7/250000)*x85 - 7/250000
-    x89 = p_disp*x5*x83
-    x90 = x10*x89
-    x91 = numpy.where(x78, 0, numpy.minimum(numpy.minimum(x84 + x86, (10/19)*x84 + x87), x83*x9 + x88)) + numpy.where(x78, 0, numpy.minimum(numpy.minimum(x86 + x90, x87 + (10/19)*x90), x8*x89 + x88))
-    x92 = numpy.where(x17, numpy.greater(x19, 1), False)
-    x93 = n_layers*x77 + n_layers*numpy.where(x92, x77 + x91, 0) + x36
-    x94 = numpy.maximum(1, g*x43/n_q)
-    x95 = numpy.sqrt(n_gpu)
-    x96 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x97 = x95*x96
-    x98 = x55*x97
-    x99 = numpy.minimum(x43, numpy.maximum(1, x98/numpy.sqrt(d_ff_shared)))
-    x100 = x42*x53
-    x101 = d_model*x11
-    x102 = n_gpu/(n_pp**2*sigma_attn**2)
-    x103 = x101*x102
-    x104 = sigma_attn*n_layers
-    x105 = numpy.sqrt(d_head)
-    x106 = numpy.minimum(x43, numpy.maximum(1, x105*numpy.sqrt(x60)*x97/x55))
-    x107 = numpy.minimum(x43, numpy.maximum(1, x98/(numpy.sqrt(n_q)*x105)))
-    x108 = x63*(n_layers*x59 + x47) + x63*(x104*x54*(d_ff_shared*x100*x99 + x103/x99 + x51) + x104*(d_model*x100*x106 + x100*x107*x45 + x102*x11*x61/x106 + x103/x107 + x62) + x48 + x49*x94)
-    x109 = numpy.logical_and(numpy.logical_and(x65, x66), numpy.greater_equal(x67, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x70) + x68 + x69*x94))
-    x110 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
-    x111 = numpy.sqrt(x27)
-    x112 = x111**(-1.0)
-    x113 = numpy.maximum(x3*(x111 - 1), x111*x31*numpy.maximum(0, x112*x56 - 1))
-    x114 = n_ff_out*x113
-    x115 = x114*x12
-    x116 = x112*x56
-    x117 = x22*numpy.log(x111)
-    x118 = (7/125000)*x116 + (7/125000)*x117 - 7/125000
-    x119 = (3/2500000)*x116 + (1/100000)*x117 + 7/1250000
-    x120 = (1/400000)*x116 + (17/1000000)*x117 + 23/2000000
-    x121 = x11*x4
-    x122 = n_ff_in*x113*(d_ff*n_active + x40)
-    x123 = x121*x122
-    x124 = p_act*x34
-    x125 = x124*x4
-    x126 = n_layers*(numpy.where(x110, 0, numpy.minimum(numpy.minimum(x115 + x118, (20/19)*x115 + x120), x114*x35 + x119)) + numpy.where(x110, 0, numpy.minimum(numpy.minimum(x118 + x123, x119 + x122*x125), x120 + (20/19)*x123))) + x14
-    x127 = numpy.less_equal(x97, 1)
-    x128 = numpy.sqrt(x72)
-    x129 = x97/x128
-    x130 = numpy.maximum(x3*(x128 - 1), x128*x31*numpy.maximum(0, x129 - 1))
-    x131 = x12*x130
-    x132 = x22*numpy.log(x128)
-    x133 = (7/125000)*x129 + (7/125000)*x132 - 7/125000
-    x134 = (3/2500000)*x129 + (1/100000)*x132 + 7/1250000
-    x135 = (1/400000)*x129 + (17/1000000)*x132 + 23/2000000
-    x136 = x130*x61
-    x137 = x121*x136
-    x138 = x130*x96/x95
-    x139 = x101*x138
-    x140 = n_layers*(numpy.where(x127, 0, numpy.minimum(numpy.minimum(x131 + x133, (20/19)*x131 + x135), x130*x35 + x134)) + numpy.where(x127, 0, numpy.minimum(numpy.minimum(x133 + x137, x135 + (20/19)*x137), x125*x136 + x134))) + n_layers*numpy.where(x92, x91 + numpy.where(x127, 0, numpy.minimum(numpy.minimum(x133 + x139, x135 + (20/19)*x139), d_model*x124*x138 + x134)), 0) + x126
-    return numpy.where(x71, x1 + x2*x36 + numpy.maximum(numpy.maximum(x46, x64), omega_net*x36), numpy.inf), numpy.where(x109, x1 + x2*x93 + numpy.maximum(numpy.maximum(x108, x46), omega_net*x93), numpy.inf), numpy.where(x71, x1 + x126*x2 + numpy.maximum(numpy.maximum(x46, x64), omega_net*x126), numpy.inf), numpy.where(x109, x1 + x140*x2 + numpy.maximum(numpy.maximum(x108, x46), omega_net*x140), numpy.inf)
+    x45 = ctx + q_len - 1
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = r_cmp**(-1.0)
+    x49 = d_head*n_q
+    x50 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + x0*x49*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops
+    x51 = p_emb*x37
+    x52 = w_idx*p*x18
+    x53 = kv_win*numpy.minimum(ctx, ctx_win)
+    x54 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x53)
+    x55 = d_model*p
+    x56 = d_ff_shared*x55
+    x57 = x10*x15
+    x58 = p_act*x57
+    x59 = n_sh*x39
+    x60 = numpy.sqrt(d_model)
+    x61 = numpy.sqrt(x26)
+    x62 = numpy.maximum(1, numpy.minimum(x25, x60*x61/numpy.sqrt(d_ff)))
+    x63 = x38*x58
+    x64 = n_experts*x39*(1 - (1 - x38)**x57)*(d_ff*x55 + d_ff*x62*x63 + d_model*x26*x63/x62)
+    x65 = n_q + 2*n_q/g
+    x66 = d_head*x65
+    x67 = x49*x55 + x55*x66
+    x68 = n_pp*x4/hbm_bw
+    x69 = x68*(n_layers*(x58*(d_model + x49) + x58*(d_model + x66) + x59*(x56 + x58*(d_model + d_ff_shared)) + x64 + x67) + x51 + x52 + x54)
+    x70 = numpy.greater_equal(n_gpu, n_pp)
+    x71 = numpy.less_equal(n_pp, b)
+    x72 = hbm_cap*n_gpu
+    x73 = n_unembed*p_emb
+    x74 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x53)
+    x75 = n_attn + x41
+    x76 = numpy.logical_and(numpy.logical_and(x70, x71), numpy.greater_equal(x72, p*(n_ff + w_idx*(x18 - 1) + x75) + x73 + x74))
+    x77 = numpy.ceil(x23*x43)
+    x78 = x22*numpy.log(x77)
+    x79 = x43/x77
+    x80 = numpy.maximum(x3*(x77 - 1), x31*x77*numpy.maximum(0, x79 - 1))
+    x81 = x12*x80
+    x82 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x78 + (7/125000)*x79 + x81 - 7/125000, (17/1000000)*x78 + (1/400000)*x79 + (20/19)*x81 + 23/2000000), x35*x80 + (1/100000)*x78 + (3/2500000)*x79 + 7/1250000))
+    x83 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x84 = numpy.minimum(n_active, x24)
+    x85 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x84)
+    x86 = x85**(-1.0)
+    x87 = x84*x86
+    x88 = (1 - x42)*numpy.maximum(x3*x87*(x85 - 1), x31*x85*numpy.maximum(0, x84*x86 - 1))
+    x89 = x12*x88
+    x90 = x22*numpy.log(x85)
+    x91 = (3/5000000)*x87 + (1/200000)*x90 + 31/5000000
+    x92 = (1/800000)*x87 + (17/2000000)*x90 + 51/4000000
+    x93 = (7/250000)*x87 + (7/250000)*x90 - 7/250000
+    x94 = p_disp*x5*x88
+    x95 = x10*x94
+    x96 = numpy.where(x83, 0, numpy.minimum(numpy.minimum(x89 + x91, (10/19)*x89 + x92), x88*x9 + x93)) + numpy.where(x83, 0, numpy.minimum(numpy.minimum(x91 + x95, x92 + (10/19)*x95), x8*x94 + x93))
+    x97 = numpy.where(x17, numpy.greater(x19, 1), False)
+    x98 = n_layers*x82 + n_layers*numpy.where(x97, x82 + x96, 0) + x36
+    x99 = numpy.maximum(1, g*x43/n_q)
+    x100 = numpy.sqrt(n_gpu)
+    x101 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x102 = x100*x101
+    x103 = x102*x60
+    x104 = numpy.minimum(x43, numpy.maximum(1, x103/numpy.sqrt(d_ff_shared)))
+    x105 = x42*x58
+    x106 = d_model*x11
+    x107 = n_gpu/(n_pp**2*sigma_attn**2)
+    x108 = x106*x107
+    x109 = sigma_attn*n_layers
+    x110 = numpy.sqrt(d_head)
+    x111 = numpy.minimum(x43, numpy.maximum(1, x102*x110*numpy.sqrt(x65)/x60))
+    x112 = numpy.minimum(x43, numpy.maximum(1, x103/(numpy.sqrt(n_q)*x110)))
+    x113 = x68*(n_layers*x64 + x51) + x68*(x109*x59*(d_ff_shared*x104*x105 + x56 + x108/x104) + x109*(d_model*x105*x111 + x105*x112*x49 + x107*x11*x66/x111 + x108/x112 + x67) + x52 + x54*x99)
+    x114 = numpy.logical_and(numpy.logical_and(x70, x71), numpy.greater_equal(x72, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x75) + x73 + x74*x99))
+    x115 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
+    x116 = numpy.sqrt(x27)
+    x117 = x116**(-1.0)
+    x118 = numpy.maximum(x3*(x116 - 1), x116*x31*numpy.maximum(0, x117*x61 - 1))
+    x119 = n_ff_out*x118
+    x120 = x119*x12
+    x121 = x117*x61
+    x122 = x22*numpy.log(x116)
+    x123 = (7/125000)*x121 + (7/125000)*x122 - 7/125000
+    x124 = (3/2500000)*x121 + (1/100000)*x122 + 7/1250000
+    x125 = (1/400000)*x121 + (17/1000000)*x122 + 23/2000000
+    x126 = x11*x4
+    x127 = n_ff_in*x118*(d_ff*n_active + x40)
+    x128 = x126*x127
+    x129 = p_act*x34
+    x130 = x129*x4
+    x131 = n_layers*(numpy.where(x115, 0, numpy.minimum(numpy.minimum(x120 + x123, (20/19)*x120 + x125), x119*x35 + x124)) + numpy.where(x115, 0, numpy.minimum(numpy.minimum(x123 + x128, x124 + x127*x130), x125 + (20/19)*x128))) + x14
+    x132 = numpy.less_equal(x102, 1)
+    x133 = numpy.sqrt(x77)
+    x134 = x102/x133
+    x135 = numpy.maximum(x3*(x133 - 1), x133*x31*numpy.maximum(0, x134 - 1))
+    x136 = x12*x135
+    x137 = x22*numpy.log(x133)
+    x138 = (7/125000)*x134 + (7/125000)*x137 - 7/125000
+    x139 = (3/2500000)*x134 + (1/100000)*x137 + 7/1250000
+    x140 = (1/400000)*x134 + (17/1000000)*x137 + 23/2000000
+    x141 = x135*x66
+    x142 = x126*x141
+    x143 = x101*x135/x100
+    x144 = x106*x143
+    x145 = n_layers*(numpy.where(x132, 0, numpy.minimum(numpy.minimum(x136 + x138, (20/19)*x136 + x140), x135*x35 + x139)) + numpy.where(x132, 0, numpy.minimum(numpy.minimum(x138 + x142, x140 + (20/19)*x142), x130*x141 + x139))) + n_layers*numpy.where(x97, x96 + numpy.where(x132, 0, numpy.minimum(numpy.minimum(x138 + x144, x140 + (20/19)*x144), d_model*x129*x143 + x139)), 0) + x131
+    return numpy.where(x76, x1 + x2*x36 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x36), numpy.inf), numpy.where(x114, x1 + x2*x98 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x98), numpy.inf), numpy.where(x76, x1 + x131*x2 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x131), numpy.inf), numpy.where(x114, x1 + x145*x2 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x145), numpy.inf)
 
 
-def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -2565,7 +2684,7 @@ def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
 
 
-def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -2593,7 +2712,7 @@ def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2616,10 +2735,10 @@ def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2631,24 +2750,27 @@ def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -2711,7 +2833,7 @@ def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2740,128 +2862,136 @@ def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*p_act
     x3 = n_gpu**(-1.0)
     x4 = (1/2)*q_len
-    x5 = b*x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x2*x8
-    x10 = x1*x9
-    x11 = numpy.sqrt(n_gpu)
-    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = x11*x12
-    x14 = numpy.less_equal(x13, 1)
-    x15 = node_size**(-1.0)
-    x16 = sigma_attn**(-1.0)
-    x17 = n_pp**(-1.0)
-    x18 = n_gpu*x17
-    x19 = x16*x18
-    x20 = numpy.sqrt(numpy.ceil(x15*x19))
-    x21 = bw_ar_intra**(-1.0)
-    x22 = x13/x20
-    x23 = numpy.maximum(x1*(x20 - 1), x20*x21*numpy.maximum(0, x22 - 1))
-    x24 = x2*x23
-    x25 = x24*x8
-    x26 = numpy.log(2)**(-1.0)
-    x27 = x26*numpy.log(x20)
-    x28 = (7/125000)*x22 + (7/125000)*x27 - 7/125000
-    x29 = 2*x7
-    x30 = x29*x3
-    x31 = (3/2500000)*x22 + (1/100000)*x27 + 7/1250000
-    x32 = (1/400000)*x22 + (17/1000000)*x27 + 23/2000000
-    x33 = p_act*x8
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = x23*x35
-    x37 = x33*x36
-    x38 = p_act*x30
-    x39 = b*x17
-    x40 = numpy.less_equal(s, x39*x4)
-    x41 = numpy.minimum(n_experts, x18)
-    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x41, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
+    x5 = b*x4
+    x6 = x3*x5
+    x7 = x2*x6
+    x8 = b*q_len
+    x9 = x3*x8
+    x10 = x2*x9
+    x11 = x1*x10
+    x12 = numpy.sqrt(n_gpu)
+    x13 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x14 = x12*x13
+    x15 = numpy.less_equal(x14, 1)
+    x16 = node_size**(-1.0)
+    x17 = sigma_attn**(-1.0)
+    x18 = n_pp**(-1.0)
+    x19 = n_gpu*x18
+    x20 = x17*x19
+    x21 = numpy.sqrt(numpy.ceil(x16*x20))
+    x22 = bw_ar_intra**(-1.0)
+    x23 = x14/x21
+    x24 = numpy.maximum(x1*(x21 - 1), x21*x22*numpy.maximum(0, x23 - 1))
+    x25 = x2*x24
+    x26 = x25*x9
+    x27 = numpy.log(2)**(-1.0)
+    x28 = x27*numpy.log(x21)
+    x29 = (7/125000)*x23 + (7/125000)*x28 - 7/125000
+    x30 = 2*x8
+    x31 = x3*x30
+    x32 = (3/2500000)*x23 + (1/100000)*x28 + 7/1250000
+    x33 = (1/400000)*x23 + (17/1000000)*x28 + 23/2000000
+    x34 = p_act*x9
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = x24*x36
+    x38 = x34*x37
+    x39 = p_act*x31
+    x40 = numpy.less_equal(s, x18*x5)
+    x41 = numpy.minimum(n_experts, x19)
+    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x41, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
     x43 = numpy.where(x40, x41, 1)
-    x44 = x18/numpy.maximum(1, x43)
+    x44 = x19/numpy.maximum(1, x43)
     x45 = numpy.maximum(1, x44)
-    x46 = numpy.sqrt(numpy.ceil(x15*x45))
+    x46 = numpy.sqrt(numpy.ceil(x16*x45))
     x47 = numpy.sqrt(x45)
     x48 = x46**(-1.0)
-    x49 = numpy.maximum(x1*(x46 - 1), x21*x46*numpy.maximum(0, x47*x48 - 1))
+    x49 = numpy.maximum(x1*(x46 - 1), x22*x46*numpy.maximum(0, x47*x48 - 1))
     x50 = n_ff_out*x49
-    x51 = x50*x9
+    x51 = x10*x50
     x52 = x47*x48
-    x53 = x26*numpy.log(x46)
+    x53 = x27*numpy.log(x46)
     x54 = (7/125000)*x52 + (7/125000)*x53 - 7/125000
     x55 = (3/2500000)*x52 + (1/100000)*x53 + 7/1250000
     x56 = (1/400000)*x52 + (17/1000000)*x53 + 23/2000000
     x57 = d_ff_shared*n_sh
     x58 = n_ff_in*x49*(d_ff*n_active + x57)
-    x59 = x33*x58
-    x60 = x12*x24/x11
-    x61 = x60*x7
-    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x59 = x34*x58
+    x60 = x13*x25/x12
+    x61 = x60*x8
+    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x63 = numpy.minimum(n_active, x43)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
+    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x16*x43)) + (1 - xi_ep)*numpy.ceil(x16*x63)
     x65 = x64**(-1.0)
     x66 = x63*x65
-    x67 = (1 - x16)*numpy.maximum(x1*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
-    x68 = x67*x9
-    x69 = x26*numpy.log(x64)
+    x67 = (1 - x17)*numpy.maximum(x1*x66*(x64 - 1), x22*x64*numpy.maximum(0, x63*x65 - 1))
+    x68 = x10*x67
+    x69 = x27*numpy.log(x64)
     x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
     x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
     x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
     x73 = d_model*p_disp*x67
-    x74 = x73*x8
-    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x37, x31 + x36*x38), x32 + (20/19)*x37))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x38*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x6 + 59/5000000)
+    x74 = x73*x9
+    x75 = n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x29, (20/19)*x26 + x33), x25*x31 + x32)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x38, x32 + x37*x39), x33 + (20/19)*x38))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x31*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x39*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x61, x33 + (20/19)*x61), x30*x60 + x32)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x67*x7 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x6*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
     x76 = d_model*vocab
     x77 = s**(-1.0)
     x78 = n_ff_in + n_ff_out
     x79 = n_layers*x78
     x80 = d_model*x57*x79
     x81 = ctx + x4 - 1/2
-    x82 = d_head*n_q
-    x83 = x17*x7
-    x84 = d_model*p
-    x85 = numpy.sqrt(d_model)
-    x86 = numpy.maximum(1, numpy.minimum(x44, x47*x85/numpy.sqrt(d_ff)))
-    x87 = p_act*x83
-    x88 = x2*x83
-    x89 = n_pp*x3/hbm_bw
-    x90 = numpy.maximum(1, g*x19/n_q)
-    x91 = x13*x85
-    x92 = numpy.minimum(x19, numpy.maximum(1, x91/numpy.sqrt(d_ff_shared)))
-    x93 = x16*x87
-    x94 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x95 = x2*x94
-    x96 = sigma_attn*n_layers
-    x97 = d_head*x84
-    x98 = numpy.sqrt(d_head)
-    x99 = numpy.minimum(x19, numpy.maximum(1, x91/(numpy.sqrt(n_q)*x98)))
-    x100 = numpy.minimum(x19, numpy.maximum(1, x13*numpy.sqrt(x34)*x98/x85))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x90*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x3*(n_attn*x29 + 2*b*q_lm*x76 + x7*(2*n_ff*x77 + 2*x80) + x7*(f_idx*n_layers*x19*x81 + w_idx*(2*x19 - 2) + x0*x82*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x89*(n_experts*x79*(1 - (1 - x77)**x83)*(d_ff*x77*x86*x87 + d_ff*x84 + x45*x77*x88/x86) + p_emb*x76) + x89*(w_idx*p*x18 + n_sh*x78*x96*(d_ff_shared*x84 + d_ff_shared*x92*x93 + x95/x92) + x39*x90*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x96*(n_q*x97 + p_act*x35*x94/x100 + x100*x16*x88 + x34*x97 + x82*x93*x99 + x95/x99))), numpy.inf)
+    x82 = ctx + q_len - 1
+    x83 = ctx**2 - ctx
+    x84 = (1/2)/q_len
+    x85 = r_cmp**(-1.0)
+    x86 = d_head*n_q
+    x87 = x18*x8
+    x88 = d_model*p
+    x89 = numpy.sqrt(d_model)
+    x90 = numpy.maximum(1, numpy.minimum(x44, x47*x89/numpy.sqrt(d_ff)))
+    x91 = p_act*x87
+    x92 = x2*x87
+    x93 = n_pp*x3/hbm_bw
+    x94 = kv_win*numpy.minimum(ctx, ctx_win)
+    x95 = b*numpy.maximum(1, g*x20/n_q)
+    x96 = x14*x89
+    x97 = numpy.minimum(x20, numpy.maximum(1, x96/numpy.sqrt(d_ff_shared)))
+    x98 = x17*x91
+    x99 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x100 = x2*x99
+    x101 = sigma_attn*n_layers
+    x102 = d_head*x88
+    x103 = numpy.sqrt(d_head)
+    x104 = numpy.minimum(x20, numpy.maximum(1, x96/(numpy.sqrt(n_q)*x103)))
+    x105 = numpy.minimum(x20, numpy.maximum(1, x103*x14*numpy.sqrt(x35)/x89))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x80)) + x95*(st_cmp + ctx*(kv_idx + kv_bytes) + x94))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x93*(n_experts*x79*(1 - (1 - x77)**x87)*(d_ff*x77*x90*x91 + d_ff*x88 + x45*x77*x92/x90) + p_emb*x76) + x93*(w_idx*p*x19 + n_sh*x101*x78*(d_ff_shared*x88 + d_ff_shared*x97*x98 + x100/x97) + x101*(n_q*x102 + p_act*x36*x99/x105 + x100/x104 + x102*x35 + x104*x86*x98 + x105*x17*x92) + x18*x95*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x85 + x94))), x3*(n_attn*x30 + 2*b*q_lm*x76 + x8*(2*n_ff*x77 + 2*x80) + x8*(f_idx*n_layers*x20*x81 + w_idx*(2*x20 - 2) + x0*x86*(x85*numpy.where(numpy.greater_equal(k_top, x82), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83))) + numpy.where(numpy.greater_equal(ctx_win, x82), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -2889,7 +3019,7 @@ def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -3042,7 +3172,7 @@ def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -3190,7 +3320,7 @@ def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -3231,33 +3361,38 @@ def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x37 = d_model*n_layers*x30*x36
     x38 = x11/sigma_attn
     x39 = ctx + x1 - 1/2
-    x40 = d_head*n_q
-    x41 = d_model*p
-    x42 = d_head*(n_q + 2*n_q/g)
-    x43 = x6*x8
-    x44 = p_act*x43
-    x45 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
-    x46 = x35*x44
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x43)*(d_ff*x41 + d_ff*x45*x46 + d_model*x15*x46/x45) + n_sh*x36*(d_ff_shared*x41 + x44*(d_model + d_ff_shared)) + x40*x41 + x41*x42 + x44*(d_model + x40) + x44*(d_model + x42)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + x0*x40*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x40 = ctx + q_len - 1
+    x41 = ctx**2 - ctx
+    x42 = (1/2)/q_len
+    x43 = r_cmp**(-1.0)
+    x44 = d_head*n_q
+    x45 = kv_win*numpy.minimum(ctx, ctx_win)
+    x46 = d_model*p
+    x47 = d_head*(n_q + 2*n_q/g)
+    x48 = x6*x8
+    x49 = p_act*x48
+    x50 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
+    x51 = x35*x49
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x45) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x48)*(d_ff*x46 + d_ff*x50*x51 + d_model*x15*x51/x50) + n_sh*x36*(d_ff_shared*x46 + x49*(d_model + d_ff_shared)) + x44*x46 + x46*x47 + x49*(d_model + x44) + x49*(d_model + x47)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + x0*x44*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3272,14 +3407,14 @@ def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x1
@@ -3371,33 +3506,38 @@ def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x88 = n_pp*x3/hbm_bw
     x89 = w_idx*p*x15
     x90 = numpy.maximum(1, g*x47/n_q)
-    x91 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x92 = d_ff_shared*x82
-    x93 = x44*x83
-    x94 = numpy.minimum(x47, numpy.maximum(1, x93/numpy.sqrt(d_ff_shared)))
-    x95 = x46*x85
-    x96 = n_gpu*x61/(n_pp**2*sigma_attn**2)
-    x97 = d_model*x96
-    x98 = sigma_attn*n_layers
-    x99 = n_sh*x79
-    x100 = numpy.sqrt(d_head)
-    x101 = numpy.minimum(x47, numpy.maximum(1, x100*x44*numpy.sqrt(x57)/x83))
-    x102 = numpy.minimum(x47, numpy.maximum(1, x93/(numpy.sqrt(n_q)*x100)))
-    x103 = d_head*n_q
-    x104 = x103*x82 + x58*x82
-    x105 = d_model*n_layers*x39*x79
-    x106 = ctx + x5 - 1/2
-    x107 = n_unembed*p_emb
-    x108 = ctx*b*(kv_idx + kv_bytes)
-    x109 = n_attn + x105
-    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x89 + x90*x91 + x98*x99*(d_ff_shared*x94*x95 + x92 + x97/x94) + x98*(d_model*x101*x95 + x102*x103*x95 + x104 + x97/x102 + x58*x96/x101)), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x105) + x8*(f_idx*n_layers*x106*x47 + w_idx*(2*x47 - 2) + x0*x103*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x106, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x109) + x107 + x108*x90, x11, x88*(n_layers*(x104 + x85*(d_model + x103) + x85*(d_model + x58) + x87 + x99*(x85*(d_model + d_ff_shared) + x92)) + x78 + x89 + x91), p*(n_ff + w_idx*(x15 - 1) + x109) + x107 + x108
+    x91 = kv_win*numpy.minimum(ctx, ctx_win)
+    x92 = r_cmp**(-1.0)
+    x93 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x92 + x91)
+    x94 = d_ff_shared*x82
+    x95 = x44*x83
+    x96 = numpy.minimum(x47, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
+    x97 = x46*x85
+    x98 = n_gpu*x61/(n_pp**2*sigma_attn**2)
+    x99 = d_model*x98
+    x100 = sigma_attn*n_layers
+    x101 = n_sh*x79
+    x102 = numpy.sqrt(d_head)
+    x103 = numpy.minimum(x47, numpy.maximum(1, x102*x44*numpy.sqrt(x57)/x83))
+    x104 = numpy.minimum(x47, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x102)))
+    x105 = d_head*n_q
+    x106 = x105*x82 + x58*x82
+    x107 = d_model*n_layers*x39*x79
+    x108 = ctx + x5 - 1/2
+    x109 = ctx + q_len - 1
+    x110 = ctx**2 - ctx
+    x111 = (1/2)/q_len
+    x112 = n_unembed*p_emb
+    x113 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x91)
+    x114 = n_attn + x107
+    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x100*x101*(d_ff_shared*x96*x97 + x94 + x99/x96) + x100*(d_model*x103*x97 + x104*x105*x97 + x106 + x99/x104 + x58*x98/x103) + x89 + x90*x93), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x107) + x8*(f_idx*n_layers*x108*x47 + w_idx*(2*x47 - 2) + x0*x105*(x92*numpy.where(numpy.greater_equal(k_top, x109), x108, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x111*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x110))) + numpy.where(numpy.greater_equal(ctx_win, x109), x108, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x111*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x110))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x114) + x112 + x113*x90, x11, x88*(n_layers*(x101*(x85*(d_model + d_ff_shared) + x94) + x106 + x85*(d_model + x105) + x85*(d_model + x58) + x87) + x78 + x89 + x93), p*(n_ff + w_idx*(x15 - 1) + x114) + x112 + x113
 
 
-def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3436,7 +3576,7 @@ def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
 
 
-def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3456,7 +3596,7 @@ def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3484,10 +3624,10 @@ def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -3499,24 +3639,27 @@ def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3563,7 +3706,7 @@ def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -3596,28 +3739,31 @@ def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act
-    x4 = x2*x3
-    x5 = (1/2)*q_len
-    x6 = b*x5
-    x7 = x4*x6
+    x2 = (1/2)*q_len
+    x3 = b*x2
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*p_act
+    x6 = x4*x5
+    x7 = x3*x6
     x8 = b*q_len
-    x9 = x4*x8
+    x9 = x6*x8
     x10 = x1*x9
     x11 = sigma_attn**(-1.0)
     x12 = n_pp**(-1.0)
@@ -3632,74 +3778,78 @@ def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
     x22 = x21*x9
     x23 = 2*x8
-    x24 = x23*x4
+    x24 = x23*x6
     x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
-    x26 = b*x12
-    x27 = numpy.less_equal(s, x26*x5)
-    x28 = numpy.minimum(n_experts, x13)
-    x29 = numpy.where(x27, x28, 1)
-    x30 = x13/numpy.maximum(1, x29)
-    x31 = numpy.maximum(1, x30)
-    x32 = numpy.ceil(x16*x31)
-    x33 = x15*numpy.log(x32)
-    x34 = x32**(-1.0)
-    x35 = x31*x34
-    x36 = numpy.maximum(x1*(x32 - 1), x20*x32*numpy.maximum(0, x31*x34 - 1))
-    x37 = x36*x9
-    x38 = numpy.where(x27, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x39 = numpy.minimum(n_active, x29)
-    x40 = xi_ep*numpy.minimum(numpy.minimum(n_active, x29), numpy.ceil(x16*x29)) + (1 - xi_ep)*numpy.ceil(x16*x39)
-    x41 = x40**(-1.0)
-    x42 = x39*x41
-    x43 = (1 - x11)*numpy.maximum(x1*x42*(x40 - 1), x20*x40*numpy.maximum(0, x39*x41 - 1))
-    x44 = x43*x9
-    x45 = x15*numpy.log(x40)
-    x46 = (3/5000000)*x42 + (1/200000)*x45 + 31/5000000
-    x47 = (1/800000)*x42 + (17/2000000)*x45 + 51/4000000
-    x48 = (7/250000)*x42 + (7/250000)*x45 - 7/250000
-    x49 = d_model*p_disp*x2*x43
-    x50 = x49*x8
-    x51 = n_layers*x25 + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x28, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x28, 1)), 1, x13*numpy.where(numpy.less_equal(x28, 1), 1, x28**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x33 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x33 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x24*x36 + (1/100000)*x33 + (3/2500000)*x35 + 7/1250000)) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x25 + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x46, (10/19)*x44 + x47), x43*x7 + x48)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x46 + x50, x47 + (10/19)*x50), x48 + x49*x6)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
-    x52 = d_model*vocab
-    x53 = s**(-1.0)
-    x54 = n_ff_in + n_ff_out
-    x55 = n_layers*x54
-    x56 = d_model*d_ff_shared*n_sh*x55
-    x57 = ctx + x5 - 1/2
-    x58 = x12*x8
-    x59 = d_model*p
-    x60 = numpy.sqrt(d_model)
-    x61 = numpy.maximum(1, numpy.minimum(x30, numpy.sqrt(x31)*x60/numpy.sqrt(d_ff)))
-    x62 = p_act*x58
-    x63 = x3*x58
-    x64 = n_pp*x2/hbm_bw
-    x65 = numpy.maximum(1, x14)
-    x66 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x67 = x60*x66
-    x68 = numpy.minimum(x14, numpy.maximum(1, x67/numpy.sqrt(d_ff_shared)))
-    x69 = x11*x62
-    x70 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x71 = x3*x70
-    x72 = sigma_attn*n_layers
-    x73 = d_head*n_q
-    x74 = c_kv + c_q
-    x75 = n_q + 2*n_q/g
-    x76 = d_head*x75
-    x77 = numpy.sqrt(x74)
-    x78 = numpy.minimum(x14, numpy.maximum(1, x66*x77/x60))
-    x79 = numpy.sqrt(d_head)
-    x80 = numpy.minimum(x14, numpy.maximum(1, x67/(numpy.sqrt(n_q)*x79)))
-    x81 = p_act*x70
-    x82 = numpy.minimum(x14, numpy.maximum(1, x66*numpy.sqrt(x75)*x79/x77))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x65*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x56)))), t_kernel*x0 + x51*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x51, x2*(n_attn*x23 + 2*b*q_lm*x52 + x8*(2*n_ff*x53 + 2*x56) + x8*(f_idx*n_layers*x14*x57 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x64*(n_experts*x55*(1 - (1 - x53)**x58)*(d_ff*x53*x61*x62 + d_ff*x59 + x31*x53*x63/x61) + p_emb*x52) + x64*(w_idx*p*x13 + n_sh*x54*x72*(d_ff_shared*x59 + d_ff_shared*x68*x69 + x71/x68) + x26*x65*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x72*(p*x74*x76 + x11*x63*x78 + x59*x73 + x59*x74 + x69*x73*x80 + x69*x74*x82 + x71/x80 + x74*x81/x78 + x76*x81/x82))), numpy.inf)
+    x26 = numpy.less_equal(s, x12*x3)
+    x27 = numpy.minimum(n_experts, x13)
+    x28 = numpy.where(x26, x27, 1)
+    x29 = x13/numpy.maximum(1, x28)
+    x30 = numpy.maximum(1, x29)
+    x31 = numpy.ceil(x16*x30)
+    x32 = x15*numpy.log(x31)
+    x33 = x31**(-1.0)
+    x34 = x30*x33
+    x35 = numpy.maximum(x1*(x31 - 1), x20*x31*numpy.maximum(0, x30*x33 - 1))
+    x36 = x35*x9
+    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x38 = numpy.minimum(n_active, x28)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x16*x28)) + (1 - xi_ep)*numpy.ceil(x16*x38)
+    x40 = x39**(-1.0)
+    x41 = x38*x40
+    x42 = (1 - x11)*numpy.maximum(x1*x41*(x39 - 1), x20*x39*numpy.maximum(0, x38*x40 - 1))
+    x43 = x42*x9
+    x44 = x15*numpy.log(x39)
+    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
+    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
+    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
+    x48 = d_model*p_disp*x4*x42
+    x49 = x48*x8
+    x50 = n_layers*x25 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x27, 1)), 1, x13*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x24*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x25 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x7 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x3*x48 + x47)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
+    x51 = d_model*vocab
+    x52 = s**(-1.0)
+    x53 = n_ff_in + n_ff_out
+    x54 = n_layers*x53
+    x55 = d_model*d_ff_shared*n_sh*x54
+    x56 = ctx + x2 - 1/2
+    x57 = ctx + q_len - 1
+    x58 = ctx**2 - ctx
+    x59 = (1/2)/q_len
+    x60 = r_cmp**(-1.0)
+    x61 = x12*x8
+    x62 = d_model*p
+    x63 = numpy.sqrt(d_model)
+    x64 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x63/numpy.sqrt(d_ff)))
+    x65 = p_act*x61
+    x66 = x5*x61
+    x67 = n_pp*x4/hbm_bw
+    x68 = kv_win*numpy.minimum(ctx, ctx_win)
+    x69 = b*numpy.maximum(1, x14)
+    x70 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x71 = x63*x70
+    x72 = numpy.minimum(x14, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
+    x73 = x11*x65
+    x74 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x75 = x5*x74
+    x76 = sigma_attn*n_layers
+    x77 = d_head*n_q
+    x78 = c_kv + c_q
+    x79 = n_q + 2*n_q/g
+    x80 = d_head*x79
+    x81 = numpy.sqrt(x78)
+    x82 = numpy.minimum(x14, numpy.maximum(1, x70*x81/x63))
+    x83 = numpy.sqrt(d_head)
+    x84 = numpy.minimum(x14, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x83)))
+    x85 = p_act*x74
+    x86 = numpy.minimum(x14, numpy.maximum(1, x70*numpy.sqrt(x79)*x83/x81))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x55)) + x69*(st_cmp + ctx*(kv_idx + kv_bytes) + x68))), t_kernel*x0 + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x4*(n_attn*x23 + 2*b*q_lm*x51 + x8*(2*n_ff*x52 + 2*x55) + x8*(f_idx*n_layers*x14*x56 + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x60*numpy.where(numpy.greater_equal(k_top, x57), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58))) + numpy.where(numpy.greater_equal(ctx_win, x57), x56, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58))))))/flops), x67*(n_experts*x54*(1 - (1 - x52)**x61)*(d_ff*x52*x64*x65 + d_ff*x62 + x30*x52*x66/x64) + p_emb*x51) + x67*(w_idx*p*x13 + n_sh*x53*x76*(d_ff_shared*x62 + d_ff_shared*x72*x73 + x75/x72) + x12*x69*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x60 + x68) + x76*(p*x78*x80 + x11*x66*x82 + x62*x77 + x62*x78 + x73*x77*x84 + x73*x78*x86 + x75/x84 + x78*x85/x82 + x80*x85/x86))), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3719,7 +3869,7 @@ def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -3832,7 +3982,7 @@ def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3937,7 +4087,7 @@ def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -3968,34 +4118,39 @@ def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, c
     x27 = d_model*d_ff_shared*n_layers*x26
     x28 = x11/sigma_attn
     x29 = ctx + x1 - 1/2
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = c_kv + c_q
-    x33 = x6*x8
-    x34 = p_act*x33
-    x35 = d_head*(n_q + 2*n_q/g)
-    x36 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
-    x37 = x24*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x14*x37/x36) + p*x32*x35 + x26*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x30 = ctx + q_len - 1
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = r_cmp**(-1.0)
+    x34 = kv_win*numpy.minimum(ctx, ctx_win)
+    x35 = d_head*n_q
+    x36 = d_model*p
+    x37 = c_kv + c_q
+    x38 = x6*x8
+    x39 = p_act*x38
+    x40 = d_head*(n_q + 2*n_q/g)
+    x41 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
+    x42 = x24*x39
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x34) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x41*x42 + d_model*x14*x42/x41) + p*x37*x40 + x26*(d_ff_shared*x36 + x39*(d_model + d_ff_shared)) + x35*x36 + x36*x37 + x39*(d_model + x35) + x39*(d_model + x37) + x39*(x37 + x40)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x33 + x34))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x28*x29 + w_idx*(2*x28 - 2) + c_kv*n_q*x0*(x33*numpy.where(numpy.greater_equal(k_top, x30), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31))) + numpy.where(numpy.greater_equal(ctx_win, x30), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -4011,14 +4166,14 @@ def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4086,35 +4241,40 @@ def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x64 = n_pp*x2/hbm_bw
     x65 = w_idx*p*x16
     x66 = numpy.maximum(1, x33)
-    x67 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x68 = d_ff_shared*x58
-    x69 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x70 = x59*x69
-    x71 = numpy.minimum(x33, numpy.maximum(1, x70/numpy.sqrt(d_ff_shared)))
-    x72 = x32*x61
-    x73 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x74 = d_model*x73
-    x75 = sigma_attn*n_layers
-    x76 = n_sh*x55
-    x77 = c_kv + c_q
-    x78 = numpy.sqrt(x77)
-    x79 = numpy.minimum(x33, numpy.maximum(1, x69*x78/x59))
-    x80 = numpy.sqrt(d_head)
-    x81 = n_q + 2*n_q/g
-    x82 = numpy.minimum(x33, numpy.maximum(1, x69*x80*numpy.sqrt(x81)/x78))
-    x83 = numpy.minimum(x33, numpy.maximum(1, x70/(numpy.sqrt(n_q)*x80)))
-    x84 = d_head*n_q
-    x85 = d_head*x81
-    x86 = p*x77*x85 + x58*x77 + x58*x84
-    x87 = d_model*d_ff_shared*n_layers*x76
-    x88 = ctx + x5 - 1/2
-    x89 = n_unembed*p_emb
-    x90 = ctx*b*(kv_idx + kv_bytes)
-    x91 = n_attn + x87
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x67 + x75*x76*(d_ff_shared*x71*x72 + x68 + x74/x71) + x75*(d_model*x72*x79 + x72*x77*x82 + x72*x83*x84 + x73*x77/x79 + x73*x85/x82 + x74/x83 + x86)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x87) + x8*(f_idx*n_layers*x33*x88 + w_idx*(2*x33 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x88, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x91) + x66*x90 + x89, x12, x64*(n_layers*(x61*(d_model + x77) + x61*(d_model + x84) + x61*(x77 + x85) + x63 + x76*(x61*(d_model + d_ff_shared) + x68) + x86) + x54 + x65 + x67), p*(n_ff + w_idx*(x16 - 1) + x91) + x89 + x90
+    x67 = kv_win*numpy.minimum(ctx, ctx_win)
+    x68 = r_cmp**(-1.0)
+    x69 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x68 + x67)
+    x70 = d_ff_shared*x58
+    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x72 = x59*x71
+    x73 = numpy.minimum(x33, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x32*x61
+    x75 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x76 = d_model*x75
+    x77 = sigma_attn*n_layers
+    x78 = n_sh*x55
+    x79 = c_kv + c_q
+    x80 = numpy.sqrt(x79)
+    x81 = numpy.minimum(x33, numpy.maximum(1, x71*x80/x59))
+    x82 = numpy.sqrt(d_head)
+    x83 = n_q + 2*n_q/g
+    x84 = numpy.minimum(x33, numpy.maximum(1, x71*x82*numpy.sqrt(x83)/x80))
+    x85 = numpy.minimum(x33, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x82)))
+    x86 = d_head*n_q
+    x87 = d_head*x83
+    x88 = p*x79*x87 + x58*x79 + x58*x86
+    x89 = d_model*d_ff_shared*n_layers*x78
+    x90 = ctx + x5 - 1/2
+    x91 = ctx + q_len - 1
+    x92 = ctx**2 - ctx
+    x93 = (1/2)/q_len
+    x94 = n_unembed*p_emb
+    x95 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x67)
+    x96 = n_attn + x89
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x79*x84 + x74*x85*x86 + x75*x79/x81 + x75*x87/x84 + x76/x85 + x88)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x89) + x8*(f_idx*n_layers*x33*x90 + w_idx*(2*x33 - 2) + c_kv*n_q*x0*(x68*numpy.where(numpy.greater_equal(k_top, x91), x90, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x93*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x92))) + numpy.where(numpy.greater_equal(ctx_win, x91), x90, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x93*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x92))))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x96) + x66*x95 + x94, x12, x64*(n_layers*(x61*(d_model + x79) + x61*(d_model + x86) + x61*(x79 + x87) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x88) + x54 + x65 + x69), p*(n_ff + w_idx*(x16 - 1) + x96) + x94 + x95
 
 
-def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -4160,114 +4320,119 @@ def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x42 = sigma_attn**(-1.0)
     x43 = x18*x42
     x44 = ctx + x7 - 1/2
-    x45 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x46 = p_emb*x37
-    x47 = w_idx*p*x18
-    x48 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x49 = d_model*p
-    x50 = d_ff_shared*x49
-    x51 = x10*x15
-    x52 = p_act*x51
-    x53 = n_sh*x39
-    x54 = numpy.sqrt(d_model)
-    x55 = numpy.sqrt(x26)
-    x56 = numpy.maximum(1, numpy.minimum(x25, x54*x55/numpy.sqrt(d_ff)))
-    x57 = x38*x52
-    x58 = n_experts*x39*(1 - (1 - x38)**x51)*(d_ff*x49 + d_ff*x56*x57 + d_model*x26*x57/x56)
-    x59 = d_head*n_q
-    x60 = c_kv + c_q
-    x61 = n_q + 2*n_q/g
-    x62 = d_head*x61
-    x63 = p*x60*x62 + x49*x59 + x49*x60
-    x64 = n_pp*x4/hbm_bw
-    x65 = x64*(n_layers*(x52*(d_model + x59) + x52*(d_model + x60) + x52*(x60 + x62) + x53*(x50 + x52*(d_model + d_ff_shared)) + x58 + x63) + x46 + x47 + x48)
-    x66 = numpy.greater_equal(n_gpu, n_pp)
-    x67 = numpy.less_equal(n_pp, b)
-    x68 = hbm_cap*n_gpu
-    x69 = n_unembed*p_emb
-    x70 = ctx*b*(kv_idx + kv_bytes)
-    x71 = n_attn + x41
-    x72 = numpy.logical_and(numpy.logical_and(x66, x67), numpy.greater_equal(x68, p*(n_ff + w_idx*(x18 - 1) + x71) + x69 + x70))
-    x73 = numpy.ceil(x23*x43)
-    x74 = x22*numpy.log(x73)
-    x75 = x43/x73
-    x76 = numpy.maximum(x3*(x73 - 1), x31*x73*numpy.maximum(0, x75 - 1))
-    x77 = x12*x76
-    x78 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x74 + (7/125000)*x75 + x77 - 7/125000, (17/1000000)*x74 + (1/400000)*x75 + (20/19)*x77 + 23/2000000), x35*x76 + (1/100000)*x74 + (3/2500000)*x75 + 7/1250000))
-    x79 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x80 = numpy.minimum(n_active, x24)
-    x81 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x80)
-    x82 = x81**(-1.0)
-    x83 = x80*x82
-    x84 = (1 - x42)*numpy.maximum(x3*x83*(x81 - 1), x31*x81*numpy.maximum(0, x80*x82 - 1))
-    x85 = x12*x84
-    x86 = x22*numpy.log(x81)
-    x87 = (3/5000000)*x83 + (1/200000)*x86 + 31/5000000
-    x88 = (1/800000)*x83 + (17/2000000)*x86 + 51/4000000
-    x89 = (7/250000)*x83 + (7/250000)*x86 - 7/250000
-    x90 = p_disp*x5*x84
-    x91 = x10*x90
-    x92 = numpy.where(x79, 0, numpy.minimum(numpy.minimum(x85 + x87, (10/19)*x85 + x88), x84*x9 + x89)) + numpy.where(x79, 0, numpy.minimum(numpy.minimum(x87 + x91, x88 + (10/19)*x91), x8*x90 + x89))
-    x93 = numpy.where(x17, numpy.greater(x19, 1), False)
-    x94 = n_layers*x78 + n_layers*numpy.where(x93, x78 + x92, 0) + x36
-    x95 = numpy.maximum(1, x43)
-    x96 = numpy.sqrt(n_gpu)
-    x97 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x98 = x96*x97
-    x99 = x54*x98
-    x100 = numpy.minimum(x43, numpy.maximum(1, x99/numpy.sqrt(d_ff_shared)))
-    x101 = x42*x52
-    x102 = d_model*x11
-    x103 = n_gpu/(n_pp**2*sigma_attn**2)
-    x104 = x102*x103
-    x105 = sigma_attn*n_layers
-    x106 = numpy.sqrt(x60)
-    x107 = numpy.minimum(x43, numpy.maximum(1, x106*x98/x54))
-    x108 = numpy.sqrt(d_head)
-    x109 = numpy.minimum(x43, numpy.maximum(1, x108*numpy.sqrt(x61)*x98/x106))
-    x110 = numpy.minimum(x43, numpy.maximum(1, x99/(numpy.sqrt(n_q)*x108)))
-    x111 = x103*x11
-    x112 = x64*(n_layers*x58 + x46) + x64*(x105*x53*(d_ff_shared*x100*x101 + x50 + x104/x100) + x105*(d_model*x101*x107 + x101*x109*x60 + x101*x110*x59 + x104/x110 + x63 + x111*x62/x109 + x111*x60/x107) + x47 + x48*x95)
-    x113 = numpy.logical_and(numpy.logical_and(x66, x67), numpy.greater_equal(x68, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x71) + x69 + x70*x95))
-    x114 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
-    x115 = numpy.sqrt(x27)
-    x116 = x115**(-1.0)
-    x117 = numpy.maximum(x3*(x115 - 1), x115*x31*numpy.maximum(0, x116*x55 - 1))
-    x118 = n_ff_out*x117
-    x119 = x118*x12
-    x120 = x116*x55
-    x121 = x22*numpy.log(x115)
-    x122 = (7/125000)*x120 + (7/125000)*x121 - 7/125000
-    x123 = (3/2500000)*x120 + (1/100000)*x121 + 7/1250000
-    x124 = (1/400000)*x120 + (17/1000000)*x121 + 23/2000000
-    x125 = x11*x4
-    x126 = n_ff_in*x117*(d_ff*n_active + x40)
-    x127 = x125*x126
-    x128 = p_act*x34
-    x129 = x128*x4
-    x130 = n_layers*(numpy.where(x114, 0, numpy.minimum(numpy.minimum(x119 + x122, (20/19)*x119 + x124), x118*x35 + x123)) + numpy.where(x114, 0, numpy.minimum(numpy.minimum(x122 + x127, x123 + x126*x129), x124 + (20/19)*x127))) + x14
-    x131 = numpy.less_equal(x98, 1)
-    x132 = numpy.sqrt(x73)
-    x133 = x98/x132
-    x134 = numpy.maximum(x3*(x132 - 1), x132*x31*numpy.maximum(0, x133 - 1))
-    x135 = x12*x134
-    x136 = x22*numpy.log(x132)
-    x137 = (7/125000)*x133 + (7/125000)*x136 - 7/125000
-    x138 = (3/2500000)*x133 + (1/100000)*x136 + 7/1250000
-    x139 = (1/400000)*x133 + (17/1000000)*x136 + 23/2000000
-    x140 = x134*x62
-    x141 = x125*x140
-    x142 = x134*x97/x96
-    x143 = x102*x142
-    x144 = n_layers*(numpy.where(x131, 0, numpy.minimum(numpy.minimum(x135 + x137, (20/19)*x135 + x139), x134*x35 + x138)) + numpy.where(x131, 0, numpy.minimum(numpy.minimum(x137 + x141, x139 + (20/19)*x141), x129*x140 + x138))) + n_layers*numpy.where(x93, x92 + numpy.where(x131, 0, numpy.minimum(numpy.minimum(x137 + x143, x139 + (20/19)*x143), d_model*x128*x142 + x138)), 0) + x130
-    return numpy.where(x72, x1 + x2*x36 + numpy.maximum(numpy.maximum(x45, x65), omega_net*x36), numpy.inf), numpy.where(x113, x1 + x2*x94 + numpy.maximum(numpy.maximum(x112, x45), omega_net*x94), numpy.inf), numpy.where(x72, x1 + x130*x2 + numpy.maximum(numpy.maximum(x45, x65), omega_net*x130), numpy.inf), numpy.where(x113, x1 + x144*x2 + numpy.maximum(numpy.maximum(x112, x45), omega_net*x144), numpy.inf)
+    x45 = ctx + q_len - 1
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = r_cmp**(-1.0)
+    x49 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops
+    x50 = p_emb*x37
+    x51 = w_idx*p*x18
+    x52 = kv_win*numpy.minimum(ctx, ctx_win)
+    x53 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x52)
+    x54 = d_model*p
+    x55 = d_ff_shared*x54
+    x56 = x10*x15
+    x57 = p_act*x56
+    x58 = n_sh*x39
+    x59 = numpy.sqrt(d_model)
+    x60 = numpy.sqrt(x26)
+    x61 = numpy.maximum(1, numpy.minimum(x25, x59*x60/numpy.sqrt(d_ff)))
+    x62 = x38*x57
+    x63 = n_experts*x39*(1 - (1 - x38)**x56)*(d_ff*x54 + d_ff*x61*x62 + d_model*x26*x62/x61)
+    x64 = d_head*n_q
+    x65 = c_kv + c_q
+    x66 = n_q + 2*n_q/g
+    x67 = d_head*x66
+    x68 = p*x65*x67 + x54*x64 + x54*x65
+    x69 = n_pp*x4/hbm_bw
+    x70 = x69*(n_layers*(x57*(d_model + x64) + x57*(d_model + x65) + x57*(x65 + x67) + x58*(x55 + x57*(d_model + d_ff_shared)) + x63 + x68) + x50 + x51 + x53)
+    x71 = numpy.greater_equal(n_gpu, n_pp)
+    x72 = numpy.less_equal(n_pp, b)
+    x73 = hbm_cap*n_gpu
+    x74 = n_unembed*p_emb
+    x75 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
+    x76 = n_attn + x41
+    x77 = numpy.logical_and(numpy.logical_and(x71, x72), numpy.greater_equal(x73, p*(n_ff + w_idx*(x18 - 1) + x76) + x74 + x75))
+    x78 = numpy.ceil(x23*x43)
+    x79 = x22*numpy.log(x78)
+    x80 = x43/x78
+    x81 = numpy.maximum(x3*(x78 - 1), x31*x78*numpy.maximum(0, x80 - 1))
+    x82 = x12*x81
+    x83 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x79 + (7/125000)*x80 + x82 - 7/125000, (17/1000000)*x79 + (1/400000)*x80 + (20/19)*x82 + 23/2000000), x35*x81 + (1/100000)*x79 + (3/2500000)*x80 + 7/1250000))
+    x84 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x85 = numpy.minimum(n_active, x24)
+    x86 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x85)
+    x87 = x86**(-1.0)
+    x88 = x85*x87
+    x89 = (1 - x42)*numpy.maximum(x3*x88*(x86 - 1), x31*x86*numpy.maximum(0, x85*x87 - 1))
+    x90 = x12*x89
+    x91 = x22*numpy.log(x86)
+    x92 = (3/5000000)*x88 + (1/200000)*x91 + 31/5000000
+    x93 = (1/800000)*x88 + (17/2000000)*x91 + 51/4000000
+    x94 = (7/250000)*x88 + (7/250000)*x91 - 7/250000
+    x95 = p_disp*x5*x89
+    x96 = x10*x95
+    x97 = numpy.where(x84, 0, numpy.minimum(numpy.minimum(x90 + x92, (10/19)*x90 + x93), x89*x9 + x94)) + numpy.where(x84, 0, numpy.minimum(numpy.minimum(x92 + x96, x93 + (10/19)*x96), x8*x95 + x94))
+    x98 = numpy.where(x17, numpy.greater(x19, 1), False)
+    x99 = n_layers*x83 + n_layers*numpy.where(x98, x83 + x97, 0) + x36
+    x100 = numpy.maximum(1, x43)
+    x101 = numpy.sqrt(n_gpu)
+    x102 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x103 = x101*x102
+    x104 = x103*x59
+    x105 = numpy.minimum(x43, numpy.maximum(1, x104/numpy.sqrt(d_ff_shared)))
+    x106 = x42*x57
+    x107 = d_model*x11
+    x108 = n_gpu/(n_pp**2*sigma_attn**2)
+    x109 = x107*x108
+    x110 = sigma_attn*n_layers
+    x111 = numpy.sqrt(x65)
+    x112 = numpy.minimum(x43, numpy.maximum(1, x103*x111/x59))
+    x113 = numpy.sqrt(d_head)
+    x114 = numpy.minimum(x43, numpy.maximum(1, x103*x113*numpy.sqrt(x66)/x111))
+    x115 = numpy.minimum(x43, numpy.maximum(1, x104/(numpy.sqrt(n_q)*x113)))
+    x116 = x108*x11
+    x117 = x69*(n_layers*x63 + x50) + x69*(x100*x53 + x110*x58*(d_ff_shared*x105*x106 + x55 + x109/x105) + x110*(d_model*x106*x112 + x106*x114*x65 + x106*x115*x64 + x109/x115 + x68 + x116*x67/x114 + x116*x65/x112) + x51)
+    x118 = numpy.logical_and(numpy.logical_and(x71, x72), numpy.greater_equal(x73, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x76) + x100*x75 + x74))
+    x119 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
+    x120 = numpy.sqrt(x27)
+    x121 = x120**(-1.0)
+    x122 = numpy.maximum(x3*(x120 - 1), x120*x31*numpy.maximum(0, x121*x60 - 1))
+    x123 = n_ff_out*x122
+    x124 = x12*x123
+    x125 = x121*x60
+    x126 = x22*numpy.log(x120)
+    x127 = (7/125000)*x125 + (7/125000)*x126 - 7/125000
+    x128 = (3/2500000)*x125 + (1/100000)*x126 + 7/1250000
+    x129 = (1/400000)*x125 + (17/1000000)*x126 + 23/2000000
+    x130 = x11*x4
+    x131 = n_ff_in*x122*(d_ff*n_active + x40)
+    x132 = x130*x131
+    x133 = p_act*x34
+    x134 = x133*x4
+    x135 = n_layers*(numpy.where(x119, 0, numpy.minimum(numpy.minimum(x124 + x127, (20/19)*x124 + x129), x123*x35 + x128)) + numpy.where(x119, 0, numpy.minimum(numpy.minimum(x127 + x132, x128 + x131*x134), x129 + (20/19)*x132))) + x14
+    x136 = numpy.less_equal(x103, 1)
+    x137 = numpy.sqrt(x78)
+    x138 = x103/x137
+    x139 = numpy.maximum(x3*(x137 - 1), x137*x31*numpy.maximum(0, x138 - 1))
+    x140 = x12*x139
+    x141 = x22*numpy.log(x137)
+    x142 = (7/125000)*x138 + (7/125000)*x141 - 7/125000
+    x143 = (3/2500000)*x138 + (1/100000)*x141 + 7/1250000
+    x144 = (1/400000)*x138 + (17/1000000)*x141 + 23/2000000
+    x145 = x139*x67
+    x146 = x130*x145
+    x147 = x102*x139/x101
+    x148 = x107*x147
+    x149 = n_layers*(numpy.where(x136, 0, numpy.minimum(numpy.minimum(x140 + x142, (20/19)*x140 + x144), x139*x35 + x143)) + numpy.where(x136, 0, numpy.minimum(numpy.minimum(x142 + x146, x144 + (20/19)*x146), x134*x145 + x143))) + n_layers*numpy.where(x98, x97 + numpy.where(x136, 0, numpy.minimum(numpy.minimum(x142 + x148, x144 + (20/19)*x148), d_model*x133*x147 + x143)), 0) + x135
+    return numpy.where(x77, x1 + x2*x36 + numpy.maximum(numpy.maximum(x49, x70), omega_net*x36), numpy.inf), numpy.where(x118, x1 + x2*x99 + numpy.maximum(numpy.maximum(x117, x49), omega_net*x99), numpy.inf), numpy.where(x77, x1 + x135*x2 + numpy.maximum(numpy.maximum(x49, x70), omega_net*x135), numpy.inf), numpy.where(x118, x1 + x149*x2 + numpy.maximum(numpy.maximum(x117, x49), omega_net*x149), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -4315,7 +4480,7 @@ def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
 
 
-def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4343,7 +4508,7 @@ def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4371,10 +4536,10 @@ def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4386,24 +4551,27 @@ def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4466,7 +4634,7 @@ def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -4499,131 +4667,139 @@ def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*p_act
     x3 = n_gpu**(-1.0)
     x4 = (1/2)*q_len
-    x5 = b*x3*x4
-    x6 = x2*x5
-    x7 = b*q_len
-    x8 = x3*x7
-    x9 = x2*x8
-    x10 = x1*x9
-    x11 = numpy.sqrt(n_gpu)
-    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x13 = x11*x12
-    x14 = numpy.less_equal(x13, 1)
-    x15 = node_size**(-1.0)
-    x16 = sigma_attn**(-1.0)
-    x17 = n_pp**(-1.0)
-    x18 = n_gpu*x17
-    x19 = x16*x18
-    x20 = numpy.sqrt(numpy.ceil(x15*x19))
-    x21 = bw_ar_intra**(-1.0)
-    x22 = x13/x20
-    x23 = numpy.maximum(x1*(x20 - 1), x20*x21*numpy.maximum(0, x22 - 1))
-    x24 = x2*x23
-    x25 = x24*x8
-    x26 = numpy.log(2)**(-1.0)
-    x27 = x26*numpy.log(x20)
-    x28 = (7/125000)*x22 + (7/125000)*x27 - 7/125000
-    x29 = 2*x7
-    x30 = x29*x3
-    x31 = (3/2500000)*x22 + (1/100000)*x27 + 7/1250000
-    x32 = (1/400000)*x22 + (17/1000000)*x27 + 23/2000000
-    x33 = p_act*x8
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = x23*x35
-    x37 = x33*x36
-    x38 = p_act*x30
-    x39 = b*x17
-    x40 = numpy.less_equal(s, x39*x4)
-    x41 = numpy.minimum(n_experts, x18)
-    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x41, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
+    x5 = b*x4
+    x6 = x3*x5
+    x7 = x2*x6
+    x8 = b*q_len
+    x9 = x3*x8
+    x10 = x2*x9
+    x11 = x1*x10
+    x12 = numpy.sqrt(n_gpu)
+    x13 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x14 = x12*x13
+    x15 = numpy.less_equal(x14, 1)
+    x16 = node_size**(-1.0)
+    x17 = sigma_attn**(-1.0)
+    x18 = n_pp**(-1.0)
+    x19 = n_gpu*x18
+    x20 = x17*x19
+    x21 = numpy.sqrt(numpy.ceil(x16*x20))
+    x22 = bw_ar_intra**(-1.0)
+    x23 = x14/x21
+    x24 = numpy.maximum(x1*(x21 - 1), x21*x22*numpy.maximum(0, x23 - 1))
+    x25 = x2*x24
+    x26 = x25*x9
+    x27 = numpy.log(2)**(-1.0)
+    x28 = x27*numpy.log(x21)
+    x29 = (7/125000)*x23 + (7/125000)*x28 - 7/125000
+    x30 = 2*x8
+    x31 = x3*x30
+    x32 = (3/2500000)*x23 + (1/100000)*x28 + 7/1250000
+    x33 = (1/400000)*x23 + (17/1000000)*x28 + 23/2000000
+    x34 = p_act*x9
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = x24*x36
+    x38 = x34*x37
+    x39 = p_act*x31
+    x40 = numpy.less_equal(s, x18*x5)
+    x41 = numpy.minimum(n_experts, x19)
+    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x41, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
     x43 = numpy.where(x40, x41, 1)
-    x44 = x18/numpy.maximum(1, x43)
+    x44 = x19/numpy.maximum(1, x43)
     x45 = numpy.maximum(1, x44)
-    x46 = numpy.sqrt(numpy.ceil(x15*x45))
+    x46 = numpy.sqrt(numpy.ceil(x16*x45))
     x47 = numpy.sqrt(x45)
     x48 = x46**(-1.0)
-    x49 = numpy.maximum(x1*(x46 - 1), x21*x46*numpy.maximum(0, x47*x48 - 1))
+    x49 = numpy.maximum(x1*(x46 - 1), x22*x46*numpy.maximum(0, x47*x48 - 1))
     x50 = n_ff_out*x49
-    x51 = x50*x9
+    x51 = x10*x50
     x52 = x47*x48
-    x53 = x26*numpy.log(x46)
+    x53 = x27*numpy.log(x46)
     x54 = (7/125000)*x52 + (7/125000)*x53 - 7/125000
     x55 = (3/2500000)*x52 + (1/100000)*x53 + 7/1250000
     x56 = (1/400000)*x52 + (17/1000000)*x53 + 23/2000000
     x57 = d_ff_shared*n_sh
     x58 = n_ff_in*x49*(d_ff*n_active + x57)
-    x59 = x33*x58
-    x60 = x12*x24/x11
-    x61 = x60*x7
-    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x59 = x34*x58
+    x60 = x13*x25/x12
+    x61 = x60*x8
+    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x63 = numpy.minimum(n_active, x43)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
+    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x16*x43)) + (1 - xi_ep)*numpy.ceil(x16*x63)
     x65 = x64**(-1.0)
     x66 = x63*x65
-    x67 = (1 - x16)*numpy.maximum(x1*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
-    x68 = x67*x9
-    x69 = x26*numpy.log(x64)
+    x67 = (1 - x17)*numpy.maximum(x1*x66*(x64 - 1), x22*x64*numpy.maximum(0, x63*x65 - 1))
+    x68 = x10*x67
+    x69 = x27*numpy.log(x64)
     x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
     x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
     x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
     x73 = d_model*p_disp*x67
-    x74 = x73*x8
-    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x37, x31 + x36*x38), x32 + (20/19)*x37))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x38*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x6 + 59/5000000)
+    x74 = x73*x9
+    x75 = n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x29, (20/19)*x26 + x33), x25*x31 + x32)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x38, x32 + x37*x39), x33 + (20/19)*x38))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x31*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x39*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x61, x33 + (20/19)*x61), x30*x60 + x32)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x67*x7 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x6*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
     x76 = d_model*vocab
     x77 = s**(-1.0)
     x78 = n_ff_in + n_ff_out
     x79 = n_layers*x78
     x80 = d_model*x57*x79
     x81 = ctx + x4 - 1/2
-    x82 = x17*x7
-    x83 = d_model*p
-    x84 = numpy.sqrt(d_model)
-    x85 = numpy.maximum(1, numpy.minimum(x44, x47*x84/numpy.sqrt(d_ff)))
-    x86 = p_act*x82
-    x87 = x2*x82
-    x88 = n_pp*x3/hbm_bw
-    x89 = numpy.maximum(1, x19)
-    x90 = x13*x84
-    x91 = numpy.minimum(x19, numpy.maximum(1, x90/numpy.sqrt(d_ff_shared)))
-    x92 = x16*x86
-    x93 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x94 = x2*x93
-    x95 = sigma_attn*n_layers
-    x96 = d_head*n_q
-    x97 = c_kv + c_q
-    x98 = numpy.sqrt(x97)
-    x99 = numpy.minimum(x19, numpy.maximum(1, x13*x98/x84))
-    x100 = numpy.sqrt(d_head)
-    x101 = numpy.minimum(x19, numpy.maximum(1, x90/(numpy.sqrt(n_q)*x100)))
-    x102 = p_act*x93
-    x103 = numpy.minimum(x19, numpy.maximum(1, x100*x13*numpy.sqrt(x34)/x98))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x89*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x3*(n_attn*x29 + 2*b*q_lm*x76 + x7*(2*n_ff*x77 + 2*x80) + x7*(f_idx*n_layers*x19*x81 + w_idx*(2*x19 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x88*(n_experts*x79*(1 - (1 - x77)**x82)*(d_ff*x77*x85*x86 + d_ff*x83 + x45*x77*x87/x85) + p_emb*x76) + x88*(w_idx*p*x18 + n_sh*x78*x95*(d_ff_shared*x83 + d_ff_shared*x91*x92 + x94/x91) + x39*x89*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x95*(p*x35*x97 + x101*x92*x96 + x102*x97/x99 + x102*x35/x103 + x103*x92*x97 + x16*x87*x99 + x83*x96 + x83*x97 + x94/x101))), numpy.inf)
+    x82 = ctx + q_len - 1
+    x83 = ctx**2 - ctx
+    x84 = (1/2)/q_len
+    x85 = r_cmp**(-1.0)
+    x86 = x18*x8
+    x87 = d_model*p
+    x88 = numpy.sqrt(d_model)
+    x89 = numpy.maximum(1, numpy.minimum(x44, x47*x88/numpy.sqrt(d_ff)))
+    x90 = p_act*x86
+    x91 = x2*x86
+    x92 = n_pp*x3/hbm_bw
+    x93 = kv_win*numpy.minimum(ctx, ctx_win)
+    x94 = b*numpy.maximum(1, x20)
+    x95 = x14*x88
+    x96 = numpy.minimum(x20, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
+    x97 = x17*x90
+    x98 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x99 = x2*x98
+    x100 = sigma_attn*n_layers
+    x101 = d_head*n_q
+    x102 = c_kv + c_q
+    x103 = numpy.sqrt(x102)
+    x104 = numpy.minimum(x20, numpy.maximum(1, x103*x14/x88))
+    x105 = numpy.sqrt(d_head)
+    x106 = numpy.minimum(x20, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x105)))
+    x107 = p_act*x98
+    x108 = numpy.minimum(x20, numpy.maximum(1, x105*x14*numpy.sqrt(x35)/x103))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x80)) + x94*(st_cmp + ctx*(kv_idx + kv_bytes) + x93))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x3*(n_attn*x30 + 2*b*q_lm*x76 + x8*(2*n_ff*x77 + 2*x80) + x8*(f_idx*n_layers*x20*x81 + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x85*numpy.where(numpy.greater_equal(k_top, x82), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83))) + numpy.where(numpy.greater_equal(ctx_win, x82), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83))))))/flops), x92*(n_experts*x79*(1 - (1 - x77)**x86)*(d_ff*x77*x89*x90 + d_ff*x87 + x45*x77*x91/x89) + p_emb*x76) + x92*(w_idx*p*x19 + n_sh*x100*x78*(d_ff_shared*x87 + d_ff_shared*x96*x97 + x99/x96) + x100*(p*x102*x36 + x101*x106*x97 + x101*x87 + x102*x108*x97 + x102*x87 + x102*x107/x104 + x104*x17*x91 + x107*x36/x108 + x99/x106) + x18*x94*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x85 + x93))), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4651,7 +4827,7 @@ def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4804,7 +4980,7 @@ def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4952,7 +5128,7 @@ def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -4993,34 +5169,39 @@ def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, c
     x37 = d_model*n_layers*x30*x36
     x38 = x11/sigma_attn
     x39 = ctx + x1 - 1/2
-    x40 = d_head*n_q
-    x41 = d_model*p
-    x42 = c_kv + c_q
-    x43 = x6*x8
-    x44 = p_act*x43
-    x45 = d_head*(n_q + 2*n_q/g)
-    x46 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
-    x47 = x35*x44
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x43)*(d_ff*x41 + d_ff*x46*x47 + d_model*x15*x47/x46) + n_sh*x36*(d_ff_shared*x41 + x44*(d_model + d_ff_shared)) + p*x42*x45 + x40*x41 + x41*x42 + x44*(d_model + x40) + x44*(d_model + x42) + x44*(x42 + x45)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x40 = ctx + q_len - 1
+    x41 = ctx**2 - ctx
+    x42 = (1/2)/q_len
+    x43 = r_cmp**(-1.0)
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = d_head*n_q
+    x46 = d_model*p
+    x47 = c_kv + c_q
+    x48 = x6*x8
+    x49 = p_act*x48
+    x50 = d_head*(n_q + 2*n_q/g)
+    x51 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
+    x52 = x35*x49
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x48)*(d_ff*x46 + d_ff*x51*x52 + d_model*x15*x52/x51) + n_sh*x36*(d_ff_shared*x46 + x49*(d_model + d_ff_shared)) + p*x47*x50 + x45*x46 + x46*x47 + x49*(d_model + x45) + x49*(d_model + x47) + x49*(x47 + x50)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x44))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x38*x39 + w_idx*(2*x38 - 2) + c_kv*n_q*x0*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5036,14 +5217,14 @@ def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x1
@@ -5135,45 +5316,50 @@ def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x88 = n_pp*x3/hbm_bw
     x89 = w_idx*p*x15
     x90 = numpy.maximum(1, x47)
-    x91 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x92 = d_ff_shared*x82
-    x93 = x44*x83
-    x94 = numpy.minimum(x47, numpy.maximum(1, x93/numpy.sqrt(d_ff_shared)))
-    x95 = x46*x85
-    x96 = n_gpu*x61/(n_pp**2*sigma_attn**2)
-    x97 = d_model*x96
-    x98 = sigma_attn*n_layers
-    x99 = n_sh*x79
-    x100 = c_kv + c_q
-    x101 = numpy.sqrt(x100)
-    x102 = numpy.minimum(x47, numpy.maximum(1, x101*x44/x83))
-    x103 = numpy.sqrt(d_head)
-    x104 = numpy.minimum(x47, numpy.maximum(1, x103*x44*numpy.sqrt(x57)/x101))
-    x105 = numpy.minimum(x47, numpy.maximum(1, x93/(numpy.sqrt(n_q)*x103)))
-    x106 = d_head*n_q
-    x107 = p*x100*x58 + x100*x82 + x106*x82
-    x108 = d_model*n_layers*x39*x79
-    x109 = ctx + x5 - 1/2
-    x110 = n_unembed*p_emb
-    x111 = ctx*b*(kv_idx + kv_bytes)
-    x112 = n_attn + x108
-    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x89 + x90*x91 + x98*x99*(d_ff_shared*x94*x95 + x92 + x97/x94) + x98*(d_model*x102*x95 + x100*x104*x95 + x100*x96/x102 + x105*x106*x95 + x107 + x97/x105 + x58*x96/x104)), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x108) + x8*(f_idx*n_layers*x109*x47 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x109, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x112) + x110 + x111*x90, x11, x88*(n_layers*(x107 + x85*(d_model + x100) + x85*(d_model + x106) + x85*(x100 + x58) + x87 + x99*(x85*(d_model + d_ff_shared) + x92)) + x78 + x89 + x91), p*(n_ff + w_idx*(x15 - 1) + x112) + x110 + x111
+    x91 = kv_win*numpy.minimum(ctx, ctx_win)
+    x92 = r_cmp**(-1.0)
+    x93 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x92 + x91)
+    x94 = d_ff_shared*x82
+    x95 = x44*x83
+    x96 = numpy.minimum(x47, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
+    x97 = x46*x85
+    x98 = n_gpu*x61/(n_pp**2*sigma_attn**2)
+    x99 = d_model*x98
+    x100 = sigma_attn*n_layers
+    x101 = n_sh*x79
+    x102 = c_kv + c_q
+    x103 = numpy.sqrt(x102)
+    x104 = numpy.minimum(x47, numpy.maximum(1, x103*x44/x83))
+    x105 = numpy.sqrt(d_head)
+    x106 = numpy.minimum(x47, numpy.maximum(1, x105*x44*numpy.sqrt(x57)/x103))
+    x107 = numpy.minimum(x47, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x105)))
+    x108 = d_head*n_q
+    x109 = p*x102*x58 + x102*x82 + x108*x82
+    x110 = d_model*n_layers*x39*x79
+    x111 = ctx + x5 - 1/2
+    x112 = ctx + q_len - 1
+    x113 = ctx**2 - ctx
+    x114 = (1/2)/q_len
+    x115 = n_unembed*p_emb
+    x116 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x91)
+    x117 = n_attn + x110
+    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x100*x101*(d_ff_shared*x96*x97 + x94 + x99/x96) + x100*(d_model*x104*x97 + x102*x106*x97 + x102*x98/x104 + x107*x108*x97 + x109 + x99/x107 + x58*x98/x106) + x89 + x90*x93), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x110) + x8*(f_idx*n_layers*x111*x47 + w_idx*(2*x47 - 2) + c_kv*n_q*x0*(x92*numpy.where(numpy.greater_equal(k_top, x112), x111, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x114*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x113))) + numpy.where(numpy.greater_equal(ctx_win, x112), x111, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x114*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x113))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x117) + x115 + x116*x90, x11, x88*(n_layers*(x101*(x85*(d_model + d_ff_shared) + x94) + x109 + x85*(d_model + x102) + x85*(d_model + x108) + x85*(x102 + x58) + x87) + x78 + x89 + x93), p*(n_ff + w_idx*(x15 - 1) + x117) + x115 + x116
 
 
-def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5196,37 +5382,40 @@ def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5250,18 +5439,21 @@ def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5278,48 +5470,53 @@ def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x13 = d_model*vocab
     x14 = n_ff_in + n_ff_out
     x15 = ctx + (1/2)*q_len - 1/2
-    x16 = d_head*n_q
-    x17 = n_pp*x1/hbm_bw
-    x18 = b*numpy.maximum(1, g*x9/n_q)
-    x19 = d_model*p
-    x20 = numpy.sqrt(d_model)
-    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x22 = x20*x21
-    x23 = numpy.minimum(x9, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
-    x24 = x6*x7
-    x25 = x24*x3
-    x26 = n_gpu/(n_pp**2*sigma_attn**2)
-    x27 = x26*x4
-    x28 = sigma_attn*n_layers
-    x29 = d_head*x19
-    x30 = n_q + 2*n_q/g
-    x31 = numpy.sqrt(d_head)
-    x32 = numpy.minimum(x9, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x31)))
-    x33 = numpy.minimum(x9, numpy.maximum(1, x21*numpy.sqrt(x30)*x31/x20))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x18*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x17 + x17*(w_idx*p*x8 + x14*x28*(d_ff*x19 + d_ff*x23*x25 + x27/x23) + x18*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x28*(d_head*x26*x3*x30/x33 + n_q*x29 + x16*x25*x32 + x24*x33*x4 + x27/x32 + x29*x30))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + x0*x16*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x16 = ctx + q_len - 1
+    x17 = ctx**2 - ctx
+    x18 = (1/2)/q_len
+    x19 = r_cmp**(-1.0)
+    x20 = d_head*n_q
+    x21 = n_pp*x1/hbm_bw
+    x22 = kv_win*numpy.minimum(ctx, ctx_win)
+    x23 = b*numpy.maximum(1, g*x9/n_q)
+    x24 = d_model*p
+    x25 = numpy.sqrt(d_model)
+    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x27 = x25*x26
+    x28 = numpy.minimum(x9, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
+    x29 = x6*x7
+    x30 = x29*x3
+    x31 = n_gpu/(n_pp**2*sigma_attn**2)
+    x32 = x31*x4
+    x33 = sigma_attn*n_layers
+    x34 = d_head*x24
+    x35 = n_q + 2*n_q/g
+    x36 = numpy.sqrt(d_head)
+    x37 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x36)))
+    x38 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x35)*x36/x25))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x21 + x21*(w_idx*p*x8 + x14*x33*(d_ff*x24 + d_ff*x28*x30 + x32/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x22) + x33*(d_head*x3*x31*x35/x38 + n_q*x34 + x20*x30*x37 + x29*x38*x4 + x32/x37 + x34*x35))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + x0*x20*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))))/flops), numpy.inf)
 
 
-def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5327,45 +5524,50 @@ def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5384,35 +5586,40 @@ def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x15 = n_pp*x1/hbm_bw
     x16 = w_idx*p*x9
     x17 = numpy.maximum(1, g*x10/n_q)
-    x18 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = x22*x23
-    x25 = numpy.minimum(x10, numpy.maximum(1, x24/numpy.sqrt(d_ff)))
-    x26 = x3*x8
-    x27 = x26*x7
-    x28 = n_gpu/(n_pp**2*sigma_attn**2)
-    x29 = x28*x4
-    x30 = sigma_attn*n_layers
-    x31 = numpy.sqrt(d_head)
-    x32 = n_q + 2*n_q/g
-    x33 = numpy.minimum(x10, numpy.maximum(1, x23*x31*numpy.sqrt(x32)/x22))
-    x34 = numpy.minimum(x10, numpy.maximum(1, x24/(numpy.sqrt(n_q)*x31)))
-    x35 = d_head*n_q
-    x36 = d_head*x32
-    x37 = x20*x35 + x20*x36
-    x38 = d_model*d_ff_shared*n_sh*x19
-    x39 = ctx + (1/2)*q_len - 1/2
-    x40 = n_unembed*p_emb
-    x41 = ctx*b*(kv_idx + kv_bytes)
-    x42 = n_attn + n_ff
-    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x18 + x19*x30*(d_ff*x25*x27 + x21 + x29/x25) + x30*(d_model*x27*x33 + x27*x34*x35 + x28*x3*x36/x33 + x29/x34 + x37)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x38) + x2*(f_idx*n_layers*x10*x39 + w_idx*(2*x10 - 2) + x0*x35*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x42) + x17*x41 + x40, x6, x15*(n_layers*(x19*(x21 + x26*(d_ff + d_model)) + x26*(d_model + x35) + x26*(d_model + x36) + x37) + x14 + x16 + x18), p*(w_idx*(x9 - 1) + n_layers*x38 + x42) + x40 + x41
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.minimum(x10, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x3*x8
+    x29 = x28*x7
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x30*x4
+    x32 = sigma_attn*n_layers
+    x33 = numpy.sqrt(d_head)
+    x34 = n_q + 2*n_q/g
+    x35 = numpy.minimum(x10, numpy.maximum(1, x25*x33*numpy.sqrt(x34)/x24))
+    x36 = numpy.minimum(x10, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x33)))
+    x37 = d_head*n_q
+    x38 = d_head*x34
+    x39 = x22*x37 + x22*x38
+    x40 = d_model*d_ff_shared*n_sh*x21
+    x41 = ctx + (1/2)*q_len - 1/2
+    x42 = ctx + q_len - 1
+    x43 = ctx**2 - ctx
+    x44 = (1/2)/q_len
+    x45 = n_unembed*p_emb
+    x46 = n_attn + n_ff
+    x47 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x36*x37 + x3*x30*x38/x35 + x31/x36 + x39)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x40) + x2*(f_idx*n_layers*x10*x41 + w_idx*(2*x10 - 2) + x0*x37*(x19*numpy.where(numpy.greater_equal(k_top, x42), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x47 + x45, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x37) + x28*(d_model + x38) + x39) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x40 + x46) + x45 + x47
 
 
-def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -5428,62 +5635,67 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x12 = n_pp**(-1.0)
     x13 = n_gpu*x12
     x14 = w_idx*p*x13
-    x15 = b*x12
-    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x17 = n_ff_in + n_ff_out
-    x18 = d_model*p
-    x19 = d_ff*x18
-    x20 = p_act*q_len*x15
-    x21 = d_head*n_q
-    x22 = n_q + 2*n_q/g
-    x23 = d_head*x22
-    x24 = x18*x21 + x18*x23
-    x25 = n_pp*x6/hbm_bw
-    x26 = 2*n_layers
-    x27 = d_ff_shared*n_sh
-    x28 = d_model*x17*x27
-    x29 = sigma_attn**(-1.0)
-    x30 = x13*x29
-    x31 = ctx + (1/2)*q_len - 1/2
-    x32 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x26*x28) + x3*(f_idx*n_layers*x30*x31 + w_idx*(2*x30 - 2) + x0*x21*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x33 = numpy.greater_equal(n_gpu, n_pp)
-    x34 = numpy.less_equal(n_pp, b)
-    x35 = hbm_cap*n_gpu
-    x36 = n_unembed*p_emb
-    x37 = ctx*b*(kv_idx + kv_bytes)
-    x38 = n_attn + n_ff
-    x39 = numpy.where(numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*(x13 - 1) + n_layers*x28 + x38) + x36 + x37)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x32, omega_net*x9), x25*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x23) + x24) + x11 + x14 + x16)), numpy.inf)
-    x40 = x30 - 1
-    x41 = x26*numpy.where(numpy.less_equal(x30, 1), 0, (1/500000)*x30 + x40*x8 - 1/500000) + x9
-    x42 = numpy.maximum(1, g*x30/n_q)
-    x43 = numpy.sqrt(d_model)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = x43*x44
-    x46 = numpy.minimum(x30, numpy.maximum(1, x45/numpy.sqrt(d_ff)))
-    x47 = x20*x29
-    x48 = n_gpu/(n_pp**2*sigma_attn**2)
-    x49 = x48*x5
-    x50 = sigma_attn*n_layers
-    x51 = numpy.sqrt(d_head)
-    x52 = numpy.minimum(x30, numpy.maximum(1, numpy.sqrt(x22)*x44*x51/x43))
-    x53 = numpy.minimum(x30, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x51)))
-    x54 = x23*x4
-    x55 = x11*x25 + x25*(x14 + x16*x42 + x17*x50*(d_ff*x46*x47 + x19 + x49/x46) + x50*(d_model*x47*x52 + x21*x47*x53 + x24 + x48*x54/x52 + x49/x53))
-    x56 = numpy.logical_and(numpy.logical_and(x33, x34), numpy.greater_equal(x35, p*(w_idx*sigma_attn*x40 + sigma_attn*x38) + x36 + x37*x42))
-    x57 = numpy.less_equal(x44, 1)
-    x58 = x44 - 1
-    x59 = x58*x8
-    x60 = (1/500000)*x44 - 1/500000
-    x61 = x58*x7
-    x62 = n_layers*(numpy.where(x57, 0, x59 + x60) + numpy.where(x57, 0, n_ff_out*x59 + x60) + numpy.where(x57, 0, x54*x61 + x60) + numpy.where(x57, 0, n_ff_in*x4*x61*(d_ff*n_active + x27) + x60)) + x9
-    return x39, numpy.where(x56, x1 + x2*x41 + numpy.maximum(numpy.maximum(x32, x55), omega_net*x41), numpy.inf), x39, numpy.where(x56, x1 + x2*x62 + numpy.maximum(numpy.maximum(x32, x55), omega_net*x62), numpy.inf)
+    x15 = kv_win*numpy.minimum(ctx, ctx_win)
+    x16 = r_cmp**(-1.0)
+    x17 = b*x12
+    x18 = x17*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15)
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = d_ff*x20
+    x22 = p_act*q_len*x17
+    x23 = d_head*n_q
+    x24 = n_q + 2*n_q/g
+    x25 = d_head*x24
+    x26 = x20*x23 + x20*x25
+    x27 = n_pp*x6/hbm_bw
+    x28 = 2*n_layers
+    x29 = d_ff_shared*n_sh
+    x30 = d_model*x19*x29
+    x31 = sigma_attn**(-1.0)
+    x32 = x13*x31
+    x33 = ctx + (1/2)*q_len - 1/2
+    x34 = ctx + q_len - 1
+    x35 = ctx**2 - ctx
+    x36 = (1/2)/q_len
+    x37 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x28*x30) + x3*(f_idx*n_layers*x32*x33 + w_idx*(2*x32 - 2) + x0*x23*(x16*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x38 = numpy.greater_equal(n_gpu, n_pp)
+    x39 = numpy.less_equal(n_pp, b)
+    x40 = hbm_cap*n_gpu
+    x41 = n_unembed*p_emb
+    x42 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x15)
+    x43 = n_attn + n_ff
+    x44 = numpy.where(numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*(x13 - 1) + n_layers*x30 + x43) + x41 + x42)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x37, omega_net*x9), x27*(n_layers*(x19*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x25) + x26) + x11 + x14 + x18)), numpy.inf)
+    x45 = x32 - 1
+    x46 = x28*numpy.where(numpy.less_equal(x32, 1), 0, (1/500000)*x32 + x45*x8 - 1/500000) + x9
+    x47 = numpy.maximum(1, g*x32/n_q)
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x50 = x48*x49
+    x51 = numpy.minimum(x32, numpy.maximum(1, x50/numpy.sqrt(d_ff)))
+    x52 = x22*x31
+    x53 = n_gpu/(n_pp**2*sigma_attn**2)
+    x54 = x5*x53
+    x55 = sigma_attn*n_layers
+    x56 = numpy.sqrt(d_head)
+    x57 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x49*x56/x48))
+    x58 = numpy.minimum(x32, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x56)))
+    x59 = x25*x4
+    x60 = x11*x27 + x27*(x14 + x18*x47 + x19*x55*(d_ff*x51*x52 + x21 + x54/x51) + x55*(d_model*x52*x57 + x23*x52*x58 + x26 + x53*x59/x57 + x54/x58))
+    x61 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*x45 + sigma_attn*x43) + x41 + x42*x47))
+    x62 = numpy.less_equal(x49, 1)
+    x63 = x49 - 1
+    x64 = x63*x8
+    x65 = (1/500000)*x49 - 1/500000
+    x66 = x63*x7
+    x67 = n_layers*(numpy.where(x62, 0, x64 + x65) + numpy.where(x62, 0, n_ff_out*x64 + x65) + numpy.where(x62, 0, x59*x66 + x65) + numpy.where(x62, 0, n_ff_in*x4*x66*(d_ff*n_active + x29) + x65)) + x9
+    return x44, numpy.where(x61, x1 + x2*x46 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x46), numpy.inf), x44, numpy.where(x61, x1 + x2*x67 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x67), numpy.inf)
 
 
-def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5492,11 +5704,11 @@ def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5519,31 +5731,34 @@ def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -5556,7 +5771,7 @@ def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5580,18 +5795,21 @@ def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x20 = numpy.sqrt(d_head)
     x21 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x20)))
     x22 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x19)*x20*x8/x7))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x4/n_q))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5616,40 +5834,45 @@ def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x21 = n_gpu*x20
     x22 = x19*x21
     x23 = ctx + (1/2)*q_len - 1/2
-    x24 = d_head*n_q
-    x25 = n_pp*x1/hbm_bw
-    x26 = b*numpy.maximum(1, g*x22/n_q)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x7
-    x30 = numpy.minimum(x22, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x19*x20
-    x32 = x31*x4
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x33*x5
-    x35 = sigma_attn*n_layers
-    x36 = d_head*x27
-    x37 = numpy.sqrt(d_head)
-    x38 = numpy.minimum(x22, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x37)))
-    x39 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x14)*x37*x7/x28))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x21 + x18*x35*(d_ff*x27 + d_ff*x30*x32 + x34/x30) + x20*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(n_q*x36 + x14*x36 + x15*x33/x39 + x24*x32*x38 + x31*x39*x5 + x34/x38))), x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x3*(2*n_ff/s + n_layers*x12*x17*x18) + x3*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x24*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = d_head*n_q
+    x29 = n_pp*x1/hbm_bw
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = b*numpy.maximum(1, g*x22/n_q)
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = x33*x7
+    x35 = numpy.minimum(x22, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x19*x20
+    x37 = x36*x4
+    x38 = n_gpu/(n_pp**2*sigma_attn**2)
+    x39 = x38*x5
+    x40 = sigma_attn*n_layers
+    x41 = d_head*x32
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x22, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x42)))
+    x44 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x14)*x42*x7/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x21 + x18*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x20*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x40*(n_q*x41 + x14*x41 + x15*x38/x44 + x28*x37*x43 + x36*x44*x5 + x39/x43))), x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x3*(2*n_ff/s + n_layers*x12*x17*x18) + x3*(f_idx*n_layers*x22*x23 + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -5659,7 +5882,7 @@ def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5667,45 +5890,50 @@ def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = d_head*(n_q + 2*n_q/g)
-    x11 = p_act*q_len*x7
-    x12 = n_ff_in + n_ff_out
-    x13 = d_model*d_ff_shared*n_layers*n_sh*x12
-    x14 = x6/sigma_attn
-    x15 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x13))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x12*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x13) + x2*(f_idx*n_layers*x14*x15 + w_idx*(2*x14 - 2) + x0*x8*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = d_head*(n_q + 2*n_q/g)
+    x13 = p_act*q_len*x9
+    x14 = n_ff_in + n_ff_out
+    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
+    x16 = x6/sigma_attn
+    x17 = ctx + (1/2)*q_len - 1/2
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x16*x17 + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
     x3 = d_model*p
     x4 = d_head*(n_q + 2*n_q/g)
     x5 = p_act*q_len*x1
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5733,45 +5961,50 @@ def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x24 = sigma_attn**(-1.0)
     x25 = x22*x24
     x26 = numpy.maximum(1, g*x25/n_q)
-    x27 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x28 = n_ff_in + n_ff_out
-    x29 = d_model*p
-    x30 = d_ff*x29
-    x31 = numpy.sqrt(d_model)
-    x32 = x31*x8
-    x33 = numpy.minimum(x25, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
-    x34 = x2*x21
-    x35 = x24*x34
-    x36 = n_gpu/(n_pp**2*sigma_attn**2)
-    x37 = x3*x36
-    x38 = sigma_attn*n_layers
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x39*x8/x31))
-    x41 = numpy.minimum(x25, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x39)))
-    x42 = d_head*n_q
-    x43 = x16*x29 + x29*x42
-    x44 = d_model*n_layers*x13*x28
-    x45 = ctx + (1/2)*q_len - 1/2
-    x46 = n_unembed*p_emb
-    x47 = ctx*b*(kv_idx + kv_bytes)
-    x48 = n_attn + n_ff
-    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x27 + x28*x38*(d_ff*x33*x35 + x30 + x37/x33) + x38*(d_model*x35*x40 + x17*x36/x40 + x35*x41*x42 + x37/x41 + x43)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x44) + x1*(f_idx*n_layers*x25*x45 + w_idx*(2*x25 - 2) + x0*x42*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x48) + x26*x47 + x46, x7, x20*(n_layers*(x28*(x30 + x34*(d_ff + d_model)) + x34*(d_model + x16) + x34*(d_model + x42) + x43) + x19 + x23 + x27), p*(w_idx*(x22 - 1) + x44 + x48) + x46 + x47
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = r_cmp**(-1.0)
+    x29 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x27)
+    x30 = n_ff_in + n_ff_out
+    x31 = d_model*p
+    x32 = d_ff*x31
+    x33 = numpy.sqrt(d_model)
+    x34 = x33*x8
+    x35 = numpy.minimum(x25, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x2*x21
+    x37 = x24*x36
+    x38 = n_gpu/(n_pp**2*sigma_attn**2)
+    x39 = x3*x38
+    x40 = sigma_attn*n_layers
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x41*x8/x33))
+    x43 = numpy.minimum(x25, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x41)))
+    x44 = d_head*n_q
+    x45 = x16*x31 + x31*x44
+    x46 = d_model*n_layers*x13*x30
+    x47 = ctx + (1/2)*q_len - 1/2
+    x48 = ctx + q_len - 1
+    x49 = ctx**2 - ctx
+    x50 = (1/2)/q_len
+    x51 = n_unembed*p_emb
+    x52 = n_attn + n_ff
+    x53 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x42 + x17*x38/x42 + x37*x43*x44 + x39/x43 + x45)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x46) + x1*(f_idx*n_layers*x25*x47 + w_idx*(2*x25 - 2) + x0*x44*(x28*numpy.where(numpy.greater_equal(k_top, x48), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x47, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x52) + x26*x53 + x51, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x16) + x36*(d_model + x44) + x45) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x46 + x52) + x51 + x53
 
 
-def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5799,37 +6032,40 @@ def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5858,18 +6094,21 @@ def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5886,52 +6125,57 @@ def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x13 = d_model*vocab
     x14 = n_ff_in + n_ff_out
     x15 = ctx + (1/2)*q_len - 1/2
-    x16 = n_pp*x1/hbm_bw
-    x17 = b*numpy.maximum(1, x9)
-    x18 = d_model*p
-    x19 = numpy.sqrt(d_model)
-    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x21 = x19*x20
-    x22 = numpy.minimum(x9, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
-    x23 = x6*x7
-    x24 = x23*x3
-    x25 = n_gpu/(n_pp**2*sigma_attn**2)
-    x26 = x25*x4
-    x27 = sigma_attn*n_layers
-    x28 = d_head*n_q
-    x29 = c_kv + c_q
-    x30 = n_q + 2*n_q/g
-    x31 = d_head*x30
-    x32 = numpy.sqrt(x29)
-    x33 = numpy.minimum(x9, numpy.maximum(1, x20*x32/x19))
-    x34 = numpy.sqrt(d_head)
-    x35 = numpy.minimum(x9, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x34)))
-    x36 = x25*x3
-    x37 = numpy.minimum(x9, numpy.maximum(1, x20*numpy.sqrt(x30)*x34/x32))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x17*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x16 + x16*(w_idx*p*x8 + x14*x27*(d_ff*x18 + d_ff*x22*x24 + x26/x22) + x17*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x27*(p*x29*x31 + x18*x28 + x18*x29 + x23*x33*x4 + x24*x28*x35 + x24*x29*x37 + x26/x35 + x29*x36/x33 + x31*x36/x37))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x16 = ctx + q_len - 1
+    x17 = ctx**2 - ctx
+    x18 = (1/2)/q_len
+    x19 = r_cmp**(-1.0)
+    x20 = n_pp*x1/hbm_bw
+    x21 = kv_win*numpy.minimum(ctx, ctx_win)
+    x22 = b*numpy.maximum(1, x9)
+    x23 = d_model*p
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.minimum(x9, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x6*x7
+    x29 = x28*x3
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x30*x4
+    x32 = sigma_attn*n_layers
+    x33 = d_head*n_q
+    x34 = c_kv + c_q
+    x35 = n_q + 2*n_q/g
+    x36 = d_head*x35
+    x37 = numpy.sqrt(x34)
+    x38 = numpy.minimum(x9, numpy.maximum(1, x25*x37/x24))
+    x39 = numpy.sqrt(d_head)
+    x40 = numpy.minimum(x9, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x39)))
+    x41 = x3*x30
+    x42 = numpy.minimum(x9, numpy.maximum(1, x25*numpy.sqrt(x35)*x39/x37))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x22*(st_cmp + ctx*(kv_idx + kv_bytes) + x21))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x20 + x20*(w_idx*p*x8 + x14*x32*(d_ff*x23 + d_ff*x27*x29 + x31/x27) + x22*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x21) + x32*(p*x34*x36 + x23*x33 + x23*x34 + x28*x38*x4 + x29*x33*x40 + x29*x34*x42 + x31/x40 + x34*x41/x38 + x36*x41/x42))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*x9 + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5939,32 +6183,37 @@ def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -5972,14 +6221,14 @@ def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5998,39 +6247,44 @@ def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x15 = n_pp*x1/hbm_bw
     x16 = w_idx*p*x9
     x17 = numpy.maximum(1, x10)
-    x18 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = numpy.sqrt(d_model)
-    x23 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x24 = x22*x23
-    x25 = numpy.minimum(x10, numpy.maximum(1, x24/numpy.sqrt(d_ff)))
-    x26 = x3*x8
-    x27 = x26*x7
-    x28 = n_gpu/(n_pp**2*sigma_attn**2)
-    x29 = x28*x4
-    x30 = sigma_attn*n_layers
-    x31 = c_kv + c_q
-    x32 = numpy.sqrt(x31)
-    x33 = numpy.minimum(x10, numpy.maximum(1, x23*x32/x22))
-    x34 = numpy.sqrt(d_head)
-    x35 = n_q + 2*n_q/g
-    x36 = numpy.minimum(x10, numpy.maximum(1, x23*x34*numpy.sqrt(x35)/x32))
-    x37 = numpy.minimum(x10, numpy.maximum(1, x24/(numpy.sqrt(n_q)*x34)))
-    x38 = x28*x3
-    x39 = d_head*n_q
-    x40 = d_head*x35
-    x41 = p*x31*x40 + x20*x31 + x20*x39
-    x42 = d_model*d_ff_shared*n_sh*x19
-    x43 = ctx + (1/2)*q_len - 1/2
-    x44 = n_unembed*p_emb
-    x45 = ctx*b*(kv_idx + kv_bytes)
-    x46 = n_attn + n_ff
-    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x18 + x19*x30*(d_ff*x25*x27 + x21 + x29/x25) + x30*(d_model*x27*x33 + x27*x31*x36 + x27*x37*x39 + x29/x37 + x31*x38/x33 + x41 + x38*x40/x36)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x42) + x2*(f_idx*n_layers*x10*x43 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x45 + x44, x6, x15*(n_layers*(x19*(x21 + x26*(d_ff + d_model)) + x26*(d_model + x31) + x26*(d_model + x39) + x26*(x31 + x40) + x41) + x14 + x16 + x18), p*(w_idx*(x9 - 1) + n_layers*x42 + x46) + x44 + x45
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.minimum(x10, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x3*x8
+    x29 = x28*x7
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x30*x4
+    x32 = sigma_attn*n_layers
+    x33 = c_kv + c_q
+    x34 = numpy.sqrt(x33)
+    x35 = numpy.minimum(x10, numpy.maximum(1, x25*x34/x24))
+    x36 = numpy.sqrt(d_head)
+    x37 = n_q + 2*n_q/g
+    x38 = numpy.minimum(x10, numpy.maximum(1, x25*x36*numpy.sqrt(x37)/x34))
+    x39 = numpy.minimum(x10, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x36)))
+    x40 = x3*x30
+    x41 = d_head*n_q
+    x42 = d_head*x37
+    x43 = p*x33*x42 + x22*x33 + x22*x41
+    x44 = d_model*d_ff_shared*n_sh*x21
+    x45 = ctx + (1/2)*q_len - 1/2
+    x46 = ctx + q_len - 1
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = n_unembed*p_emb
+    x50 = n_attn + n_ff
+    x51 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x38 + x29*x39*x41 + x31/x39 + x33*x40/x35 + x43 + x40*x42/x38)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x44) + x2*(f_idx*n_layers*x10*x45 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x50) + x17*x51 + x49, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x41) + x28*(x33 + x42) + x43) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x44 + x50) + x49 + x51
 
 
-def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -6046,65 +6300,70 @@ def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x12 = n_pp**(-1.0)
     x13 = n_gpu*x12
     x14 = w_idx*p*x13
-    x15 = b*x12
-    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x17 = n_ff_in + n_ff_out
-    x18 = d_model*p
-    x19 = d_ff*x18
-    x20 = p_act*q_len*x15
-    x21 = d_head*n_q
-    x22 = c_kv + c_q
-    x23 = n_q + 2*n_q/g
-    x24 = d_head*x23
-    x25 = p*x22*x24 + x18*x21 + x18*x22
-    x26 = n_pp*x6/hbm_bw
-    x27 = 2*n_layers
-    x28 = d_ff_shared*n_sh
-    x29 = d_model*x17*x28
-    x30 = sigma_attn**(-1.0)
-    x31 = x13*x30
-    x32 = ctx + (1/2)*q_len - 1/2
-    x33 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x27*x29) + x3*(f_idx*n_layers*x31*x32 + w_idx*(2*x31 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x34 = numpy.greater_equal(n_gpu, n_pp)
-    x35 = numpy.less_equal(n_pp, b)
-    x36 = hbm_cap*n_gpu
-    x37 = n_unembed*p_emb
-    x38 = ctx*b*(kv_idx + kv_bytes)
-    x39 = n_attn + n_ff
-    x40 = numpy.where(numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*(x13 - 1) + n_layers*x29 + x39) + x37 + x38)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x33, omega_net*x9), x26*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x24) + x25) + x11 + x14 + x16)), numpy.inf)
-    x41 = x31 - 1
-    x42 = x27*numpy.where(numpy.less_equal(x31, 1), 0, (1/500000)*x31 + x41*x8 - 1/500000) + x9
-    x43 = numpy.maximum(1, x31)
-    x44 = numpy.sqrt(d_model)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x44*x45
-    x47 = numpy.minimum(x31, numpy.maximum(1, x46/numpy.sqrt(d_ff)))
-    x48 = x20*x30
-    x49 = n_gpu/(n_pp**2*sigma_attn**2)
-    x50 = x49*x5
-    x51 = sigma_attn*n_layers
-    x52 = numpy.sqrt(x22)
-    x53 = numpy.minimum(x31, numpy.maximum(1, x45*x52/x44))
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x23)*x45*x54/x52))
-    x56 = numpy.minimum(x31, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
-    x57 = x4*x49
-    x58 = x11*x26 + x26*(x14 + x16*x43 + x17*x51*(d_ff*x47*x48 + x19 + x50/x47) + x51*(d_model*x48*x53 + x21*x48*x56 + x22*x48*x55 + x22*x57/x53 + x24*x57/x55 + x25 + x50/x56))
-    x59 = numpy.logical_and(numpy.logical_and(x34, x35), numpy.greater_equal(x36, p*(w_idx*sigma_attn*x41 + sigma_attn*x39) + x37 + x38*x43))
-    x60 = numpy.less_equal(x45, 1)
-    x61 = x45 - 1
-    x62 = x61*x8
-    x63 = (1/500000)*x45 - 1/500000
-    x64 = x4*x61*x7
-    x65 = n_layers*(numpy.where(x60, 0, x62 + x63) + numpy.where(x60, 0, n_ff_out*x62 + x63) + numpy.where(x60, 0, x24*x64 + x63) + numpy.where(x60, 0, n_ff_in*x64*(d_ff*n_active + x28) + x63)) + x9
-    return x40, numpy.where(x59, x1 + x2*x42 + numpy.maximum(numpy.maximum(x33, x58), omega_net*x42), numpy.inf), x40, numpy.where(x59, x1 + x2*x65 + numpy.maximum(numpy.maximum(x33, x58), omega_net*x65), numpy.inf)
+    x15 = kv_win*numpy.minimum(ctx, ctx_win)
+    x16 = r_cmp**(-1.0)
+    x17 = b*x12
+    x18 = x17*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15)
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*p
+    x21 = d_ff*x20
+    x22 = p_act*q_len*x17
+    x23 = d_head*n_q
+    x24 = c_kv + c_q
+    x25 = n_q + 2*n_q/g
+    x26 = d_head*x25
+    x27 = p*x24*x26 + x20*x23 + x20*x24
+    x28 = n_pp*x6/hbm_bw
+    x29 = 2*n_layers
+    x30 = d_ff_shared*n_sh
+    x31 = d_model*x19*x30
+    x32 = sigma_attn**(-1.0)
+    x33 = x13*x32
+    x34 = ctx + (1/2)*q_len - 1/2
+    x35 = ctx + q_len - 1
+    x36 = ctx**2 - ctx
+    x37 = (1/2)/q_len
+    x38 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x29*x31) + x3*(f_idx*n_layers*x33*x34 + w_idx*(2*x33 - 2) + c_kv*n_q*x0*(x16*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
+    x39 = numpy.greater_equal(n_gpu, n_pp)
+    x40 = numpy.less_equal(n_pp, b)
+    x41 = hbm_cap*n_gpu
+    x42 = n_unembed*p_emb
+    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x15)
+    x44 = n_attn + n_ff
+    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x13 - 1) + n_layers*x31 + x44) + x42 + x43)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x38, omega_net*x9), x28*(n_layers*(x19*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x11 + x14 + x18)), numpy.inf)
+    x46 = x33 - 1
+    x47 = x29*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x46*x8 - 1/500000) + x9
+    x48 = numpy.maximum(1, x33)
+    x49 = numpy.sqrt(d_model)
+    x50 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x51 = x49*x50
+    x52 = numpy.minimum(x33, numpy.maximum(1, x51/numpy.sqrt(d_ff)))
+    x53 = x22*x32
+    x54 = n_gpu/(n_pp**2*sigma_attn**2)
+    x55 = x5*x54
+    x56 = sigma_attn*n_layers
+    x57 = numpy.sqrt(x24)
+    x58 = numpy.minimum(x33, numpy.maximum(1, x50*x57/x49))
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x25)*x50*x59/x57))
+    x61 = numpy.minimum(x33, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x59)))
+    x62 = x4*x54
+    x63 = x11*x28 + x28*(x14 + x18*x48 + x19*x56*(d_ff*x52*x53 + x21 + x55/x52) + x56*(d_model*x53*x58 + x23*x53*x61 + x24*x53*x60 + x24*x62/x58 + x26*x62/x60 + x27 + x55/x61))
+    x64 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*x46 + sigma_attn*x44) + x42 + x43*x48))
+    x65 = numpy.less_equal(x50, 1)
+    x66 = x50 - 1
+    x67 = x66*x8
+    x68 = (1/500000)*x50 - 1/500000
+    x69 = x4*x66*x7
+    x70 = n_layers*(numpy.where(x65, 0, x67 + x68) + numpy.where(x65, 0, n_ff_out*x67 + x68) + numpy.where(x65, 0, x26*x69 + x68) + numpy.where(x65, 0, n_ff_in*x69*(d_ff*n_active + x30) + x68)) + x9
+    return x45, numpy.where(x64, x1 + x2*x47 + numpy.maximum(numpy.maximum(x38, x63), omega_net*x47), numpy.inf), x45, numpy.where(x64, x1 + x2*x70 + numpy.maximum(numpy.maximum(x38, x63), omega_net*x70), numpy.inf)
 
 
-def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -6113,11 +6372,11 @@ def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6145,31 +6404,34 @@ def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -6182,7 +6444,7 @@ def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6211,18 +6473,21 @@ def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.minimum(x4, numpy.maximum(1, x9/(numpy.sqrt(n_q)*x24)))
     x26 = x11*x15
     x27 = numpy.minimum(x4, numpy.maximum(1, numpy.sqrt(x20)*x24*x8/x22))
-    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x4))
+    return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6248,42 +6513,47 @@ def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x22 = n_gpu*x21
     x23 = x20*x22
     x24 = ctx + (1/2)*q_len - 1/2
-    x25 = n_pp*x1/hbm_bw
-    x26 = b*numpy.maximum(1, x23)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = x28*x7
-    x30 = numpy.minimum(x23, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x20*x21
-    x32 = x31*x4
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x33*x5
-    x35 = sigma_attn*n_layers
-    x36 = d_head*n_q
-    x37 = c_kv + c_q
-    x38 = numpy.sqrt(x37)
-    x39 = numpy.minimum(x23, numpy.maximum(1, x38*x7/x28))
-    x40 = numpy.sqrt(d_head)
-    x41 = numpy.minimum(x23, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x40)))
-    x42 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x40*x7/x38))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*x26*(kv_idx + kv_bytes) + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, d_model*vocab*p_emb*x25 + x25*(w_idx*p*x22 + x19*x35*(d_ff*x27 + d_ff*x30*x32 + x34/x30) + x21*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x35*(p*x15*x37 + x16*x33/x42 + x27*x36 + x27*x37 + x31*x39*x5 + x32*x36*x41 + x32*x37*x42 + x33*x37*x4/x39 + x34/x41))), x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + x3*(2*n_ff/s + n_layers*x12*x18*x19) + x3*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = n_pp*x1/hbm_bw
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = b*numpy.maximum(1, x23)
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = x33*x7
+    x35 = numpy.minimum(x23, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x20*x21
+    x37 = x36*x4
+    x38 = n_gpu/(n_pp**2*sigma_attn**2)
+    x39 = x38*x5
+    x40 = sigma_attn*n_layers
+    x41 = d_head*n_q
+    x42 = c_kv + c_q
+    x43 = numpy.sqrt(x42)
+    x44 = numpy.minimum(x23, numpy.maximum(1, x43*x7/x33))
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.minimum(x23, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x45)))
+    x47 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x45*x7/x43))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x22 + x19*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x21*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30) + x40*(p*x15*x42 + x16*x38/x47 + x32*x41 + x32*x42 + x36*x44*x5 + x37*x41*x46 + x37*x42*x47 + x38*x4*x42/x44 + x39/x46))), x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + x3*(2*n_ff/s + n_layers*x12*x18*x19) + x3*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -6293,7 +6563,7 @@ def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -6301,32 +6571,37 @@ def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x4 = d_model*vocab
     x5 = n_pp**(-1.0)
     x6 = n_gpu*x5
-    x7 = b*x5
-    x8 = d_head*n_q
-    x9 = d_model*p
-    x10 = c_kv + c_q
-    x11 = p_act*q_len*x7
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = n_ff_in + n_ff_out
-    x14 = d_model*d_ff_shared*n_layers*n_sh*x13
-    x15 = x6/sigma_attn
-    x16 = ctx + (1/2)*q_len - 1/2
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x14))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x10*x12 + x10*x9 + x11*(d_model + x10) + x11*(d_model + x8) + x11*(x10 + x12) + x13*(d_ff*x9 + x11*(d_ff + d_model)) + x8*x9) + p_emb*x4 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x14) + x2*(f_idx*n_layers*x15*x16 + w_idx*(2*x15 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x7 = kv_win*numpy.minimum(ctx, ctx_win)
+    x8 = r_cmp**(-1.0)
+    x9 = b*x5
+    x10 = d_head*n_q
+    x11 = d_model*p
+    x12 = c_kv + c_q
+    x13 = p_act*q_len*x9
+    x14 = d_head*(n_q + 2*n_q/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x6/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x17*x18 + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6334,14 +6609,14 @@ def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x4 = c_kv + c_q
     x5 = p_act*q_len*x1
     x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6369,39 +6644,44 @@ def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x24 = sigma_attn**(-1.0)
     x25 = x22*x24
     x26 = numpy.maximum(1, x25)
-    x27 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x28 = n_ff_in + n_ff_out
-    x29 = d_model*p
-    x30 = d_ff*x29
-    x31 = numpy.sqrt(d_model)
-    x32 = x31*x8
-    x33 = numpy.minimum(x25, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
-    x34 = x2*x21
-    x35 = x24*x34
-    x36 = n_gpu/(n_pp**2*sigma_attn**2)
-    x37 = x3*x36
-    x38 = sigma_attn*n_layers
-    x39 = c_kv + c_q
-    x40 = numpy.sqrt(x39)
-    x41 = numpy.minimum(x25, numpy.maximum(1, x40*x8/x31))
-    x42 = numpy.sqrt(d_head)
-    x43 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x42*x8/x40))
-    x44 = numpy.minimum(x25, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x42)))
-    x45 = d_head*n_q
-    x46 = p*x16*x39 + x29*x39 + x29*x45
-    x47 = d_model*n_layers*x13*x28
-    x48 = ctx + (1/2)*q_len - 1/2
-    x49 = n_unembed*p_emb
-    x50 = ctx*b*(kv_idx + kv_bytes)
-    x51 = n_attn + n_ff
-    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x27 + x28*x38*(d_ff*x33*x35 + x30 + x37/x33) + x38*(d_model*x35*x41 + x17*x36/x43 + x2*x36*x39/x41 + x35*x39*x43 + x35*x44*x45 + x37/x44 + x46)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x47) + x1*(f_idx*n_layers*x25*x48 + w_idx*(2*x25 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x51) + x26*x50 + x49, x7, x20*(n_layers*(x28*(x30 + x34*(d_ff + d_model)) + x34*(d_model + x39) + x34*(d_model + x45) + x34*(x16 + x39) + x46) + x19 + x23 + x27), p*(w_idx*(x22 - 1) + x47 + x51) + x49 + x50
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = r_cmp**(-1.0)
+    x29 = b*x21*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x27)
+    x30 = n_ff_in + n_ff_out
+    x31 = d_model*p
+    x32 = d_ff*x31
+    x33 = numpy.sqrt(d_model)
+    x34 = x33*x8
+    x35 = numpy.minimum(x25, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x2*x21
+    x37 = x24*x36
+    x38 = n_gpu/(n_pp**2*sigma_attn**2)
+    x39 = x3*x38
+    x40 = sigma_attn*n_layers
+    x41 = c_kv + c_q
+    x42 = numpy.sqrt(x41)
+    x43 = numpy.minimum(x25, numpy.maximum(1, x42*x8/x33))
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x44*x8/x42))
+    x46 = numpy.minimum(x25, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x44)))
+    x47 = d_head*n_q
+    x48 = p*x16*x41 + x31*x41 + x31*x47
+    x49 = d_model*n_layers*x13*x30
+    x50 = ctx + (1/2)*q_len - 1/2
+    x51 = ctx + q_len - 1
+    x52 = ctx**2 - ctx
+    x53 = (1/2)/q_len
+    x54 = n_unembed*p_emb
+    x55 = n_attn + n_ff
+    x56 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x43 + x17*x38/x45 + x2*x38*x41/x43 + x37*x41*x45 + x37*x46*x47 + x39/x46 + x48)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x49) + x1*(f_idx*n_layers*x25*x50 + w_idx*(2*x25 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x55) + x26*x56 + x54, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x47) + x36*(x16 + x41) + x48) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x49 + x55) + x54 + x56
 
 
-def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6420,7 +6700,7 @@ def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
 
 
-def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6431,7 +6711,7 @@ def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6454,10 +6734,10 @@ def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6469,24 +6749,27 @@ def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -6508,7 +6791,7 @@ def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6537,18 +6820,21 @@ def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -6563,15 +6849,15 @@ def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x11 = x10 - 1
     x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
     x13 = (1/2)*q_len
-    x14 = b*x8
-    x15 = numpy.less_equal(s, x13*x14)
+    x14 = b*x13
+    x15 = numpy.less_equal(s, x14*x8)
     x16 = numpy.minimum(n_experts, x9)
     x17 = numpy.where(x15, x16, 1)
     x18 = x9/numpy.maximum(1, x17)
     x19 = numpy.maximum(1, x18)
     x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x21 = numpy.minimum(n_active, x17)
-    x22 = b*x13*x5*(1 - x7)*(x21 - 1)
+    x22 = x14*x5*(1 - x7)*(x21 - 1)
     x23 = (1/1000000)*x21 - 1/1000000
     x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x25 = d_model*vocab
@@ -6580,36 +6866,41 @@ def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x28 = n_layers*x27
     x29 = d_model*d_ff_shared*n_sh*x28
     x30 = ctx + x13 - 1/2
-    x31 = d_head*n_q
-    x32 = x1*x8
-    x33 = d_model*p
-    x34 = numpy.sqrt(d_model)
-    x35 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x34/numpy.sqrt(d_ff)))
-    x36 = p_act*x32
-    x37 = x2*x32
-    x38 = n_pp*x4/hbm_bw
-    x39 = numpy.maximum(1, g*x10/n_q)
-    x40 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x41 = x34*x40
-    x42 = numpy.minimum(x10, numpy.maximum(1, x41/numpy.sqrt(d_ff_shared)))
-    x43 = x36*x7
-    x44 = n_gpu/(n_pp**2*sigma_attn**2)
-    x45 = x3*x44
-    x46 = sigma_attn*n_layers
-    x47 = d_head*x33
-    x48 = n_q + 2*n_q/g
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x10, numpy.maximum(1, x41/(numpy.sqrt(n_q)*x49)))
-    x51 = numpy.minimum(x10, numpy.maximum(1, x40*numpy.sqrt(x48)*x49/x34))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x39*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x38*(n_experts*x28*(1 - (1 - x26)**x32)*(d_ff*x26*x35*x36 + d_ff*x33 + x19*x26*x37/x35) + p_emb*x25) + x38*(w_idx*p*x9 + n_sh*x27*x46*(d_ff_shared*x33 + d_ff_shared*x42*x43 + x45/x42) + x14*x39*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x46*(d_head*p_act*x1*x44*x48/x51 + n_q*x47 + x31*x43*x50 + x37*x51*x7 + x45/x50 + x47*x48))), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = d_head*n_q
+    x36 = x1*x8
+    x37 = d_model*p
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x38/numpy.sqrt(d_ff)))
+    x40 = p_act*x36
+    x41 = x2*x36
+    x42 = n_pp*x4/hbm_bw
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
+    x44 = b*numpy.maximum(1, g*x10/n_q)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = x38*x45
+    x47 = numpy.minimum(x10, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x40*x7
+    x49 = n_gpu/(n_pp**2*sigma_attn**2)
+    x50 = x3*x49
+    x51 = sigma_attn*n_layers
+    x52 = d_head*x37
+    x53 = n_q + 2*n_q/g
+    x54 = numpy.sqrt(d_head)
+    x55 = numpy.minimum(x10, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
+    x56 = numpy.minimum(x10, numpy.maximum(1, x45*numpy.sqrt(x53)*x54/x38))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)) + x44*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x42*(n_experts*x28*(1 - (1 - x26)**x36)*(d_ff*x26*x39*x40 + d_ff*x37 + x19*x26*x41/x39) + p_emb*x25) + x42*(w_idx*p*x9 + n_sh*x27*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x43) + x51*(d_head*p_act*x1*x49*x53/x56 + n_q*x52 + x35*x48*x55 + x41*x56*x7 + x50/x55 + x52*x53))), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6620,7 +6911,7 @@ def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -6631,7 +6922,7 @@ def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
 
 
-def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -6650,7 +6941,7 @@ def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -6671,29 +6962,34 @@ def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x17 = d_model*d_ff_shared*n_layers*x16
     x18 = x8/sigma_attn
     x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = d_head*(n_q + 2*n_q/g)
-    x23 = x2*x5
-    x24 = p_act*x23
-    x25 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x26 = x14*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x25*x26 + d_model*x11*x26/x25) + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x20*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x20 = ctx + q_len - 1
+    x21 = ctx**2 - ctx
+    x22 = (1/2)/q_len
+    x23 = r_cmp**(-1.0)
+    x24 = d_head*n_q
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = d_model*p
+    x27 = d_head*(n_q + 2*n_q/g)
+    x28 = x2*x5
+    x29 = p_act*x28
+    x30 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x31 = x14*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6708,14 +7004,14 @@ def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6755,32 +7051,37 @@ def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x36 = n_pp*x4/hbm_bw
     x37 = w_idx*p*x12
     x38 = numpy.maximum(1, g*x18/n_q)
-    x39 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x40 = d_ff_shared*x30
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = x31*x41
-    x43 = numpy.minimum(x18, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
-    x44 = x17*x33
-    x45 = n_gpu/(n_pp**2*sigma_attn**2)
-    x46 = x3*x45
-    x47 = sigma_attn*n_layers
-    x48 = n_sh*x27
-    x49 = numpy.sqrt(d_head)
-    x50 = n_q + 2*n_q/g
-    x51 = numpy.minimum(x18, numpy.maximum(1, x41*x49*numpy.sqrt(x50)/x31))
-    x52 = numpy.minimum(x18, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x49)))
-    x53 = d_head*n_q
-    x54 = d_head*x50
-    x55 = x30*x53 + x30*x54
-    x56 = d_model*d_ff_shared*n_layers*x48
-    x57 = ctx + x8 - 1/2
-    x58 = n_unembed*p_emb
-    x59 = ctx*b*(kv_idx + kv_bytes)
-    x60 = n_attn + x56
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x2*x45*x54/x51 + x44*x52*x53 + x46/x52 + x55)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x56) + x1*(f_idx*n_layers*x18*x57 + w_idx*(2*x18 - 2) + x0*x53*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x57, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x60) + x38*x59 + x58, x7, x36*(n_layers*(x33*(d_model + x53) + x33*(d_model + x54) + x35 + x48*(x33*(d_model + d_ff_shared) + x40) + x55) + x26 + x37 + x39), p*(n_ff + w_idx*(x12 - 1) + x60) + x58 + x59
+    x39 = kv_win*numpy.minimum(ctx, ctx_win)
+    x40 = r_cmp**(-1.0)
+    x41 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x40 + x39)
+    x42 = d_ff_shared*x30
+    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x31*x43
+    x45 = numpy.minimum(x18, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x17*x33
+    x47 = n_gpu/(n_pp**2*sigma_attn**2)
+    x48 = x3*x47
+    x49 = sigma_attn*n_layers
+    x50 = n_sh*x27
+    x51 = numpy.sqrt(d_head)
+    x52 = n_q + 2*n_q/g
+    x53 = numpy.minimum(x18, numpy.maximum(1, x43*x51*numpy.sqrt(x52)/x31))
+    x54 = numpy.minimum(x18, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x51)))
+    x55 = d_head*n_q
+    x56 = d_head*x52
+    x57 = x30*x55 + x30*x56
+    x58 = d_model*d_ff_shared*n_layers*x50
+    x59 = ctx + x8 - 1/2
+    x60 = ctx + q_len - 1
+    x61 = ctx**2 - ctx
+    x62 = (1/2)/q_len
+    x63 = n_unembed*p_emb
+    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
+    x65 = n_attn + x58
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x2*x47*x56/x53 + x46*x54*x55 + x48/x54 + x57)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x58) + x1*(f_idx*n_layers*x18*x59 + w_idx*(2*x18 - 2) + x0*x55*(x40*numpy.where(numpy.greater_equal(k_top, x60), x59, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x62*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x61))) + numpy.where(numpy.greater_equal(ctx_win, x60), x59, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x62*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x61))))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x65) + x38*x64 + x63, x7, x36*(n_layers*(x33*(d_model + x55) + x33*(d_model + x56) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x57) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64
 
 
-def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -6812,74 +7113,79 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x28 = sigma_attn**(-1.0)
     x29 = x15*x28
     x30 = ctx + x11 - 1/2
-    x31 = d_head*n_q
-    x32 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x31*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x33 = p_emb*x23
-    x34 = w_idx*p*x15
-    x35 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x36 = d_model*p
-    x37 = d_ff_shared*x36
-    x38 = x12*x3
-    x39 = p_act*x38
-    x40 = n_sh*x25
-    x41 = numpy.sqrt(d_model)
-    x42 = numpy.sqrt(x21)
-    x43 = numpy.maximum(1, numpy.minimum(x20, x41*x42/numpy.sqrt(d_ff)))
-    x44 = x24*x39
-    x45 = n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x43*x44 + d_model*x21*x44/x43)
-    x46 = n_q + 2*n_q/g
-    x47 = d_head*x46
-    x48 = x31*x36 + x36*x47
-    x49 = n_pp*x6/hbm_bw
-    x50 = x49*(n_layers*(x39*(d_model + x31) + x39*(d_model + x47) + x40*(x37 + x39*(d_model + d_ff_shared)) + x45 + x48) + x33 + x34 + x35)
-    x51 = numpy.greater_equal(n_gpu, n_pp)
-    x52 = numpy.less_equal(n_pp, b)
-    x53 = hbm_cap*n_gpu
-    x54 = n_unembed*p_emb
-    x55 = ctx*b*(kv_idx + kv_bytes)
-    x56 = n_attn + x27
-    x57 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*(x15 - 1) + x56) + x54 + x55))
-    x58 = x29 - 1
-    x59 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x58*x9 - 1/500000)
-    x60 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x61 = numpy.minimum(n_active, x19)
-    x62 = b*d_model*x11*x8*(1 - x28)*(x61 - 1)
-    x63 = (1/1000000)*x61 - 1/1000000
-    x64 = numpy.where(x60, 0, p_act*x62 + x63) + numpy.where(x60, 0, p_disp*x62 + x63)
-    x65 = numpy.where(x14, numpy.greater(x16, 1), False)
-    x66 = n_layers*x59 + n_layers*numpy.where(x65, x59 + x64, 0) + x22
-    x67 = numpy.maximum(1, g*x29/n_q)
-    x68 = numpy.sqrt(n_gpu)
-    x69 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x70 = x68*x69
-    x71 = x41*x70
-    x72 = numpy.minimum(x29, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
-    x73 = x28*x39
-    x74 = n_gpu/(n_pp**2*sigma_attn**2)
-    x75 = x5*x74
-    x76 = sigma_attn*n_layers
-    x77 = numpy.sqrt(d_head)
-    x78 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x46)*x70*x77/x41))
-    x79 = numpy.minimum(x29, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x77)))
-    x80 = x49*(n_layers*x45 + x33) + x49*(x34 + x35*x67 + x40*x76*(d_ff_shared*x72*x73 + x37 + x75/x72) + x76*(d_model*x73*x78 + x31*x73*x79 + x4*x47*x74/x78 + x48 + x75/x79))
-    x81 = numpy.logical_and(numpy.logical_and(x51, x52), numpy.greater_equal(x53, p*(n_ff + w_idx*sigma_attn*x58 + sigma_attn*x56) + x54 + x55*x67))
-    x82 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
-    x83 = x42 - 1
-    x84 = (1/500000)*x42 - 1/500000
-    x85 = x4*x8
-    x86 = n_layers*(numpy.where(x82, 0, n_ff_out*x83*x9 + x84) + numpy.where(x82, 0, n_ff_in*x83*x85*(d_ff*n_active + x26) + x84)) + x10
-    x87 = numpy.less_equal(x70, 1)
-    x88 = x70 - 1
-    x89 = (1/500000)*x70 - 1/500000
-    x90 = n_layers*(numpy.where(x87, 0, x88*x9 + x89) + numpy.where(x87, 0, x47*x85*x88 + x89)) + n_layers*numpy.where(x65, x64 + numpy.where(x87, 0, x5*x69*x7*x88/x68 + x89), 0) + x86
-    return numpy.where(x57, x1 + x2*x22 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x22), numpy.inf), numpy.where(x81, x1 + x2*x66 + numpy.maximum(numpy.maximum(x32, x80), omega_net*x66), numpy.inf), numpy.where(x57, x1 + x2*x86 + numpy.maximum(numpy.maximum(x32, x50), omega_net*x86), numpy.inf), numpy.where(x81, x1 + x2*x90 + numpy.maximum(numpy.maximum(x32, x80), omega_net*x90), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = d_head*n_q
+    x36 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x37 = p_emb*x23
+    x38 = w_idx*p*x15
+    x39 = kv_win*numpy.minimum(ctx, ctx_win)
+    x40 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x39)
+    x41 = d_model*p
+    x42 = d_ff_shared*x41
+    x43 = x12*x3
+    x44 = p_act*x43
+    x45 = n_sh*x25
+    x46 = numpy.sqrt(d_model)
+    x47 = numpy.sqrt(x21)
+    x48 = numpy.maximum(1, numpy.minimum(x20, x46*x47/numpy.sqrt(d_ff)))
+    x49 = x24*x44
+    x50 = n_experts*x25*(1 - (1 - x24)**x43)*(d_ff*x41 + d_ff*x48*x49 + d_model*x21*x49/x48)
+    x51 = n_q + 2*n_q/g
+    x52 = d_head*x51
+    x53 = x35*x41 + x41*x52
+    x54 = n_pp*x6/hbm_bw
+    x55 = x54*(n_layers*(x44*(d_model + x35) + x44*(d_model + x52) + x45*(x42 + x44*(d_model + d_ff_shared)) + x50 + x53) + x37 + x38 + x40)
+    x56 = numpy.greater_equal(n_gpu, n_pp)
+    x57 = numpy.less_equal(n_pp, b)
+    x58 = hbm_cap*n_gpu
+    x59 = n_unembed*p_emb
+    x60 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
+    x61 = n_attn + x27
+    x62 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*(x15 - 1) + x61) + x59 + x60))
+    x63 = x29 - 1
+    x64 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x63*x9 - 1/500000)
+    x65 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x66 = numpy.minimum(n_active, x19)
+    x67 = b*d_model*x11*x8*(1 - x28)*(x66 - 1)
+    x68 = (1/1000000)*x66 - 1/1000000
+    x69 = numpy.where(x65, 0, p_act*x67 + x68) + numpy.where(x65, 0, p_disp*x67 + x68)
+    x70 = numpy.where(x14, numpy.greater(x16, 1), False)
+    x71 = n_layers*x64 + n_layers*numpy.where(x70, x64 + x69, 0) + x22
+    x72 = numpy.maximum(1, g*x29/n_q)
+    x73 = numpy.sqrt(n_gpu)
+    x74 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x75 = x73*x74
+    x76 = x46*x75
+    x77 = numpy.minimum(x29, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
+    x78 = x28*x44
+    x79 = n_gpu/(n_pp**2*sigma_attn**2)
+    x80 = x5*x79
+    x81 = sigma_attn*n_layers
+    x82 = numpy.sqrt(d_head)
+    x83 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x51)*x75*x82/x46))
+    x84 = numpy.minimum(x29, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x82)))
+    x85 = x54*(n_layers*x50 + x37) + x54*(x38 + x40*x72 + x45*x81*(d_ff_shared*x77*x78 + x42 + x80/x77) + x81*(d_model*x78*x83 + x35*x78*x84 + x4*x52*x79/x83 + x53 + x80/x84))
+    x86 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*sigma_attn*x63 + sigma_attn*x61) + x59 + x60*x72))
+    x87 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
+    x88 = x47 - 1
+    x89 = (1/500000)*x47 - 1/500000
+    x90 = x4*x8
+    x91 = n_layers*(numpy.where(x87, 0, n_ff_out*x88*x9 + x89) + numpy.where(x87, 0, n_ff_in*x88*x90*(d_ff*n_active + x26) + x89)) + x10
+    x92 = numpy.less_equal(x75, 1)
+    x93 = x75 - 1
+    x94 = (1/500000)*x75 - 1/500000
+    x95 = n_layers*(numpy.where(x92, 0, x9*x93 + x94) + numpy.where(x92, 0, x52*x90*x93 + x94)) + n_layers*numpy.where(x70, x69 + numpy.where(x92, 0, x5*x7*x74*x93/x73 + x94), 0) + x91
+    return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x86, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x91 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x91), numpy.inf), numpy.where(x86, x1 + x2*x95 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x95), numpy.inf)
 
 
-def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -6904,7 +7210,7 @@ def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
 
 
-def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6919,7 +7225,7 @@ def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6942,10 +7248,10 @@ def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x19 = numpy.sqrt(d_head)
     x20 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x19)))
     x21 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x18)*x19*x7/x6))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6957,24 +7263,27 @@ def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7005,7 +7314,7 @@ def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7034,18 +7343,21 @@ def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x25 = numpy.sqrt(d_head)
     x26 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x25)))
     x27 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x24)*x25/x8))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, g*x15/n_q))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -7063,11 +7375,11 @@ def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x14 = p_act*x1*x6
     x15 = n_q + 2*n_q/g
     x16 = d_head*x15
-    x17 = (1/2)*q_len
-    x18 = n_pp**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = (1/2)*q_len
     x19 = b*x18
     x20 = numpy.less_equal(s, x17*x19)
-    x21 = n_gpu*x18
+    x21 = n_gpu*x17
     x22 = numpy.minimum(n_experts, x21)
     x23 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x21, 1), numpy.less_equal(x21/x22, 1)), 1, numpy.sqrt(x21*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x21, 1), 1, numpy.sqrt(x21)), 1))
     x24 = numpy.where(x20, x22, 1)
@@ -7080,7 +7392,7 @@ def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x31 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x21)), n_active, numpy.where(numpy.less_equal(n_experts, x21), n_experts, x21)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x32 = sigma_attn**(-1.0)
     x33 = numpy.minimum(n_active, x24)
-    x34 = b*x17*x6*(1 - x32)*(x33 - 1)
+    x34 = x19*x6*(1 - x32)*(x33 - 1)
     x35 = (1/1000000)*x33 - 1/1000000
     x36 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x14*x16 + x13)) + n_layers*(numpy.where(x23, 0, n_ff_out*x28*x7 + x29) + numpy.where(x23, 0, n_ff_in*x14*x28*(d_ff*n_active + x30) + x29)) + n_layers*numpy.where(numpy.where(x20, numpy.greater(x22, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x31, 0, x2*x34 + x35) + numpy.where(x31, 0, d_model*p_disp*x34 + x35), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
     x37 = d_model*vocab
@@ -7089,35 +7401,40 @@ def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x40 = n_layers*x39
     x41 = d_model*x30*x40
     x42 = x21*x32
-    x43 = ctx + x17 - 1/2
-    x44 = d_head*n_q
-    x45 = x1*x18
-    x46 = d_model*p
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.maximum(1, numpy.minimum(x25, x27*x47/numpy.sqrt(d_ff)))
-    x49 = p_act*x45
-    x50 = x2*x45
-    x51 = n_pp*x4/hbm_bw
-    x52 = numpy.maximum(1, g*x42/n_q)
-    x53 = x10*x47
-    x54 = numpy.minimum(x42, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x32*x49
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x3*x56
-    x58 = sigma_attn*n_layers
-    x59 = d_head*x46
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x42, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
-    x62 = numpy.minimum(x42, numpy.maximum(1, x10*numpy.sqrt(x15)*x60/x47))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x52*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*(n_attn + x41)))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x38 + 2*x41) + x1*(f_idx*n_layers*x42*x43 + w_idx*(2*x42 - 2) + x0*x44*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x51*(n_experts*x40*(1 - (1 - x38)**x45)*(d_ff*x38*x48*x49 + d_ff*x46 + x26*x38*x50/x48) + p_emb*x37) + x51*(w_idx*p*x21 + n_sh*x39*x58*(d_ff_shared*x46 + d_ff_shared*x54*x55 + x57/x54) + x19*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x58*(n_q*x59 + p_act*x1*x16*x56/x62 + x15*x59 + x32*x50*x62 + x44*x55*x61 + x57/x61))), numpy.inf)
+    x43 = ctx + x18 - 1/2
+    x44 = ctx + q_len - 1
+    x45 = ctx**2 - ctx
+    x46 = (1/2)/q_len
+    x47 = r_cmp**(-1.0)
+    x48 = d_head*n_q
+    x49 = x1*x17
+    x50 = d_model*p
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.maximum(1, numpy.minimum(x25, x27*x51/numpy.sqrt(d_ff)))
+    x53 = p_act*x49
+    x54 = x2*x49
+    x55 = n_pp*x4/hbm_bw
+    x56 = kv_win*numpy.minimum(ctx, ctx_win)
+    x57 = b*numpy.maximum(1, g*x42/n_q)
+    x58 = x10*x51
+    x59 = numpy.minimum(x42, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
+    x60 = x32*x53
+    x61 = n_gpu/(n_pp**2*sigma_attn**2)
+    x62 = x3*x61
+    x63 = sigma_attn*n_layers
+    x64 = d_head*x50
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x42, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x65)))
+    x67 = numpy.minimum(x42, numpy.maximum(1, x10*numpy.sqrt(x15)*x65/x51))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*(n_attn + x41)) + x57*(st_cmp + ctx*(kv_idx + kv_bytes) + x56))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x55*(n_experts*x40*(1 - (1 - x38)**x49)*(d_ff*x38*x52*x53 + d_ff*x50 + x26*x38*x54/x52) + p_emb*x37) + x55*(w_idx*p*x21 + n_sh*x39*x63*(d_ff_shared*x50 + d_ff_shared*x59*x60 + x62/x59) + x17*x57*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x47 + x56) + x63*(n_q*x64 + p_act*x1*x16*x61/x67 + x15*x64 + x32*x54*x67 + x48*x60*x66 + x62/x66))), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x38 + 2*x41) + x1*(f_idx*n_layers*x42*x43 + w_idx*(2*x42 - 2) + x0*x48*(x47*numpy.where(numpy.greater_equal(k_top, x44), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x46*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x45))) + numpy.where(numpy.greater_equal(ctx_win, x44), x43, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x46*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x45))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7132,7 +7449,7 @@ def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -7144,7 +7461,7 @@ def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7169,7 +7486,7 @@ def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -7195,29 +7512,34 @@ def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x22 = d_model*n_layers*x17*x21
     x23 = x9/sigma_attn
     x24 = ctx + x5 - 1/2
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = x2*x6
-    x29 = p_act*x28
-    x30 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x31 = x20*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x13*x31/x30) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x25*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = d_head*n_q
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = d_model*p
+    x32 = d_head*(n_q + 2*n_q/g)
+    x33 = x2*x6
+    x34 = p_act*x33
+    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x36 = x20*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7232,14 +7554,14 @@ def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x11 = numpy.maximum(1, x10)
     x12 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x13 = x7*x9
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7292,33 +7614,38 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x49 = w_idx*p*x13
     x50 = x13*x33
     x51 = numpy.maximum(1, g*x50/n_q)
-    x52 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x53 = d_ff_shared*x42
-    x54 = x26*x43
-    x55 = numpy.minimum(x50, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
-    x56 = x33*x45
-    x57 = n_gpu/(n_pp**2*sigma_attn**2)
-    x58 = x3*x57
-    x59 = sigma_attn*n_layers
-    x60 = n_sh*x39
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x61/x43))
-    x63 = numpy.minimum(x50, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x61)))
-    x64 = d_head*n_q
-    x65 = x31*x42 + x42*x64
-    x66 = d_model*n_layers*x22*x39
-    x67 = ctx + x9 - 1/2
-    x68 = n_unembed*p_emb
-    x69 = ctx*b*(kv_idx + kv_bytes)
-    x70 = n_attn + x66
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x52 + x59*x60*(d_ff_shared*x55*x56 + x53 + x58/x55) + x59*(d_model*x56*x62 + x2*x31*x57/x62 + x56*x63*x64 + x58/x63 + x65)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x66) + x1*(f_idx*n_layers*x50*x67 + w_idx*(2*x50 - 2) + x0*x64*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x67, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x70) + x51*x69 + x68, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x64) + x47 + x60*(x45*(d_model + d_ff_shared) + x53) + x65) + x38 + x49 + x52), p*(n_ff + w_idx*(x13 - 1) + x70) + x68 + x69
+    x52 = kv_win*numpy.minimum(ctx, ctx_win)
+    x53 = r_cmp**(-1.0)
+    x54 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x53 + x52)
+    x55 = d_ff_shared*x42
+    x56 = x26*x43
+    x57 = numpy.minimum(x50, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
+    x58 = x33*x45
+    x59 = n_gpu/(n_pp**2*sigma_attn**2)
+    x60 = x3*x59
+    x61 = sigma_attn*n_layers
+    x62 = n_sh*x39
+    x63 = numpy.sqrt(d_head)
+    x64 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x63/x43))
+    x65 = numpy.minimum(x50, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x63)))
+    x66 = d_head*n_q
+    x67 = x31*x42 + x42*x66
+    x68 = d_model*n_layers*x22*x39
+    x69 = ctx + x9 - 1/2
+    x70 = ctx + q_len - 1
+    x71 = ctx**2 - ctx
+    x72 = (1/2)/q_len
+    x73 = n_unembed*p_emb
+    x74 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
+    x75 = n_attn + x68
+    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x64 + x2*x31*x59/x64 + x58*x65*x66 + x60/x65 + x67)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x68) + x1*(f_idx*n_layers*x50*x69 + w_idx*(2*x50 - 2) + x0*x66*(x53*numpy.where(numpy.greater_equal(k_top, x70), x69, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x72*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x71))) + numpy.where(numpy.greater_equal(ctx_win, x70), x69, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x72*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x71))))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x75) + x51*x74 + x73, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x66) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x67) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x75) + x73 + x74
 
 
-def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -7337,7 +7664,7 @@ def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
 
 
-def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7348,7 +7675,7 @@ def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7376,10 +7703,10 @@ def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7391,24 +7718,27 @@ def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7430,7 +7760,7 @@ def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7463,18 +7793,21 @@ def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -7489,15 +7822,15 @@ def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x11 = x10 - 1
     x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
     x13 = (1/2)*q_len
-    x14 = b*x8
-    x15 = numpy.less_equal(s, x13*x14)
+    x14 = b*x13
+    x15 = numpy.less_equal(s, x14*x8)
     x16 = numpy.minimum(n_experts, x9)
     x17 = numpy.where(x15, x16, 1)
     x18 = x9/numpy.maximum(1, x17)
     x19 = numpy.maximum(1, x18)
     x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x21 = numpy.minimum(n_active, x17)
-    x22 = b*x13*x5*(1 - x7)*(x21 - 1)
+    x22 = x14*x5*(1 - x7)*(x21 - 1)
     x23 = (1/1000000)*x21 - 1/1000000
     x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x25 = d_model*vocab
@@ -7506,40 +7839,45 @@ def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x28 = n_layers*x27
     x29 = d_model*d_ff_shared*n_sh*x28
     x30 = ctx + x13 - 1/2
-    x31 = x1*x8
-    x32 = d_model*p
-    x33 = numpy.sqrt(d_model)
-    x34 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x33/numpy.sqrt(d_ff)))
-    x35 = p_act*x31
-    x36 = x2*x31
-    x37 = n_pp*x4/hbm_bw
-    x38 = numpy.maximum(1, x10)
-    x39 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x40 = x33*x39
-    x41 = numpy.minimum(x10, numpy.maximum(1, x40/numpy.sqrt(d_ff_shared)))
-    x42 = x35*x7
-    x43 = n_gpu/(n_pp**2*sigma_attn**2)
-    x44 = x3*x43
-    x45 = sigma_attn*n_layers
-    x46 = d_head*n_q
-    x47 = c_kv + c_q
-    x48 = n_q + 2*n_q/g
-    x49 = d_head*x48
-    x50 = numpy.sqrt(x47)
-    x51 = numpy.minimum(x10, numpy.maximum(1, x39*x50/x33))
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x10, numpy.maximum(1, x40/(numpy.sqrt(n_q)*x52)))
-    x54 = p_act*x1*x43
-    x55 = numpy.minimum(x10, numpy.maximum(1, x39*numpy.sqrt(x48)*x52/x50))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x38*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x37*(n_experts*x28*(1 - (1 - x26)**x31)*(d_ff*x26*x34*x35 + d_ff*x32 + x19*x26*x36/x34) + p_emb*x25) + x37*(w_idx*p*x9 + n_sh*x27*x45*(d_ff_shared*x32 + d_ff_shared*x41*x42 + x44/x41) + x14*x38*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x45*(p*x47*x49 + x32*x46 + x32*x47 + x36*x51*x7 + x42*x46*x53 + x42*x47*x55 + x44/x53 + x47*x54/x51 + x49*x54/x55))), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = x1*x8
+    x36 = d_model*p
+    x37 = numpy.sqrt(d_model)
+    x38 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x37/numpy.sqrt(d_ff)))
+    x39 = p_act*x35
+    x40 = x2*x35
+    x41 = n_pp*x4/hbm_bw
+    x42 = kv_win*numpy.minimum(ctx, ctx_win)
+    x43 = b*numpy.maximum(1, x10)
+    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x45 = x37*x44
+    x46 = numpy.minimum(x10, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
+    x47 = x39*x7
+    x48 = n_gpu/(n_pp**2*sigma_attn**2)
+    x49 = x3*x48
+    x50 = sigma_attn*n_layers
+    x51 = d_head*n_q
+    x52 = c_kv + c_q
+    x53 = n_q + 2*n_q/g
+    x54 = d_head*x53
+    x55 = numpy.sqrt(x52)
+    x56 = numpy.minimum(x10, numpy.maximum(1, x44*x55/x37))
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x10, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x57)))
+    x59 = p_act*x1*x48
+    x60 = numpy.minimum(x10, numpy.maximum(1, x44*numpy.sqrt(x53)*x57/x55))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)) + x43*(st_cmp + ctx*(kv_idx + kv_bytes) + x42))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x10*x30 + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops), x41*(n_experts*x28*(1 - (1 - x26)**x35)*(d_ff*x26*x38*x39 + d_ff*x36 + x19*x26*x40/x38) + p_emb*x25) + x41*(w_idx*p*x9 + n_sh*x27*x50*(d_ff_shared*x36 + d_ff_shared*x46*x47 + x49/x46) + x43*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x42) + x50*(p*x52*x54 + x36*x51 + x36*x52 + x40*x56*x7 + x47*x51*x58 + x47*x52*x60 + x49/x58 + x52*x59/x56 + x54*x59/x60))), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7550,7 +7888,7 @@ def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -7561,7 +7899,7 @@ def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
 
 
-def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7580,7 +7918,7 @@ def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -7601,30 +7939,35 @@ def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, 
     x17 = d_model*d_ff_shared*n_layers*x16
     x18 = x8/sigma_attn
     x19 = ctx + x4 - 1/2
-    x20 = d_head*n_q
-    x21 = d_model*p
-    x22 = c_kv + c_q
-    x23 = x2*x5
-    x24 = p_act*x23
-    x25 = d_head*(n_q + 2*n_q/g)
-    x26 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x27 = x14*x24
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x21 + d_ff*x26*x27 + d_model*x11*x27/x26) + p*x22*x25 + x16*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x25)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x20 = ctx + q_len - 1
+    x21 = ctx**2 - ctx
+    x22 = (1/2)/q_len
+    x23 = r_cmp**(-1.0)
+    x24 = kv_win*numpy.minimum(ctx, ctx_win)
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = c_kv + c_q
+    x28 = x2*x5
+    x29 = p_act*x28
+    x30 = d_head*(n_q + 2*n_q/g)
+    x31 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x32 = x14*x29
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x11*x32/x31) + p*x27*x30 + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x24))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x18*x19 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7640,14 +7983,14 @@ def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7687,36 +8030,41 @@ def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x36 = n_pp*x4/hbm_bw
     x37 = w_idx*p*x12
     x38 = numpy.maximum(1, x18)
-    x39 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x40 = d_ff_shared*x30
-    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x42 = x31*x41
-    x43 = numpy.minimum(x18, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
-    x44 = x17*x33
-    x45 = n_gpu/(n_pp**2*sigma_attn**2)
-    x46 = x3*x45
-    x47 = sigma_attn*n_layers
-    x48 = n_sh*x27
-    x49 = c_kv + c_q
-    x50 = numpy.sqrt(x49)
-    x51 = numpy.minimum(x18, numpy.maximum(1, x41*x50/x31))
-    x52 = numpy.sqrt(d_head)
-    x53 = n_q + 2*n_q/g
-    x54 = numpy.minimum(x18, numpy.maximum(1, x41*x52*numpy.sqrt(x53)/x50))
-    x55 = numpy.minimum(x18, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x52)))
-    x56 = x2*x45
-    x57 = d_head*n_q
-    x58 = d_head*x53
-    x59 = p*x49*x58 + x30*x49 + x30*x57
-    x60 = d_model*d_ff_shared*n_layers*x48
-    x61 = ctx + x8 - 1/2
-    x62 = n_unembed*p_emb
-    x63 = ctx*b*(kv_idx + kv_bytes)
-    x64 = n_attn + x60
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x44*x49*x54 + x44*x55*x57 + x46/x55 + x49*x56/x51 + x59 + x56*x58/x54)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x60) + x1*(f_idx*n_layers*x18*x61 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x61, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x64) + x38*x63 + x62, x7, x36*(n_layers*(x33*(d_model + x49) + x33*(d_model + x57) + x33*(x49 + x58) + x35 + x48*(x33*(d_model + d_ff_shared) + x40) + x59) + x26 + x37 + x39), p*(n_ff + w_idx*(x12 - 1) + x64) + x62 + x63
+    x39 = kv_win*numpy.minimum(ctx, ctx_win)
+    x40 = r_cmp**(-1.0)
+    x41 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x40 + x39)
+    x42 = d_ff_shared*x30
+    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x31*x43
+    x45 = numpy.minimum(x18, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x17*x33
+    x47 = n_gpu/(n_pp**2*sigma_attn**2)
+    x48 = x3*x47
+    x49 = sigma_attn*n_layers
+    x50 = n_sh*x27
+    x51 = c_kv + c_q
+    x52 = numpy.sqrt(x51)
+    x53 = numpy.minimum(x18, numpy.maximum(1, x43*x52/x31))
+    x54 = numpy.sqrt(d_head)
+    x55 = n_q + 2*n_q/g
+    x56 = numpy.minimum(x18, numpy.maximum(1, x43*x54*numpy.sqrt(x55)/x52))
+    x57 = numpy.minimum(x18, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x54)))
+    x58 = x2*x47
+    x59 = d_head*n_q
+    x60 = d_head*x55
+    x61 = p*x51*x60 + x30*x51 + x30*x59
+    x62 = d_model*d_ff_shared*n_layers*x50
+    x63 = ctx + x8 - 1/2
+    x64 = ctx + q_len - 1
+    x65 = ctx**2 - ctx
+    x66 = (1/2)/q_len
+    x67 = n_unembed*p_emb
+    x68 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
+    x69 = n_attn + x62
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x46*x51*x56 + x46*x57*x59 + x48/x57 + x51*x58/x53 + x61 + x58*x60/x56)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x62) + x1*(f_idx*n_layers*x18*x63 + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x40*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x69) + x38*x68 + x67, x7, x36*(n_layers*(x33*(d_model + x51) + x33*(d_model + x59) + x33*(x51 + x60) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x61) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x69) + x67 + x68
 
 
-def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -7748,78 +8096,83 @@ def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x28 = sigma_attn**(-1.0)
     x29 = x15*x28
     x30 = ctx + x11 - 1/2
-    x31 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops
-    x32 = p_emb*x23
-    x33 = w_idx*p*x15
-    x34 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x35 = d_model*p
-    x36 = d_ff_shared*x35
-    x37 = x12*x3
-    x38 = p_act*x37
-    x39 = n_sh*x25
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.sqrt(x21)
-    x42 = numpy.maximum(1, numpy.minimum(x20, x40*x41/numpy.sqrt(d_ff)))
-    x43 = x24*x38
-    x44 = n_experts*x25*(1 - (1 - x24)**x37)*(d_ff*x35 + d_ff*x42*x43 + d_model*x21*x43/x42)
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = n_q + 2*n_q/g
-    x48 = d_head*x47
-    x49 = p*x46*x48 + x35*x45 + x35*x46
-    x50 = n_pp*x6/hbm_bw
-    x51 = x50*(n_layers*(x38*(d_model + x45) + x38*(d_model + x46) + x38*(x46 + x48) + x39*(x36 + x38*(d_model + d_ff_shared)) + x44 + x49) + x32 + x33 + x34)
-    x52 = numpy.greater_equal(n_gpu, n_pp)
-    x53 = numpy.less_equal(n_pp, b)
-    x54 = hbm_cap*n_gpu
-    x55 = n_unembed*p_emb
-    x56 = ctx*b*(kv_idx + kv_bytes)
-    x57 = n_attn + x27
-    x58 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*(x15 - 1) + x57) + x55 + x56))
-    x59 = x29 - 1
-    x60 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x59*x9 - 1/500000)
-    x61 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x62 = numpy.minimum(n_active, x19)
-    x63 = b*d_model*x11*x8*(1 - x28)*(x62 - 1)
-    x64 = (1/1000000)*x62 - 1/1000000
-    x65 = numpy.where(x61, 0, p_act*x63 + x64) + numpy.where(x61, 0, p_disp*x63 + x64)
-    x66 = numpy.where(x14, numpy.greater(x16, 1), False)
-    x67 = n_layers*x60 + n_layers*numpy.where(x66, x60 + x65, 0) + x22
-    x68 = numpy.maximum(1, x29)
-    x69 = numpy.sqrt(n_gpu)
-    x70 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x71 = x69*x70
-    x72 = x40*x71
-    x73 = numpy.minimum(x29, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
-    x74 = x28*x38
-    x75 = n_gpu/(n_pp**2*sigma_attn**2)
-    x76 = x5*x75
-    x77 = sigma_attn*n_layers
-    x78 = numpy.sqrt(x46)
-    x79 = numpy.minimum(x29, numpy.maximum(1, x71*x78/x40))
-    x80 = numpy.sqrt(d_head)
-    x81 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x47)*x71*x80/x78))
-    x82 = numpy.minimum(x29, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
-    x83 = x4*x75
-    x84 = x50*(n_layers*x44 + x32) + x50*(x33 + x34*x68 + x39*x77*(d_ff_shared*x73*x74 + x36 + x76/x73) + x77*(d_model*x74*x79 + x45*x74*x82 + x46*x74*x81 + x46*x83/x79 + x48*x83/x81 + x49 + x76/x82))
-    x85 = numpy.logical_and(numpy.logical_and(x52, x53), numpy.greater_equal(x54, p*(n_ff + w_idx*sigma_attn*x59 + sigma_attn*x57) + x55 + x56*x68))
-    x86 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
-    x87 = x41 - 1
-    x88 = (1/500000)*x41 - 1/500000
-    x89 = x4*x8
-    x90 = n_layers*(numpy.where(x86, 0, n_ff_out*x87*x9 + x88) + numpy.where(x86, 0, n_ff_in*x87*x89*(d_ff*n_active + x26) + x88)) + x10
-    x91 = numpy.less_equal(x71, 1)
-    x92 = x71 - 1
-    x93 = (1/500000)*x71 - 1/500000
-    x94 = n_layers*(numpy.where(x91, 0, x9*x92 + x93) + numpy.where(x91, 0, x48*x89*x92 + x93)) + n_layers*numpy.where(x66, x65 + numpy.where(x91, 0, x5*x7*x70*x92/x69 + x93), 0) + x90
-    return numpy.where(x58, x1 + x2*x22 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x22), numpy.inf), numpy.where(x85, x1 + x2*x67 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x67), numpy.inf), numpy.where(x58, x1 + x2*x90 + numpy.maximum(numpy.maximum(x31, x51), omega_net*x90), numpy.inf), numpy.where(x85, x1 + x2*x94 + numpy.maximum(numpy.maximum(x31, x84), omega_net*x94), numpy.inf)
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x29*x30 + w_idx*(2*x29 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x36 = p_emb*x23
+    x37 = w_idx*p*x15
+    x38 = kv_win*numpy.minimum(ctx, ctx_win)
+    x39 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x38)
+    x40 = d_model*p
+    x41 = d_ff_shared*x40
+    x42 = x12*x3
+    x43 = p_act*x42
+    x44 = n_sh*x25
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.sqrt(x21)
+    x47 = numpy.maximum(1, numpy.minimum(x20, x45*x46/numpy.sqrt(d_ff)))
+    x48 = x24*x43
+    x49 = n_experts*x25*(1 - (1 - x24)**x42)*(d_ff*x40 + d_ff*x47*x48 + d_model*x21*x48/x47)
+    x50 = d_head*n_q
+    x51 = c_kv + c_q
+    x52 = n_q + 2*n_q/g
+    x53 = d_head*x52
+    x54 = p*x51*x53 + x40*x50 + x40*x51
+    x55 = n_pp*x6/hbm_bw
+    x56 = x55*(n_layers*(x43*(d_model + x50) + x43*(d_model + x51) + x43*(x51 + x53) + x44*(x41 + x43*(d_model + d_ff_shared)) + x49 + x54) + x36 + x37 + x39)
+    x57 = numpy.greater_equal(n_gpu, n_pp)
+    x58 = numpy.less_equal(n_pp, b)
+    x59 = hbm_cap*n_gpu
+    x60 = n_unembed*p_emb
+    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x62 = n_attn + x27
+    x63 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*(x15 - 1) + x62) + x60 + x61))
+    x64 = x29 - 1
+    x65 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x64*x9 - 1/500000)
+    x66 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x67 = numpy.minimum(n_active, x19)
+    x68 = b*d_model*x11*x8*(1 - x28)*(x67 - 1)
+    x69 = (1/1000000)*x67 - 1/1000000
+    x70 = numpy.where(x66, 0, p_act*x68 + x69) + numpy.where(x66, 0, p_disp*x68 + x69)
+    x71 = numpy.where(x14, numpy.greater(x16, 1), False)
+    x72 = n_layers*x65 + n_layers*numpy.where(x71, x65 + x70, 0) + x22
+    x73 = numpy.maximum(1, x29)
+    x74 = numpy.sqrt(n_gpu)
+    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x76 = x74*x75
+    x77 = x45*x76
+    x78 = numpy.minimum(x29, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
+    x79 = x28*x43
+    x80 = n_gpu/(n_pp**2*sigma_attn**2)
+    x81 = x5*x80
+    x82 = sigma_attn*n_layers
+    x83 = numpy.sqrt(x51)
+    x84 = numpy.minimum(x29, numpy.maximum(1, x76*x83/x45))
+    x85 = numpy.sqrt(d_head)
+    x86 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x52)*x76*x85/x83))
+    x87 = numpy.minimum(x29, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
+    x88 = x4*x80
+    x89 = x55*(n_layers*x49 + x36) + x55*(x37 + x39*x73 + x44*x82*(d_ff_shared*x78*x79 + x41 + x81/x78) + x82*(d_model*x79*x84 + x50*x79*x87 + x51*x79*x86 + x51*x88/x84 + x53*x88/x86 + x54 + x81/x87))
+    x90 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x73))
+    x91 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
+    x92 = x46 - 1
+    x93 = (1/500000)*x46 - 1/500000
+    x94 = x4*x8
+    x95 = n_layers*(numpy.where(x91, 0, n_ff_out*x9*x92 + x93) + numpy.where(x91, 0, n_ff_in*x92*x94*(d_ff*n_active + x26) + x93)) + x10
+    x96 = numpy.less_equal(x76, 1)
+    x97 = x76 - 1
+    x98 = (1/500000)*x76 - 1/500000
+    x99 = n_layers*(numpy.where(x96, 0, x9*x97 + x98) + numpy.where(x96, 0, x53*x94*x97 + x98)) + n_layers*numpy.where(x71, x70 + numpy.where(x96, 0, x5*x7*x75*x97/x74 + x98), 0) + x95
+    return numpy.where(x63, x1 + x2*x22 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x22), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x72), numpy.inf), numpy.where(x63, x1 + x2*x95 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x95), numpy.inf), numpy.where(x90, x1 + x2*x99 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x99), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -7844,7 +8197,7 @@ def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
 
 
-def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7859,7 +8212,7 @@ def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7887,10 +8240,10 @@ def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     x24 = numpy.minimum(x3, numpy.maximum(1, x8/(numpy.sqrt(n_q)*x23)))
     x25 = x10*x14
     x26 = numpy.minimum(x3, numpy.maximum(1, numpy.sqrt(x19)*x23*x7/x21))
-    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7902,24 +8255,27 @@ def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return 0
 
 
-def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7950,7 +8306,7 @@ def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7983,18 +8339,21 @@ def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = numpy.sqrt(d_head)
     x30 = numpy.minimum(x15, numpy.maximum(1, x17/(numpy.sqrt(n_q)*x29)))
     x31 = numpy.minimum(x15, numpy.maximum(1, x16*numpy.sqrt(x25)*x29/x27))
-    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))*numpy.maximum(1, x15))
+    return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/(flops*n_gpu)
+    x4 = ctx + q_len - 1
+    x5 = ctx**2 - ctx
+    x6 = (1/2)/q_len
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x2*x3 + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -8013,11 +8372,11 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x15 = d_head*x14
     x16 = p_act*x1
     x17 = x16*x6
-    x18 = (1/2)*q_len
-    x19 = n_pp**(-1.0)
+    x18 = n_pp**(-1.0)
+    x19 = (1/2)*q_len
     x20 = b*x19
     x21 = numpy.less_equal(s, x18*x20)
-    x22 = n_gpu*x19
+    x22 = n_gpu*x18
     x23 = numpy.minimum(n_experts, x22)
     x24 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x23, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x23, 1)), 1, numpy.sqrt(x22*numpy.where(numpy.less_equal(x23, 1), 1, x23**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, numpy.sqrt(x22)), 1))
     x25 = numpy.where(x21, x23, 1)
@@ -8030,7 +8389,7 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x32 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x33 = sigma_attn**(-1.0)
     x34 = numpy.minimum(n_active, x25)
-    x35 = b*x18*x6*(1 - x33)*(x34 - 1)
+    x35 = x20*x6*(1 - x33)*(x34 - 1)
     x36 = (1/1000000)*x34 - 1/1000000
     x37 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x15*x17 + x13)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x7 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x32, 0, x2*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
     x38 = d_model*vocab
@@ -8039,38 +8398,43 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x41 = n_layers*x40
     x42 = d_model*x31*x41
     x43 = x22*x33
-    x44 = ctx + x18 - 1/2
-    x45 = x1*x19
-    x46 = d_model*p
-    x47 = numpy.sqrt(d_model)
-    x48 = numpy.maximum(1, numpy.minimum(x26, x28*x47/numpy.sqrt(d_ff)))
-    x49 = p_act*x45
-    x50 = x2*x45
-    x51 = n_pp*x4/hbm_bw
-    x52 = numpy.maximum(1, x43)
-    x53 = x10*x47
-    x54 = numpy.minimum(x43, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x33*x49
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x3*x56
-    x58 = sigma_attn*n_layers
-    x59 = d_head*n_q
-    x60 = c_kv + c_q
-    x61 = numpy.sqrt(x60)
-    x62 = numpy.minimum(x43, numpy.maximum(1, x10*x61/x47))
-    x63 = numpy.sqrt(d_head)
-    x64 = numpy.minimum(x43, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
-    x65 = x16*x56
-    x66 = numpy.minimum(x43, numpy.maximum(1, x10*numpy.sqrt(x14)*x63/x61))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*x52*(kv_idx + kv_bytes) + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x4*(2*n_attn*x1 + 2*b*q_lm*x38 + x1*(2*n_ff*x39 + 2*x42) + x1*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), x51*(n_experts*x41*(1 - (1 - x39)**x45)*(d_ff*x39*x48*x49 + d_ff*x46 + x27*x39*x50/x48) + p_emb*x38) + x51*(w_idx*p*x22 + n_sh*x40*x58*(d_ff_shared*x46 + d_ff_shared*x54*x55 + x57/x54) + x20*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)) + x58*(p*x15*x60 + x15*x65/x66 + x33*x50*x62 + x46*x59 + x46*x60 + x55*x59*x64 + x55*x60*x66 + x57/x64 + x60*x65/x62))), numpy.inf)
+    x44 = ctx + x19 - 1/2
+    x45 = ctx + q_len - 1
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = r_cmp**(-1.0)
+    x49 = x1*x18
+    x50 = d_model*p
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.maximum(1, numpy.minimum(x26, x28*x51/numpy.sqrt(d_ff)))
+    x53 = p_act*x49
+    x54 = x2*x49
+    x55 = n_pp*x4/hbm_bw
+    x56 = kv_win*numpy.minimum(ctx, ctx_win)
+    x57 = b*numpy.maximum(1, x43)
+    x58 = x10*x51
+    x59 = numpy.minimum(x43, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
+    x60 = x33*x53
+    x61 = n_gpu/(n_pp**2*sigma_attn**2)
+    x62 = x3*x61
+    x63 = sigma_attn*n_layers
+    x64 = d_head*n_q
+    x65 = c_kv + c_q
+    x66 = numpy.sqrt(x65)
+    x67 = numpy.minimum(x43, numpy.maximum(1, x10*x66/x51))
+    x68 = numpy.sqrt(d_head)
+    x69 = numpy.minimum(x43, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x68)))
+    x70 = x16*x61
+    x71 = numpy.minimum(x43, numpy.maximum(1, x10*numpy.sqrt(x14)*x68/x66))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)) + x57*(st_cmp + ctx*(kv_idx + kv_bytes) + x56))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x4*(2*n_attn*x1 + 2*b*q_lm*x38 + x1*(2*n_ff*x39 + 2*x42) + x1*(f_idx*n_layers*x43*x44 + w_idx*(2*x43 - 2) + c_kv*n_q*x0*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops), x55*(n_experts*x41*(1 - (1 - x39)**x49)*(d_ff*x39*x52*x53 + d_ff*x50 + x27*x39*x54/x52) + p_emb*x38) + x55*(w_idx*p*x22 + n_sh*x40*x63*(d_ff_shared*x50 + d_ff_shared*x59*x60 + x62/x59) + x18*x57*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x56) + x63*(p*x15*x65 + x15*x70/x71 + x33*x54*x67 + x50*x64 + x50*x65 + x60*x64*x69 + x60*x65*x71 + x62/x69 + x65*x70/x67))), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes)*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -8085,7 +8449,7 @@ def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -8097,7 +8461,7 @@ def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -8122,7 +8486,7 @@ def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -8148,30 +8512,35 @@ def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, 
     x22 = d_model*n_layers*x17*x21
     x23 = x9/sigma_attn
     x24 = ctx + x5 - 1/2
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = c_kv + c_q
-    x28 = x2*x6
-    x29 = p_act*x28
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x32 = x20*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops), n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x13*x32/x31) + n_sh*x21*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + p*x27*x30 + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/hbm_bw), numpy.inf)
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = c_kv + c_q
+    x33 = x2*x6
+    x34 = p_act*x33
+    x35 = d_head*(n_q + 2*n_q/g)
+    x36 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x37 = x20*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x13*x37/x36) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + p*x32*x35 + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x29))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x23*x24 + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -8187,14 +8556,14 @@ def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     x12 = numpy.maximum(1, x11)
     x13 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x14 = x10*x7
-    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top)))/(hbm_bw*n_gpu)
+    return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
-    return n_unembed*p_emb + ctx*b*(kv_idx + kv_bytes) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx):
+def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -8247,30 +8616,35 @@ def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x49 = w_idx*p*x13
     x50 = x13*x33
     x51 = numpy.maximum(1, x50)
-    x52 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top))
-    x53 = d_ff_shared*x42
-    x54 = x26*x43
-    x55 = numpy.minimum(x50, numpy.maximum(1, x54/numpy.sqrt(d_ff_shared)))
-    x56 = x33*x45
-    x57 = n_gpu/(n_pp**2*sigma_attn**2)
-    x58 = x3*x57
-    x59 = sigma_attn*n_layers
-    x60 = n_sh*x39
-    x61 = c_kv + c_q
-    x62 = numpy.sqrt(x61)
-    x63 = numpy.minimum(x50, numpy.maximum(1, x26*x62/x43))
-    x64 = numpy.sqrt(d_head)
-    x65 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x64/x62))
-    x66 = numpy.minimum(x50, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x64)))
-    x67 = x2*x57
-    x68 = d_head*n_q
-    x69 = p*x31*x61 + x42*x61 + x42*x68
-    x70 = d_model*n_layers*x22*x39
-    x71 = ctx + x9 - 1/2
-    x72 = n_unembed*p_emb
-    x73 = ctx*b*(kv_idx + kv_bytes)
-    x74 = n_attn + x70
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x52 + x59*x60*(d_ff_shared*x55*x56 + x53 + x58/x55) + x59*(d_model*x56*x63 + x31*x67/x65 + x56*x61*x65 + x56*x66*x68 + x58/x66 + x61*x67/x63 + x69)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x70) + x1*(f_idx*n_layers*x50*x71 + w_idx*(2*x50 - 2) + c_kv*n_q*x0*numpy.where(numpy.greater_equal(k_top, ctx + q_len - 1), x71, numpy.where(numpy.greater_equal(ctx, k_top), k_top, (1/2)*(-ctx**2 + 2*ctx*k_top + ctx - k_top**2 + 2*k_top*q_len - k_top)/q_len))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x74) + x51*x73 + x72, x8, x48*(n_layers*(x45*(d_model + x61) + x45*(d_model + x68) + x45*(x31 + x61) + x47 + x60*(x45*(d_model + d_ff_shared) + x53) + x69) + x38 + x49 + x52), p*(n_ff + w_idx*(x13 - 1) + x74) + x72 + x73
+    x52 = kv_win*numpy.minimum(ctx, ctx_win)
+    x53 = r_cmp**(-1.0)
+    x54 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x53 + x52)
+    x55 = d_ff_shared*x42
+    x56 = x26*x43
+    x57 = numpy.minimum(x50, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
+    x58 = x33*x45
+    x59 = n_gpu/(n_pp**2*sigma_attn**2)
+    x60 = x3*x59
+    x61 = sigma_attn*n_layers
+    x62 = n_sh*x39
+    x63 = c_kv + c_q
+    x64 = numpy.sqrt(x63)
+    x65 = numpy.minimum(x50, numpy.maximum(1, x26*x64/x43))
+    x66 = numpy.sqrt(d_head)
+    x67 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x66/x64))
+    x68 = numpy.minimum(x50, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x66)))
+    x69 = x2*x59
+    x70 = d_head*n_q
+    x71 = p*x31*x63 + x42*x63 + x42*x70
+    x72 = d_model*n_layers*x22*x39
+    x73 = ctx + x9 - 1/2
+    x74 = ctx + q_len - 1
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = n_unembed*p_emb
+    x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
+    x79 = n_attn + x72
+    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x65 + x31*x69/x67 + x58*x63*x67 + x58*x68*x70 + x60/x68 + x63*x69/x65 + x71)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x72) + x1*(f_idx*n_layers*x50*x73 + w_idx*(2*x50 - 2) + c_kv*n_q*x0*(x53*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x79) + x51*x78 + x77, x8, x48*(n_layers*(x45*(d_model + x63) + x45*(d_model + x70) + x45*(x31 + x63) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x71) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x79) + x77 + x78
 
 
 TERMS = {

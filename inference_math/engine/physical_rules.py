@@ -34,6 +34,14 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    (DeepSeek's reference code and vLLM's and SGLang's replicated linear layers: every rank
    selects the same tokens): each GPU holds and reads its weights, projects its group's tokens
    and scores their whole cache.
+10. A compressed-attention layer (DeepSeek-V4's) holds and reads its last ℓ_W tokens as plain
+   entries and one entry per r_c tokens beyond them (eq-compressed-held, eq-compressed-read);
+   with an indexer (rule 9, over the pooled entries) a query attends to the k_sel/r_c entries
+   of its top k_sel tokens, without one to all of them; each attended entry costs attention's
+   4·d_c·n_q FLOPs. Its compressors' pending state (eq-compressed-state) is held and read once
+   per r_c tokens; the limit counts none of it, since a running softmax can pool a window in
+   a few vectors. The one cache head is held whole by every GPU of an attention group, as an
+   MLA latent is (eq-phys-kv-copies).
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.engine.full_model.branch_terms`).
@@ -59,7 +67,9 @@ from ..core.symbols import (
     k_top,
     kv_bytes,
     kv_copies,
+    ctx_win,
     kv_idx,
+    kv_layer,
     mem_need,
     n_active,
     n_attn,
@@ -82,6 +92,7 @@ from ..core.symbols import (
     p_emb,
     q_len,
     q_lm,
+    r_cmp,
     s,
     sigma_attn,
     t_flop,
@@ -92,7 +103,7 @@ from ..core.symbols import (
     vocab,
     w_idx,
 )
-from ..derivations import sparse_attention
+from ..derivations import compressed_attention, sparse_attention
 from . import full_model as fm
 
 RW, AR, A2A, P2P = fm.RW, fm.AR, fm.A2A, fm.P2P
@@ -112,14 +123,15 @@ def kv_copies_eq(mla: bool = False) -> sp.Eq:
 
 
 def cache_read_bytes() -> sp.Expr:
-    """Cache bytes one sequence's pass reads, per copy: the main cache at min(ℓ, k_sel) tokens
-    and the indexer's keys at all ℓ (a dense layer: M_KV·ℓ)."""
-    return kv_bytes * sp.Min(ctx, k_top) + kv_idx * ctx
+    """Cache bytes one sequence's pass reads, per copy: eq-compressed-read with the group's
+    caches (the main cache at min(ℓ, k_sel) tokens, the indexer's keys at all ℓ, a compressed
+    layer's window and its compressors' state; a dense layer: M_KV·ℓ)."""
+    return compressed_attention.read_bytes().rhs.subs(kv_layer, kv_bytes)
 
 
 def cache_stored_bytes() -> sp.Expr:
-    """Cache bytes one sequence holds, per copy: both caches at every token of its context."""
-    return (kv_bytes + kv_idx) * ctx
+    """Cache bytes one sequence holds, per copy: eq-compressed-held with the group's caches."""
+    return compressed_attention.held_bytes().rhs.subs(kv_layer, kv_bytes)
 
 
 def attention_flops(mla: bool = False) -> sp.Expr:
@@ -131,8 +143,12 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     full = fm.attention_flops(mla)
     per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
     selected = sparse_attention.mean_read().rhs
+    # a compressed layer: its selected tokens are pooled r_c to an entry; its window is read as
+    # a top-ℓ_W of plain entries (rule 10)
+    window = sparse_attention.mean_read().rhs.subs(k_top, ctx_win)
+    entries = selected / r_cmp + window
     indexer = N_TP_ATTN * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
-    return b * q_len * (n_layers * per_entry * selected + indexer)
+    return b * q_len * (n_layers * per_entry * entries + indexer)
 
 
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:

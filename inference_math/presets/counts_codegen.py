@@ -21,7 +21,14 @@ import sympy as sp
 
 from ..core.printing import NAMES as _NAMES
 from ..core.printing import RegistryNumPyPrinter
-from ..derivations import architecture, kv_cache, layer_mix, moe, sparse_attention
+from ..derivations import (
+    architecture,
+    compressed_attention,
+    kv_cache,
+    layer_mix,
+    moe,
+    sparse_attention,
+)
 
 TARGET = Path(__file__).with_name("counts_numpy.py")
 
@@ -56,6 +63,12 @@ COUNTS = {
     "indexer_params": sparse_attention.indexer_params,
     "indexer_cache_bytes": sparse_attention.indexer_cache_bytes,
     "indexer_flops": sparse_attention.indexer_flops,
+    # compressed attention (DeepSeek-V4; presets.hf_config)
+    "compressed_attention_params": compressed_attention.attention_params,
+    "compressor_params": compressed_attention.compressor_params,
+    "hyper_connection_params": compressed_attention.hyper_connection_params,
+    "compressed_cache_bytes": compressed_attention.cache_bytes_per_token,
+    "compressor_state_bytes": compressed_attention.state_bytes,
 }
 
 HEADER = '''"""Parameter, cache and weight-byte counts as NumPy functions of their symbols.

@@ -116,6 +116,26 @@ def indexer_flops(d_idx, n_idx):
     return 2*n_idx*(d_idx + 1)
 
 
+def compressed_attention_params(c_q, d_kv, d_model, n_og, n_q, r_o):
+    return n_og*d_model*r_o + c_q*d_kv*n_q + c_q*d_model + d_kv*d_model + d_kv*n_q*r_o
+
+
+def compressor_params(c_ov, d_kv, d_model, r_cmp):
+    return 2*c_ov*d_kv*d_model + c_ov*d_kv*r_cmp
+
+
+def hyper_connection_params(d_model, m_hc):
+    return d_model*m_hc**2*(2*m_hc + 4)
+
+
+def compressed_cache_bytes(d_kv, p_act, r_cmp):
+    return d_kv*p_act/r_cmp
+
+
+def compressor_state_bytes(c_ov, d_kv, p_st, r_cmp):
+    return 2*c_ov**2*d_kv*p_st*r_cmp
+
+
 #: name -> (function, argument names)
 FUNCTIONS = {
     'attention_params': (attention_params, ('d_head', 'd_model', 'g', 'n_layers', 'n_q')),
@@ -144,4 +164,9 @@ FUNCTIONS = {
     'indexer_params': (indexer_params, ('c_q', 'd_idx', 'd_model', 'n_idx')),
     'indexer_cache_bytes': (indexer_cache_bytes, ('blk_idx', 'd_idx', 'p_idx', 'p_scale')),
     'indexer_flops': (indexer_flops, ('d_idx', 'n_idx')),
+    'compressed_attention_params': (compressed_attention_params, ('c_q', 'd_kv', 'd_model', 'n_og', 'n_q', 'r_o')),
+    'compressor_params': (compressor_params, ('c_ov', 'd_kv', 'd_model', 'r_cmp')),
+    'hyper_connection_params': (hyper_connection_params, ('d_model', 'm_hc')),
+    'compressed_cache_bytes': (compressed_cache_bytes, ('d_kv', 'p_act', 'r_cmp')),
+    'compressor_state_bytes': (compressor_state_bytes, ('c_ov', 'd_kv', 'p_st', 'r_cmp')),
 }

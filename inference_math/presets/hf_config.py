@@ -49,7 +49,11 @@ KNOWN_TYPES = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "de
                "deepseek_v32", "kimi_k2", "kimi_k25", "gpt_oss", "llama4", "llama4_text",
                "gemma4", "gemma4_text", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
                "qwen3_5_moe_text", "qwen3_next", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
-               "qwen3_vl_moe_text", "nemotron_h")
+               "qwen3_vl_moe_text", "nemotron_h", "deepseek_v4", "deepseek_ref")
+#: The model types of DeepSeek-V4's configs (deepseek_ref: SGLang's FP8 conversion), whose
+#: compressed attention, grouped output projection, hash routing and hyper-connections the
+#: reader counts from DeepSeek-V4's reference code (_deepseek_v4).
+V4_TYPES = ("deepseek_v4", "deepseek_ref")
 SUPPORTED = KNOWN_TYPES  # the name earlier versions exported
 #: Other state-space model types, whose layers this reader does not know.
 SSM_TYPES = ("mamba", "mamba2", "jamba", "zamba", "zamba2", "falcon_mamba", "falcon_h1", "bamba",
@@ -104,11 +108,15 @@ NEUTRAL = frozenset("""
 #: Fields that change the counts in ways no layer kind here represents: refused by name, with
 #: the kind they describe and why it cannot be counted from the fields.
 UNREAD = {
-    "compress_ratios": ("compressed attention", "DeepSeek-V4's compressor and indexer weights, "
-                        "hash-routed layers and hyper-connections need its model code"),
-    "hc_mult": ("hyper-connections", "several residual streams mixed by learned matrices"),
-    "o_lora_rank": ("a grouped low-rank output projection", "its shapes need the model code"),
-    "num_hash_layers": ("hash-routed MoE layers", "their routing tables need the model code"),
+    "compress_ratios": ("compressed attention", "its compressor and indexer weights are "
+                        "counted from DeepSeek-V4's model code, for its model types "
+                        f"({', '.join(V4_TYPES)}) only"),
+    "hc_mult": ("hyper-connections", "several residual streams mixed by learned matrices, "
+                "counted for DeepSeek-V4's model types only"),
+    "o_lora_rank": ("a grouped low-rank output projection", "its shapes are DeepSeek-V4's, "
+                    "counted for its model types only"),
+    "num_hash_layers": ("hash-routed MoE layers", "their routing tables are DeepSeek-V4's, "
+                        "read for its model types only"),
     "hidden_size_per_layer_input": ("per-layer inputs", "their embedding tables and gates are "
                                     "not counted"),
     "num_kv_shared_layers": ("layers sharing another layer's cache", "the cache of the sharing "
@@ -141,6 +149,10 @@ class Attention:
     # (n_k, d_k, n_v, d_v, conv kernel); for Mamba-2: (groups, state size, heads, head dim, conv)
     linear: tuple[int, int, int, int, int] | None = None
     indexer: tuple[int, int, int] | None = None  # sparse attention: (heads, head dim, top k)
+    # compressed attention (DeepSeek-V4): (r_c tokens per pooled entry, 0 for none; c_q query
+    # rank; rope dims; G_o output groups; r_o their rank; m_hc residual streams). The window
+    # is ``window``, the one cache head d_head wide.
+    compressed: tuple[int, int, int, int, int, int] | None = None
 
     def describe(self) -> str:
         if self.span == "none":
@@ -154,6 +166,15 @@ class Attention:
             kind = "Kimi Delta Attention" if self.heads == "KDA" else "linear attention"
             return (f"{kind} ({n_k} key / {n_v} value heads of {d_k}/{d_v}, "
                     "constant state)")
+        if self.compressed:
+            ratio, c_q, _, groups, rank, streams = self.compressed
+            pooled = {0: "", 4: f" + 1 entry per 4 tokens, the top {self.indexer[2]} by an "
+                                f"indexer of {self.indexer[0]} heads of {self.indexer[1]}"
+                      if self.indexer else " + 1 entry per 4 tokens"}.get(
+                ratio, f" + 1 entry per {ratio} tokens")
+            return (f"compressed attention ({self.n_q} heads, one cache head of {self.d_head}, "
+                    f"q rank {c_q}; window {self.window}{pooled}; output in {groups} groups of "
+                    f"rank {rank}; {streams} hyper-connected streams)")
         span = {"full": "full", "sliding": f"sliding-window {self.window}",
                 "chunked": f"chunked {self.window}"}[self.span]
         if self.mla:
@@ -189,6 +210,9 @@ class Attention:
         if self.indexer:
             out.update(dict(zip(("index_heads", "index_head_dim", "index_topk"), self.indexer,
                                 strict=True)))
+        if self.compressed:
+            out.update(dict(zip(("compress_ratio", "q_lora_rank", "qk_rope_head_dim", "o_groups",
+                                 "o_lora_rank", "hc_mult"), self.compressed, strict=True)))
         return out
 
 
@@ -292,6 +316,8 @@ class Architecture:
                 # per-head gates; its state is eq-layers-state-linear exactly.
                 attention -= n_v * self.d_model
             kv, state = 0.0, _eval("state_bytes_linear", shape)
+        elif a.compressed:
+            return self._compressed_layer(a, f, shape)
         elif a.mla:
             c_q, c_kv, rope, d_v = a.mla
             shape.update({S.n_q: a.n_q, S.d_head: a.d_head, S.c_q: c_q, S.c_kv: c_kv,
@@ -313,6 +339,10 @@ class Architecture:
             index = _indexer_counts(a, self.d_model)
             attention += index["index_params"]
             kv += index["index_kv"]
+        return self._with_ffn(a, f, shape, attention, kv, state, index)
+
+    def _with_ffn(self, a: Attention, f: FeedForward, shape: dict, attention: float, kv: float,
+                  state: float, index: dict, window: float | None = None) -> dict:
         if f.kind == "none":
             ff = ff_active = experts = 0.0
         else:
@@ -334,11 +364,55 @@ class Architecture:
                     latent = 2 * self.d_model * f.latent
                     ff += (expert - full) * f.n_experts + latent
                     ff_active += (expert - full) * f.top_k + latent
+        if window is None:
+            window = float(a.window) if a.window and a.span in ("sliding", "chunked") \
+                else math.inf
         return {"attention": attention, "ff": ff, "ff_active": ff_active,
                 "routed_experts": experts, "kv": kv, "state": state, **index,
-                "window": float(a.window) if a.window and a.span in ("sliding", "chunked")
-                else math.inf,
-                "linear": a.span in ("linear", "mamba")}
+                "window": window, "linear": a.span in ("linear", "mamba")}
+
+    def _compressed_layer(self, a: Attention, f: FeedForward, shape: dict) -> dict:
+        """One DeepSeek-V4 layer (eq-compressed-*): attention, its compressor and indexer, the
+        hyper-connections, and its caches. A layer that pools (r_c > 0) holds its window of
+        plain entries and its compressors' pending state as a constant per sequence (``state``,
+        in eq-layers-kv-context; ``window_kv``, ``window_tokens`` and ``cmp_state`` apart for
+        the full model) and one entry per r_c tokens (``kv``); a layer that does not is a
+        sliding-window layer."""
+        ratio, c_q, rope, groups, rank, streams = a.compressed
+        values = {**shape, S.c_q: c_q, S.n_q: a.n_q, S.d_kv: a.d_head, S.n_og: groups,
+                  S.r_o: rank, S.m_hc: streams, S.p_st: V4_STATE_BYTES}
+        attention = _eval("compressed_attention_params", values) \
+            + _eval("hyper_connection_params", values)
+        entry = _eval("compressed_cache_bytes", {**values, S.r_cmp: 1})
+        if not ratio:
+            return {**self._with_ffn(a, f, shape, attention, entry, 0.0, {}), "ratio": 0}
+        overlap = 2 if ratio == 4 else 1  # Compressor: overlap = compress_ratio == 4
+        pooled = {**values, S.r_cmp: ratio, S.c_ov: overlap}
+        attention += _eval("compressor_params", pooled)
+        kv = _eval("compressed_cache_bytes", pooled)
+        cmp_state = _eval("compressor_state_bytes", pooled)
+        index = {}
+        if a.indexer:
+            heads, head_dim, top = a.indexer
+            keys = {**pooled, S.d_kv: head_dim, S.c_ov: 2}
+            # eq-sparse-indexer-* over pooled entries: the key projection (d_model·d_I) is the
+            # indexer's own compressor; its keys are held in BF16 (no scale), one per r_c tokens
+            sparse = {S.c_q: c_q, S.n_idx: heads, S.d_idx: head_dim, S.d_model: self.d_model,
+                      S.p_idx: self.activation_bytes, S.p_scale: 1.0, S.blk_idx: math.inf}
+            params = _eval("indexer_params", sparse) - self.d_model * head_dim \
+                + _eval("compressor_params", keys)
+            index = {"index_params": params,
+                     "index_kv": _eval("indexer_cache_bytes", sparse) / ratio,
+                     "index_flops": _eval("indexer_flops", sparse) / ratio,
+                     "top_tokens": float(top * ratio)}
+            attention += params
+            kv += index["index_kv"]
+            cmp_state += _eval("compressor_state_bytes", keys)
+        window_kv = entry * a.window
+        out = self._with_ffn(a, f, shape, attention, kv, window_kv + cmp_state, index,
+                             window=math.inf)
+        return {**out, "ratio": ratio, "window_kv": entry, "window_tokens": float(a.window),
+                "cmp_state": cmp_state}
 
     @cached_property
     def layers(self) -> list[dict]:
@@ -476,6 +550,9 @@ def _eval(name: str, values: dict) -> float:
     return count(name, values)
 
 
+#: DeepSeek-V4's compressor keeps its pending projections and scores in FP32 (kv_state and
+#: score_state of class Compressor).
+V4_STATE_BYTES = 4.0
 #: The indexer's key cache as DeepSeek-V3.2's reference code holds it (class Indexer: FP8 keys,
 #: one FP32 scale per block of 128 elements): the config does not state it.
 INDEXER_KEY_BYTES, INDEXER_SCALE_BYTES, INDEXER_SCALE_BLOCK = 1.0, 4.0, 128.0
@@ -837,7 +914,7 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
                              f"{mt!r}); only attention, linear attention, Mamba-2 of nemotron_h "
                              "and feed-forward blocks")
         for key, (kind, why) in UNREAD.items():
-            if _present(source.get(key)):
+            if _present(source.get(key)) and not (mt in V4_TYPES and key in _V4_FIELDS):
                 raise InputError(f"{mt}: {key} ({kind}) is not read: {why}")
         if mt != "nemotron_h" and model_type != "nemotron_h":
             for key in SSM_FIELDS:
@@ -850,7 +927,9 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
         _check_fields(inner, model_type)
     family = inner_type if inner_type in KNOWN_TYPES else model_type
     f = _Fields(inner, model_type)
-    if f.has("block_configs"):
+    if family in V4_TYPES:
+        reader = _deepseek_v4
+    elif f.has("block_configs"):
         reader = _block_configs
     elif f.has("kv_lora_rank"):
         reader = _mla
@@ -877,7 +956,10 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
     d_model, vocab = f.int("hidden_size"), f.int("vocab_size")
     quant = config.get("quantization_config") or inner.get("quantization_config")
     precision = cp.read_precision(quant, hf_quant, model_type)
-    storage, embeddings = _storage(layers, precision, _naming(family), d_model, vocab, tied)
+    if reader is _deepseek_v4:
+        storage, embeddings = _v4_storage(layers, precision, f, d_model), ()
+    else:
+        storage, embeddings = _storage(layers, precision, _naming(family), d_model, vocab, tied)
     groups = _group(layers, storage)
     features = list(extra.pop("features", []))
     if len(groups) > 1 and not features:
@@ -1025,6 +1107,118 @@ def _mla(f: _Fields):
     return [(mixer, ffn) for mixer, ffn in zip(mixers, ffns, strict=True)], {**extra,
         "features": features, "untimed": untimed, "n_mtp": n_mtp,
         "mtp_layer": LayerGroup(n_mtp, attention, moe) if n_mtp else None}
+
+
+#: The fields of DeepSeek-V4's configs the reader reads (the others are in NEUTRAL).
+_V4_FIELDS = frozenset("""
+    compress_ratios hc_mult hc_eps hc_sinkhorn_iters o_groups o_lora_rank num_hash_layers
+    compress_rope_theta expert_dtype index_n_heads index_head_dim index_topk swiglu_limit
+    """.split())
+
+
+def _deepseek_v4(f: _Fields):
+    """DeepSeek-V4 (Flash, Pro and their conversions), as its reference inference/model.py
+    builds it: in every layer, compressed attention (one cache head of head_dim, queries from a
+    rank-q_lora_rank latent, a sliding window, and the pooling of compress_ratios[i]: 0 none,
+    4 with an indexer, else all pooled entries attended), the grouped low-rank output
+    projection (o_groups, o_lora_rank), hyper-connections (hc_mult streams) and a DeepSeek MoE
+    block of routed experts and one shared expert; its first num_hash_layers layers route by a
+    table of token ids (a lookup, not counted) and hold the same weights. compress_ratios has
+    one entry per layer, then one per multi-token-prediction layer."""
+    n = f.int("num_hidden_layers")
+    n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0)
+    ratios = f.int_list("compress_ratios")
+    if len(ratios) not in (n, n + n_mtp):
+        raise f.error(f"compress_ratios has {len(ratios)} entries for num_hidden_layers={n} "
+                      f"and num_nextn_predict_layers={n_mtp}")
+    n_q = f.int("num_attention_heads")
+    if f.int("num_key_value_heads", 1) != 1:
+        raise f.error("num_key_value_heads must be 1 for compressed attention (one cache head)")
+    head_dim, rope = f.int("head_dim"), f.int("qk_rope_head_dim")
+    groups = f.int("o_groups")
+    if n_q % groups:
+        raise f.error(f"o_groups={groups} does not divide num_attention_heads={n_q}")
+    shape = (f.int("q_lora_rank"), rope, groups, f.int("o_lora_rank"), f.int("hc_mult"))
+    window = f.int("sliding_window")
+    indexer = (f.int("index_n_heads"), f.int("index_head_dim"), f.int("index_topk"))
+
+    def attention(ratio: int) -> Attention:
+        return Attention("compressed" if ratio else "sliding", "MQA", n_q, 1, head_dim, window,
+                         m_kv=1, sinks=True, compressed=(ratio, *shape),
+                         indexer=indexer if ratio == 4 else None)
+
+    moe = _moe_block(f)
+    if moe is None or moe.n_shared != 1:
+        raise f.error("DeepSeek-V4's MoE block needs n_routed_experts and one shared expert")
+    layers = [(attention(r), moe) for r in ratios[:n]]
+    kinds = sorted(set(ratios[:n]))
+    features = [f"compressed attention (compress_ratios {', '.join(map(str, kinds))}; "
+                f"sliding_window={window})", "shared experts", f"hc_mult={shape[-1]} "
+                "(hyper-connections)", f"o_groups={groups} (grouped output projection)"]
+    mtp = attention(ratios[n]) if len(ratios) > n and n_mtp else layers[-1][0]
+    return layers, {"features": features, "n_mtp": n_mtp,
+                    "mtp_layer": LayerGroup(n_mtp, mtp, moe) if n_mtp else None}
+
+
+def _v4_matrices(a: Attention, f: FeedForward, d: int) -> list[tuple[str, float, str]]:
+    """One DeepSeek-V4 layer's weights with their module names and the format its reference
+    checkpoint stores them in: 'fp8' (the default), 'bf16' (wo_a, the compressors, the
+    indexer's weights_proj, the router), 'fp32' (the hyper-connections and the compressors'
+    score offsets) and 'experts' (expert_dtype). They sum to the layer's count."""
+    ratio, c_q, _, groups, rank, streams = a.compressed
+    width = a.d_head
+    out = [("attn.wq_a", d * c_q, "fp8"), ("attn.wq_b", c_q * a.n_q * width, "fp8"),
+           ("attn.wkv", d * width, "fp8"), ("attn.wo_a", a.n_q * width * rank, "bf16"),
+           ("attn.wo_b", groups * rank * d, "fp8"),
+           ("hc", 2 * (2 + streams) * streams * streams * d, "fp32")]
+
+    def compressor(module: str, dim: int) -> list:
+        c = 2 if ratio == 4 else 1
+        return [(f"{module}.wkv", d * c * dim, "bf16"), (f"{module}.wgate", d * c * dim, "bf16"),
+                (f"{module}.ape", ratio * c * dim, "fp32")]
+    if ratio:
+        out += compressor("attn.compressor", width)
+    if a.indexer:
+        heads, head_dim, _ = a.indexer
+        out += [("attn.indexer.wq_b", c_q * heads * head_dim, "fp8"),
+                ("attn.indexer.weights_proj", d * heads, "bf16"),
+                *compressor("attn.indexer.compressor", head_dim)]
+    out += [("ffn.gate", f.n_experts * d, "bf16"),
+            ("ffn.experts", f.n_experts * 3 * d * f.d_ff, "experts"),
+            ("ffn.shared_experts", 3 * d * f.d_shared, "fp8")]
+    return out
+
+
+#: DeepSeek-V4's FP4 experts (expert_dtype "fp4"): E2M1 elements with one E8M0 scale per 32
+#: (its Linear: float4_e2m1fn_x2 weights, float8_e8m0fnu scales per fp4_block_size = 32).
+V4_FP4 = cp.Format("FP4 (E2M1, E8M0 scale per 32)", cp.block_bits(4, 8, 32))
+
+
+def _v4_storage(layers: list[tuple], precision: cp.Precision | None, f: _Fields,
+                d: int) -> list[tuple]:
+    """Each DeepSeek-V4 layer's stored formats: the reference checkpoint's (_v4_matrices), with
+    the routed experts in the format a checkpoint names them in (NVIDIA's NVFP4
+    quantized_layers: its producer, 'dsv4-nvfp4-experts', requantizes the experts only, the
+    rest keeping the original's formats), else FP4 when expert_dtype is 'fp4' and FP8 without
+    it (SGLang's FP8 conversion). No quantization: every weight at the dtype."""
+    if precision is None:
+        return [()] * len(layers)
+    fp8 = precision.format_of(("attn.wq_a",)) or cp.Format("FP8", 8.0)
+    fp4 = f.raw("expert_dtype", None) == "fp4"
+    storage = []
+    for i, (a, ffn) in enumerate(layers):
+        by_bits: dict[float, float] = {}
+        for module, params, kind in _v4_matrices(a, ffn, d):
+            if kind == "experts":
+                named = precision.format_of((f"layers.{i}.ffn.experts.0.w1",))
+                fmt = named if named is not None and named.bits != fp8.bits else \
+                    V4_FP4 if fp4 else fp8
+            else:
+                fmt = {"fp8": fp8, "fp32": cp.Format("FP32", 32.0)}.get(kind)
+            if fmt is not None:
+                by_bits[fmt.bits] = by_bits.get(fmt.bits, 0.0) + params
+        storage.append(tuple(sorted(by_bits.items())))
+    return storage
 
 
 def _kda_layers(f: _Fields, n: int, mla: Attention) -> list[Attention]:

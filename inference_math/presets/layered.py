@@ -55,6 +55,14 @@ class LayerPiece:
     indexer_bytes_per_token: float = 0.0
     indexer_flops: float = 0.0
     indexer_params: float = 0.0
+    # compressed attention (DeepSeek-V4): tokens pooled into one main-cache entry (r_c; the
+    # top_k and kv_bytes_per_token above are then per token, k_sel = r_c·k), the plain cache of
+    # its sliding window per token (all layers) and that window in tokens, and the compressors'
+    # pending state per sequence (all layers): eq-compressed-*
+    compression: float = 1.0
+    window_bytes_per_token: float = 0.0
+    window_tokens: float = 0.0
+    state_bytes: float = 0.0
 
     @property
     def params(self) -> float:
@@ -159,6 +167,18 @@ class LayeredModel:
                 shape.update(n_q_heads=n_v, group_size=n_v // n_k if n_v % n_k == 0 else 1,
                              d_head=d_k)
                 kv, fixed = count * layer["state"] / d_v, float(d_v)
+            elif a.compressed:
+                # DeepSeek-V4: one cache head of d_c shared by every query head, as an MLA latent
+                # is (c_kv = d_c: its attention FLOPs and its copies under tensor parallelism);
+                # d_head is set so that the shape's projections, 3·n_q·d_head·(c_kv + c_q) +
+                # (c_kv + c_q)·d_model + d_model·n_q·d_head weights, hold the counted attention
+                # weights but the indexer's (read apart, eq-sparse-*)
+                c_q = a.compressed[1]
+                held = layer["attention"] - layer.get("index_params", 0.0)
+                latent = a.d_head + c_q
+                d_head = max(1, round((held - latent * arch.d_model)
+                                      / (a.n_q * (3 * latent + arch.d_model))))
+                shape.update(n_q_heads=a.n_q, d_head=d_head, mla_kv_dim=a.d_head, mla_q_dim=c_q)
             elif a.span == "none":
                 # no mixer: one head of width 1 and no cache (a fixed context of 0 tokens, so
                 # no attention FLOPs either)
@@ -172,9 +192,16 @@ class LayeredModel:
                 # (layer["kv"] holds both) but read whole, the main cache only at the top k
                 index_kv = count * layer["index_kv"]
                 kv -= index_kv
-                sparse = dict(top_k=float(a.indexer[2]), indexer_bytes_per_token=index_kv,
+                sparse = dict(top_k=layer.get("top_tokens", float(a.indexer[2])),
+                              indexer_bytes_per_token=index_kv,
                               indexer_flops=layer["index_flops"],
                               indexer_params=count * layer["index_params"])
+            if layer.get("ratio"):
+                # its window and compressors' state apart from the pooled cache (eq-compressed-held)
+                sparse.update(compression=float(layer["ratio"]),
+                              window_bytes_per_token=count * layer["window_kv"],
+                              window_tokens=layer["window_tokens"],
+                              state_bytes=count * layer["cmp_state"])
             pieces.append(LayerPiece(
                 shape=Model(**shape), attention_params=count * attention,
                 ff_params=count * routed, shared_params=count * shared,
@@ -251,18 +278,23 @@ class LayeredModel:
         """Bytes one token adds while every window is still open (linear-attention states are
         constant: :attr:`state_bytes_per_sequence`)."""
         return sum(piece.kv_bytes_per_token + piece.indexer_bytes_per_token
+                   + piece.window_bytes_per_token
                    for piece in self.pieces if piece.fixed_context is None)
 
     @property
     def state_bytes_per_sequence(self) -> float:
+        """Constant bytes per sequence: linear-attention states, compressors' pending state."""
         return sum(piece.kv_bytes_per_token * piece.fixed_context for piece in self.pieces
-                   if piece.fixed_context is not None)
+                   if piece.fixed_context is not None) \
+            + sum(piece.state_bytes for piece in self.pieces)
 
     def kv_bytes_at(self, context: float) -> float:
         """Cache bytes of one sequence of ``context`` tokens: windows cap their groups' caches,
-        linear-attention states are constant."""
+        linear-attention states are constant; a compressed group holds eq-compressed-held."""
         return sum(piece.kv_bytes_per_token * piece_context(piece, context)
-                   + piece.indexer_bytes_per_token * context for piece in self.pieces)
+                   + piece.indexer_bytes_per_token * context
+                   + piece.window_bytes_per_token * min(context, piece.window_tokens)
+                   + piece.state_bytes for piece in self.pieces)
 
     @property
     def parallel_attention(self) -> bool:
