@@ -35,6 +35,7 @@ from ..core.symbols import (
     c_kv,
     c_q,
     ctx,
+    ctx_win,
     d_ff,
     d_ff_shared,
     d_head,
@@ -50,6 +51,7 @@ from ..core.symbols import (
     k_top,
     kv_bytes,
     kv_idx,
+    kv_win,
     mem_need,
     mm_k,
     mm_m,
@@ -82,9 +84,11 @@ from ..core.symbols import (
     p_emb,
     q_len,
     q_lm,
+    r_cmp,
     rw_bytes,
     s,
     sigma_attn,
+    st_cmp,
     t_flop,
     t_fwd,
     t_kernel,
@@ -95,10 +99,6 @@ from ..core.symbols import (
     vocab,
     w_idx,
     xi_ep,
-    kv_win,
-    ctx_win,
-    r_cmp,
-    st_cmp,
 )
 from ..derivations.moe import expert_fraction_read
 from ..presets.layered import LayeredModel, piece_context

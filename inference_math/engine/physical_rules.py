@@ -55,7 +55,7 @@ from ..core.registry import derivation
 from ..core.symbols import (
     b,
     b_mu,
-    ctx,
+    ctx_win,
     d_ff,
     d_ff_shared,
     d_head,
@@ -67,8 +67,6 @@ from ..core.symbols import (
     k_top,
     kv_bytes,
     kv_copies,
-    ctx_win,
-    kv_idx,
     kv_layer,
     mem_need,
     n_active,

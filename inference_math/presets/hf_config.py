@@ -1210,7 +1210,7 @@ def _v4_storage(layers: list[tuple], precision: cp.Precision | None, f: _Fields,
         by_bits: dict[float, float] = {}
         for module, params, kind in _v4_matrices(a, ffn, d):
             if kind == "experts":
-                named = precision.format_of((f"layers.{i}.ffn.experts.0.w1",))
+                named = precision.format_of((f"layers.{i}.{module}.0.w1",))
                 fmt = named if named is not None and named.bits != fp8.bits else \
                     V4_FP4 if fp4 else fp8
             else:
