@@ -423,6 +423,53 @@ def _sparse_mean_read():
                  evaluate=False)
 
 
+@form("eq-compressed-attn-params", "the projections in the order a token meets them: the "
+      "query's down and up, the cache head, the grouped output's down and up")
+def _compressed_attn_params():
+    from ..derivations import compressed_attention as ca
+
+    rhs = sp.Add(_mul(S.d_model, S.c_q), _mul(S.c_q, S.n_q, S.d_kv), _mul(S.d_model, S.d_kv),
+                 _mul(S.n_q, S.d_kv, S.r_o), _mul(S.n_og, S.r_o, S.d_model), evaluate=False)
+    return sp.Eq(ca.attention_params().lhs, rhs, evaluate=False)
+
+
+@form("eq-compressed-hc-params", "two matrices, each from the m_hc·d_model streams to the "
+      "(2 + m_hc)·m_hc mixing weights")
+def _compressed_hc_params():
+    from ..derivations import compressed_attention as ca
+
+    rhs = _mul(2, sp.Add(2, S.m_hc, evaluate=False), S.m_hc, S.m_hc, S.d_model)
+    return sp.Eq(ca.hyper_connection_params().lhs, rhs, evaluate=False)
+
+
+@form("eq-compressed-compressor-params", "the two projections, then the score offsets")
+def _compressed_compressor_params():
+    from ..derivations import compressed_attention as ca
+
+    rhs = sp.Add(_mul(2, S.d_model, S.c_ov, S.d_kv), _mul(S.r_cmp, S.c_ov, S.d_kv),
+                 evaluate=False)
+    return sp.Eq(ca.compressor_params().lhs, rhs, evaluate=False)
+
+
+@form("eq-compressed-held", "what grows with the context, then the window, then the state")
+def _compressed_held():
+    from ..derivations import compressed_attention as ca
+
+    rhs = sp.Add(_mul(sp.Add(S.kv_layer, S.kv_idx, evaluate=False), S.ctx),
+                 _mul(S.kv_win, sp.Min(S.ctx, S.ctx_win)), S.st_cmp, evaluate=False)
+    return sp.Eq(ca.held_bytes().lhs, rhs, evaluate=False)
+
+
+@form("eq-compressed-read", "the selected entries, the indexer's keys, the window, the state")
+def _compressed_read():
+    from ..derivations import compressed_attention as ca
+
+    rhs = sp.Add(_mul(S.kv_layer, sp.Min(S.ctx, S.k_top)), _mul(S.kv_idx, S.ctx),
+                 _mul(S.kv_win, sp.Min(S.ctx, S.ctx_win)), _mul(S.st_cmp, _pow(S.r_cmp, -1)),
+                 evaluate=False)
+    return sp.Eq(ca.read_bytes().lhs, rhs, evaluate=False)
+
+
 # --- lookup -------------------------------------------------------------------------------------
 
 @cache
