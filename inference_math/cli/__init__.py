@@ -558,11 +558,11 @@ def _cmd_describe(args) -> str:
     if info["kv_bytes_per_token_beyond_windows"] != info["kv_bytes_per_token"]:
         kv += (f" while every window is open, "
                f"{info['kv_bytes_per_token_beyond_windows']:,.0f} beyond them")
-    if info["kv_state_bytes_per_sequence"]:
-        kv += f"; constant state {_human(info['kv_state_bytes_per_sequence'], 'B')}/sequence"
     if info.get("kv_indexer_bytes_per_token"):
         kv += (f", of which {info['kv_indexer_bytes_per_token']:,.0f} the sparse-attention "
                "indexer's keys (read whole; the rest read at the top k)")
+    if info["kv_state_bytes_per_sequence"]:
+        kv += f"; constant state {_human(info['kv_state_bytes_per_sequence'], 'B')}/sequence"
     lines.append(kv)
     lines.append("  per sequence       " + ", ".join(
         f"{int(c) // 1024}k: {_human(v, 'B')}" for c, v in info["kv_bytes_at_context"].items()))
