@@ -36,6 +36,7 @@ SOURCE_KEYS = (
     (re.compile(r"Mazurek \(2025\), 'AI infrastructure"), "mazurek2025experience"),
     (re.compile(r"DeepSeek-AI \(2025\), DeepSeek-V3\.2-Exp"), "deepseek2025v32"),
     (re.compile(r"DeepSeek-AI \(2026\), DeepSeek-V4"), "deepseek2026v4"),
+    (re.compile(r"Kimi Team \(2025\), Kimi Linear"), "kimi2025linear"),
 )
 
 

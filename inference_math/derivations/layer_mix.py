@@ -130,6 +130,26 @@ def attention_params_linear() -> sp.Eq:
     return sp.Eq(n_attn_layer, projections + convolution + output)
 
 
+@derivation("eq-layers-attention-kda",
+            "this book: Kimi Delta Attention of Kimi Team (2025), Kimi Linear "
+            "(KimiDeltaAttention of its modeling_kimi.py), counted by its matrix shapes")
+def attention_params_kda() -> sp.Eq:
+    """Parameters of one Kimi Delta Attention layer (eq-layers-attention-kda).
+
+    Query and key projections (n_lin,k heads) and the value projection (n_lin,v heads) with
+    their short convolutions, as Gated DeltaNet's; one update-strength gate per value head; a
+    decay gate and an output gate, each low-rank (d_model to d_lin,v, then to every value
+    head's d_lin,v channels); and the output projection. Its state is eq-layers-state-linear.
+    """
+    keys = n_lk * d_lk
+    values = n_lv * d_lv
+    projections = (2 * keys + values) * d_model + n_lv * d_model
+    convolution = k_conv * (2 * keys + values)
+    low_rank_gates = 2 * (d_model * d_lv + d_lv * values)
+    output = values * d_model
+    return sp.Eq(n_attn_layer, projections + convolution + low_rank_gates + output)
+
+
 # --- one layer: feed-forward ---------------------------------------------------------------------
 
 @derivation("eq-layers-ff-dense", "Erdil (2025), sec. 3.2 and reference code")

@@ -47,6 +47,7 @@ COUNTS = {
     "attention_params_gqa": layer_mix.attention_params_gqa,
     "attention_params_mla": layer_mix.attention_params_mla,
     "attention_params_linear": layer_mix.attention_params_linear,
+    "attention_params_kda": layer_mix.attention_params_kda,
     "ff_params_dense": layer_mix.ff_params_dense,
     "ff_params_moe": layer_mix.ff_params_moe,
     "ff_params_moe_active": layer_mix.ff_params_moe_active,

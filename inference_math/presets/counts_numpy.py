@@ -53,6 +53,10 @@ def attention_params_linear(d_lk, d_lv, d_model, k_conv, n_lk, n_lv):
     return d_lv*d_model*n_lv + 2*d_model*n_lv + d_model*(2*d_lk*n_lk + 2*d_lv*n_lv) + k_conv*(2*d_lk*n_lk + d_lv*n_lv)
 
 
+def attention_params_kda(d_lk, d_lv, d_model, k_conv, n_lk, n_lv):
+    return 2*d_lv**2*n_lv + d_lv*d_model*n_lv + 2*d_lv*d_model + d_model*n_lv + d_model*(2*d_lk*n_lk + d_lv*n_lv) + k_conv*(2*d_lk*n_lk + d_lv*n_lv)
+
+
 def ff_params_dense(d_ff, d_model, n_ff_in, n_ff_out):
     return d_ff*d_model*(n_ff_in + n_ff_out)
 
@@ -149,6 +153,7 @@ FUNCTIONS = {
     'attention_params_gqa': (attention_params_gqa, ('d_head', 'd_model', 'm_kv', 'm_q', 'n_kv', 'n_q')),
     'attention_params_mla': (attention_params_mla, ('c_kv', 'c_q', 'd_head', 'd_model', 'd_rope', 'd_v', 'n_q')),
     'attention_params_linear': (attention_params_linear, ('d_lk', 'd_lv', 'd_model', 'k_conv', 'n_lk', 'n_lv')),
+    'attention_params_kda': (attention_params_kda, ('d_lk', 'd_lv', 'd_model', 'k_conv', 'n_lk', 'n_lv')),
     'ff_params_dense': (ff_params_dense, ('d_ff', 'd_model', 'n_ff_in', 'n_ff_out')),
     'ff_params_moe': (ff_params_moe, ('d_ff', 'd_ff_shared', 'd_model', 'n_experts', 'n_ff_in', 'n_ff_out', 'n_sh')),
     'ff_params_moe_active': (ff_params_moe_active, ('d_ff', 'd_ff_shared', 'd_model', 'n_active', 'n_experts', 'n_ff_in', 'n_ff_out', 'n_sh')),

@@ -299,15 +299,9 @@ class Architecture:
         elif a.linear:
             n_k, d_k, n_v, d_v, conv = a.linear
             shape.update({S.n_lk: n_k, S.d_lk: d_k, S.n_lv: n_v, S.d_lv: d_v, S.k_conv: conv})
-            attention = _eval("attention_params_linear", shape)
-            if a.heads == "KDA":
-                # Kimi Delta Attention (KimiDeltaAttention of Kimi Linear's modeling_kimi.py):
-                # q, k, v projections and their short convolutions as Gated DeltaNet, but no
-                # output-gate projection z (n_v·d_v·d_model) and one per-head gate b (not a and b);
-                # instead low-rank decay and output gates, f_a/g_a (d_model x d_v) then f_b/g_b
-                # (d_v x n_v·d_v). Its state is eq-layers-state-linear.
-                attention += -n_v * d_v * self.d_model - n_v * self.d_model \
-                    + 2 * (self.d_model * d_v + d_v * n_v * d_v)
+            # Kimi Delta Attention: its own low-rank gates (eq-layers-attention-kda)
+            attention = _eval("attention_params_kda" if a.heads == "KDA"
+                              else "attention_params_linear", shape)
             if a.span == "mamba":
                 # Mamba-2 (transformers' Mamba2Mixer, NemotronHMamba2Mixer): in_proj gives the
                 # gate z and x (n_v·d_v each), B and C (groups x state each) and one time step
