@@ -19,6 +19,11 @@
                                                 (prefill counted) against tok/s per user
     inference-math measured FILE.csv [--plot F] [--json | --csv]
                                                 measured points against the limit and estimate
+    inference-math sweep --models A,B --gpus X,Y --out FILE.parquet|csv [--weight-bits own,8,4]
+                         [--contexts 0,131072] [--prices P,Q] [--speeds 20,100] [--jobs N]
+                         [--scheduler ADDRESS] [--json]
+                                                frontier summaries over the grid, in parallel
+                                                (local processes or a Dask cluster), resumable
 
 --model and --drafter take a preset or a path to a config.json (or its folder); the full model
 reads only architectures of uniform layers from a config (describe-model reads the others).
@@ -75,6 +80,7 @@ from ..presets.hf_config import read_architecture
 from ..presets.layered import MTP_DRAFTER, mtp_drafter
 from ..presets.models import describe, get_model, is_path, preset_names
 from . import serving
+from . import sweep as sweep_cli
 
 EXIT_USAGE = 2
 GPU_FILE_HELP = "a path to a GPU file (TOML, one GPU; see the README's 'Your own GPU')"
@@ -836,13 +842,15 @@ def build_parser() -> argparse.ArgumentParser:
     desc.add_argument("--json", action="store_true", help="print JSON")
     _add_predict_parser(sub)
     serving.add_parsers(sub)
+    sweep_cli.add_parsers(sub)
     return parser
 
 
 _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy_max_speed,
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
              "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict,
-             "serve": serving.cmd_serve, "measured": serving.cmd_measured}
+             "serve": serving.cmd_serve, "measured": serving.cmd_measured,
+             "sweep": sweep_cli.cmd_sweep}
 
 
 def _one_line(text: str) -> str:
