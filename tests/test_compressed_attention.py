@@ -179,3 +179,19 @@ def test_describe_model_reads_v4(capsys):
     assert info["kv_indexer_bytes_per_token"] == 21 * 64
     arch = hc.read_architecture(f"{CONFIGS}/deepseek-ai--DeepSeek-V4-Pro.config.json")
     assert math.isclose(arch.total_params, 1.6e12, rel_tol=0.02)
+
+
+def test_mfu_counts_the_entries_a_query_attends_to():
+    """At 1M tokens a dense count of attention (every cached token, eq-full-flops) would put
+    V4-Flash's and V3.2's frontiers above 100% MFU under the limit; counting the entries read
+    (the window, the pooled entries, the selection) keeps every point below it."""
+    from inference_math import frontier
+    from inference_math.engine.search import Setting
+    v32 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json")
+    for model in (FLASH, v32):
+        front = frontier(Setting(model, get_gpu("b200"), context=1e6, curve="limit"))
+        assert max(pt.mfu for pt in front.points) < 1.0, model.name
+    # the entries one decode query of a V4-Flash sparse layer attends to at 1M: 512 + 128
+    _, csa, hca = FLASH.pieces
+    assert fm._attended(csa, 1e6) == 512 + 128
+    assert fm._attended(hca, 1e6) == 1e6 / 128 + 128

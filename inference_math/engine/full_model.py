@@ -847,16 +847,26 @@ def expert_parallel_value(model, tp: float, micro_batch: float, q: float = 1.0) 
 
 def forward_flops_fn(model):
     """eq-full-flops for one model as a NumPy function of (b, q, ℓ); a LayeredModel's is the
-    sum over its groups, each group's context capped at its window."""
+    sum over its groups, each at the entries its queries attend to: the context capped at its
+    window, a sparse group's selection, a compressed group's pooled entries and window (rules 9
+    and 10; the indexers' scoring is not counted)."""
     if isinstance(model, LayeredModel):
         parts = [(forward_flops_fn_values(piece.shape, _piece_flop_values(piece), shared=True),
                   piece) for piece in model.pieces]
 
         def total(batch, q, context):
-            return sum(fn(batch, q, piece.fixed_context if piece.fixed_context is not None
-                          else np.minimum(context, piece.window)) for fn, piece in parts)
+            return sum(fn(batch, q, _attended(piece, context)) for fn, piece in parts)
         return total
     return forward_flops_fn_values(model, model_values_for_flops(model))
+
+
+def _attended(piece, context):
+    """The cached entries a query of a group attends to at ``context``, in eq-full-flops' ℓ."""
+    if piece.fixed_context is not None:
+        return piece.fixed_context
+    seen = np.minimum(context, piece.window)
+    return (np.minimum(seen, piece.top_k) / piece.compression
+            + np.minimum(seen, piece.window_tokens))
 
 
 def _piece_flop_values(piece) -> dict:
