@@ -195,3 +195,19 @@ def test_mfu_counts_the_entries_a_query_attends_to():
     _, csa, hca = FLASH.pieces
     assert fm._attended(csa, 1e6) == 512 + 128
     assert fm._attended(hca, 1e6) == 1e6 / 128 + 128
+
+
+def test_the_full_model_and_the_reader_agree_on_v4s_cache():
+    """The LayeredModel and the Architecture count the same bytes per token (the pooled entries
+    and the indexer's keys, 6,880, with the two sliding-window layers' 2,048 while their windows
+    are open) and the same constant state (every pooling layer's 128-entry window and its
+    compressors' FP32 state); a KV precision halves the window with the rest of the cache."""
+    from inference_math.engine.predict import Deployment
+    arch = FLASH.architecture
+    assert FLASH.kv_bytes_per_token == arch.kv_bytes_per_token == 8928
+    assert FLASH.state_bytes_per_sequence == arch.state_bytes_per_sequence == 17_580_032
+    half = Deployment(FLASH, get_gpu("b200"), tp=8, batch=1, input_len=2**20, output_len=1,
+                      kv_bits=8)
+    ell = 2**20
+    pooled = 21 * (ell // 4) * 1024 + 20 * (ell // 128) * 1024 + 43 * 128 * 1024
+    assert FLASH.kv_bytes_at(ell) - half.kv_bytes_at(ell) == pooled / 2

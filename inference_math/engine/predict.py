@@ -265,8 +265,9 @@ class Deployment(Precisions):
         Model's cache is rescaled in its branch's constants)."""
         if not isinstance(self.model, LayeredModel) or self.kv_scale == 1.0:
             return self.model
-        pieces = tuple(replace(piece, kv_bytes_per_token=piece.kv_bytes_per_token * self.kv_scale)
-                       for piece in self.model.pieces)
+        pieces = tuple(replace(piece, kv_bytes_per_token=piece.kv_bytes_per_token * self.kv_scale,
+                               window_bytes_per_token=piece.window_bytes_per_token
+                               * self.kv_scale) for piece in self.model.pieces)
         return replace(self.model, pieces=pieces)
 
     def kv_bytes_at(self, context: float) -> float:

@@ -278,15 +278,17 @@ class LayeredModel:
         """Bytes one token adds while every window is still open (linear-attention states are
         constant: :attr:`state_bytes_per_sequence`)."""
         return sum(piece.kv_bytes_per_token + piece.indexer_bytes_per_token
-                   + piece.window_bytes_per_token
                    for piece in self.pieces if piece.fixed_context is None)
 
     @property
     def state_bytes_per_sequence(self) -> float:
-        """Constant bytes per sequence: linear-attention states, compressors' pending state."""
+        """Constant bytes per sequence: linear-attention states; a compressed group's full window
+        and its compressors' pending state (as Architecture.state_bytes_per_sequence counts
+        them)."""
         return sum(piece.kv_bytes_per_token * piece.fixed_context for piece in self.pieces
                    if piece.fixed_context is not None) \
-            + sum(piece.state_bytes for piece in self.pieces)
+            + sum(piece.window_bytes_per_token * piece.window_tokens + piece.state_bytes
+                  for piece in self.pieces)
 
     def kv_bytes_at(self, context: float) -> float:
         """Cache bytes of one sequence of ``context`` tokens: windows cap their groups' caches,
