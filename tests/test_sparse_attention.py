@@ -167,3 +167,32 @@ def test_describe_model_names_the_indexers_keys(capsys):
     assert main(["describe-model", f"{CONFIGS}/deepseek-ai--DeepSeek-R1.config.json",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["kv_indexer_bytes_per_token"] == 0
+
+
+def test_block_sparse_attention_by_hand():
+    """Llama 3.1 405B made block-sparse, blocks of 64 tokens and the best 32 of them (2,048
+    tokens, V3.2's selection): one mean key per block and KV head, 8 x 128 x 2 bytes / 64 = 32
+    bytes a token and layer, and 2 x 128 x 128 / 64 = 512 FLOPs of scoring a token and layer.
+    Batch 8 on 8 H200s with attention tensor-parallel (one KV head a GPU, each GPU scoring for
+    its own 16 query heads), under the limit: against the dense model, the memory time differs
+    by 8·126·(4096·(2048 − ℓ) + 32·ℓ)/(8·4.8e12) s and the arithmetic by
+    8·126·(65,536·(2048 − ℓ) + 512·ℓ)/(8·F) s, F the H200's 16-bit peak."""
+    from inference_math.presets import hf_config as hc
+    from inference_math.presets.layered import block_sparse
+    arch = hc.read_architecture(f"{CONFIGS}/meta-llama--Meta-Llama-3.1-405B.config.json")
+    dense = LayeredModel.from_architecture(arch)
+    sparse = block_sparse(arch, 64, 32)
+    (piece,) = sparse.pieces
+    assert piece.top_k == 2048 and not piece.indexer_replicated
+    assert piece.indexer_bytes_per_token == 126 * 32 and piece.indexer_flops == 512
+    gpu = get_gpu("h200")
+    kw = dict(tp=8, batch=8, input_len=50_000, output_len=1, curve="limit")  # 1 TB of 1.1
+    a, b = predict(Deployment(sparse, gpu, **kw)), predict(Deployment(dense, gpu, **kw))
+    ell = a.context
+    memory = 8 * 126 * (4096 * (2048 - ell) + 32 * ell) / (8 * 4.8e12)
+    got = (a.decode_terms_ms["memory"] - b.decode_terms_ms["memory"]) / 1e3
+    assert math.isclose(got, memory, rel_tol=1e-9), (got, memory)
+    arithmetic = 8 * 126 * (65_536 * (2048 - ell) + 512 * ell) / (8 * gpu.flops(16))
+    got = (a.decode_terms_ms["arithmetic"] - b.decode_terms_ms["arithmetic"]) / 1e3
+    assert math.isclose(got, arithmetic, rel_tol=1e-9), (got, arithmetic)
+    assert sparse.kv_bytes_at(1e5) == dense.kv_bytes_at(1e5) + 1e5 * 126 * 32

@@ -68,7 +68,7 @@ def test_module_attributes_are_the_registry_symbols():
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
                "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query", "kv_win", "ctx_win", "st_cmp",
-               "ctx_wread"}
+               "ctx_wread", "xi_idx"}
 
 
 @pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))

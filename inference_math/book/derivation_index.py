@@ -37,6 +37,7 @@ SOURCE_KEYS = (
     (re.compile(r"DeepSeek-AI \(2025\), DeepSeek-V3\.2-Exp"), "deepseek2025v32"),
     (re.compile(r"DeepSeek-AI \(2026\), DeepSeek-V4"), "deepseek2026v4"),
     (re.compile(r"Kimi Team \(2025\), Kimi Linear"), "kimi2025linear"),
+    (re.compile(r"Lu et al\. \(2025\), MoBA"), "lu2025moba"),
 )
 
 

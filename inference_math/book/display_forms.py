@@ -362,7 +362,7 @@ def _sparse_read():
 
 @form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
       "attention over the entries it selects (r_c tokens to an entry) and its window, the "
-      "indexer over the whole cache on every GPU "
+      "indexer over the whole cache on every GPU (ξ_I = 1) or split with the heads (ξ_I = 0) "
       "of the attention group, then the indexer's projections on the group's other GPUs, all "
       "over the instance's FLOP/s", constants=_sparse_read, where=True)
 def _phys_flop_time():
@@ -374,8 +374,9 @@ def _phys_flop_time():
     from ..engine import full_model as fm
 
     entries = sp.Add(_mul(S.ctx_read, _pow(S.r_cmp, -1)), S.ctx_wread, evaluate=False)
+    scorers = sp.Add(_mul(S.xi_idx, fm.N_TP_ATTN), 1, -S.xi_idx, evaluate=False)
     attention = sp.Add(_mul(4, S.d_head, S.n_q, entries),
-                       _mul(fm.N_TP_ATTN, S.f_idx, context), evaluate=False)
+                       _mul(scorers, S.f_idx, context), evaluate=False)
     replicas = _mul(2, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx, S.b, S.q_len)
     numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
                        _mul(2, S.vocab, S.d_model, S.b, S.q_lm),

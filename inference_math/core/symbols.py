@@ -920,3 +920,11 @@ held_cmp = _define("held_cmp", r"H_{\mathrm{c}}", "bytes",
 ctx_wread = _define("ctx_wread", r"\bar{\ell}_{\mathrm{W}}", "tokens",
                     "mean window entries a query of a pass attends to in a compressed layer",
                     "compressed", nonnegative=True, real=True)
+blk_sz = _define("blk_sz", r"B_{\mathrm{blk}}", "tokens",
+                 "tokens per block of block-sparse attention", "sparse", **_POS)
+n_blk = _define("n_blk", r"k_{\mathrm{blk}}", "blocks",
+                "blocks each query of a block-sparse layer attends to", "sparse", **_POS)
+xi_idx = _define("xi_idx", r"\xi_{\mathrm{I}}", "1",
+                 "1 when every GPU of an attention group runs the whole indexer (DeepSeek's), 0 "
+                 "when each scores for its own query heads (block-sparse)", "sparse",
+                 nonnegative=True, real=True)

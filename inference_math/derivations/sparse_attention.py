@@ -24,17 +24,23 @@ import sympy as sp
 from ..core.registry import derivation
 from ..core.symbols import (
     blk_idx,
+    blk_sz,
     c_q,
     ctx,
     ctx_read,
+    d_head,
     d_idx,
     d_model,
     f_idx,
+    g,
     idx_params,
     j_query,
     k_top,
     kv_idx,
+    n_blk,
     n_idx,
+    n_q,
+    p_act,
     p_idx,
     p_scale,
     q_len,
@@ -90,3 +96,26 @@ def mean_read() -> sp.Eq:
     return sp.Eq(ctx_read, sp.Piecewise((all_below, k_top >= ctx + q_len - 1),
                                         (k_top, k_top <= ctx),
                                         (some_below, True)))
+
+
+# --- block-sparse attention: the same terms with a block's mean key as the indexer's key ---------
+
+_MOBA = "Lu et al. (2025), MoBA: Mixture of Block Attention for Long-Context LLMs"
+
+
+@derivation("eq-sparse-block-cache", _MOBA)
+def block_summary_bytes() -> sp.Eq:
+    """Bytes per token of a block-sparse layer's block summaries (eq-sparse-block-cache): one
+    mean-pooled key per block of B_blk tokens and per KV head (n_q/g heads of d_head), held at
+    the cache's precision beside the keys and values it summarizes. They are the indexer's key
+    cache M_I of rule 9; the layer attends to the k_sel = k_blk·B_blk tokens of its best
+    blocks."""
+    return sp.Eq(kv_idx, (n_q / g) * d_head * p_act / blk_sz)
+
+
+@derivation("eq-sparse-block-flops", _MOBA)
+def block_scoring_flops() -> sp.Eq:
+    """Scoring FLOPs per query per cached token of a block-sparse layer (eq-sparse-block-flops):
+    every query head dots every block's mean key of its KV head (2·d_head each), once per
+    B_blk tokens. They are the indexer's F_I of rule 9; there are no indexer weights."""
+    return sp.Eq(f_idx, n_q * 2 * d_head / blk_sz)

@@ -99,6 +99,7 @@ from ..core.symbols import (
     vocab,
     w_idx,
     xi_ep,
+    xi_idx,
 )
 from ..derivations.moe import expert_fraction_read
 from ..presets.layered import LayeredModel, piece_context
@@ -464,7 +465,7 @@ CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_ex
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
              omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win,
-             r_cmp, st_cmp)
+             r_cmp, st_cmp, xi_idx)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -503,7 +504,7 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         # dense attention: every cached token read, no indexer (eq-sparse-mean-read at k = ∞)
         k_top: math.inf, kv_idx: 0.0, f_idx: 0.0, w_idx: 0.0,
         # no compression, window or compressor (eq-compressed-read at r_c = 1, M_W = S_cmp = 0)
-        kv_win: 0.0, ctx_win: 0.0, r_cmp: 1.0, st_cmp: 0.0,
+        kv_win: 0.0, ctx_win: 0.0, r_cmp: 1.0, st_cmp: 0.0, xi_idx: 1.0,
     })
     return values
 
@@ -684,6 +685,7 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         # the compressors' pending state as the reference code holds it; the limit counts none
         # (a running softmax pools a window in a few vectors, whatever r_c)
         st_cmp: 0.0 if curve == "limit" else piece.state_bytes,
+        xi_idx: 1.0 if piece.indexer_replicated else 0.0,
     })
     if curve != "limit" and not own:
         values[p_disp] = 1.0 if weight_bytes <= 1 else piece.shape.activation_bytes

@@ -33,7 +33,9 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    The indexer is replicated on every GPU of an attention group, as the engines run it
    (DeepSeek's reference code and vLLM's and SGLang's replicated linear layers: every rank
    selects the same tokens): each GPU holds and reads its weights, projects its group's tokens
-   and scores their whole cache.
+   and scores their whole cache. Block-sparse attention is the same terms with one mean key per
+   block as the indexer's key (eq-sparse-block-*), no indexer weights, and the scoring split
+   with the query heads (ξ_I = 0).
 10. A compressed-attention layer (DeepSeek-V4's) holds and reads its last ℓ_W tokens as plain
    entries and one entry per r_c tokens beyond them (eq-compressed-held, eq-compressed-read);
    with an indexer (rule 9, over the pooled entries) a query attends to the k_sel/r_c entries
@@ -100,6 +102,7 @@ from ..core.symbols import (
     t_net,
     vocab,
     w_idx,
+    xi_idx,
 )
 from ..derivations import compressed_attention, sparse_attention
 from . import full_model as fm
@@ -145,7 +148,10 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     # a top-ℓ_W of plain entries (rule 10)
     window = sparse_attention.mean_read().rhs.subs(k_top, ctx_win)
     entries = selected / r_cmp + window
-    indexer = N_TP_ATTN * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
+    # the scoring runs on every GPU of the group (DeepSeek's replicated indexer, ξ_I = 1) or
+    # split with the query heads (block-sparse, ξ_I = 0)
+    scorers = xi_idx * N_TP_ATTN + 1 - xi_idx
+    indexer = scorers * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
     return b * q_len * (n_layers * per_entry * entries + indexer)
 
 

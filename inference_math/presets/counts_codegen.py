@@ -64,6 +64,8 @@ COUNTS = {
     "indexer_params": sparse_attention.indexer_params,
     "indexer_cache_bytes": sparse_attention.indexer_cache_bytes,
     "indexer_flops": sparse_attention.indexer_flops,
+    "block_summary_bytes": sparse_attention.block_summary_bytes,
+    "block_scoring_flops": sparse_attention.block_scoring_flops,
     # compressed attention (DeepSeek-V4; presets.hf_config)
     "compressed_attention_params": compressed_attention.attention_params,
     "compressor_params": compressed_attention.compressor_params,

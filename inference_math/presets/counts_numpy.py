@@ -120,6 +120,14 @@ def indexer_flops(d_idx, n_idx):
     return 2*n_idx*(d_idx + 1)
 
 
+def block_summary_bytes(blk_sz, d_head, g, n_q, p_act):
+    return d_head*n_q*p_act/(blk_sz*g)
+
+
+def block_scoring_flops(blk_sz, d_head, n_q):
+    return 2*d_head*n_q/blk_sz
+
+
 def compressed_attention_params(c_q, d_kv, d_model, n_og, n_q, r_o):
     return n_og*d_model*r_o + c_q*d_kv*n_q + c_q*d_model + d_kv*d_model + d_kv*n_q*r_o
 
@@ -169,6 +177,8 @@ FUNCTIONS = {
     'indexer_params': (indexer_params, ('c_q', 'd_idx', 'd_model', 'n_idx')),
     'indexer_cache_bytes': (indexer_cache_bytes, ('blk_idx', 'd_idx', 'p_idx', 'p_scale')),
     'indexer_flops': (indexer_flops, ('d_idx', 'n_idx')),
+    'block_summary_bytes': (block_summary_bytes, ('blk_sz', 'd_head', 'g', 'n_q', 'p_act')),
+    'block_scoring_flops': (block_scoring_flops, ('blk_sz', 'd_head', 'n_q')),
     'compressed_attention_params': (compressed_attention_params, ('c_q', 'd_kv', 'd_model', 'n_og', 'n_q', 'r_o')),
     'compressor_params': (compressor_params, ('c_ov', 'd_kv', 'd_model', 'r_cmp')),
     'hyper_connection_params': (hyper_connection_params, ('d_model', 'm_hc')),

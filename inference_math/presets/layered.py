@@ -59,6 +59,9 @@ class LayerPiece:
     # top_k and kv_bytes_per_token above are then per token, k_sel = r_c·k), the plain cache of
     # its sliding window per token (all layers) and that window in tokens, and the compressors'
     # pending state per sequence (all layers): eq-compressed-*
+    # whether every GPU of an attention group runs the whole indexer (DeepSeek's), or each
+    # scores for its own query heads (block-sparse)
+    indexer_replicated: bool = True
     compression: float = 1.0
     window_bytes_per_token: float = 0.0
     window_tokens: float = 0.0
@@ -330,6 +333,42 @@ def from_hf_config(path) -> Model | LayeredModel:
         return Model(**hf_config.model_fields(arch))
     except InputError:
         return LayeredModel.from_architecture(arch)
+
+
+def block_sparse(model: LayeredModel | hf_config.Architecture, block: int,
+                 blocks: int) -> LayeredModel:
+    """``model`` with block-sparse attention in every full-attention group (eq-sparse-block-*):
+    each query scores one mean key per ``block`` tokens and KV head, and attends to the tokens
+    of its best ``blocks`` blocks. The summaries are rule 9's indexer keys; there are no indexer
+    weights. InputError for a model with no full-attention group of separate KV heads (MLA's
+    latent, windows and linear layers are not block-sparse here)."""
+    from .counts import count
+    from ..core import symbols as S
+    from ..core.validation import positive_int
+    positive_int("block", block)
+    positive_int("blocks", blocks)
+    if isinstance(model, hf_config.Architecture):
+        model = LayeredModel.from_architecture(model)
+    pieces, changed = [], 0
+    for piece in model.pieces:
+        shape = piece.shape
+        dense = (piece.fixed_context is None and math.isinf(piece.window)
+                 and math.isinf(piece.top_k) and not shape.is_mla and piece.compression == 1)
+        if not dense:
+            pieces.append(piece)
+            continue
+        values = {S.n_q: shape.n_q_heads, S.g: shape.group_size, S.d_head: shape.head_dim,
+                  S.p_act: shape.activation_bytes, S.blk_sz: block}
+        pieces.append(replace(
+            piece, top_k=float(block * blocks),
+            indexer_bytes_per_token=shape.layers * count("block_summary_bytes", values),
+            indexer_flops=count("block_scoring_flops", values), indexer_replicated=False))
+        changed += 1
+    if not changed:
+        raise InputError(f"{model.name} has no full-attention group with separate KV heads to "
+                         "make block-sparse")
+    return replace(model, name=f"{model.name}, block-sparse ({blocks} x {block} tokens)",
+                   pieces=tuple(pieces))
 
 
 MTP_DRAFTER = "mtp"  # the name --drafter takes for a model's own multi-token-prediction module
