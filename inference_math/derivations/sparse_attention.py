@@ -37,7 +37,6 @@ from ..core.symbols import (
     j_query,
     k_top,
     kv_idx,
-    n_blk,
     n_idx,
     n_q,
     p_act,

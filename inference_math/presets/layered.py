@@ -342,9 +342,9 @@ def block_sparse(model: LayeredModel | hf_config.Architecture, block: int,
     of its best ``blocks`` blocks. The summaries are rule 9's indexer keys; there are no indexer
     weights. InputError for a model with no full-attention group of separate KV heads (MLA's
     latent, windows and linear layers are not block-sparse here)."""
-    from .counts import count
     from ..core import symbols as S
     from ..core.validation import positive_int
+    from .counts import count
     positive_int("block", block)
     positive_int("blocks", blocks)
     if isinstance(model, hf_config.Architecture):
