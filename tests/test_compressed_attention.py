@@ -211,3 +211,14 @@ def test_the_full_model_and_the_reader_agree_on_v4s_cache():
     ell = 2**20
     pooled = 21 * (ell // 4) * 1024 + 20 * (ell // 128) * 1024 + 43 * 128 * 1024
     assert FLASH.kv_bytes_at(ell) - half.kv_bytes_at(ell) == pooled / 2
+
+
+def test_v4_storage_lists_every_weight_once():
+    """The matrices the storage reader assigns formats to sum to each layer's count, so every
+    weight is stored in exactly one format."""
+    for stem in ("deepseek-ai--DeepSeek-V4-Flash", "deepseek-ai--DeepSeek-V4-Pro"):
+        arch = hc.read_architecture(f"{CONFIGS}/{stem}.config.json")
+        for group, layer in zip(arch.groups, arch.layers, strict=True):
+            listed = sum(n for _, n, _ in hc._v4_matrices(group.attention, group.ffn,
+                                                          arch.d_model))
+            assert listed == layer["attention"] + layer["ff"], (stem, group.count)
