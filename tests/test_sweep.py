@@ -32,6 +32,12 @@ def _direct(row: dict) -> dict:
         out[f"usd_per_mtok_at_{speed:g}"] = float(front.cost_at_speed(speed))
         out[f"binding_at_{speed:g}"] = point.binding
         out[f"gpus_at_{speed:g}"] = point.gpus
+        slowest = min(pt.tokens_per_s for pt in front.points)
+        if speed >= slowest:
+            report = front.elasticities(speed)
+            out[f"eps_hbm_bandwidth_at_{speed:g}"] = report["elasticities"]["hbm_bandwidth"]
+            out[f"eps_price_per_hour_at_{speed:g}"] = 1.0
+            out[f"binds_at_{speed:g}"] = "+".join(report["binds"])
     return out
 
 

@@ -16,7 +16,8 @@ from inference_math.core.registry import LABEL_RE, derivation
 
 LABEL_PATTERN = re.compile(r"^eq-[a-z0-9]+-[a-z0-9]+(-[a-z0-9]+)*$")
 KNOWN_TOPICS = {"model", "moe", "hardware", "serving", "scaling", "intensity", "kv", "sharding",
-                "dense", "deepseek", "rollouts", "full", "sparse", "compressed"}
+                "dense", "deepseek", "rollouts", "full", "sparse", "compressed",
+                "sensitivity"}
 REGISTERED_SYMBOLS = {entry.symbol for entry in S.REGISTRY.values()}
 ALL_LABELS = sorted(DERIVATIONS)
 
@@ -68,10 +69,14 @@ def test_module_attributes_are_the_registry_symbols():
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
                "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query", "kv_win", "ctx_win", "st_cmp",
-               "ctx_wread", "xi_idx"}
+               "ctx_wread", "xi_idx", "t_lat", "t_intra", "t_inter", "t_launch"}
+# elasticities, log slopes, a logarithm and degrees: real, of either sign
+SIGNED = {"elasticity", "eps_cost", "eps_step", "eps_price", "u_log", "g1_n", "g1_b", "g1_x",
+          "g2_n", "g2_b", "g2_x", "deg_launch", "deg_lat", "deg_intra", "deg_inter", "deg_mem",
+          "deg_flop"}
 
 
-@pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - {"elasticity"} - NONNEGATIVE))
+@pytest.mark.parametrize("name", sorted(set(S.REGISTRY) - SIGNED - NONNEGATIVE))
 def test_physical_quantities_are_positive(name):
     """Sizes, times, rates and prices are positive reals (needed by the simplifications)."""
     sym = S.REGISTRY[name].symbol
@@ -85,11 +90,12 @@ def test_quantities_that_may_be_zero_are_nonnegative_reals(name):
     assert sym.is_nonnegative is True and sym.is_real is True
 
 
-def test_elasticity_is_real_but_may_be_negative():
+@pytest.mark.parametrize("name", sorted(SIGNED))
+def test_elasticities_are_real_but_may_be_negative(name):
     """d log t_min / d log B is -1/3 in the limit (Erdil 2025 sec. 5.1), so not positive."""
-    assert S.elasticity.is_real is True
-    assert S.elasticity.is_positive is None
-    assert S.REGISTRY["elasticity"].assumptions == "real"
+    assert S.REGISTRY[name].symbol.is_real is True
+    assert S.REGISTRY[name].symbol.is_positive is None
+    assert S.REGISTRY[name].assumptions == "real"
 
 
 def test_info_and_by_name_round_trip():

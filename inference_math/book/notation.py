@@ -31,6 +31,7 @@ TOPICS = {
     "full": "The full model (Erdil 2025, section 3)",
     "sparse": "Sparse top-k attention",
     "compressed": "Compressed attention",
+    "sensitivity": "Sensitivity of a serving cost",
 }
 DISPLAY_HEADING = "Named in the displayed equations only"
 CHAPTER_HEADING = "Named in one chapter"

@@ -24,6 +24,10 @@
                          [--scheduler ADDRESS] [--json]
                                                 frontier summaries over the grid, in parallel
                                                 (local processes or a Dask cluster), resumable
+    inference-math sensitivity --model M --gpu G --speed S [--cut F] [options] [--json | --csv]
+                                                elasticities of the cost at S tok/s per user in
+                                                each hardware and model number; with --cut, the
+                                                factor each needs alone to divide the cost by F
 
 --model and --drafter take a preset or a path to a config.json (or its folder); the full model
 reads only architectures of uniform layers from a config (describe-model reads the others).
@@ -79,6 +83,7 @@ from ..presets.hardware import GPUS, full_model_gpus, get_gpu
 from ..presets.hf_config import read_architecture
 from ..presets.layered import MTP_DRAFTER, mtp_drafter
 from ..presets.models import describe, get_model, is_path, preset_names
+from . import sensitivity as sensitivity_cli
 from . import serving
 from . import sweep as sweep_cli
 
@@ -843,6 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_predict_parser(sub)
     serving.add_parsers(sub)
     sweep_cli.add_parsers(sub)
+    sensitivity_cli.add_parsers(sub)
     return parser
 
 
@@ -850,7 +856,7 @@ _COMMANDS = {"models": _cmd_models, "gpus": _cmd_gpus, "toy-max-speed": _cmd_toy
              "frontier": _cmd_frontier, "max-speed": _cmd_frontier, "preferred": _cmd_frontier,
              "compare": _cmd_compare, "describe-model": _cmd_describe, "predict": _cmd_predict,
              "serve": serving.cmd_serve, "measured": serving.cmd_measured,
-             "sweep": sweep_cli.cmd_sweep}
+             "sweep": sweep_cli.cmd_sweep, "sensitivity": sensitivity_cli.cmd_sensitivity}
 
 
 def _one_line(text: str) -> str:

@@ -580,6 +580,12 @@ class Frontier:
         fast = [pt for pt in self.points if pt.tokens_per_s >= speed]
         return min(fast, key=lambda pt: pt.usd_per_mtok) if fast else None
 
+    def elasticities(self, speed: float) -> dict:
+        """Elasticities of the cost at ``speed`` tokens/s per user in each hardware and model
+        number (eq-sens-one-term, eq-sens-corner): :func:`.sensitivity.elasticities`."""
+        from .sensitivity import elasticities
+        return elasticities(self, speed)
+
     def cost_at_speed(self, speed: np.ndarray) -> np.ndarray:
         """Cost of the frontier at given speeds (log-log interpolation; nan outside its range)."""
         x, y = self.arrays()

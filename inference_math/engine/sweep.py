@@ -3,7 +3,8 @@
 Each cell of the grid is one frontier (:func:`~inference_math.engine.search.frontier`, unchanged),
 summarized in one row: its top speed and cost there, and at each asked speed per user the cost
 (eq-search-cost, read along the frontier as ``compare`` reads it), the binding term and the size
-of the configuration that serves it. A cell that cannot run is a row too, ``feasible`` false
+of the configuration that serves it, and the cost's elasticity in each input with the constraints
+that bind at the optimum (:mod:`.sensitivity`). A cell that cannot run is a row too, ``feasible`` false
 with the reason, never dropped.
 
 The cells run in parallel on an existing engine: joblib's process pool (loky) over the local
@@ -31,8 +32,14 @@ KEY = ("model", "gpu", "weight_bits", "context", "curve", "usd_per_gpu_hour")
 #: What a sweep writes, in this order, per asked speed S after the first ones.
 COLUMNS = (*KEY, "feasible", "infeasible", "max_tokens_per_s", "usd_per_mtok_at_max",
            "binding_at_max")
-AT_SPEED = ("usd_per_mtok", "binding", "gpus", "batch")
-_TEXT = ("model", "gpu", "curve", "infeasible")  # and every binding_* column
+#: The inputs whose elasticity a row holds at each speed (eq-sens-one-term, eq-sens-corner), by
+#: their names in ``sensitivity --json``; the FLOP/s are those of the frontier's weights.
+ELASTICITIES = ("hbm_bandwidth", "hbm_bytes", "flops", "intranode_allreduce_bandwidth",
+                "internode_allreduce_bandwidth", "kernel_launch_s", "collective_latency",
+                "price_per_hour", "weight_bytes", "kv_bytes_per_token", "context")
+AT_SPEED = ("usd_per_mtok", "binding", "gpus", "batch", "binds",
+            *(f"eps_{name}" for name in ELASTICITIES))
+_TEXT = ("model", "gpu", "curve", "infeasible")  # and every binding_* and binds_* column
 FORMATS = (".parquet", ".csv")
 
 
@@ -114,7 +121,21 @@ def summarize(cell: Cell, speeds: tuple[float, ...]) -> dict:
         row.update({f"usd_per_mtok_at_{speed:g}": cost if math.isfinite(cost)
                     else point.usd_per_mtok, f"binding_at_{speed:g}": point.binding,
                     f"gpus_at_{speed:g}": point.gpus, f"batch_at_{speed:g}": point.batch})
+        row.update(_elasticities(front, speed))
     return row
+
+
+def _elasticities(front, speed: float) -> dict:
+    """The elasticity columns at one speed (empty below the frontier's slowest point)."""
+    try:
+        report = front.elasticities(speed)
+    except InputError:
+        return {}
+    values = {("flops" if name.startswith("flops_") else name): value
+              for name, value in report["elasticities"].items()}
+    out = {f"eps_{name}_at_{speed:g}": values.get(name) for name in ELASTICITIES}
+    out[f"binds_at_{speed:g}"] = "+".join(report["binds"])
+    return out
 
 
 # --- the output file ------------------------------------------------------------------------------
@@ -157,7 +178,7 @@ def _typed(row: dict) -> dict:
             out[key] = text == "True"
         elif key == "weight_bits":
             out[key] = int(text)
-        elif key in _TEXT or key.startswith("binding"):
+        elif key in _TEXT or key.startswith(("binding", "binds")):
             out[key] = text
         else:
             out[key] = float(text)
@@ -201,8 +222,9 @@ class Writer:
 def _schema(columns: list[str]):
     import pyarrow as pa
     kinds = {"weight_bits": pa.int64(), "feasible": pa.bool_()}
-    return pa.schema([(c, kinds.get(c, pa.string() if c in _TEXT or c.startswith("binding")
-                                    else pa.float64())) for c in columns])
+    return pa.schema([(c, kinds.get(c, pa.string() if c in _TEXT
+                                    or c.startswith(("binding", "binds")) else pa.float64()))
+                      for c in columns])
 
 
 # --- running --------------------------------------------------------------------------------------

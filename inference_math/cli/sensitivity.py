@@ -1,0 +1,126 @@
+"""The ``sensitivity`` command: how the cost at a speed responds to each input.
+
+    inference-math sensitivity --model M --gpu G --speed S [--cut F] [options] [--json | --csv]
+
+Prints the elasticity of the frontier's cost at S tokens/s per user in each hardware number, the
+price and the model's weight and cache bytes and context (eq-sens-one-term, eq-sens-corner;
+:mod:`inference_math.engine.sensitivity`), the binding term, and with ``--cut F`` the factor by
+which each input alone must move to divide that cost by F (:mod:`inference_math.engine.cheaper`).
+"""
+
+from __future__ import annotations
+
+from ..core.validation import InputError, Interval
+
+CUT = Interval(1.0, 1000.0, open_low=True)
+UNITS = {"hbm_bandwidth": "B/s", "flops": "FLOP/s", "hbm_bytes": "B", "intranode_allreduce_bandwidth": "B/s",
+         "internode_allreduce_bandwidth": "B/s", "kernel_launch_s": "s",
+         "price_per_hour": "$/GPU-h", "weight_bytes": "B", "kv_bytes_per_token": "B",
+         "context": "tokens"}
+
+
+def add_parsers(sub) -> None:
+    from .. import cli as base
+
+    cmd = sub.add_parser("sensitivity", help="elasticities of the cost at a speed per user in "
+                                             "each hardware and model number (full model)")
+    base._add_full_model_options(cmd)
+    cmd.add_argument("--speed", type=base._number("--speed"), required=True,
+                     help=base._range_help("--speed", "tokens/s per user at which to read the "
+                                                      "cost"))
+    cmd.add_argument("--cut", type=_cut, default=None, metavar="F",
+                     help="also find, for each input alone, the factor that divides the cost "
+                          "by F (in (1, 1000]; each input takes a few searches)")
+
+
+def _cut(text: str) -> float:
+    import argparse
+
+    from ..core.validation import parse_within
+    try:
+        return parse_within("--cut", text, CUT)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("argument --cut: ")) from None
+
+
+def rows(report: dict, values: dict, cuts) -> list[dict]:
+    """One row per input: its value, its elasticity and (with --cut) the factor it needs."""
+    factors = {c.name: c for c in cuts or ()}
+    out = []
+    for name, eps in report["elasticities"].items():
+        unit = UNITS["flops"] if name.startswith("flops_") else UNITS.get(name, "")
+        row = {"input": name, "value": values.get(name), "unit": unit,
+               "elasticity": eps}
+        if cuts is not None:
+            found = factors.get(name)
+            row["searched"] = found is not None
+            row["factor"] = found.factor if found else None
+            row["reached"] = found.reached if found else None
+        out.append(row)
+    return out
+
+
+def _number(value, spec: str) -> str:
+    return format("-", spec[0] + spec[1:].lstrip("+").split(".")[0]) if value is None \
+        else format(value, spec)
+
+
+def _cut_text(row: dict) -> str:
+    if not row["searched"]:
+        return "not searched"
+    if row["factor"] is not None:
+        return format(row["factor"], ".3g")
+    if abs(row["elasticity"] or 0.0) < 1e-3:
+        return "no effect"
+    return f"none (/{row['reached']:.3g} at most)"
+
+
+def cmd_sensitivity(args) -> str:
+    from .. import cli as base
+    from ..engine import cheaper, sensitivity
+    from ..engine.search import frontier
+
+    if args.drafter is not None:
+        raise InputError("argument --drafter: elasticities are derived for frontiers without "
+                         "speculative decoding")
+    setting = base._setting(args)
+    with base._progress(setting, args.quiet) as advance:
+        front = frontier(setting, exact=args.exact, progress=advance)
+    with base._blame("--speed"):
+        report = sensitivity.elasticities(front, args.speed)
+        cuts = None if args.cut is None else cheaper.cut(front, args.speed, args.cut)
+    table = rows(report, sensitivity.input_values(setting), cuts)
+    base._require_finite([{k: v for k, v in report.items() if k != "elasticities"}, *table])
+    if args.json:
+        out = {"model": setting.model.name, "gpu": setting.gpu.name, "curve": setting.curve_name,
+               **report}
+        if cuts is not None:
+            # inputs the search cannot vary alone (the collectives' latency, the weights' bytes
+            # at a fixed FLOP/s) are not searched: absent from both maps
+            out["cut"] = {"target": args.cut,
+                          "factors": {c.name: c.factor for c in cuts},
+                          "reached": {c.name: c.reached for c in cuts}}
+        return base._dumps(out)
+    keys = ["input", "value", "unit", "elasticity"] + (["factor", "reached"] if cuts is not None
+                                                        else [])
+    if args.csv:
+        lines = [",".join(keys)]
+        lines += [",".join("" if row[k] is None else str(row[k]) for k in keys) for row in table]
+        return "\n".join(lines)
+    head = (f"{setting.model.name} on {setting.gpu.name} ({setting.curve_name} rules) at "
+            f"{args.speed:g} tok/s per user: ${report['usd_per_mtok']:.4g}/Mtok, binding: "
+            f"{report['binding']}; at the optimum {' and '.join(report['binds'])} bind "
+            f"({report['method']}), {report['gpus']:.4g} GPUs, batch {report['batch']:.4g}")
+    lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s}"
+             + (f" {'factor for cost/' + format(args.cut, 'g'):>20s}" if cuts is not None else "")]
+    for row in table:
+        line = (f"{row['input']:32s} {_number(row['value'], '>12.4g')} {row['unit']:8s} "
+                f"{_number(row['elasticity'], '+14.3f')}")
+        if cuts is not None:
+            line += f" {_cut_text(row):>20s}"
+        lines.append(line)
+    if cuts is None:
+        lines.append("")
+        lines.append("--cut F: the factor by which each input alone must move to divide the "
+                     "cost by F")
+    return "\n".join(lines)

@@ -1,0 +1,226 @@
+"""Elasticities of the cost at a speed (eq-sens-one-term, eq-sens-corner), the continuum search
+they differentiate, and what would make a cost cheaper.
+
+The derivations are checked on problems solved here by a general optimizer (scipy), the
+engine's elasticities against central differences of the re-optimized cost (the continuum
+search at x·e^±h), and the command line for strict JSON and one-line errors.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog, minimize_scalar
+
+from inference_math.cli import main
+from inference_math.core import symbols as S
+from inference_math.core.validation import InputError
+from inference_math.engine import cheaper
+from inference_math.engine import continuum as cm
+from inference_math.engine import formulas_numpy as gen
+from inference_math.engine import sensitivity as sens
+from inference_math.engine.search import Setting, frontier
+from inference_math.presets.hardware import get_gpu
+from inference_math.presets.models import get_model
+
+
+def _close(ours: float, theirs: float, rel: float = 0.10, floor: float = 0.01) -> bool:
+    """Within 10% (the issue's tolerance), or within 0.01 where both are near zero."""
+    return abs(ours - theirs) <= max(rel * abs(theirs), floor)
+
+
+# --- the derivations, on problems solved by a general optimizer -------------------------------
+
+def test_one_term_is_the_envelope_of_a_smooth_problem():
+    """min ln N − ln b subject to t(N, b) = A/N + K·b/N + c·√N ≤ 1/S, solved by scipy at
+    A·e^±h: the derivative of the optimum's cost in ln A is eq-sens-one-term at its partials."""
+    a, k, c, speed = 2.0, 0.01, 1e-3, 20.0
+
+    def optimum(scale):
+        def cost(log_n):
+            n = math.exp(log_n)
+            b = (1 / speed - a * scale / n - c * math.sqrt(n)) * n / k  # t = 1/S solved for b
+            return 1e3 if b <= 0 else log_n - math.log(b)  # infeasible: far above any cost
+        res = minimize_scalar(cost, bounds=(math.log(1.0), math.log(1e6)), method="bounded",
+                              options={"xatol": 1e-12})
+        return res.x, res.fun
+    h = 1e-4
+    numeric = (optimum(math.exp(h))[1] - optimum(math.exp(-h))[1]) / (2 * h)
+    log_n, _ = optimum(1.0)
+    n = math.exp(log_n)
+    b = (1 / speed - a / n - c * math.sqrt(n)) * n / k
+    t = 1 / speed
+    g_b = k * b / n / t  # ∂ ln t / ∂ ln b
+    g_x = a / n / t  # ∂ ln t / ∂ ln A
+    derived = float(gen.sens_one_term(g_b, g_x, 0.0))
+    assert derived == pytest.approx(numeric, rel=1e-5)
+
+
+def test_corner_is_the_envelope_of_a_linear_program():
+    """Two linear constraints in (ln N, ln b) binding at a vertex: linprog at u = ±h."""
+    g1 = (-1.0, 0.4, 0.7)  # (∂ ln N, ∂ ln b, ∂ ln x)
+    g2 = (0.5, 1.0, -0.3)
+    rhs = (-1.0, 2.0)
+
+    def optimum(u):
+        res = linprog([1.0, -1.0], A_ub=[g1[:2], g2[:2]],
+                      b_ub=[rhs[0] - g1[2] * u, rhs[1] - g2[2] * u], bounds=[(None, None)] * 2)
+        assert res.status == 0
+        return res.fun
+    h = 1e-3
+    numeric = (optimum(h) - optimum(-h)) / (2 * h)
+    assert float(gen.sens_corner(*g1, *g2, 1.0)) == pytest.approx(1.0 + numeric, rel=1e-9)
+
+
+def test_derivations_in_their_symbols():
+    assert sens.one_term().rhs.free_symbols == {S.eps_price, S.g1_b, S.g1_x}
+    corner = sens.corner().rhs
+    assert corner.free_symbols == {S.eps_price, S.g1_n, S.g1_b, S.g1_x, S.g2_n, S.g2_b, S.g2_x}
+    # a corner whose second constraint does not move with x and pins ln N + ln b... reduces to a
+    # single moving constraint along the line the second one allows
+    pinned = corner.subs({S.g2_n: 1, S.g2_b: 0, S.g2_x: 0})  # ln N fixed
+    assert sp.simplify(pinned - (S.eps_price + S.g1_x / S.g1_b)) == 0
+
+
+def test_step_elasticity_is_eulers_share():
+    """eq-sens-step-elasticity: a part homogeneous of degree −1 in x contributes minus its
+    share of the step when it binds, nothing when it does not."""
+    parts = dict(t_launch=1e-3, t_lat=2e-3, t_intra=3e-3, t_inter=0.0, t_mem=8e-3, t_flop=5e-3)
+    total = 1e-3 + 2e-3 + 3e-3 + 8e-3
+    memory = float(gen.sens_step_elasticity(*parts.values(), 0.0, 0, 0, 0, 0, -1, 0))
+    flops = float(gen.sens_step_elasticity(*parts.values(), 0.0, 0, 0, 0, 0, 0, -1))
+    launch = float(gen.sens_step_elasticity(*parts.values(), 0.0, 1, 0, 0, 0, 0, 0))
+    assert memory == pytest.approx(-8e-3 / total)
+    assert flops == 0.0
+    assert launch == pytest.approx(1e-3 / total)
+
+
+# --- the continuum search ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def llama70_h100():
+    return frontier(Setting(get_model("llama-3-70b"), get_gpu("h100"), curve="physical",
+                            context=8192.0))
+
+
+def test_continuum_is_no_dearer_than_the_grid(llama70_h100):
+    """Refining N and b with the layout held cannot cost more than the grid point that serves
+    the speed, and its step time is the generated latency's at that configuration."""
+    setting, speed = llama70_h100.setting, 30.0
+    opt, problem = cm.cheapest_of(setting, cm.candidate_layouts(llama70_h100, speed), speed)
+    point = llama70_h100.cheapest_at(speed)
+    grid_log_cost = math.log(point.gpus / point.tokens_per_s / point.batch)
+    assert opt.log_cost <= grid_log_cost + 1e-12
+    assert opt.step_s == pytest.approx(1 / speed, rel=1e-9)
+    n, b = np.exp(opt.log_n), np.exp(opt.log_b)
+    pp, sigma = problem.degrees(np.array([n]), np.array([b]))
+    latency = problem.branch["latency"](np.array([n]), np.array([b]), pp, sigma)
+    assert float(latency[0]) == pytest.approx(opt.step_s, rel=1e-12)
+
+
+def test_layout_read_back_from_points(llama70_h100):
+    for point in llama70_h100.points[::25]:
+        layout = cm.layout_of(llama70_h100.setting, point)
+        problem = cm.Problem.of(llama70_h100.setting, layout)
+        pp, sigma = problem.degrees(np.array([point.gpus]), np.array([point.batch]))
+        assert float(pp[0]) == pytest.approx(point.n_pp, rel=1e-9)
+        assert float(sigma[0]) == pytest.approx(point.attn_scaledown, rel=1e-9)
+
+
+# --- elasticities against re-optimization ----------------------------------------------------
+
+CHAPTER_POINTS = [  # (model, GPU, curve, context, speed): the chapter's and the cases that bind
+    ("llama-3-70b", "h100", None, 0.0, 30.0),  # memory and arithmetic at a corner
+    ("llama-3-70b", "b200", "physical", 0.0, 80.0),
+    ("llama-3-70b", "h100", "physical", 8192.0, 30.0),  # memory alone, the cache's bytes count
+    ("deepseek-v3", "h100", "physical", 0.0, 30.0),  # the scale-out bandwidth counts
+]
+
+
+@pytest.mark.parametrize("model,gpu,curve,context,speed", CHAPTER_POINTS)
+def test_elasticities_match_reoptimization(model, gpu, curve, context, speed):
+    front = frontier(Setting(get_model(model), get_gpu(gpu), curve=curve, context=context))
+    report = front.elasticities(speed)
+    numeric = sens.finite_differences(front, speed)
+    assert report["elasticities"].keys() >= numeric.keys()
+    for name, value in numeric.items():
+        assert _close(report["elasticities"][name], value), (name, report, numeric)
+    assert report["elasticities"]["price_per_hour"] == 1.0
+    assert report["usd_per_mtok_continuum"] <= report["usd_per_mtok"] * (1 + 1e-9)
+
+
+@settings(max_examples=6, deadline=None)
+@given(model=st.sampled_from(["llama-3-8b", "llama-3-70b", "mixtral-8x22b"]),
+       gpu=st.sampled_from(["h100", "a100", "b200", "mi300x"]),
+       curve=st.sampled_from(["paper", "physical", "limit"]),
+       context=st.sampled_from([0.0, 4096.0, 65536.0]),
+       where=st.floats(0.05, 0.95), pick=st.randoms(use_true_random=False))
+def test_elasticities_at_random_frontier_points(model, gpu, curve, context, where, pick):
+    """At a random speed between the frontier's slowest and fastest points, every elasticity is
+    within 10% of the re-optimized cost's central difference (four inputs drawn per point)."""
+    front = frontier(Setting(get_model(model), get_gpu(gpu), curve=curve, context=context))
+    speeds, _ = front.arrays()
+    speed = float(np.exp(np.log(speeds.min()) + where * np.log(speeds.max() / speeds.min())))
+    report = front.elasticities(speed)
+    names = pick.sample(sorted(report["elasticities"]), 4)
+    numeric = sens.finite_differences(front, speed, names=names)
+    for name, value in numeric.items():
+        assert _close(report["elasticities"][name], value), (name, speed, report, numeric)
+
+
+def test_speculative_and_out_of_range_speeds_are_refused(llama70_h100):
+    with pytest.raises(InputError, match="beyond the top speed"):
+        llama70_h100.elasticities(1e4)
+    with pytest.raises(InputError, match="below the frontier's slowest"):
+        llama70_h100.elasticities(1.0)
+
+
+# --- what would make it cheaper ----------------------------------------------------------------
+
+def test_cut_by_price_and_bandwidth(llama70_h100):
+    """Halving the cost: the price must halve exactly (the cost is proportional to it); the HBM
+    bandwidth's factor, re-run through the search, gives half the cost within the tolerance."""
+    cuts = {c.name: c for c in cheaper.cut(llama70_h100, 30.0, 2.0,
+                                           names={"price_per_hour", "hbm_bandwidth", "hbm_bytes"})}
+    assert cuts["price_per_hour"].factor == pytest.approx(0.5, rel=1e-9)
+    factor = cuts["hbm_bandwidth"].factor
+    assert 1.5 < factor < 3.0
+    setting = cheaper.settings(llama70_h100.setting)["hbm_bandwidth"](factor)
+    base = float(llama70_h100.cost_at_speed(np.array([30.0]))[0])
+    after = math.exp(cheaper._log_cost_at(frontier(setting), 30.0))
+    assert after == pytest.approx(base / 2, rel=0.01)
+    assert cuts["hbm_bytes"].factor is None  # capacity does not bind here
+
+
+# --- the command line -------------------------------------------------------------------------
+
+ARGS = ["sensitivity", "--model", "llama-3-8b", "--gpu", "a100", "--speed", "60"]
+
+
+def test_cli_json_is_strict(capsys):
+    assert main([*ARGS, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(c))
+    assert out["elasticities"]["price_per_hour"] == 1.0
+    assert out["elasticities"]["flops_16bit"] == pytest.approx(-1.0, abs=1e-6)
+    assert set(out) >= {"model", "gpu", "curve", "speed", "usd_per_mtok", "binding", "binds",
+                        "method", "elasticities"}
+
+
+def test_cli_table_and_cut(capsys):
+    assert main([*ARGS, "--cut", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "flops_16bit" in text and "not searched" in text
+
+
+@pytest.mark.parametrize("extra,flag", [
+    (["--speed", "1e4"], "--speed"), (["--cut", "1"], "--cut"), (["--cut", "nan"], "--cut"),
+    (["--drafter", "llama-3-8b"], "--drafter"), (["--speed", "-3"], "--speed"),
+])
+def test_cli_bad_input_is_one_line(capsys, extra, flag):
+    assert main([*ARGS, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and flag in err
