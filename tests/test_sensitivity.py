@@ -86,19 +86,6 @@ def test_derivations_in_their_symbols():
     assert sp.simplify(pinned - (S.eps_price + S.g1_x / S.g1_b)) == 0
 
 
-def test_step_elasticity_is_eulers_share():
-    """eq-sens-step-elasticity: a part homogeneous of degree −1 in x contributes minus its
-    share of the step when it binds, nothing when it does not."""
-    parts = dict(t_launch=1e-3, t_lat=2e-3, t_intra=3e-3, t_inter=0.0, t_mem=8e-3, t_flop=5e-3)
-    total = 1e-3 + 2e-3 + 3e-3 + 8e-3
-    memory = float(gen.sens_step_elasticity(*parts.values(), 0.0, 0, 0, 0, 0, -1, 0))
-    flops = float(gen.sens_step_elasticity(*parts.values(), 0.0, 0, 0, 0, 0, 0, -1))
-    launch = float(gen.sens_step_elasticity(*parts.values(), 0.0, 1, 0, 0, 0, 0, 0))
-    assert memory == pytest.approx(-8e-3 / total)
-    assert flops == 0.0
-    assert launch == pytest.approx(1e-3 / total)
-
-
 # --- the continuum search ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -508,3 +508,22 @@ def _wg_switch_2d():
     gap = sp.Add(_mul(2, S.n_wg, ratio), -sp.sqrt(S.n_gpu), evaluate=False)
     return sp.Eq(eq.lhs, sp.Mul(_pow(S.n_wg, 2), S.d_ff, _pow(_mul(sp.sqrt(S.n_gpu), gap), -1),
                                 evaluate=False), evaluate=False)
+
+
+_CORNER_DET = sp.Symbol("D", real=True)  # eq-sens-corner's determinant
+# each constraint's slope when N and b grow together (more replicas, the same cost per token)
+_CORNER_S1, _CORNER_S2 = sp.symbols("s_1 s_2", real=True)
+
+
+@form("eq-sens-corner", "the price's elasticity first, then each constraint's movement in x "
+      "weighted by the other's slope when N and b grow together (s_k), over the corner's "
+      "determinant D", constants=lambda: {_CORNER_S1: S.g1_n + S.g1_b,
+                                           _CORNER_S2: S.g2_n + S.g2_b,
+                                           _CORNER_DET: S.g1_n * S.g2_b - S.g1_b * S.g2_n},
+      where=True)
+def _sens_corner():
+    from ..engine import sensitivity as sens
+
+    top = sp.Add(_mul(S.g2_x, _CORNER_S1), -_mul(S.g1_x, _CORNER_S2), evaluate=False)
+    rhs = sp.Add(S.eps_price, sp.Mul(top, _pow(_CORNER_DET, -1), evaluate=False), evaluate=False)
+    return sp.Eq(sens.corner().lhs, rhs, evaluate=False)

@@ -933,9 +933,6 @@ xi_idx = _define("xi_idx", r"\xi_{\mathrm{I}}", "1",
 eps_cost = _define("eps_cost", r"\varepsilon_{C}", "1",
                    "elasticity of the cost at a fixed speed per user in one input, "
                    "d ln C / d ln x", "sensitivity", real=True)
-eps_step = _define("eps_step", r"\varepsilon_{t}", "1",
-                   "elasticity of a configuration's step time in one input", "sensitivity",
-                   real=True)
 eps_price = _define("eps_price", r"\varepsilon_{P}", "1",
                     "elasticity of the GPU-hour price in the input (1 for the price itself)",
                     "sensitivity", real=True)
@@ -947,22 +944,3 @@ g1_n, g1_b, g1_x, g2_n, g2_b, g2_x = (
     for v, wrt, what in (("n", r"N", "ln N"), ("b", r"b", "ln b"), ("x", r"x", "ln x")))
 u_log = _define("u_log", r"\ln x", "1", "the logarithm of the input varied", "sensitivity",
                 real=True)
-t_lat = _define("t_lat", r"t_{\mathrm{net}}^{\mathrm{lat}}", "s",
-                "latency part of the network time of one forward pass", "sensitivity",
-                nonnegative=True, real=True)
-t_intra = _define("t_intra", r"t_{\mathrm{net}}^{\mathrm{intra}}", "s",
-                  "scale-up (within a node) bandwidth part of the network time", "sensitivity",
-                  nonnegative=True, real=True)
-t_inter = _define("t_inter", r"t_{\mathrm{net}}^{\mathrm{inter}}", "s",
-                  "scale-out (across nodes) bandwidth part of the network time", "sensitivity",
-                  nonnegative=True, real=True)
-t_launch = _define("t_launch", r"t_{\mathrm{launch}}", "s",
-                   "kernel-launch time of one forward pass", "sensitivity", nonnegative=True,
-                   real=True)
-deg_launch, deg_lat, deg_intra, deg_inter, deg_mem, deg_flop = (
-    _define(f"deg_{part}", rf"k_{{\mathrm{{{part}}}}}", "1",
-            f"degree of the {what} part of a step in the input varied (-1, 0 or 1)",
-            "sensitivity", real=True)
-    for part, what in (("launch", "kernel-launch"), ("lat", "network-latency"),
-                       ("intra", "scale-up bandwidth"), ("inter", "scale-out bandwidth"),
-                       ("mem", "memory"), ("flop", "arithmetic")))

@@ -11,9 +11,6 @@ piece eq-sens-one-term, with two binding constraints eq-sens-corner (SymPy deriv
 constraints' partials in ln N, ln b and ln x are central differences of the generated terms at
 the optimum; the degenerate cases (three constraints at once, or a speed that does not bind)
 solve the same Karush-Kuhn-Tucker conditions by non-negative least squares.
-
-Euler's theorem gives the elasticity of one configuration's step time in a number that divides
-or multiplies one of its parts (eq-sens-step-elasticity); the chapter uses it to read the result.
 """
 
 from __future__ import annotations
@@ -32,36 +29,6 @@ from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, positive
 from . import continuum as cm
 from . import full_model as fm
-from . import physical_rules as phys
-
-#: The parts of a step and their symbols, in the order of eq-sens-step-elasticity's degrees.
-PARTS = ((S.t_launch, S.deg_launch), (S.t_lat, S.deg_lat), (S.t_intra, S.deg_intra),
-         (S.t_inter, S.deg_inter), (S.t_mem, S.deg_mem), (S.t_flop, S.deg_flop))
-DEGREES = tuple(degree for _, degree in PARTS)
-
-
-@derivation("eq-sens-step-time", "this book, from Erdil (2025), eqs. 29-30")
-def step_time() -> sp.Eq:
-    """eq-phys-forward-latency with the kernel launches as one part and the network time as its
-    latency and its scale-up and scale-out bandwidth parts (eq-sens-step-time)."""
-    latency = phys.forward_latency().rhs
-    launches = latency.coeff(S.t_kernel)  # the kernels of a pass, L·k of eq-full-forward-latency
-    return sp.Eq(S.t_fwd, latency.subs({S.t_kernel: S.t_launch / launches,
-                                        S.t_net: S.t_lat + S.t_intra + S.t_inter}))
-
-
-@derivation("eq-sens-step-elasticity", "this book: Euler's theorem on eq-sens-step-time")
-def step_elasticity() -> sp.Eq:
-    """Elasticity of a configuration's step time in one input x (eq-sens-step-elasticity).
-
-    Each part T_i of the step is homogeneous of degree k_i in x (−1 for the bandwidth or FLOP/s
-    that divides it, +1 for the latency or launch time it multiplies, 0 otherwise), so
-    x·∂T_i/∂x = k_i·T_i, and d ln t / d ln x = Σ_i k_i·T_i·(∂t/∂T_i) / t.
-    """
-    t = step_time().rhs
-    return sp.Eq(S.eps_step, sum(degree * part * sp.diff(t, part) for part, degree in PARTS) / t)
-
-
 
 
 def _linearized(k: int, log_n, log_b, u) -> sp.Expr:
