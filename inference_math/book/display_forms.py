@@ -244,6 +244,14 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
         DisplaySymbol(r"A_{0}", "FLOP",
                       r"right-hand side of the same condition, $C N_{\mathrm{param}} p / B$: the "
                       "FLOPs the GPU can do while it reads the weights once", (_A0,)),
+        DisplaySymbol(r"s_{k}", "1",
+                      r"slope of binding constraint $k$ when $N$ and $b$ grow together (more "
+                      r"replicas, the same cost per token), $g_{k,N} + g_{k,b}$, in "
+                      "{eq}`eq-sens-corner`", (_CORNER_S1, _CORNER_S2)),
+        DisplaySymbol("D", "1",
+                      r"determinant of the two binding constraints' slopes in $\ln N$ and "
+                      r"$\ln b$, $g_{1,N} g_{2,b} - g_{1,b} g_{2,N}$, in {eq}`eq-sens-corner`",
+                      (_CORNER_DET,)),
     )
 
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..core.validation import InputError
-from ..presets.layered import LayeredModel
 from . import full_model as fm
 from .search import MAX_LOG2_GPUS, PP_VALUES, SCALEDOWN_VALUES
 
@@ -170,11 +169,10 @@ class Optimum:
 
 
 def _bounds(setting) -> tuple[float, float, float]:
-    """ln N's upper bound and ln b's range, those of the search's grid."""
-    sparsity = setting.model.sparsity if not isinstance(setting.model, LayeredModel) \
-        else max(piece.shape.sparsity for piece in setting.model.pieces)
+    """ln N's upper bound and ln b's range, those of the search's grid (:func:`.search.grid`;
+    N ≥ 1 follows from N_PP ≤ N)."""
     return (MAX_LOG2_GPUS * math.log(2.0), 0.0,
-            (MAX_LOG2_GPUS + math.log2(max(sparsity, 1.0))) * math.log(2.0))
+            (MAX_LOG2_GPUS + math.log2(setting.model.sparsity)) * math.log(2.0))
 
 
 def largest_batch(problem: Problem, log_n: np.ndarray, speed: float) -> np.ndarray:

@@ -37,7 +37,8 @@ def _linearized(k: int, log_n, log_b, u) -> sp.Expr:
     return gn * log_n + gb * log_b + gx * u
 
 
-@derivation("eq-sens-one-term", "this book: the envelope theorem on eq-search-cost at a speed")
+@derivation("eq-sens-one-term", "this book: the envelope theorem on the cost of Erdil (2025), "
+            "eq-search-cost, at a speed")
 def one_term() -> sp.Eq:
     """Elasticity of the cost at a speed where one piece of the step binds (eq-sens-one-term).
 
@@ -54,8 +55,8 @@ def one_term() -> sp.Eq:
     return sp.Eq(S.eps_cost, slope.subs(sp.Derivative(log_p, u), S.eps_price))
 
 
-@derivation("eq-sens-corner", "this book: the implicit function theorem on two binding "
-            "constraints")
+@derivation("eq-sens-corner", "this book: the implicit function theorem on the cost of Erdil "
+            "(2025), eq-search-cost, where two constraints bind")
 def corner() -> sp.Eq:
     """Elasticity of the cost at a speed where two constraints bind (eq-sens-corner).
 
