@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import math
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import run, strict_json
 
 from inference_math.core.validation import InputError
 from inference_math.engine import bands
@@ -277,3 +280,76 @@ def test_the_serving_band_combines_the_estimates_band_at_the_ends():
     assert np.all(plain.low("output_tokens_per_s_per_gpu") <= own)
     assert np.all(own <= plain.high("output_tokens_per_s_per_gpu"))
     assert np.any(plain.high("output_tokens_per_s_per_gpu") > own * 1.01)
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+FRONTIER = ["frontier", "--model", "llama-3-70b", "--gpu", "b200", "--weight-bits", "8"]
+SERVE = ["serve", "--model", "llama-3.3-70b", "--gpu", "mi355x", "--input-len", "1000",
+         "--output-len", "1000"]
+
+
+def test_frontier_band_json_is_strict_and_holds_each_point(capsys):
+    code, out, err = run(capsys, *FRONTIER, "--band", "--draws", "32", "--json")
+    assert code == 0 and err == ""
+    rows = strict_json(out)
+    for row in rows:
+        assert row["tokens_per_s_low"] <= row["tokens_per_s"] <= row["tokens_per_s_high"]
+        assert row["usd_per_mtok_low"] <= row["usd_per_mtok"] <= row["usd_per_mtok_high"]
+    code, out, _ = run(capsys, *FRONTIER, "--json")
+    assert "tokens_per_s_low" not in strict_json(out)[0]  # no band unless asked
+
+
+def test_frontier_band_csv_and_table(capsys):
+    code, out, _ = run(capsys, *FRONTIER, "--band", "--draws", "32", "--csv")
+    assert code == 0
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert float(table[0]["usd_per_mtok_low"]) <= float(table[0]["usd_per_mtok"])
+    code, out, _ = run(capsys, *FRONTIER, "--band", "--draws", "32")
+    assert code == 0 and "$/Mtok hi" in out and "band: 10th-90th percentiles over 32" in out
+    code, out, _ = run(capsys, "frontier", "--model", "llama-3-70b", "--gpu", "h100", "--band",
+                       "--draws", "16")
+    assert code == 0 and "zero width" in out
+
+
+def test_compare_band_json(capsys):
+    code, out, err = run(capsys, "compare", "--models", "llama-3-70b", "--gpus", "h100,b200",
+                         "--band", "--draws", "32", "--json")
+    assert code == 0 and err == ""
+    h100, b200 = strict_json(out)
+    assert h100["usd_per_mtok_low"] == h100["usd_per_mtok"] == h100["usd_per_mtok_high"]
+    assert b200["usd_per_mtok_low"] <= b200["usd_per_mtok"] <= b200["usd_per_mtok_high"]
+    assert b200["max_tokens_per_s_low"] < b200["max_tokens_per_s"] < b200["max_tokens_per_s_high"]
+    code, out, _ = run(capsys, "compare", "--models", "llama-3-70b", "--gpus", "b200", "--band",
+                       "--draws", "16", "--speed", "5000", "--csv")
+    row = next(csv.DictReader(io.StringIO(out)))
+    assert row["feasible"] == "0" and row["usd_per_mtok_low"] == "" and row["max_tokens_per_s_low"]
+
+
+def test_serve_band_json_and_csv(capsys):
+    code, out, err = run(capsys, *SERVE, "--band", "--draws", "32", "--json")
+    assert code == 0 and err == ""
+    for row in strict_json(out):
+        for quantity in bands.SERVING_QUANTITIES:
+            assert row[f"{quantity}_low"] <= row[quantity] <= row[f"{quantity}_high"]
+        assert row["output_tokens_per_s_per_gpu_low"] <= row["band_low"] * (1 + 1e-12)
+    code, out, _ = run(capsys, *SERVE, "--band", "--draws", "32", "--csv")
+    assert "usd_per_mtok_output_high" in out.splitlines()[0]
+    code, out, _ = run(capsys, *SERVE, "--band", "--draws", "32", "--curve", "paper")
+    assert code == 0 and "tok/s/GPU band" in out and "estimate's band" not in out
+
+
+@pytest.mark.parametrize(("argv", "flag"), [
+    ([*FRONTIER, "--band", "--draws", "5"], "--draws"),
+    ([*FRONTIER, "--band", "--draws", "12.5"], "--draws"),
+    ([*FRONTIER, "--draws", "100"], "--draws"),
+    ([*FRONTIER, "--seed", "3"], "--seed"),
+    ([*FRONTIER, "--band", "--seed", "-1"], "--seed"),
+    ([*FRONTIER, "--band=yes"], "--band"),
+    ([*SERVE, "--draws", "100"], "--draws"),
+    (["compare", "--models", "llama-3-70b", "--gpus", "b200", "--seed", "x", "--band"], "--seed"),
+])
+def test_bad_band_input_is_one_line_naming_the_flag(capsys, argv, flag):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and flag in err
