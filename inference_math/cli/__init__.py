@@ -52,6 +52,10 @@ overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 10
 --context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
 --alpha [0, 20], --speed [0.01, 100000] tokens/s per user.
 
+``--band`` on ``frontier``, ``compare`` and ``serve`` (with ``--draws N``, ``--seed S``) adds the
+10th and 90th percentiles of each row over draws of the GPU's assumed and provisional values
+(engine/bands.py; on serve's estimate, times the estimate's band): see the README's "Bands".
+
 Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
 time, a context whose KV cache fits no instance) prints one line naming the flag and exits with
 status 2; an output that cannot be written (a full disk) prints one line and exits with status 1;
