@@ -2,8 +2,10 @@
 
 One figure per model and GPU: the limit (physical rules at the hardware's peaks), the estimate
 with its band shaded, the paper's curve, and the measured points overlaid, one marker per
-engine. Curves are clipped to the speeds shown, so every plotted point lies inside the axes
-(:func:`inference_math.book.figures.check_figure`).
+engine. Given the bands of :mod:`inference_math.engine.bands` (``bands``), the estimate's shade
+is its combined band (its errors and the GPU's assumed values) and the paper's curve gets the
+band of the GPU's assumed values where it has width. Curves are clipped to the speeds shown, so
+every plotted point lies inside the axes (:func:`inference_math.book.figures.check_figure`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,22 @@ CURVES = {
 }
 
 
-def curve_xy(front, xlim: tuple[float, float]):
-    """A frontier's points inside ``xlim`` as arrays (x ascending): speed, rate, band low, high."""
-    pts = sorted((p for p in front.points if xlim[0] <= p.tokens_per_s_per_user <= xlim[1]),
-                 key=lambda p: p.tokens_per_s_per_user)
-    x = np.array([p.tokens_per_s_per_user for p in pts])
-    y = np.array([p.output_tokens_per_s_per_gpu for p in pts])
-    low = np.array([p.band_low if p.band_low is not None else np.nan for p in pts])
-    high = np.array([p.band_high if p.band_high is not None else np.nan for p in pts])
+RATE = "output_tokens_per_s_per_gpu"
+
+
+def curve_xy(front, xlim: tuple[float, float], band=None):
+    """A frontier's points inside ``xlim`` as arrays (x ascending): speed, rate, band low, high
+    (the points' own band, the estimate's, or that of ``band``, a ServingBand of ``front``)."""
+    if band is None:
+        low = [p.band_low if p.band_low is not None else np.nan for p in front.points]
+        high = [p.band_high if p.band_high is not None else np.nan for p in front.points]
+    else:
+        low, high = band.low(RATE), band.high(RATE)
+    rows = sorted((p.tokens_per_s_per_user, p.output_tokens_per_s_per_gpu, lo, hi)
+                  for p, lo, hi in zip(front.points, low, high, strict=True)
+                  if xlim[0] <= p.tokens_per_s_per_user <= xlim[1])
+    x, y, low, high = (np.array(column, dtype=float) for column in zip(*rows, strict=True)) \
+        if rows else (np.array([]),) * 4
     return x, y, low, high
 
 
@@ -42,11 +52,23 @@ def plain_log_ticks(ax) -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
+#: Legend labels of the bands (10th-90th percentiles): the estimate's errors, and the spread of
+#: the GPU's assumed and provisional values (engine.bands) where it has any.
+BAND_LABELS = {
+    "estimate": "estimate: errors, assumptions",
+    "paper": "paper: assumptions",
+}
+
+
 def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
-                   engines: Sequence[str], xlim: tuple[float, float], title: str):
+                   engines: Sequence[str], xlim: tuple[float, float], title: str,
+                   bands: dict | None = None):
     """One model/GPU: ``fronts`` maps 'limit', 'estimate', 'paper' to a ServingFrontier,
     ``measured`` holds (engine, tok/s per user, output tok/s per GPU), ``engines`` fixes the
-    marker of each engine. Returns the figure."""
+    marker of each engine, ``bands`` (optional) maps 'estimate' and 'paper' to the ServingBand
+    of that frontier (10th-90th percentiles; a band of no width is not drawn). Returns the
+    figure."""
+    bands = bands or {}
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.0, 4.6))
@@ -54,12 +76,16 @@ def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
     for curve, style in CURVES.items():
         if curve not in fronts:
             continue
-        x, y, low, high = curve_xy(fronts[curve], xlim)
+        x, y, low, high = curve_xy(fronts[curve], xlim, bands.get(curve))
         if not x.size:
             continue
         ax.plot(x, y, lw=2.0, **style)
         values += [y]
-        if curve == "estimate" and np.isfinite(low).all():
+        if curve in bands and np.isfinite(low).all() and np.any(high > low * (1 + 1e-9)):
+            label = BAND_LABELS[curve] if bands[curve].spread else "estimate's band"
+            ax.fill_between(x, low, high, color=style["color"], alpha=0.18, lw=0, label=label)
+            values += [low, high]
+        elif curve == "estimate" and np.isfinite(low).all():
             ax.fill_between(x, low, high, color="C0", alpha=0.18, lw=0, label="estimate's band")
             values += [low, high]
     for k, engine in enumerate(engines):
@@ -78,5 +104,5 @@ def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("output tokens/s per GPU")
     ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, columnspacing=1.0)
     return fig

@@ -52,6 +52,10 @@ overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 10
 --context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
 --alpha [0, 20], --speed [0.01, 100000] tokens/s per user.
 
+``--band`` on ``frontier``, ``compare`` and ``serve`` (with ``--draws N``, ``--seed S``) adds the
+10th and 90th percentiles of each row over draws of the GPU's assumed and provisional values
+(engine/bands.py; on serve's estimate, times the estimate's band): see the README's "Bands".
+
 Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
 time, a context whose KV cache fits no instance) prints one line naming the flag and exits with
 status 2; an output that cannot be written (a full disk) prints one line and exits with status 1;
@@ -83,6 +87,7 @@ from ..presets.hardware import GPUS, full_model_gpus, get_gpu
 from ..presets.hf_config import read_architecture
 from ..presets.layered import MTP_DRAFTER, mtp_drafter
 from ..presets.models import describe, get_model, is_path, preset_names
+from . import bands as band_cli
 from . import sensitivity as sensitivity_cli
 from . import serving
 from . import sweep as sweep_cli
@@ -351,18 +356,34 @@ CURVE_MEANING = {
 }
 
 
-def _points_output(points, args, curve: str) -> str:
+#: The band's columns of a frontier (``--band``): key, heading, format.
+BAND_COLUMNS = (("tokens_per_s_low", "tok/s lo", ".1f"), ("tokens_per_s_high", "tok/s hi", ".1f"),
+                ("usd_per_mtok_low", "$/Mtok lo", ".3f"), ("usd_per_mtok_high", "$/Mtok hi", ".3f"))
+
+
+def _points_output(points, args, curve: str, band=None) -> str:
+    """The points as JSON, CSV or a table; ``band`` (rows of the band's columns, and the line
+    saying what it is) adds BAND_COLUMNS."""
     rows = [_point_row(pt, curve) for pt in points]
+    columns = list(FRONTIER_COLUMNS)
+    if band is not None:
+        for row, extra in zip(rows, band[0], strict=True):
+            row.update(extra)
+        columns += list(BAND_COLUMNS)
     _require_finite(rows)
     if args.json:
         return _dumps(rows if len(rows) > 1 or args.command == "frontier" else rows[0])
-    keys = [key for key, _, _ in FRONTIER_COLUMNS] + ["curve"]
+    keys = [key for key, _, _ in columns] + ["curve"]
     if args.csv:
         lines = [",".join(keys)]
-        lines += [",".join(format(row[key], "") if not isinstance(row[key], bool)
-                           else str(int(row[key])) for key in keys) for row in rows]
+        lines += [",".join(_csv_cell(row[key]) for key in keys) for row in rows]
         return "\n".join(lines)
-    return f"curve: {curve}, {CURVE_MEANING[curve]}\n" + _table(rows, list(FRONTIER_COLUMNS))
+    head = f"curve: {curve}, {CURVE_MEANING[curve]}\n"
+    if band is not None:
+        head += band[1] + "\n"
+        for row in rows:  # a missing end (an infinite cost) shows as 'inf'
+            row.update({key: math.inf for key, _, _ in BAND_COLUMNS if row[key] is None})
+    return head + _table(rows, columns)
 
 
 @contextmanager
@@ -408,6 +429,7 @@ def _draw(front, path: str) -> None:
 
 
 def _cmd_frontier(args) -> str:
+    band_options = band_cli.options(args) if args.command == "frontier" else None
     setting = _setting(args)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
@@ -419,7 +441,13 @@ def _cmd_frontier(args) -> str:
         points = [front.preferred(args.alpha)]
     else:
         points = front.points
-    return _points_output(points, args, setting.curve_name)
+    band = None
+    if band_options is not None:
+        from ..engine.bands import frontier_band
+        result = frontier_band(setting, front, **band_options)
+        band = (result.rows(), band_cli.describe(result.spread, setting.gpu.name,
+                                                 **band_options))
+    return _points_output(points, args, setting.curve_name, band)
 
 
 def _listed(getter, full_model: bool = False):
@@ -441,16 +469,24 @@ COMPARE_COLUMNS = (("model", "model", "s"), ("gpu", "GPU", "s"), ("weight_bits",
                    ("binding", "binding", "s"))
 
 
-def _compare_row(model, gpu, args) -> dict:
+COMPARE_BAND_KEYS = ("max_tokens_per_s_low", "max_tokens_per_s_high", "usd_per_mtok_low",
+                     "usd_per_mtok_high")
+
+
+def _compare_row(model, gpu, args, band_options: dict | None = None) -> dict:
     """One pair of ``compare``: its top speed and its cost (eq-search-cost, interpolated along the
     frontier) at ``args.speed``, with the binding term of the frontier point that serves it; the
-    reason in ``infeasible`` (else None) when the pair cannot serve that speed."""
+    reason in ``infeasible`` (else None) when the pair cannot serve that speed. With
+    ``band_options`` (``--band``) the band of the top speed and of the cost, read off the
+    frontier of the configurations of this frontier at each draw (engine.bands)."""
     bits = args.weight_bits or model.weight_bits
     row = {"model": model.name, "gpu": gpu.name, "weight_bits": int(bits), "speed": args.speed,
            "curve": args.curve or default_curve(model),
            "feasible": False, "infeasible": None, "max_tokens_per_s": None,
            "usd_per_mtok_at_max": None, "usd_per_mtok": None, "binding": None, "gpus": None,
            "batch": None, "usd_per_gpu_hour": args.price or gpu.price_per_hour}
+    if band_options is not None:
+        row.update(dict.fromkeys(COMPARE_BAND_KEYS))
     try:
         gpu.flops(bits)
     except InputError:
@@ -475,9 +511,17 @@ def _compare_row(model, gpu, args) -> dict:
         return row
     top = front.max_speed()
     row.update(max_tokens_per_s=top.tokens_per_s, usd_per_mtok_at_max=top.usd_per_mtok)
+    band = None
+    if band_options is not None:
+        from ..engine.bands import frontier_band
+        band = frontier_band(setting, front, **band_options)
+        row.update(zip(COMPARE_BAND_KEYS[:2], band.max_speed(), strict=True))
     if args.speed > top.tokens_per_s:
         row["infeasible"] = f"{args.speed:g} tok/s per user is beyond the top speed"
         return row
+    if band is not None:  # an infinite end (the speed beyond a share of the draws) is null
+        row.update((key, value if math.isfinite(value) else None) for key, value in
+                   zip(COMPARE_BAND_KEYS[2:], band.cost_at_speed(args.speed), strict=True))
     # the cheapest point at least as fast as the speed asked serves it (below the slowest point,
     # the slowest, cheapest point); between two points the cost is read off the frontier
     serving = front.cheapest_at(args.speed)
@@ -488,7 +532,9 @@ def _compare_row(model, gpu, args) -> dict:
 
 
 def _cmd_compare(args) -> str:
-    rows = [_compare_row(model, gpu, args) for model in args.models for gpu in args.gpus]
+    band_options = band_cli.options(args)
+    rows = [_compare_row(model, gpu, args, band_options) for model in args.models
+            for gpu in args.gpus]
     _require_finite(rows)
     if args.json:
         return _dumps(rows)
@@ -508,11 +554,26 @@ def _cmd_compare(args) -> str:
         row["max_tokens_per_s"] = ("-" if row["max_tokens_per_s"] is None
                                    else format(row["max_tokens_per_s"], ".1f"))
         row["usd_per_mtok"] = "-" if row["usd_per_mtok"] is None else _money(row["usd_per_mtok"])
+        if band_options is not None:
+            row["top_band"] = ("-" if row["max_tokens_per_s_low"] is None else band_cli.span(
+                row["max_tokens_per_s_low"], row["max_tokens_per_s_high"], ".1f"))
+            low, high = row["usd_per_mtok_low"], row["usd_per_mtok_high"]
+            row["cost_band"] = "-" if not row["feasible"] else (
+                f"{_money(low)}-{'inf' if high is None else _money(high)}")
     price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
     curves = sorted({row["curve"] for row in rows})
     head = (f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour), "
             f"curve {', '.join(curves)}:")
-    return "\n".join([head, _table(rows, list(COMPARE_COLUMNS))])
+    columns = list(COMPARE_COLUMNS)
+    if band_options is None:
+        return "\n".join([head, _table(rows, columns)])
+    columns[4:4] = [("top_band", "top band", "s")]
+    columns[6:6] = [("cost_band", "$/Mtok band", "s")]
+    note = (f"band: 10th-90th percentiles over {band_options['draws']} draws (seed "
+            f"{band_options['seed']}) of each GPU's assumed and provisional values "
+            "(data/band_ranges.toml), read off the frontier of each draw's re-evaluated "
+            "configurations (an upper bound of a re-searched cost)")
+    return "\n".join([head, _table(rows, columns), note])
 
 
 def _money(usd: float) -> str:
@@ -809,6 +870,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "frontier":
             cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
                              help="also draw the frontier into FILE (.svg or .png)")
+            band_cli.add_options(cmd)
     cmp = sub.add_parser("compare", help="top speed and cost at a per-user speed for every "
                                          "model x GPU pair (full model)")
     cmp.add_argument("--models", required=True, type=_listed(get_model),
@@ -833,6 +895,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmp.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
     cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    band_cli.add_options(cmp)
     out = cmp.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", action="store_true", help="print CSV")

@@ -8,6 +8,7 @@ import io
 import math
 
 from ..core.validation import InputError, Interval
+from . import bands as band_cli
 
 SERVE_RANGES = {
     "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
@@ -66,6 +67,7 @@ def add_parsers(sub) -> None:
     cmd.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
                      help="also draw the frontier into FILE (.svg or .png)")
     cmd.add_argument("--quiet", action="store_true", help="no notes on standard error")
+    band_cli.add_options(cmd)
     out = cmd.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print JSON")
     out.add_argument("--csv", action="store_true", help="print CSV")
@@ -115,9 +117,15 @@ def _csv(rows: list[dict], keys: list[str]) -> str:
     return buffer.getvalue().rstrip("\n")
 
 
+#: The band's columns of ``serve --band`` in the table: (key, heading, format of each end).
+SERVE_BAND_COLUMNS = (("output_tokens_per_s_per_gpu", "tok/s/GPU band", ".1f"),
+                      ("usd_per_mtok_output", "$/Mtok out band", ".3f"))
+
+
 def cmd_serve(args) -> str:
     from .. import cli as base
     from ..engine.serving_frontier import ServeError, Workload, serving_frontier
+    band_options = band_cli.options(args)
     try:
         work = Workload(args.model, args.gpu, args.input_len, args.output_len,
                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, curve=args.curve,
@@ -129,10 +137,16 @@ def cmd_serve(args) -> str:
         message = str(exc).removeprefix(f"{exc.field}: ")
         raise InputError(f"argument {option}: infeasible: {message}") from None
     rows = _serve_rows(front)
+    band = None
+    if band_options is not None:
+        from ..engine.bands import SERVING_QUANTITIES, serving_band
+        band = serving_band(work, front, **band_options)
+        for row, extra in zip(rows, band.rows(), strict=True):
+            row.update(extra)
     base._require_finite(rows + [r["decode"] for r in rows]
                          + [r["prefill"] for r in rows if r["prefill"]])
     if args.plot:
-        _plot_serve(front, args.plot)
+        _plot_serve(front, args.plot, band)
     if args.json:
         out = []
         for row in rows:
@@ -142,6 +156,8 @@ def cmd_serve(args) -> str:
     keys = [k for k, _, _ in SERVE_COLUMNS] + ["mode", "binding_prefill", "curve"]
     if front.workload.curve == "estimate":
         keys += ["band_low", "band_high"]
+    if band is not None:
+        keys += [f"{q}_{end}" for q in SERVING_QUANTITIES for end in ("low", "high")]
     if args.csv:
         return _csv(rows, keys)
     w = front.workload
@@ -152,7 +168,16 @@ def cmd_serve(args) -> str:
         low, high = _band(w.gpu)
         head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (10th-90th "
                  f"percentiles of the estimate's out-of-fold errors)")
-    return head + "\n" + base._table(rows, list(SERVE_COLUMNS))
+    columns = list(SERVE_COLUMNS)
+    if band is not None:
+        head += "\n" + band_cli.describe(band.spread, w.gpu.name, estimate=w.curve == "estimate",
+                                         **band_options)
+        for row in rows:
+            for key, _, spec in SERVE_BAND_COLUMNS:
+                row[f"{key}_band"] = band_cli.span(row[f"{key}_low"], row[f"{key}_high"], spec)
+        columns[2:2] = [(f"{SERVE_BAND_COLUMNS[0][0]}_band", SERVE_BAND_COLUMNS[0][1], "s")]
+        columns[6:6] = [(f"{SERVE_BAND_COLUMNS[1][0]}_band", SERVE_BAND_COLUMNS[1][1], "s")]
+    return head + "\n" + base._table(rows, columns)
 
 
 def _band(gpu) -> tuple[float, float]:
@@ -174,7 +199,7 @@ def _save(fig, path) -> None:
         plt.close(fig)
 
 
-def _plot_serve(front, path) -> None:
+def _plot_serve(front, path, band=None) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -182,7 +207,13 @@ def _plot_serve(front, path) -> None:
     rate = [p.output_tokens_per_s_per_gpu for p in front.points]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(speed, rate, marker="o", ms=3, label=f"{front.workload.curve}")
-    if front.workload.curve == "estimate":
+    if band is not None:
+        ax.fill_between(speed, band.low("output_tokens_per_s_per_gpu"),
+                        band.high("output_tokens_per_s_per_gpu"), alpha=0.25,
+                        label="band: " + ("the estimate's errors and " if
+                                          front.workload.curve == "estimate" else "")
+                        + "the GPU's assumed values, 10th-90th percentiles")
+    elif front.workload.curve == "estimate":
         ax.fill_between(speed, [p.band_low for p in front.points],
                         [p.band_high for p in front.points], alpha=0.25,
                         label="band (10th-90th percentile errors)")

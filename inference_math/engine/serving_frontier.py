@@ -401,6 +401,48 @@ def _disaggregated(work: Workload, eff) -> list[ServingPoint]:
     return points
 
 
+def evaluate_points(work: Workload, points, eff=None) -> dict[str, np.ndarray]:
+    """The configurations of serving-frontier ``points`` (decode layout, batch and chunk; the
+    prefill pool) evaluated again under ``work``, which may differ from theirs in its numbers
+    (another GPU's values, say) but not in its lengths or mode: arrays of
+    ``tokens_per_s_per_user``, ``output_tokens_per_s_per_gpu`` and ``usd_per_mtok_output``, by
+    the same rules as :func:`serving_frontier` (0, 0 and infinity where a configuration no
+    longer fits). Used by :mod:`.bands`."""
+    if work.curve == "estimate" and eff is None:
+        eff = st.fitted(work.gpu)
+    decode = [p.decode for p in points]
+    n, sigma, batch = (np.array([d[key] for d in decode], dtype=float)
+                       for key in ("gpus", "dp", "batch"))
+    fns = serve_fns()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if work.disaggregated:
+            grid = _Grid(n, sigma, batch, np.ones(n.size), np.zeros(n.size))
+            t_dec = _evaluate(work, grid, work.context, eff)[0]
+            pre = points[0].prefill
+            prompts = float(pre["prompts"])
+            pgrid = _Grid(np.array([pre["gpus"]]), np.array([pre["dp"]]), np.array([prompts]),
+                          np.array([work.input_len]), np.array([prompts]))
+            t_pre = _evaluate(work, pgrid, 0.0, eff)[0]
+            pre_rate = prompts * work.input_len / (pre["gpus"] * t_pre)
+            rate = fns["disaggregated_rate"](batch / (n * t_dec), pre_rate,
+                                             work.input_len / work.output_len)
+            tpot = t_dec
+        else:
+            chunk = np.array([d["chunk"] for d in decode], dtype=float)
+            size = n.size
+            grid = _Grid(np.tile(n, 2), np.tile(sigma, 2), np.tile(batch, 2),
+                         np.concatenate([np.ones(size), 1.0 + chunk / batch]),
+                         np.concatenate([np.zeros(size), chunk]))
+            latency = _evaluate(work, grid, work.context, eff)[0]
+            t_dec, t_mix = latency[:size], latency[size:]
+            tpot = fns["mean_step"](batch, chunk, work.input_len, work.output_len, t_dec, t_mix)
+            rate = batch / (n * tpot)
+        rate = np.where(np.isfinite(tpot), rate, 0.0)
+        return {"tokens_per_s_per_user": np.where(np.isfinite(tpot), 1.0 / tpot, 0.0),
+                "output_tokens_per_s_per_gpu": rate,
+                "usd_per_mtok_output": _cost(n, t_dec, batch, work.usd_per_hour)}
+
+
 def _why_infeasible(work: Workload) -> str:
     largest = max(instance_sizes(work.gpu))
     if work.disaggregated and _best_prefill(work, st.fitted(work.gpu) if work.curve == "estimate"
