@@ -125,7 +125,20 @@ CHAPTER_POINTS = [  # (model, GPU, curve, context, speed): the chapter's and the
     ("llama-3-70b", "b200", "physical", 0.0, 80.0),
     ("llama-3-70b", "h100", "physical", 8192.0, 30.0),  # memory alone, the cache's bytes count
     ("deepseek-v3", "h100", "physical", 0.0, 30.0),  # the scale-out bandwidth counts
+    ("llama-3-70b", "h100", "physical", 4096.0, 20.0),  # the HBM's capacity binds too
 ]
+
+
+def test_capacity_binds_and_counts():
+    """At the slow end of a long-context frontier the cache fills the HBM: the capacity binds
+    with memory, and more HBM capacity makes the cost cheaper (re-optimized: the same)."""
+    front = frontier(Setting(get_model("llama-3-70b"), get_gpu("h100"), curve="physical",
+                             context=4096.0))
+    report = front.elasticities(20.0)
+    assert "capacity" in report["binds"]
+    assert report["elasticities"]["hbm_bytes"] < -0.1
+    numeric = sens.finite_differences(front, 20.0, names={"hbm_bytes"})
+    assert _close(report["elasticities"]["hbm_bytes"], numeric["hbm_bytes"])
 
 
 @pytest.mark.parametrize("model,gpu,curve,context,speed", CHAPTER_POINTS)
