@@ -258,24 +258,35 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
     degrees = np.flatnonzero(distinct)  # a repeated degree is never evaluated nor refined
     lowers[..., ~distinct] = np.inf
-    rows = max(1, round(CACHE_BLOCK / (batch.size * npp * (1 + (len(qs) - 1) / 8))))
-    for start in range(0, n.size, rows):
-        block = slice(start, start + rows)
-        terms = together[0]["search"](n[block, None, None], batch[None, :, None],
-                                      pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
-        for number in range(len(together)):
-            lower, second = terms[2 * number:2 * number + 2]
-            lowers[:, block, :, number, distinct] = _rounded_down(lower)
-            at_one = np.broadcast_to(second, lower.shape) if exact_second else lower + second
-            k = np.argmin(at_one, axis=3)
-            value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
-            if number == 0:
-                best[:, block], choice[:, block] = value, degrees[k]
-            else:  # the first minimum over both layouts, as an argmin over all branches
-                here = best[:, block]
-                wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
-                best[:, block] = np.where(wins, value, here)
-                choice[:, block] = np.where(wins, number * npp + degrees[k], choice[:, block])
+    # beyond b = L every batch size tries the same degrees: passed once, broadcast over b, the
+    # terms that do not depend on b are evaluated once per (N, N_PP) (the same values)
+    varying = np.flatnonzero(np.any(pp != pp[-1], axis=1))
+    split = varying[-1] + 1 if varying.size else 0
+    groups = [(cols, pp[None, cols, distinct] if cols.start < split else
+               pp[None, split:split + 1, distinct])
+              for cols in (slice(0, split), slice(split, batch.size)) if cols.start < cols.stop]
+    for cols, degree in groups:
+        width = cols.stop - cols.start
+        rows = max(1, round(CACHE_BLOCK / (width * npp * (1 + (len(qs) - 1) / 8))))
+        for start in range(0, n.size, rows):
+            block = slice(start, start + rows)
+            terms = together[0]["search"](n[block, None, None], batch[None, cols, None], degree,
+                                          1.0)  # 1-D, then 2-D layout
+            for number in range(len(together)):
+                lower, second = terms[2 * number:2 * number + 2]
+                shape = np.broadcast_shapes(lower.shape, second.shape)
+                lowers[:, block, cols, number, distinct] = _rounded_down(lower)
+                at_one = (np.broadcast_to(second, shape) if exact_second else lower + second)
+                k = np.argmin(at_one, axis=3)
+                value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
+                if number == 0:
+                    best[:, block, cols], choice[:, block, cols] = value, degrees[k]
+                else:  # the first minimum over both layouts, as an argmin over all branches
+                    here = best[:, block, cols]
+                    wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
+                    best[:, block, cols] = np.where(wins, value, here)
+                    choice[:, block, cols] = np.where(wins, number * npp + degrees[k],
+                                                      choice[:, block, cols])
     return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
                                       (choice[k] % npp).astype(np.int8),
                                       np.zeros(best[k].shape, dtype=np.int8)),
