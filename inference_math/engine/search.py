@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 
 import numpy as np
 import sympy as sp
@@ -196,20 +195,17 @@ class BranchGrid:
 @dataclass
 class _UnitScaledown:
     """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
-    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down), infinite
-    for a branch that needs no refinement over σ: one already refined (its exact latency is in
-    the grid), or one repeating the branch before it (N_PP degree 1 twice)."""
+    lower bound over σ (shape (nN, nb, layouts × distinct N_PP degrees), float32 rounded down),
+    infinite for a branch already refined (its exact latency is in the grid). Branch c is the
+    layout c // D and the N_PP degree ``degrees[c % D]`` (of D distinct ones: a degree repeating
+    the one before it, 1 twice, is neither evaluated nor refined)."""
 
     grid: BranchGrid
     lowers: np.ndarray
     fns: list
     pp: np.ndarray
-
-    @cached_property
-    def lower(self) -> np.ndarray:
-        """A lower bound of the point's latency over every branch and σ (tightened by
-        :func:`_refine`: the best latency found, or a branch not refined yet)."""
-        return _last_axis_min(self.lowers).astype(float)
+    degrees: np.ndarray
+    lower: np.ndarray  # the point's lower bound over every branch and σ, tightened by _refine
 
 
 def _last_axis_min(values: np.ndarray) -> np.ndarray:
@@ -252,12 +248,13 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes, **options)
                 for layout in (False, True)]
     exact_second = curve != "paper"  # 'search' gives the latency at σ = 1, not what completes it
-    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp), dtype=np.float32)
-    best = np.empty((len(qs), n.size, batch.size))
-    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
     distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
     degrees = np.flatnonzero(distinct)  # a repeated degree is never evaluated nor refined
-    lowers[..., ~distinct] = np.inf
+    lowers = np.empty((len(qs), n.size, batch.size, len(together), degrees.size),
+                      dtype=np.float32)
+    bound = np.empty((len(qs), n.size, batch.size), dtype=np.float32)
+    best = np.empty((len(qs), n.size, batch.size))
+    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
     # beyond b = L every batch size tries the same degrees: passed once, broadcast over b, the
     # terms that do not depend on b are evaluated once per (N, N_PP) (the same values)
     varying = np.flatnonzero(np.any(pp != pp[-1], axis=1))
@@ -275,7 +272,13 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
             for number in range(len(together)):
                 lower, second = terms[2 * number:2 * number + 2]
                 shape = np.broadcast_shapes(lower.shape, second.shape)
-                lowers[:, block, cols, number, distinct] = _rounded_down(lower)
+                low = _rounded_down(np.broadcast_to(lower, lowers[:, block, cols, number].shape))
+                lowers[:, block, cols, number] = low
+                # rounding down is monotone, so it commutes with the minimum over branches
+                if number == 0:
+                    bound_here = _last_axis_min(low)
+                else:
+                    bound[:, block, cols] = np.minimum(bound_here, _last_axis_min(low))
                 at_one = (np.broadcast_to(second, shape) if exact_second else lower + second)
                 k = np.argmin(at_one, axis=3)
                 value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
@@ -290,7 +293,8 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
                                       (choice[k] % npp).astype(np.int8),
                                       np.zeros(best[k].shape, dtype=np.int8)),
-                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp)
+                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp, degrees,
+                           bound[k].astype(float))
             for k in range(len(qs))]
 
 
@@ -303,7 +307,8 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     bounds at ``points[rows]``, selects those worth refining (all if None). A branch refined
     gets an infinite lower bound (its latency is in the grid), so it is never refined again.
     """
-    found, pp, npp = first.grid, first.pp, first.pp.shape[1]
+    found, pp, degrees = first.grid, first.pp, first.degrees
+    nd = degrees.size
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
     if points is None:
         points = np.arange(found.latency.size)
@@ -325,10 +330,10 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
         lowers[rows, columns] = np.inf
         all_lowers[points[rows], columns] = np.inf
         touched[rows] = True
-        layouts = columns // npp
+        layouts = columns // nd
         for number, branch in enumerate(first.fns):
             here = layouts == number
-            row, k = rows[here], columns[here] - number * npp
+            row, k = rows[here], degrees[columns[here] - number * nd]
             size = BLOCK // steps.size
             for start in range(0, row.size, size):
                 row_here, kk = row[start:start + size], k[start:start + size]
