@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
 from ..core.units import usd_per_million_tokens
@@ -230,7 +229,11 @@ def _rounded_down(bound: np.ndarray) -> np.ndarray:
     low = np.empty(np.shape(bound), dtype=np.float32)
     with np.errstate(over="ignore"):
         np.multiply(bound, 1 - 2.0**-23, out=low, casting="unsafe")
-    np.copyto(low, _FLOAT32_MAX, where=np.isinf(low) & np.isfinite(bound))
+    infinite = np.isinf(low)
+    if infinite.any():  # only the infinities can be finite bounds that overflowed
+        over = np.isfinite(np.broadcast_to(bound, low.shape)[infinite])
+        if over.any():
+            low[infinite] = np.where(over, _FLOAT32_MAX, low[infinite])
     return low
 
 
@@ -272,8 +275,7 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
             for number in range(len(together)):
                 lower, second = terms[2 * number:2 * number + 2]
                 shape = np.broadcast_shapes(lower.shape, second.shape)
-                low = _rounded_down(np.broadcast_to(lower, lowers[:, block, cols, number].shape))
-                lowers[:, block, cols, number] = low
+                low = lowers[:, block, cols, number] = _rounded_down(lower)
                 # rounding down is monotone, so it commutes with the minimum over branches
                 if number == 0:
                     bound_here = _last_axis_min(low)
@@ -320,10 +322,12 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                                           found.pp_index.reshape(-1), found.sigma_index.reshape(-1))
     touched = np.zeros(points.size, dtype=bool)
     for which in passes:
-        todo = lowers < best[points, None]
-        if which == "hopeful":
-            todo &= np.arange(branches) == np.argmin(lowers, axis=1)[:, None]
-        rows, columns = np.nonzero(todo)  # by point, then by branch
+        if which == "hopeful":  # each point's branch of smallest bound, if below the best found
+            column = np.argmin(lowers, axis=1)
+            rows = np.flatnonzero(lowers[np.arange(points.size), column] < best[points])
+            columns = column[rows]
+        else:
+            rows, columns = np.nonzero(lowers < best[points, None])  # by point, then by branch
         if keep is not None:
             kept = keep(lowers[rows, columns], rows)
             rows, columns = rows[kept], columns[kept]
@@ -345,11 +349,12 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                 value = latency[np.arange(step.size), step]
                 # several branches of one point may improve it: keep the fastest of each point
                 # (its pairs are consecutive, by N_PP degree; of equal values the first)
-                starts = np.flatnonzero(np.concatenate([[True], row_here[1:] != row_here[:-1]]))
-                segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, row_here.size)))
-                fastest = np.fmin.reduceat(value, starts)
+                new = np.concatenate([[True], row_here[1:] != row_here[:-1]])
+                segment = np.cumsum(new) - 1
+                fastest = np.fmin.reduceat(value, np.flatnonzero(new))
                 at_min = np.flatnonzero(value == fastest[segment])
-                win = at_min[np.unique(segment[at_min], return_index=True)[1]]
+                first_of = np.concatenate([[True], segment[at_min][1:] != segment[at_min][:-1]])
+                win = at_min[first_of]
                 win = win[value[win] < best[at[win]]]
                 best[at[win]] = value[win]
                 two_d[at[win]] = number
@@ -571,10 +576,14 @@ class Frontier:
         return max(self.points, key=lambda pt: pt.tokens_per_s)
 
     def preferred(self, alpha: float = 3.0) -> FrontierPoint:
-        """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference)."""
+        """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference, generated from its
+        derivation into :mod:`.formulas_numpy`)."""
+        from .formulas_numpy import preference as generated
         positive("alpha", alpha, allow_zero=True)
-        speed_, cost = self.arrays()
-        value = compile_fn(user_preference(), (speed, usd_mtok_full, pref_exp))(speed_, cost, alpha)
+        arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                       for v in (*self.arrays(), alpha)))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            value = generated(*arrays)
         return self.points[int(np.argmax(value))]
 
     def table(self) -> np.ndarray:
