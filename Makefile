@@ -15,7 +15,7 @@ help:
 	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build, browser"
 	@echo "make test-browser - the built site in headless Chromium (builds it first if missing)"
 	@echo "make pdf    - the book as a PDF through LaTeX (installs TeX Live from Debian; slower)"
-	@echo "make bench  - CPU time of the 35 canonical frontiers against the original code"
+	@echo "make bench  - CPU time of the 35 canonical frontiers; the side-by-side speed-up"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -84,7 +84,8 @@ pdf: executed
 	$(CACHE) TEXINPUTS=$(CURDIR)/$(TEX_STANDIN): $(BIN)/jupyter-book build . --builder pdflatex
 	@echo "The PDF is at $(CURDIR)/_build/latex/book.pdf"
 
-# A benchmark, not a test: prints CPU seconds and the ratio to the original code's.
+# A benchmark, not a test: prints CPU seconds and quotes the speed-up over the original code
+# measured side by side on one machine (data/erdil_code/timings_side_by_side.json).
 bench: $(STAMP)
 	$(BIN)/python -m inference_math.engine.bench
 

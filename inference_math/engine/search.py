@@ -19,12 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 
 import numpy as np
 import sympy as sp
 
-from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
 from ..core.units import usd_per_million_tokens
@@ -196,20 +194,17 @@ class BranchGrid:
 @dataclass
 class _UnitScaledown:
     """The σ = 1 pass of :func:`fastest_branch`: the fastest branch there, and every branch's
-    lower bound over σ (shape (nN, nb, layouts × N_PP degrees), float32 rounded down), infinite
-    for a branch that needs no refinement over σ: one already refined (its exact latency is in
-    the grid), or one repeating the branch before it (N_PP degree 1 twice)."""
+    lower bound over σ (shape (nN, nb, layouts × distinct N_PP degrees), float32 rounded down),
+    infinite for a branch already refined (its exact latency is in the grid). Branch c is the
+    layout c // D and the N_PP degree ``degrees[c % D]`` (of D distinct ones: a degree repeating
+    the one before it, 1 twice, is neither evaluated nor refined)."""
 
     grid: BranchGrid
     lowers: np.ndarray
     fns: list
     pp: np.ndarray
-
-    @cached_property
-    def lower(self) -> np.ndarray:
-        """A lower bound of the point's latency over every branch and σ (tightened by
-        :func:`_refine`: the best latency found, or a branch not refined yet)."""
-        return _last_axis_min(self.lowers).astype(float)
+    degrees: np.ndarray
+    lower: np.ndarray  # the point's lower bound over every branch and σ, tightened by _refine
 
 
 def _last_axis_min(values: np.ndarray) -> np.ndarray:
@@ -234,7 +229,11 @@ def _rounded_down(bound: np.ndarray) -> np.ndarray:
     low = np.empty(np.shape(bound), dtype=np.float32)
     with np.errstate(over="ignore"):
         np.multiply(bound, 1 - 2.0**-23, out=low, casting="unsafe")
-    np.copyto(low, _FLOAT32_MAX, where=np.isinf(low) & np.isfinite(bound))
+    infinite = np.isinf(low)
+    if infinite.any():  # only the infinities can be finite bounds that overflowed
+        over = np.isfinite(np.broadcast_to(bound, low.shape)[infinite])
+        if over.any():
+            low[infinite] = np.where(over, _FLOAT32_MAX, low[infinite])
     return low
 
 
@@ -252,34 +251,52 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     together = [fm.compile_branch(model, gpu, layout, every_q, context, weight_bytes, **options)
                 for layout in (False, True)]
     exact_second = curve != "paper"  # 'search' gives the latency at σ = 1, not what completes it
-    lowers = np.empty((len(qs), n.size, batch.size, len(together), npp), dtype=np.float32)
-    best = np.empty((len(qs), n.size, batch.size))
-    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
     distinct = np.concatenate([[True], np.any(pp[:, 1:] != pp[:, :-1], axis=0)])
     degrees = np.flatnonzero(distinct)  # a repeated degree is never evaluated nor refined
-    lowers[..., ~distinct] = np.inf
-    rows = max(1, round(CACHE_BLOCK / (batch.size * npp * (1 + (len(qs) - 1) / 8))))
-    for start in range(0, n.size, rows):
-        block = slice(start, start + rows)
-        terms = together[0]["search"](n[block, None, None], batch[None, :, None],
-                                      pp[None, :, distinct], 1.0)  # 1-D, then 2-D layout
-        for number in range(len(together)):
-            lower, second = terms[2 * number:2 * number + 2]
-            lowers[:, block, :, number, distinct] = _rounded_down(lower)
-            at_one = np.broadcast_to(second, lower.shape) if exact_second else lower + second
-            k = np.argmin(at_one, axis=3)
-            value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
-            if number == 0:
-                best[:, block], choice[:, block] = value, degrees[k]
-            else:  # the first minimum over both layouts, as an argmin over all branches
-                here = best[:, block]
-                wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
-                best[:, block] = np.where(wins, value, here)
-                choice[:, block] = np.where(wins, number * npp + degrees[k], choice[:, block])
+    lowers = np.empty((len(qs), n.size, batch.size, len(together), degrees.size),
+                      dtype=np.float32)
+    bound = np.empty((len(qs), n.size, batch.size), dtype=np.float32)
+    best = np.empty((len(qs), n.size, batch.size))
+    choice = np.empty((len(qs), n.size, batch.size), dtype=np.intp)
+    # beyond b = L every batch size tries the same degrees: passed once, broadcast over b, the
+    # terms that do not depend on b are evaluated once per (N, N_PP) (the same values)
+    varying = np.flatnonzero(np.any(pp != pp[-1], axis=1))
+    split = varying[-1] + 1 if varying.size else 0
+    groups = [(cols, pp[None, cols, distinct] if cols.start < split else
+               pp[None, split:split + 1, distinct])
+              for cols in (slice(0, split), slice(split, batch.size)) if cols.start < cols.stop]
+    for cols, degree in groups:
+        width = cols.stop - cols.start
+        rows = max(1, round(CACHE_BLOCK / (width * npp * (1 + (len(qs) - 1) / 8))))
+        for start in range(0, n.size, rows):
+            block = slice(start, start + rows)
+            terms = together[0]["search"](n[block, None, None], batch[None, cols, None], degree,
+                                          1.0)  # 1-D, then 2-D layout
+            for number in range(len(together)):
+                lower, second = terms[2 * number:2 * number + 2]
+                shape = np.broadcast_shapes(lower.shape, second.shape)
+                low = lowers[:, block, cols, number] = _rounded_down(lower)
+                # rounding down is monotone, so it commutes with the minimum over branches
+                if number == 0:
+                    bound_here = _last_axis_min(low)
+                else:
+                    bound[:, block, cols] = np.minimum(bound_here, _last_axis_min(low))
+                at_one = (np.broadcast_to(second, shape) if exact_second else lower + second)
+                k = np.argmin(at_one, axis=3)
+                value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
+                if number == 0:
+                    best[:, block, cols], choice[:, block, cols] = value, degrees[k]
+                else:  # the first minimum over both layouts, as an argmin over all branches
+                    here = best[:, block, cols]
+                    wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
+                    best[:, block, cols] = np.where(wins, value, here)
+                    choice[:, block, cols] = np.where(wins, number * npp + degrees[k],
+                                                      choice[:, block, cols])
     return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
                                       (choice[k] % npp).astype(np.int8),
                                       np.zeros(best[k].shape, dtype=np.int8)),
-                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp)
+                           lowers[k].reshape(n.size, batch.size, -1), fns[k], pp, degrees,
+                           bound[k].astype(float))
             for k in range(len(qs))]
 
 
@@ -292,7 +309,8 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     bounds at ``points[rows]``, selects those worth refining (all if None). A branch refined
     gets an infinite lower bound (its latency is in the grid), so it is never refined again.
     """
-    found, pp, npp = first.grid, first.pp, first.pp.shape[1]
+    found, pp, degrees = first.grid, first.pp, first.degrees
+    nd = degrees.size
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
     if points is None:
         points = np.arange(found.latency.size)
@@ -304,20 +322,22 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                                           found.pp_index.reshape(-1), found.sigma_index.reshape(-1))
     touched = np.zeros(points.size, dtype=bool)
     for which in passes:
-        todo = lowers < best[points, None]
-        if which == "hopeful":
-            todo &= np.arange(branches) == np.argmin(lowers, axis=1)[:, None]
-        rows, columns = np.nonzero(todo)  # by point, then by branch
+        if which == "hopeful":  # each point's branch of smallest bound, if below the best found
+            column = np.argmin(lowers, axis=1)
+            rows = np.flatnonzero(lowers[np.arange(points.size), column] < best[points])
+            columns = column[rows]
+        else:
+            rows, columns = np.nonzero(lowers < best[points, None])  # by point, then by branch
         if keep is not None:
             kept = keep(lowers[rows, columns], rows)
             rows, columns = rows[kept], columns[kept]
         lowers[rows, columns] = np.inf
         all_lowers[points[rows], columns] = np.inf
         touched[rows] = True
-        layouts = columns // npp
+        layouts = columns // nd
         for number, branch in enumerate(first.fns):
             here = layouts == number
-            row, k = rows[here], columns[here] - number * npp
+            row, k = rows[here], degrees[columns[here] - number * nd]
             size = BLOCK // steps.size
             for start in range(0, row.size, size):
                 row_here, kk = row[start:start + size], k[start:start + size]
@@ -329,11 +349,12 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
                 value = latency[np.arange(step.size), step]
                 # several branches of one point may improve it: keep the fastest of each point
                 # (its pairs are consecutive, by N_PP degree; of equal values the first)
-                starts = np.flatnonzero(np.concatenate([[True], row_here[1:] != row_here[:-1]]))
-                segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, row_here.size)))
-                fastest = np.fmin.reduceat(value, starts)
+                new = np.concatenate([[True], row_here[1:] != row_here[:-1]])
+                segment = np.cumsum(new) - 1
+                fastest = np.fmin.reduceat(value, np.flatnonzero(new))
                 at_min = np.flatnonzero(value == fastest[segment])
-                win = at_min[np.unique(segment[at_min], return_index=True)[1]]
+                first_of = np.concatenate([[True], segment[at_min][1:] != segment[at_min][:-1]])
+                win = at_min[first_of]
                 win = win[value[win] < best[at[win]]]
                 best[at[win]] = value[win]
                 two_d[at[win]] = number
@@ -555,10 +576,14 @@ class Frontier:
         return max(self.points, key=lambda pt: pt.tokens_per_s)
 
     def preferred(self, alpha: float = 3.0) -> FrontierPoint:
-        """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference)."""
+        """The point maximizing tok/s^α / ($/Mtok) (eq-search-preference, generated from its
+        derivation into :mod:`.formulas_numpy`)."""
+        from .formulas_numpy import preference as generated
         positive("alpha", alpha, allow_zero=True)
-        speed_, cost = self.arrays()
-        value = compile_fn(user_preference(), (speed, usd_mtok_full, pref_exp))(speed_, cost, alpha)
+        arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                       for v in (*self.arrays(), alpha)))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            value = generated(*arrays)
         return self.points[int(np.argmax(value))]
 
     def table(self) -> np.ndarray:
