@@ -10,6 +10,8 @@ which each input alone must move to divide that cost by F (:mod:`inference_math.
 
 from __future__ import annotations
 
+import math
+
 from ..core.validation import InputError, Interval
 
 CUT = Interval(1.0, 1000.0, open_low=True)
@@ -111,6 +113,10 @@ def cmd_sensitivity(args) -> str:
             f"{args.speed:g} tok/s per user: ${report['usd_per_mtok']:.4g}/Mtok, binding: "
             f"{report['binding']}; at the optimum {' and '.join(report['binds'])} bind "
             f"({report['method']}), {report['gpus']:.4g} GPUs, batch {report['batch']:.4g}")
+    gap = report["layout_gap"]
+    if gap is not None and gap < 0.01:
+        head += (f"\nanother layout costs only {100 * math.expm1(gap):.2g}% more here: the "
+                 "elasticities hold for smaller moves")
     lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s}"
              + (f" {'factor for cost/' + format(args.cut, 'g'):>20s}" if cuts is not None else "")]
     for row in table:

@@ -30,7 +30,8 @@ from .search import MAX_LOG2_GPUS, PP_VALUES, SCALEDOWN_VALUES
 #: The pieces of a step whose maximum is its time, in eq-phys-forward-latency's order.
 PIECES = ("memory", "arithmetic", "network")
 _NAMES = ("kernel", "network", "network_latency", "memory", "arithmetic", "need")
-BISECTIONS = 56  # ln b to 2^-56 of its range: below a double's resolution of the step time
+COARSE = 48  # grid of ln b on which the feasible batches are first found
+BISECTIONS = 50  # then ln b to 2^-50 of a grid step: below a double's resolution of the step
 LEVELS = 4  # refinements of ln N, each 100 times finer than the last
 LEVEL_POINTS = 201
 HALF_WIDTH = 1.0  # ln N searched within e^±1 of the grid's point
@@ -177,21 +178,31 @@ def _bounds(setting) -> tuple[float, float, float]:
 
 def largest_batch(problem: Problem, log_n: np.ndarray, speed: float) -> np.ndarray:
     """For each ln N, the largest ln b at which the layout fits and serves ``speed`` (−inf where
-    none does): bisection, the step time, the need and N_PP growing with b."""
+    none does).
+
+    The step time grows with b, but the memory need need not fall as it does: N_PP grows with b
+    and spreads the weights over more stages, so a small batch can fail to fit where a larger one
+    fits. The feasible batches are found on a coarse grid of ln b, and the largest is refined by
+    bisection between the last feasible grid point and the next.
+    """
     _, low, high = _bounds(problem.setting)
     budget = 1.0 / speed
 
     def ok(log_b):
         parts = problem.parts(log_n, log_b)
         return problem.fits(parts, log_n) & (problem.pieces(parts).max(axis=0) <= budget)
-    lo, hi = np.full_like(log_n, low), np.full_like(log_n, high)
-    feasible = ok(lo)
-    top = ok(hi)
+    coarse = np.linspace(low, high, COARSE)
+    good = np.stack([ok(np.full_like(log_n, x)) for x in coarse])  # (COARSE, len(log_n))
+    any_good = good.any(axis=0)
+    last = COARSE - 1 - np.argmax(good[::-1], axis=0)  # the largest feasible grid index
+    lo = coarse[last]
+    hi = coarse[np.minimum(last + 1, COARSE - 1)]
+    top = last == COARSE - 1
     for _ in range(BISECTIONS):
         mid = 0.5 * (lo + hi)
-        good = ok(mid)
-        lo, hi = np.where(good, mid, lo), np.where(good, hi, mid)
-    return np.where(feasible, np.where(top, high, lo), -np.inf)
+        fine = ok(mid)
+        lo, hi = np.where(fine, mid, lo), np.where(fine, hi, mid)
+    return np.where(any_good, np.where(top, high, lo), -np.inf)
 
 
 def cheapest(problem: Problem, speed: float, near: float) -> Optimum | None:
@@ -242,15 +253,20 @@ def candidate_layouts(front, speed: float, spread: float = 0.1) -> list[tuple[La
     return list(out.items())
 
 
-def cheapest_of(setting, layouts, speed: float, **inputs) -> tuple[Optimum, Problem]:
-    """The cheapest of the layouts at ``speed`` (``inputs`` as :meth:`Problem.of`)."""
-    best = None
+def ranked(setting, layouts, speed: float, **inputs) -> list[tuple[Optimum, Problem]]:
+    """The cheapest instance of each layout that serves ``speed``, cheapest first (``inputs`` as
+    :meth:`Problem.of`)."""
+    found = []
     for layout, gpus in layouts:
         problem = Problem.of(setting, layout, **inputs)
-        found = cheapest(problem, speed, gpus)
-        if found is not None and (best is None or found.log_cost < best[0].log_cost):
-            best = (found, problem)
-    if best is None:
+        best = cheapest(problem, speed, gpus)
+        if best is not None:
+            found.append((best, problem))
+    if not found:
         raise InputError(f"no layout of the frontier serves {speed:g} tok/s per user")
-    return best
+    return sorted(found, key=lambda pair: pair[0].log_cost)
 
+
+def cheapest_of(setting, layouts, speed: float, **inputs) -> tuple[Optimum, Problem]:
+    """The cheapest of the layouts at ``speed`` (``inputs`` as :meth:`Problem.of`)."""
+    return ranked(setting, layouts, speed, **inputs)[0]

@@ -207,7 +207,11 @@ def elasticities(front, speed: float) -> dict:
         raise InputError(f"{speed:g} tok/s per user is below the frontier's slowest "
                          f"point, {slowest:.3g}, where its cost no longer depends on the speed")
     layouts = cm.candidate_layouts(front, speed)
-    opt, problem = cm.cheapest_of(setting, layouts, speed)
+    found = cm.ranked(setting, layouts, speed)
+    opt, problem = found[0]
+    # where another layout is nearly as cheap the cost has a kink (the cheaper of two) this far
+    # away in ln C: the elasticity is that of the cheapest layout, for smaller moves
+    gap = found[1][0].log_cost - opt.log_cost if len(found) > 1 else None
     case, active, grad, weights = _kkt(problem, opt, speed)
     out = {}
     for name, make in inputs(setting).items():
@@ -222,7 +226,7 @@ def elasticities(front, speed: float) -> dict:
             "usd_per_mtok_continuum": usd_per_million_tokens(math.exp(opt.log_cost),
                                                              setting.usd_per_hour),
             "gpus": opt.gpus, "batch": opt.batch, "binding": serving.binding,
-            "binds": active, "method": CASES[case], "elasticities": out}
+            "binds": active, "method": CASES[case], "layout_gap": gap, "elasticities": out}
 
 
 def finite_differences(front, speed: float, names=None, step: float = 1e-3) -> dict:
