@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog, minimize_scalar
 
@@ -174,6 +174,8 @@ def test_elasticities_at_random_frontier_points(model, gpu, curve, context, wher
     speeds, _ = front.arrays()
     speed = float(np.exp(np.log(speeds.min()) + where * np.log(speeds.max() / speeds.min())))
     report = front.elasticities(speed)
+    # two layouts exactly as cheap: the cost has a kink at the point itself, no derivative
+    assume(report["layout_gap"] is None or report["layout_gap"] > 1e-6)
     names = pick.sample(sorted(report["elasticities"]), 4)
     numeric = sens.finite_differences(front, speed, names=names, step=_step(report))
     for name, value in numeric.items():

@@ -50,10 +50,9 @@ class Layout:
 def layout_of(setting, point) -> Layout:
     """The layout of a frontier point, read back from its N_PP and σ."""
     top = min(point.batch, setting.model.layers)
-    if point.n_pp == 1.0 or top <= 1.0:
-        pp_step = None
-    else:
-        pp_step = int(round((PP_VALUES - 1) * math.log(point.n_pp) / math.log(top)))
+    pp_step = None  # N_PP = 1: the search's first degree, and its k = 0 (the same layout)
+    if point.n_pp != 1.0 and top > 1.0:
+        pp_step = int(round((PP_VALUES - 1) * math.log(point.n_pp) / math.log(top))) or None
     sigma_step = (0 if point.n_tp <= 1.0 else
                   int(round((SCALEDOWN_VALUES - 1) * math.log(point.attn_scaledown)
                             / math.log(point.n_tp))))

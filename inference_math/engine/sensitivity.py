@@ -211,7 +211,9 @@ def elasticities(front, speed: float) -> dict:
     opt, problem = found[0]
     # where another layout is nearly as cheap the cost has a kink (the cheaper of two) this far
     # away in ln C: the elasticity is that of the cheapest layout, for smaller moves
-    gap = found[1][0].log_cost - opt.log_cost if len(found) > 1 else None
+    others = [o for o, _ in found[1:] if max(abs(o.log_n - opt.log_n), abs(o.log_b - opt.log_b),
+                                             abs(o.log_cost - opt.log_cost)) > 1e-9]
+    gap = others[0].log_cost - opt.log_cost if others else None
     case, active, grad, weights = _kkt(problem, opt, speed)
     out = {}
     for name, make in inputs(setting).items():
