@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.validation import InputError
 from . import full_model as fm
-from .search import MAX_LOG2_GPUS, PP_VALUES, SCALEDOWN_VALUES
+from .search import PP_VALUES, SCALEDOWN_VALUES, grid
 
 #: The pieces of a step whose maximum is its time, in eq-phys-forward-latency's order.
 PIECES = ("memory", "arithmetic", "network")
@@ -169,10 +169,10 @@ class Optimum:
 
 
 def _bounds(setting) -> tuple[float, float, float]:
-    """ln N's upper bound and ln b's range, those of the search's grid (:func:`.search.grid`;
+    """ln N's upper bound and ln b's range: those of the search's grid (:func:`.search.grid`;
     N ≥ 1 follows from N_PP ≤ N)."""
-    return (MAX_LOG2_GPUS * math.log(2.0), 0.0,
-            (MAX_LOG2_GPUS + math.log2(setting.model.sparsity)) * math.log(2.0))
+    n, batch = grid(setting.model, setting.gpu, setting.w)
+    return math.log(n[-1]), math.log(batch[0]), math.log(batch[-1])
 
 
 def largest_batch(problem: Problem, log_n: np.ndarray, speed: float) -> np.ndarray:

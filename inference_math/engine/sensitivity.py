@@ -120,6 +120,7 @@ PRICE = "price_per_hour"
 STEP = 1e-4  # of ln x, for the constraints' partials at the optimum (they are smooth there)
 STEP_Y = 1e-6  # of ln N and ln b
 ACTIVE = 1e-6  # a constraint within this of its bound (in its log) binds
+FD_STEP = 1e-3  # of ln x, for the re-optimized differences the elasticities are tested against
 
 
 def _constraints(problem, log_n: float, log_b: float, speed: float) -> dict:
@@ -231,7 +232,7 @@ def elasticities(front, speed: float) -> dict:
             "binds": active, "method": CASES[case], "layout_gap": gap, "elasticities": out}
 
 
-def finite_differences(front, speed: float, names=None, step: float = 1e-3) -> dict:
+def finite_differences(front, speed: float, names=None, step: float = FD_STEP) -> dict:
     """Central differences of the continuum optimum's cost in each input (re-optimized at
     x·e^±step, the frontier's layouts held): what :func:`elasticities` is tested against."""
     setting = front.setting
