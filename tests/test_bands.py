@@ -353,3 +353,32 @@ def test_bad_band_input_is_one_line_naming_the_flag(capsys, argv, flag):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and flag in err
+
+
+def test_frontier_plot_shades_the_band_read_off_each_draws_frontier(capsys, tmp_path, front):
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure
+
+    from inference_math.book.frontier_plot import draw_frontiers
+
+    path = tmp_path / "band.svg"
+    code, out, err = run(capsys, *FRONTIER, "--band", "--draws", "32", "--quiet", "--plot",
+                         str(path))
+    assert code == 0 and err == "" and path.read_bytes().startswith(b"<?xml")
+    band = bands.frontier_band(SETTING, front, draws=32)  # FRONTIER's setting
+    ax = Figure().subplots()
+    draw_frontiers(ax, {"x": front}, {"x": band})
+    shaded = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(shaded) == 1
+    vertices = shaded[0].get_paths()[0].vertices
+    speeds, _ = front.arrays()
+    # the shading spans the frontier's speeds and, at its slowest, the band's two ends there
+    assert vertices[:, 0].min() == pytest.approx(speeds.min())
+    assert vertices[:, 0].max() <= speeds.max() * (1 + 1e-12)
+    low, high = band.cost_at_speed(float(speeds.min()))
+    at_slowest = vertices[np.isclose(vertices[:, 0], speeds.min()), 1]
+    assert at_slowest.min() == pytest.approx(low) and at_slowest.max() == pytest.approx(high)
+    assert low < high  # the B200's assumed numbers give the band a width
+    assert "over 32 draws" in ax.get_legend().get_texts()[1].get_text()

@@ -16,11 +16,19 @@ FORMATS = {".svg": "svg", ".png": "png"}
 PNG_DPI = 200
 
 
-def draw_frontiers(ax, fronts: dict) -> None:
+#: Speeds at which a band is read off its draws' frontiers, log-spaced over the frontier's.
+BAND_SPEEDS = 40
+
+
+def draw_frontiers(ax, fronts: dict, bands: dict | None = None) -> None:
     """Draw each ``label -> Frontier`` of ``fronts`` on ``ax``; a triangle marks each fastest point.
 
-    The cost axis is eq-search-cost along the frontier (Frontier.arrays).
+    The cost axis is eq-search-cost along the frontier (Frontier.arrays). ``bands`` (``label ->
+    FrontierBand``, :mod:`inference_math.engine.bands`) shades each frontier's band: at each
+    speed, the percentiles of the cost read off every draw's frontier
+    (``FrontierBand.cost_at_speed``), where both ends are finite.
     """
+    import numpy as np
     from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
 
     every = []
@@ -32,6 +40,16 @@ def draw_frontiers(ax, fronts: dict) -> None:
         top = front.max_speed()
         ax.plot(top.tokens_per_s, top.usd_per_mtok, "^", color=line.get_color(),
                 markeredgecolor="black", markersize=8)
+        band = (bands or {}).get(label)
+        if band is not None:
+            grid = np.geomspace(speeds.min(), speeds.max(), BAND_SPEEDS)
+            ends = np.array([band.cost_at_speed(float(speed)) for speed in grid])
+            ok = np.all(np.isfinite(ends), axis=1)
+            low, high = (round(100 * q) for q in band.quantiles)
+            ax.fill_between(grid[ok], ends[ok, 0], ends[ok, 1], color=line.get_color(),
+                            alpha=0.25, linewidth=0,
+                            label=(f"{label}: " if len(fronts) > 1 else "")
+                            + f"{low}th–{high}th percentile over {band.draws} draws")
     ax.set_xscale("log")
     ax.set_yscale("log")
     low, high = min(every), max(every)
@@ -42,7 +60,7 @@ def draw_frontiers(ax, fronts: dict) -> None:
     ax.set_xlabel("tokens per second per user")
     ax.set_ylabel("$ per million output tokens")
     usd_axis(ax, "y")
-    if len(fronts) > 1:
+    if len(fronts) > 1 or bands:
         ax.legend(loc="upper left")
 
 
@@ -57,26 +75,29 @@ def speed_ticks(low: float, high: float) -> list[float]:
     return [t for t in ticks if low / 1.15 <= t <= high * 1.15]
 
 
-def frontier_figure(fronts: dict, title: str | None = None):
-    """A new figure (the book's style) with the frontiers of ``fronts`` drawn on it."""
+def frontier_figure(fronts: dict, title: str | None = None, bands: dict | None = None):
+    """A new figure (the book's style) with the frontiers of ``fronts`` drawn on it (and their
+    ``bands``, :func:`draw_frontiers`)."""
     import matplotlib as mpl
     from matplotlib.figure import Figure
 
     with mpl.rc_context(STYLE):
         fig = Figure()
         ax = fig.subplots()
-        draw_frontiers(ax, fronts)
+        draw_frontiers(ax, fronts, bands)
         if title:
             ax.set_title(title)
         fig.tight_layout()
     return fig
 
 
-def save_frontier_plot(fronts: dict, path: str | Path, title: str | None = None) -> Path:
-    """Write the frontiers to ``path`` (.svg or .png, by its suffix) without a date stamp."""
+def save_frontier_plot(fronts: dict, path: str | Path, title: str | None = None,
+                       bands: dict | None = None) -> Path:
+    """Write the frontiers (and their ``bands``) to ``path`` (.svg or .png, by its suffix)
+    without a date stamp."""
     path = Path(path)
     fmt = FORMATS[path.suffix.lower()]
-    fig = frontier_figure(fronts, title)
+    fig = frontier_figure(fronts, title, bands)
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     import matplotlib as mpl
 

@@ -416,14 +416,16 @@ def _plot_path(text: str) -> str:
     return text
 
 
-def _draw(front, path: str) -> None:
-    """Draw ``front`` into ``path``; matplotlib and the book's figure style load only here."""
+def _draw(front, path: str, band=None) -> None:
+    """Draw ``front`` (and its ``band``, a FrontierBand) into ``path``; matplotlib and the book's
+    figure style load only here."""
     from ..book.frontier_plot import save_frontier_plot
 
     setting = front.setting
-    title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:g}-bit weights"
+    title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:.3g}-bit weights"
+    bands = None if band is None else {setting.model.name: band}
     try:
-        save_frontier_plot({setting.model.name: front}, path, title)
+        save_frontier_plot({setting.model.name: front}, path, title, bands)
     except OSError as exc:
         raise InputError(f"argument --plot: cannot write {path!r}: {exc.strerror or exc}") from None
 
@@ -433,20 +435,20 @@ def _cmd_frontier(args) -> str:
     setting = _setting(args)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
+    result = band = None
+    if band_options is not None:
+        from ..engine.bands import frontier_band
+        result = frontier_band(setting, front, **band_options)
+        band = (result.rows(), band_cli.describe(result.spread, setting.gpu.name,
+                                                 **band_options))
     if getattr(args, "plot", None):
-        _draw(front, args.plot)
+        _draw(front, args.plot, result)
     if args.command == "max-speed":
         points = [front.max_speed()]
     elif args.command == "preferred":
         points = [front.preferred(args.alpha)]
     else:
         points = front.points
-    band = None
-    if band_options is not None:
-        from ..engine.bands import frontier_band
-        result = frontier_band(setting, front, **band_options)
-        band = (result.rows(), band_cli.describe(result.spread, setting.gpu.name,
-                                                 **band_options))
     return _points_output(points, args, setting.curve_name, band)
 
 
