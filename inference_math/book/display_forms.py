@@ -252,6 +252,12 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"determinant of the two binding constraints' slopes in $\ln N$ and "
                       r"$\ln b$, $g_{1,N} g_{2,b} - g_{1,b} g_{2,N}$, in {eq}`eq-sens-corner`",
                       (_CORNER_DET,)),
+        DisplaySymbol(r"w_{\mathrm{qkv}}", "1",
+                      r"channels of a linear-attention layer's queries, keys and values, "
+                      r"$2 n_{\mathrm{lin},k} d_{\mathrm{lin},k} + n_{\mathrm{lin},v} "
+                      r"d_{\mathrm{lin},v}$, in "
+                      "{eq}`eq-layers-attention-linear` and {eq}`eq-layers-attention-kda`",
+                      (_QKV,)),
     )
 
 
@@ -535,3 +541,38 @@ def _sens_corner():
     top = sp.Add(_mul(S.g2_x, _CORNER_S1), -_mul(S.g1_x, _CORNER_S2), evaluate=False)
     rhs = sp.Add(S.eps_price, sp.Mul(top, _pow(_CORNER_DET, -1), evaluate=False), evaluate=False)
     return sp.Eq(sens.corner().lhs, rhs, evaluate=False)
+
+
+# --- one linear-attention layer: its matrices in the order of the layer -------------------------
+
+# the channels that the queries, keys and values of a linear-attention layer span together
+_QKV = sp.Symbol(r"w_{\mathrm{qkv}}", positive=True)
+
+
+def _qkv() -> dict:
+    return {_QKV: 2 * S.n_lk * S.d_lk + S.n_lv * S.d_lv}
+
+
+def _values():
+    return _mul(S.n_lv, S.d_lv)
+
+
+@form("eq-layers-attention-linear", "the projections of queries, keys and values, the gates', "
+      "the convolution, then the output projection, as the layer applies them; the queries', "
+      "keys' and values' channels named w_qkv", constants=_qkv, where=True)
+def _linear_attention():
+    gates = _mul(S.n_lv, sp.Add(S.d_lv, 2, evaluate=False), S.d_model)  # output, decay, update
+    return sp.Eq(S.n_attn_layer, sp.Add(_mul(_QKV, S.d_model), gates, _mul(S.k_conv, _QKV),
+                                        _mul(_values(), S.d_model), evaluate=False),
+                 evaluate=False)
+
+
+@form("eq-layers-attention-kda", "the projections, the convolution over queries, keys and "
+      "values, the two low-rank gates, then the output projection, as the layer applies them; "
+      "the queries', keys' and values' channels named w_qkv", constants=_qkv, where=True)
+def _kda_attention():
+    projections = _mul(sp.Add(_QKV, S.n_lv, evaluate=False), S.d_model)
+    gates = _mul(2, S.d_lv, sp.Add(S.d_model, _values(), evaluate=False))
+    return sp.Eq(S.n_attn_layer, sp.Add(projections, _mul(S.k_conv, _QKV), gates,
+                                        _mul(_values(), S.d_model), evaluate=False),
+                 evaluate=False)
