@@ -382,3 +382,21 @@ def test_frontier_plot_shades_the_band_read_off_each_draws_frontier(capsys, tmp_
     assert at_slowest.min() == pytest.approx(low) and at_slowest.max() == pytest.approx(high)
     assert low < high  # the B200's assumed numbers give the band a width
     assert "over 32 draws" in ax.get_legend().get_texts()[1].get_text()
+
+
+@pytest.mark.parametrize("command", ["max-speed", "preferred"])
+def test_one_points_band_is_its_row_of_the_frontiers_band(capsys, command):
+    code, out, err = run(capsys, *FRONTIER, "--band", "--draws", "32", "--json", "--quiet")
+    rows = strict_json(out)
+    code, out, err = run(capsys, command, *FRONTIER[1:], "--band", "--draws", "32", "--json",
+                         "--quiet")
+    assert code == 0 and err == ""
+    one = strict_json(out)
+    same = [row for row in rows if row["gpus"] == one["gpus"] and row["batch"] == one["batch"]
+            and row["tokens_per_s"] == one["tokens_per_s"]]
+    assert len(same) == 1 and same[0] == one
+    if command == "max-speed":
+        assert one["tokens_per_s"] == max(row["tokens_per_s"] for row in rows)
+    assert one["usd_per_mtok_low"] < one["usd_per_mtok"] < one["usd_per_mtok_high"]
+    code, out, err = run(capsys, command, *FRONTIER[1:], "--draws", "32")
+    assert code == 2 and "argument --draws: needs --band" in err

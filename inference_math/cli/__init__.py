@@ -52,7 +52,8 @@ overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 10
 --context [0, 1e+09] tokens, --acceptance [0, 1), --price [0.0001, 10000] $/GPU-hour,
 --alpha [0, 20], --speed [0.01, 100000] tokens/s per user.
 
-``--band`` on ``frontier``, ``compare`` and ``serve`` (with ``--draws N``, ``--seed S``) adds the
+``--band`` on ``frontier``, ``max-speed``, ``preferred``, ``compare`` and ``serve`` (with
+``--draws N``, ``--seed S``) adds the
 10th and 90th percentiles of each row over draws of the GPU's assumed and provisional values
 (engine/bands.py; on serve's estimate, times the estimate's band): see the README's "Bands".
 
@@ -431,7 +432,7 @@ def _draw(front, path: str, band=None) -> None:
 
 
 def _cmd_frontier(args) -> str:
-    band_options = band_cli.options(args) if args.command == "frontier" else None
+    band_options = band_cli.options(args)
     setting = _setting(args)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
@@ -449,6 +450,9 @@ def _cmd_frontier(args) -> str:
         points = [front.preferred(args.alpha)]
     else:
         points = front.points
+    if band is not None and points is not front.points:  # the chosen point's row of the band
+        rows = band[0]
+        band = ([rows[next(i for i, pt in enumerate(front.points) if pt is points[0])]], band[1])
     return _points_output(points, args, setting.curve_name, band)
 
 
@@ -872,7 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "frontier":
             cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
                              help="also draw the frontier into FILE (.svg or .png)")
-            band_cli.add_options(cmd)
+        band_cli.add_options(cmd)
     cmp = sub.add_parser("compare", help="top speed and cost at a per-user speed for every "
                                          "model x GPU pair (full model)")
     cmp.add_argument("--models", required=True, type=_listed(get_model),

@@ -1,4 +1,5 @@
-"""``--band`` of ``frontier``, ``compare`` and ``serve``: the options, and the band's columns.
+"""``--band`` of ``frontier``, ``max-speed``, ``preferred``, ``compare`` and ``serve``: the options,
+and the band's columns.
 
 The band is :mod:`inference_math.engine.bands`: the 10th and 90th percentiles over draws of the
 GPU's assumed and provisional values (``data/band_ranges.toml``), each point's configuration
