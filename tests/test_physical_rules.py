@@ -5,6 +5,7 @@ reference terms, and the properties the search relies on."""
 from __future__ import annotations
 
 import math
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -222,3 +223,66 @@ def test_a_models_own_mtp_module_drafts():
     assert module.layers == 1 and module.weight_bits == 8
     with pytest.raises(InputError, match="multi-token-prediction"):
         mtp_drafter(get_model("llama-3-70b"))
+
+
+DEEPSEEK_V32 = str(resources.files("inference_math").joinpath(
+    "data/hf_configs/deepseek-ai--DeepSeek-V3.2.config.json"))
+
+
+def _attention_flops(key, q, context, curve="physical"):
+    """FLOPs of one pass of one sequence on one GPU, from the generated arithmetic time."""
+    model, gpu = get_model(key), get_gpu("h200")
+    branch = fm.compile_branch(model, gpu, False, q, context, curve=curve, logits=1.0)
+    rate = gpu.flops(model.weight_bits, capped=curve != "limit")
+    return float(branch["arithmetic"](1.0, 1.0, 1.0, 1.0)) * rate
+
+
+def test_mla_attention_flops_by_hand():
+    """DeepSeek-V3 (config: 61 MLA layers, 128 heads, latent d_c = 512, rotary d_R = 64,
+    position-free and value heads 128): decode runs absorbed, 2·(512 + 64) + 2·512 = 2,176
+    FLOPs per head and cached token; a prompt runs multi-head, 2·(128 + 64) + 2·128 = 640 per
+    head and pair of tokens (eq-phys-mla-attention-flops). The paper's count is 4·512 = 2,048."""
+    layers, heads = 61, 128
+    context = 4096.0
+    decode = _attention_flops("deepseek-v3", 1.0, context) - _attention_flops("deepseek-v3", 1.0, 0)
+    assert decode == pytest.approx(layers * heads * 2176 * context, rel=1e-9)
+    # a prompt of 2q tokens against two of q: the causal pairs' term, q², is what remains, less
+    # one pass's constant, the logits of the prompt's last token (vocabulary 129,280, width 7,168)
+    q = 1024.0
+    pairs = (_attention_flops("deepseek-v3", 2 * q, 0) - 2 * _attention_flops("deepseek-v3", q, 0))
+    assert pairs == pytest.approx(layers * heads * 640 * q * q - 2 * 129280 * 7168, rel=1e-9)
+    # the same prompt absorbed would cost 2,176/640 = 3.4 times as much: the pass takes the cheaper
+    assert 2176 / 640 == pytest.approx(3.4)
+    # the limit counts the same FLOPs (at the peak rate)
+    limit = (_attention_flops("deepseek-v3", 1.0, context, "limit")
+             - _attention_flops("deepseek-v3", 1.0, 0, "limit"))
+    assert limit == pytest.approx(decode, rel=1e-9)
+
+
+def test_a_sparse_mla_layer_attends_to_its_selection_absorbed_or_to_all_multi_head():
+    """DeepSeek-V3.2's sparse layers (DSA) attend absorbed to at most k_sel = 2,048 cached
+    tokens, 2,176 FLOPs per head and entry, or as masked multi-head attention to all of them, 640
+    per head and token pair: decode absorbed, a short prompt multi-head, a long one absorbed."""
+    layers, heads, context = 61, 128, 1024.0  # a context under k_sel: every token attended
+    decode = (_attention_flops(DEEPSEEK_V32, 1.0, context)
+              - _attention_flops(DEEPSEEK_V32, 1.0, 0.0))
+    # the indexer scores every cached token: 64 heads of 128 (index_n_heads, index_head_dim),
+    # 2·128 FLOPs per dot product and 2 per weighted score (eq-sparse-indexer-flops)
+    indexer = layers * 64 * (2 * 128 + 2) * context
+    assert decode == pytest.approx(layers * heads * 2176 * context + indexer, rel=1e-9)
+    # a prompt of 2q = k_sel tokens against two of q: the causal pairs' term, multi-head (640)
+    # and the indexer's, less the last token's logits
+    q = 1024.0
+    pairs = _attention_flops(DEEPSEEK_V32, 2 * q, 0.0) - 2 * _attention_flops(DEEPSEEK_V32, q, 0.0)
+    assert pairs == pytest.approx(layers * (heads * 640 + 64 * 258) * q * q
+                                  - 2 * 129280 * 7168, rel=1e-9)
+    # prompts of 16,384 tokens and more: a query attends to 1,920 selected entries on average
+    # (eq-sparse-mean-read: the first 2,048 queries to j each, the others to 2,048), and 2,176 x
+    # 1,920 per head is less than the multi-head 640 x 8,191.5: absorbed, whose attention grows
+    # only linearly with the prompt; the second difference keeps the indexer's q² term alone
+    long, step = 16384.0, 4096.0
+    assert 2176 * (2048 * 2047 / 2 + (long - 2048) * 2048) / long < 640 * (long - 1) / 2
+    second = (_attention_flops(DEEPSEEK_V32, long + 2 * step, 0.0)
+              - 2 * _attention_flops(DEEPSEEK_V32, long + step, 0.0)
+              + _attention_flops(DEEPSEEK_V32, long, 0.0))
+    assert second == pytest.approx(layers * 64 * 258 * step * step, rel=1e-9)

@@ -20,6 +20,9 @@ CONFIGS = "inference_math/data/hf_configs"
 V32 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json")
 R1 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-R1.config.json")
 MEAN_READ = sp.lambdify((ctx, q_len, k_top), sa.mean_read().rhs, "math")
+# FLOPs per head and attended entry of absorbed MLA (eq-phys-mla-attention-flops), at the configs'
+# kv_lora_rank 512 and qk_rope_head_dim 64: the latent and the rotary key scored, the latent summed
+ABSORBED = 2 * (512 + 64) + 2 * 512
 
 
 def brute_mean_read(ell: int, q: int, k: int) -> float:
@@ -117,22 +120,24 @@ def test_under_tensor_parallelism_every_gpu_runs_the_whole_indexer():
     got = (sparse.decode_terms_ms["memory"] - dense.decode_terms_ms["memory"]) / 1e3
     assert math.isclose(got, by_hand, rel_tol=1e-4), (got, by_hand)
     flops = gpu.flops(8)
-    by_hand = (8 * 61 * (4 * 512 * 128 * (2048 - ell) / 8 + 16_512 * ell)
+    by_hand = (8 * 61 * (ABSORBED * 128 * (2048 - ell) / 8 + 16_512 * ell)
                + 2 * 61 * 13_959_168 * 8) / flops
     got = (sparse.decode_terms_ms["arithmetic"] - dense.decode_terms_ms["arithmetic"]) / 1e3
     assert math.isclose(got, by_hand, rel_tol=1e-6), (got, by_hand)
 
 
 def test_the_indexer_scores_every_token_in_the_arithmetic():
-    """Arithmetic of a decode step (q = 1) at ℓ under the limit: 4·512·128 FLOPs per layer and
-    attended entry for the absorbed MLA, over min(ℓ, 2048) entries where R1 attends to all ℓ,
+    """Arithmetic of a decode step (q = 1) at ℓ under the limit: (2·(512 + 64) + 2·512)·128
+    FLOPs per layer and attended entry for the absorbed MLA (eq-phys-mla-attention-flops: the
+    latent and the rotary key scored, the latent summed), over min(ℓ, 2048) entries where R1
+    attends to all ℓ,
     plus 16,512 per cached token for the indexer and 2 per indexer weight, in 61 layers, for 32
     sequences shared by 8 GPUs at the H200's FP8 peak."""
     for context in (16_000, 100_000):
         sparse, dense = _decode(V32, context, "limit"), _decode(R1, context, "limit")
         ell = sparse.context
         flops = get_gpu("h200").flops(8)
-        by_hand = 32 * 61 * (4 * 512 * 128 * (min(ell, 2048) - ell) + 16_512 * ell) / (8 * flops)
+        by_hand = 32 * 61 * (ABSORBED * 128 * (min(ell, 2048) - ell) + 16_512 * ell) / (8 * flops)
         # the indexer's projections: 2 FLOPs per weight per token
         by_hand += 2 * 61 * 13_959_168 * 32 / (8 * flops)
         got = (sparse.decode_terms_ms["arithmetic"] - dense.decode_terms_ms["arithmetic"]) / 1e3

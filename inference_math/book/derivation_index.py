@@ -34,6 +34,8 @@ SOURCE_KEYS = (
     (re.compile(r"Mazurek and Schreiber \(2025\)"), "mazurek2025moe"),
     (re.compile(r"Mazurek \(2025\), 'Why are embeddings"), "mazurek2025embeddings"),
     (re.compile(r"Mazurek \(2025\), 'AI infrastructure"), "mazurek2025experience"),
+    (re.compile(r"DeepSeek-AI \(2024\), DeepSeek-V2"), "deepseekai2024v2"),
+    (re.compile(r"SGLang \(2025\), MHA prefill"), "sglang2025mlaprefill"),
     (re.compile(r"DeepSeek-AI \(2025\), DeepSeek-V3\.2-Exp"), "deepseek2025v32"),
     (re.compile(r"DeepSeek-AI \(2026\), DeepSeek-V4"), "deepseek2026v4"),
     (re.compile(r"Kimi Team \(2025\), Kimi Linear"), "kimi2025linear"),

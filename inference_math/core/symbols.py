@@ -929,6 +929,20 @@ xi_idx = _define("xi_idx", r"\xi_{\mathrm{I}}", "1",
                  "when each scores for its own query heads (block-sparse)", "sparse",
                  nonnegative=True, real=True)
 
+# --- MLA's two forms under the physical rules (section owned by engine/physical_rules.py) ---
+d_nope = _define("d_nope", r"d_{\mathrm{head}}^{\mathrm{nope}}", "elements",
+                 "per-head width of MLA's position-free query and key (qk_nope_head_dim; the "
+                 "value head is d_head)", "full", **_POS)
+xi_mha = _define("xi_mha", r"\xi_{\mathrm{MHA}}", "1",
+                 "1 where an MLA layer can also run as multi-head attention over keys and "
+                 "values up-projected from its latents, 0 where it runs absorbed only (a "
+                 "compressed layer, which has no up-projections)", "full",
+                 nonnegative=True, real=True)
+flop_mla = _define("flop_mla", r"F_{\mathrm{attn}}^{\mathrm{MLA}}", "FLOP",
+                   "FLOPs of one MLA layer's attention for one sequence's pass: the scores and "
+                   "the values, in the cheaper of the absorbed and the multi-head form",
+                   "full", **_POS)
+
 # --- sensitivity (section owned by inference_math/engine/sensitivity.py) ---
 eps_cost = _define("eps_cost", r"\varepsilon_{C}", "1",
                    "elasticity of the cost at a fixed speed per user in one input, "

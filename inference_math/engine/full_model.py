@@ -40,6 +40,8 @@ from ..core.symbols import (
     d_ff_shared,
     d_head,
     d_model,
+    d_nope,
+    d_rope,
     f_idx,
     f_used,
     flops,
@@ -100,6 +102,7 @@ from ..core.symbols import (
     w_idx,
     xi_ep,
     xi_idx,
+    xi_mha,
 )
 from ..derivations.moe import expert_fraction_read
 from ..presets.layered import LayeredModel, piece_context
@@ -465,7 +468,7 @@ CONSTANTS = (q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_ex
              n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw,
              hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep,
              omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win,
-             r_cmp, st_cmp, xi_idx)
+             r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and

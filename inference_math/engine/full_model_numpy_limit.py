@@ -10,21 +10,21 @@ file is current.
 import numpy
 
 
-def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -50,15 +50,15 @@ def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -69,12 +69,12 @@ def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -82,7 +82,7 @@ def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -109,7 +109,7 @@ def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -120,7 +120,7 @@ def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -166,20 +166,20 @@ def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x36*(d_ff*x25 + d_ff*x29*x32 + x35/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x36*(d_head*x31*x34*x38/x41 + n_q*x37 + x21*x32*x40 + x30*x33*x41 + x35/x40 + x37*x38))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -187,7 +187,7 @@ def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -212,19 +212,19 @@ def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -234,11 +234,11 @@ def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -291,7 +291,7 @@ def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x37*x38 + x31*x39/x36 + x32/x37 + x40)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x41) + x2*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -366,11 +366,11 @@ def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return x44, numpy.where(x64, x1 + x2*x49 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x49), numpy.inf), x44, numpy.where(x64, x1 + x2*x70 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x70), numpy.inf)
 
 
-def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -379,11 +379,11 @@ def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -409,15 +409,15 @@ def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -428,12 +428,12 @@ def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -446,7 +446,7 @@ def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -473,7 +473,7 @@ def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -484,7 +484,7 @@ def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -535,20 +535,20 @@ def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x10 + x22*x42*(d_ff*x32 + d_ff*x35*x38 + x41/x35) + x31*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x42*(n_q*x43 + x18*x43 + x19*x37*x40/x46 + x28*x38*x45 + x36*x39*x46 + x41/x45))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x23*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -561,7 +561,7 @@ def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -586,19 +586,19 @@ def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -608,11 +608,11 @@ def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -669,21 +669,21 @@ def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x41 + x20*x37/x41 + x36*x42*x43 + x38/x42 + x44)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x45) + x2*(f_idx*n_layers*x46*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2) + x0*x43*(x27*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x51) + x25*x52 + x50, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x20) + x35*(d_model + x43) + x44) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x45 + x51) + x50 + x52
 
 
-def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -714,31 +714,34 @@ def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -746,7 +749,7 @@ def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -778,81 +781,87 @@ def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = numpy.ceil(x9/node_size)
-    x11 = (1/2)*q_len
-    x12 = 2*n_layers
-    x13 = (1/4)*x1*x2*x5*(n_pp - 1) + x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x11*x5*numpy.maximum(x1*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra))
-    x14 = d_model*vocab
-    x15 = n_ff_in + n_ff_out
-    x16 = ctx + x11 - 1/2
-    x17 = ctx + q_len - 1
-    x18 = ctx**2 - ctx
-    x19 = (1/2)/q_len
-    x20 = r_cmp**(-1.0)
-    x21 = n_pp*x3/hbm_bw
-    x22 = kv_win*numpy.minimum(ctx, ctx_win)
-    x23 = b*numpy.maximum(1, x9)
-    x24 = d_model*p
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x25*x26
-    x28 = numpy.minimum(x9, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x6*x7
-    x30 = p_act*x2
-    x31 = x29*x30
-    x32 = x2*x4
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = numpy.ceil(x8/node_size)
+    x10 = (1/2)*q_len
+    x11 = 2*n_layers
+    x12 = (1/4)*x0*x1*x4*(n_pp - 1) + x11*numpy.where(numpy.less_equal(x8, 1), 0, b*x10*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra))
+    x13 = d_model*vocab
+    x14 = n_ff_in + n_ff_out
+    x15 = ctx + x10 - 1/2
+    x16 = 2*n_q
+    x17 = 2*d_rope
+    x18 = n_q*q_len
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    x22 = r_cmp**(-1.0)
+    x23 = x18*(4*c_kv + x17)*(x22*numpy.where(numpy.greater_equal(k_top, x19), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))
+    x24 = n_pp*x2/hbm_bw
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = b*numpy.maximum(1, x8)
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = x28*x29
+    x31 = numpy.minimum(x8, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
+    x32 = x5*x6
+    x33 = p_act*x1
     x34 = x32*x33
-    x35 = sigma_attn*n_layers
-    x36 = d_head*n_q
-    x37 = c_kv + c_q
-    x38 = n_q + 2*n_q/g
-    x39 = d_head*x38
-    x40 = numpy.sqrt(x37)
-    x41 = numpy.minimum(x9, numpy.maximum(1, x26*x40/x25))
-    x42 = numpy.sqrt(d_head)
-    x43 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x42)))
-    x44 = x30*x33
-    x45 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x38)*x42/x40))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x21 + x21*(w_idx*p*x8 + x15*x35*(d_ff*x24 + d_ff*x28*x31 + x34/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x22) + x35*(p*x37*x39 + x24*x36 + x24*x37 + x29*x32*x41 + x31*x36*x43 + x31*x37*x45 + x34/x43 + x37*x44/x41 + x39*x44/x45))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
+    x35 = x1*x3
+    x36 = n_gpu/(n_pp**2*sigma_attn**2)
+    x37 = x35*x36
+    x38 = sigma_attn*n_layers
+    x39 = d_head*n_q
+    x40 = c_kv + c_q
+    x41 = n_q + x16/g
+    x42 = d_head*x41
+    x43 = numpy.sqrt(x40)
+    x44 = numpy.minimum(x8, numpy.maximum(1, x29*x43/x28))
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.minimum(x8, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x45)))
+    x47 = x33*x36
+    x48 = numpy.minimum(x8, numpy.maximum(1, x29*numpy.sqrt(x41)*x45/x43))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + n_ff)) + x26*(st_cmp + ctx*(kv_idx + kv_bytes) + x25))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x23, ctx*c_kv*x16*(d_head + d_nope) + x15*x18*(2*d_head + 2*d_nope + x17)), x23) + q_len*(f_idx*n_layers*x15*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14))/flops), p_emb*x13*x24 + x24*(w_idx*p*x7 + x14*x38*(d_ff*x27 + d_ff*x31*x34 + x37/x31) + x26*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x22 + x25) + x38*(p*x40*x42 + x27*x39 + x27*x40 + x32*x35*x44 + x34*x39*x46 + x34*x40*x48 + x37/x46 + x40*x47/x44 + x42*x47/x48))), numpy.inf)
 
 
-def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -860,45 +869,48 @@ def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
+def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
     x15 = n_ff_in + n_ff_out
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
+    x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
 
 
-def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -909,149 +921,155 @@ def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*x4
-    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
-    x7 = sigma_attn**(-1.0)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = numpy.ceil(x10/node_size)
-    x12 = (1/2)*q_len
-    x13 = 2*n_layers
-    x14 = d_model*vocab
-    x15 = p_emb*x14
-    x16 = n_pp*x4/hbm_bw
-    x17 = w_idx*p*x9
-    x18 = numpy.maximum(1, x10)
-    x19 = kv_win*numpy.minimum(ctx, ctx_win)
-    x20 = r_cmp**(-1.0)
-    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
-    x22 = n_ff_in + n_ff_out
-    x23 = d_model*p
-    x24 = d_ff*x23
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x25*x26
-    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x3*x8
-    x30 = x29*x7
-    x31 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x32 = d_model*x31
-    x33 = sigma_attn*n_layers
-    x34 = c_kv + c_q
-    x35 = numpy.sqrt(x34)
-    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x35/x25))
-    x37 = numpy.sqrt(d_head)
-    x38 = n_q + 2*n_q/g
-    x39 = numpy.minimum(x10, numpy.maximum(1, x26*x37*numpy.sqrt(x38)/x35))
-    x40 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
+def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = numpy.ceil(x9/node_size)
+    x11 = (1/2)*q_len
+    x12 = 2*n_layers
+    x13 = d_model*vocab
+    x14 = p_emb*x13
+    x15 = n_pp*x3/hbm_bw
+    x16 = w_idx*p*x8
+    x17 = numpy.maximum(1, x9)
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = b*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.minimum(x9, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x2*x7
+    x29 = x28*x6
+    x30 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x31 = d_model*x30
+    x32 = sigma_attn*n_layers
+    x33 = c_kv + c_q
+    x34 = numpy.sqrt(x33)
+    x35 = numpy.minimum(x9, numpy.maximum(1, x25*x34/x24))
+    x36 = numpy.sqrt(d_head)
+    x37 = 2*n_q
+    x38 = n_q + x37/g
+    x39 = numpy.minimum(x9, numpy.maximum(1, x25*x36*numpy.sqrt(x38)/x34))
+    x40 = numpy.minimum(x9, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x36)))
     x41 = d_head*n_q
     x42 = d_head*x38
-    x43 = p*x34*x42 + x23*x34 + x23*x41
-    x44 = d_model*d_ff_shared*n_sh*x22
-    x45 = ctx + x12 - 1/2
-    x46 = ctx + q_len - 1
-    x47 = ctx**2 - ctx
-    x48 = (1/2)/q_len
-    x49 = n_unembed*p_emb
-    x50 = n_attn + n_ff
-    x51 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x34*x39 + x30*x40*x41 + x31*x34/x36 + x31*x42/x39 + x32/x40 + x43)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x44) + x2*(f_idx*n_layers*x45*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x50) + x18*x51 + x49, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x34) + x29*(d_model + x41) + x29*(x34 + x42) + x43) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x44 + x50) + x49 + x51
+    x43 = p*x33*x42 + x22*x33 + x22*x41
+    x44 = d_model*d_ff_shared*n_sh*x21
+    x45 = ctx + x11 - 1/2
+    x46 = 2*d_rope
+    x47 = n_q*q_len
+    x48 = ctx + q_len - 1
+    x49 = ctx**2 - ctx
+    x50 = (1/2)/q_len
+    x51 = x47*(4*c_kv + x46)*(x19*numpy.where(numpy.greater_equal(k_top, x48), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
+    x52 = n_unembed*p_emb
+    x53 = n_attn + n_ff
+    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*p_act*x11*x4*numpy.maximum(x0*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra)), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x41 + x30*x33/x35 + x30*x42/x39 + x31/x40 + x43)), x3*(2*n_attn*x1 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x37*(d_head + d_nope) + x45*x47*(2*d_head + 2*d_nope + x46)), x51) + q_len*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x1*(2*n_ff/s + x12*x44))/flops, p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*x53) + x17*x54 + x52, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x41) + x28*(x33 + x42) + x43) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x44 + x53) + x52 + x54
 
 
-def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = bw_ar_inter**(-1.0)
-    x4 = b*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*p_act
-    x7 = x5*x6
-    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
-    x9 = d_model*vocab
-    x10 = p_emb*x9
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = w_idx*p*x12
-    x14 = kv_win*numpy.minimum(ctx, ctx_win)
-    x15 = r_cmp**(-1.0)
-    x16 = b*x11
-    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
-    x18 = n_ff_in + n_ff_out
-    x19 = d_model*p
-    x20 = d_ff*x19
-    x21 = p_act*q_len*x16
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
+def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*p_act
+    x6 = x4*x5
+    x7 = (1/4)*x2*x3*x6*(n_pp - 1)
+    x8 = d_model*vocab
+    x9 = p_emb*x8
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = w_idx*p*x11
+    x13 = kv_win*numpy.minimum(ctx, ctx_win)
+    x14 = r_cmp**(-1.0)
+    x15 = b*x10
+    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x14 + x13)
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = d_ff*x18
+    x20 = p_act*q_len*x15
+    x21 = d_head*n_q
+    x22 = c_kv + c_q
+    x23 = 2*n_q
+    x24 = n_q + x23/g
     x25 = d_head*x24
-    x26 = p*x23*x25 + x19*x22 + x19*x23
-    x27 = n_pp*x5/hbm_bw
+    x26 = p*x22*x25 + x18*x21 + x18*x22
+    x27 = n_pp*x4/hbm_bw
     x28 = 2*n_layers
     x29 = d_ff_shared*n_sh
-    x30 = d_model*x18*x29
+    x30 = d_model*x17*x29
     x31 = sigma_attn**(-1.0)
-    x32 = x12*x31
+    x32 = x11*x31
     x33 = (1/2)*q_len
     x34 = ctx + x33 - 1/2
-    x35 = ctx + q_len - 1
-    x36 = ctx**2 - ctx
-    x37 = (1/2)/q_len
-    x38 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x28*x30) + x4*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x15*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
-    x39 = numpy.greater_equal(n_gpu, n_pp)
-    x40 = numpy.less_equal(n_pp, b)
-    x41 = hbm_cap*n_gpu
-    x42 = n_unembed*p_emb
-    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
-    x44 = n_attn + n_ff
-    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x12 - 1) + n_layers*x30 + x44) + x42 + x43)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x38, omega_net*x8), x27*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x25) + x26) + x10 + x13 + x17)), numpy.inf)
-    x46 = numpy.ceil(x32/node_size)
-    x47 = bw_ar_intra**(-1.0)
-    x48 = b*x33
-    x49 = x48*x7
-    x50 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x49*numpy.maximum(x3*(x46 - 1), x46*x47*numpy.maximum(0, x32/x46 - 1))) + x8
-    x51 = numpy.maximum(1, x32)
-    x52 = numpy.sqrt(d_model)
-    x53 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x54 = x52*x53
-    x55 = numpy.minimum(x32, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
-    x56 = x21*x31
-    x57 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x58 = x57*x6
-    x59 = sigma_attn*n_layers
-    x60 = numpy.sqrt(x23)
-    x61 = numpy.minimum(x32, numpy.maximum(1, x53*x60/x52))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x53*x62/x60))
-    x64 = numpy.minimum(x32, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x62)))
-    x65 = p_act*x57
-    x66 = x10*x27 + x27*(x13 + x17*x51 + x18*x59*(d_ff*x55*x56 + x20 + x58/x55) + x59*(d_model*x56*x61 + x22*x56*x64 + x23*x56*x63 + x23*x65/x61 + x25*x65/x63 + x26 + x58/x64))
-    x67 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*(x32 - 1) + sigma_attn*x44) + x42 + x43*x51))
-    x68 = numpy.less_equal(x53, 1)
-    x69 = numpy.sqrt(x46)
-    x70 = numpy.maximum(x3*(x69 - 1), x47*x69*numpy.maximum(0, x53/x69 - 1))
-    x71 = x49*x70
-    x72 = p_act*x48*x5*x70
-    x73 = n_layers*(numpy.where(x68, 0, x71) + numpy.where(x68, 0, n_ff_out*x71) + numpy.where(x68, 0, x25*x72) + numpy.where(x68, 0, n_ff_in*x72*(d_ff*n_active + x29))) + x8
-    return x45, numpy.where(x67, x1 + x2*x50 + numpy.maximum(numpy.maximum(x38, x66), omega_net*x50), numpy.inf), x45, numpy.where(x67, x1 + x2*x73 + numpy.maximum(numpy.maximum(x38, x66), omega_net*x73), numpy.inf)
+    x35 = 2*d_rope
+    x36 = n_q*q_len
+    x37 = ctx + q_len - 1
+    x38 = ctx**2 - ctx
+    x39 = (1/2)/q_len
+    x40 = x36*(4*c_kv + x35)*(x14*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
+    x41 = x4*(2*n_attn*x3 + 2*b*q_lm*x8 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x23*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x3*(2*n_ff/s + x28*x30))/flops
+    x42 = numpy.greater_equal(n_gpu, n_pp)
+    x43 = numpy.less_equal(n_pp, b)
+    x44 = hbm_cap*n_gpu
+    x45 = n_unembed*p_emb
+    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
+    x47 = n_attn + n_ff
+    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x11 - 1) + n_layers*x30 + x47) + x45 + x46)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x41, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
+    x49 = numpy.ceil(x32/node_size)
+    x50 = bw_ar_intra**(-1.0)
+    x51 = b*x33
+    x52 = x51*x6
+    x53 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x52*numpy.maximum(x2*(x49 - 1), x49*x50*numpy.maximum(0, x32/x49 - 1))) + x7
+    x54 = numpy.maximum(1, x32)
+    x55 = numpy.sqrt(d_model)
+    x56 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x57 = x55*x56
+    x58 = numpy.minimum(x32, numpy.maximum(1, x57/numpy.sqrt(d_ff)))
+    x59 = x20*x31
+    x60 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x61 = x5*x60
+    x62 = sigma_attn*n_layers
+    x63 = numpy.sqrt(x22)
+    x64 = numpy.minimum(x32, numpy.maximum(1, x56*x63/x55))
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x56*x65/x63))
+    x67 = numpy.minimum(x32, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x65)))
+    x68 = p_act*x60
+    x69 = x27*x9 + x27*(x12 + x16*x54 + x17*x62*(d_ff*x58*x59 + x19 + x61/x58) + x62*(d_model*x59*x64 + x21*x59*x67 + x22*x59*x66 + x22*x68/x64 + x25*x68/x66 + x26 + x61/x67))
+    x70 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*(x32 - 1) + sigma_attn*x47) + x45 + x46*x54))
+    x71 = numpy.less_equal(x56, 1)
+    x72 = numpy.sqrt(x49)
+    x73 = numpy.maximum(x2*(x72 - 1), x50*x72*numpy.maximum(0, x56/x72 - 1))
+    x74 = x52*x73
+    x75 = p_act*x4*x51*x73
+    x76 = n_layers*(numpy.where(x71, 0, x74) + numpy.where(x71, 0, n_ff_out*x74) + numpy.where(x71, 0, x25*x75) + numpy.where(x71, 0, n_ff_in*x75*(d_ff*n_active + x29))) + x7
+    return x48, numpy.where(x70, x0 + x1*x53 + numpy.maximum(numpy.maximum(x41, x69), omega_net*x53), numpy.inf), x48, numpy.where(x70, x0 + x1*x76 + numpy.maximum(numpy.maximum(x41, x69), omega_net*x76), numpy.inf)
 
 
-def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1060,11 +1078,11 @@ def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1095,31 +1113,34 @@ def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1132,7 +1153,7 @@ def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1164,85 +1185,91 @@ def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = sigma_attn**(-1.0)
-    x9 = n_pp**(-1.0)
-    x10 = n_gpu*x9
-    x11 = x10*x8
-    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
-    x13 = (1/2)*q_len
-    x14 = b*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x6/x12)/bw_ar_intra)
-    x15 = x14*x5
-    x16 = d_ff_shared*n_sh
-    x17 = p_act*x14*x3
-    x18 = n_q + 2*n_q/g
+def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = sigma_attn**(-1.0)
+    x8 = n_pp**(-1.0)
+    x9 = n_gpu*x8
+    x10 = x7*x9
+    x11 = numpy.sqrt(numpy.ceil(x10/node_size))
+    x12 = (1/2)*q_len
+    x13 = b*x12*numpy.maximum(x0*(x11 - 1), x11*numpy.maximum(0, -1 + x5/x11)/bw_ar_intra)
+    x14 = x13*x4
+    x15 = d_ff_shared*n_sh
+    x16 = p_act*x13*x2
+    x17 = 2*n_q
+    x18 = n_q + x17/g
     x19 = d_head*x18
-    x20 = n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x19) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x20 = n_layers*(numpy.where(x6, 0, x14) + numpy.where(x6, 0, n_ff_out*x14) + numpy.where(x6, 0, x16*x19) + numpy.where(x6, 0, n_ff_in*x16*(d_ff*n_active + x15))) + (1/4)*x0*x1*x4*(n_pp - 1)
     x21 = 2*d_model
     x22 = n_ff_in + n_ff_out
-    x23 = ctx + x13 - 1/2
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = r_cmp**(-1.0)
-    x28 = n_pp*x3/hbm_bw
-    x29 = kv_win*numpy.minimum(ctx, ctx_win)
-    x30 = b*numpy.maximum(1, x11)
-    x31 = d_model*p
-    x32 = numpy.sqrt(d_model)
-    x33 = x32*x6
-    x34 = numpy.minimum(x11, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
-    x35 = x8*x9
-    x36 = p_act*x2
-    x37 = x35*x36
-    x38 = x2*x4
-    x39 = n_gpu/(n_pp**2*sigma_attn**2)
+    x23 = ctx + x12 - 1/2
+    x24 = 2*d_rope
+    x25 = n_q*q_len
+    x26 = ctx + q_len - 1
+    x27 = ctx**2 - ctx
+    x28 = (1/2)/q_len
+    x29 = r_cmp**(-1.0)
+    x30 = x25*(4*c_kv + x24)*(x29*numpy.where(numpy.greater_equal(k_top, x26), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x28*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x27))) + numpy.where(numpy.greater_equal(ctx_win, x26), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x28*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x27))))
+    x31 = n_pp*x2/hbm_bw
+    x32 = kv_win*numpy.minimum(ctx, ctx_win)
+    x33 = b*numpy.maximum(1, x10)
+    x34 = d_model*p
+    x35 = numpy.sqrt(d_model)
+    x36 = x35*x5
+    x37 = numpy.minimum(x10, numpy.maximum(1, x36/numpy.sqrt(d_ff)))
+    x38 = x7*x8
+    x39 = p_act*x1
     x40 = x38*x39
-    x41 = sigma_attn*n_layers
-    x42 = d_head*n_q
-    x43 = c_kv + c_q
-    x44 = numpy.sqrt(x43)
-    x45 = numpy.minimum(x11, numpy.maximum(1, x44*x6/x32))
-    x46 = numpy.sqrt(d_head)
-    x47 = numpy.minimum(x11, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x46)))
-    x48 = x36*x39
-    x49 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x46*x6/x44))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x10 + x22*x41*(d_ff*x31 + d_ff*x34*x37 + x40/x34) + x30*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29) + x41*(p*x19*x43 + x19*x48/x49 + x31*x42 + x31*x43 + x35*x38*x45 + x37*x42*x47 + x37*x43*x49 + x40/x47 + x43*x48/x45))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x23*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
+    x41 = x1*x3
+    x42 = n_gpu/(n_pp**2*sigma_attn**2)
+    x43 = x41*x42
+    x44 = sigma_attn*n_layers
+    x45 = d_head*n_q
+    x46 = c_kv + c_q
+    x47 = numpy.sqrt(x46)
+    x48 = numpy.minimum(x10, numpy.maximum(1, x47*x5/x35))
+    x49 = numpy.sqrt(d_head)
+    x50 = numpy.minimum(x10, numpy.maximum(1, x36/(numpy.sqrt(n_q)*x49)))
+    x51 = x39*x42
+    x52 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x18)*x49*x5/x47))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*(n_attn + n_ff)) + x33*(st_cmp + ctx*(kv_idx + kv_bytes) + x32))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x2*(2*n_attn*x1 + b*vocab*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x30, ctx*c_kv*x17*(d_head + d_nope) + x23*x25*(2*d_head + 2*d_nope + x24)), x30) + q_len*(f_idx*n_layers*x23*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2))) + x1*(2*n_ff/s + n_layers*x15*x21*x22))/flops), d_model*vocab*p_emb*x31 + x31*(w_idx*p*x9 + x22*x44*(d_ff*x34 + d_ff*x37*x40 + x43/x37) + x33*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x32) + x44*(p*x19*x46 + x19*x51/x52 + x34*x45 + x34*x46 + x38*x41*x48 + x40*x45*x50 + x40*x46*x52 + x43/x50 + x46*x51/x48))), numpy.inf)
 
 
-def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1255,45 +1282,48 @@ def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
+def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
     x15 = n_ff_in + n_ff_out
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
+    x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
 
 
-def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1304,75 +1334,78 @@ def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*x4
-    x6 = (1/4)*x1*x3*x5*(n_pp - 1)
-    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = numpy.less_equal(x7, 1)
-    x9 = sigma_attn**(-1.0)
-    x10 = n_pp**(-1.0)
-    x11 = n_gpu*x10
-    x12 = x11*x9
-    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
-    x14 = (1/2)*q_len
-    x15 = b*p_act*x14*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, -1 + x7/x13)/bw_ar_intra)
-    x16 = x15*x5
-    x17 = d_ff_shared*n_sh
-    x18 = x15*x4
-    x19 = n_q + 2*n_q/g
+def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = (1/4)*x0*x2*x4*(n_pp - 1)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = sigma_attn**(-1.0)
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = x10*x8
+    x12 = numpy.sqrt(numpy.ceil(x11/node_size))
+    x13 = (1/2)*q_len
+    x14 = b*p_act*x13*numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, -1 + x6/x12)/bw_ar_intra)
+    x15 = x14*x4
+    x16 = d_ff_shared*n_sh
+    x17 = x14*x3
+    x18 = 2*n_q
+    x19 = n_q + x18/g
     x20 = d_head*x19
     x21 = d_model*vocab
     x22 = p_emb*x21
-    x23 = n_pp*x4/hbm_bw
-    x24 = w_idx*p*x11
-    x25 = numpy.maximum(1, x12)
+    x23 = n_pp*x3/hbm_bw
+    x24 = w_idx*p*x10
+    x25 = numpy.maximum(1, x11)
     x26 = kv_win*numpy.minimum(ctx, ctx_win)
     x27 = r_cmp**(-1.0)
-    x28 = b*x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x26)
+    x28 = b*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x26)
     x29 = n_ff_in + n_ff_out
     x30 = d_model*p
     x31 = d_ff*x30
     x32 = numpy.sqrt(d_model)
-    x33 = x32*x7
-    x34 = numpy.minimum(x12, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
-    x35 = x10*x3
-    x36 = x35*x9
-    x37 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x33 = x32*x6
+    x34 = numpy.minimum(x11, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x2*x9
+    x36 = x35*x8
+    x37 = n_gpu*x2/(n_pp**2*sigma_attn**2)
     x38 = d_model*x37
     x39 = sigma_attn*n_layers
     x40 = c_kv + c_q
     x41 = numpy.sqrt(x40)
-    x42 = numpy.minimum(x12, numpy.maximum(1, x41*x7/x32))
+    x42 = numpy.minimum(x11, numpy.maximum(1, x41*x6/x32))
     x43 = numpy.sqrt(d_head)
-    x44 = numpy.minimum(x12, numpy.maximum(1, numpy.sqrt(x19)*x43*x7/x41))
-    x45 = numpy.minimum(x12, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
+    x44 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x19)*x43*x6/x41))
+    x45 = numpy.minimum(x11, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
     x46 = d_head*n_q
     x47 = p*x20*x40 + x30*x40 + x30*x46
-    x48 = d_model*n_layers*x17*x29
-    x49 = ctx + x14 - 1/2
-    x50 = ctx + q_len - 1
-    x51 = ctx**2 - ctx
-    x52 = (1/2)/q_len
-    x53 = n_unembed*p_emb
-    x54 = n_attn + n_ff
-    x55 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x42 + x20*x37/x44 + x36*x40*x44 + x36*x45*x46 + x37*x40/x42 + x38/x45 + x47)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x48) + x2*(f_idx*n_layers*x49*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x50), x49, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x52*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x51))) + numpy.where(numpy.greater_equal(ctx_win, x50), x49, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x52*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x51))))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x54) + x25*x55 + x53, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x46) + x35*(x20 + x40) + x47) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x48 + x54) + x53 + x55
+    x48 = d_model*n_layers*x16*x29
+    x49 = ctx + x13 - 1/2
+    x50 = 2*d_rope
+    x51 = n_q*q_len
+    x52 = ctx + q_len - 1
+    x53 = ctx**2 - ctx
+    x54 = (1/2)/q_len
+    x55 = x51*(4*c_kv + x50)*(x27*numpy.where(numpy.greater_equal(k_top, x52), x49, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x54*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x53))) + numpy.where(numpy.greater_equal(ctx_win, x52), x49, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x54*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x53))))
+    x56 = n_unembed*p_emb
+    x57 = n_attn + n_ff
+    x58 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x20) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x42 + x20*x37/x44 + x36*x40*x44 + x36*x45*x46 + x37*x40/x42 + x38/x45 + x47)), x3*(2*n_attn*x1 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x55, ctx*c_kv*x18*(d_head + d_nope) + x49*x51*(2*d_head + 2*d_nope + x50)), x55) + q_len*(f_idx*n_layers*x49*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2))) + x1*(2*n_ff/s + 2*x48))/flops, p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*x57) + x25*x58 + x56, x5, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x46) + x35*(x20 + x40) + x47) + x22 + x24 + x28), p*(w_idx*(x10 - 1) + x48 + x57) + x56 + x58
 
 
-def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1396,7 +1429,7 @@ def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
 
 
-def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1410,7 +1443,7 @@ def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1436,7 +1469,7 @@ def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1448,11 +1481,11 @@ def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -1463,12 +1496,12 @@ def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1496,7 +1529,7 @@ def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1528,7 +1561,7 @@ def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -1539,7 +1572,7 @@ def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -1605,12 +1638,12 @@ def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x49*(st_cmp + ctx*(kv_idx + kv_bytes) + x48))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x47*(n_experts*x33*(1 - (1 - x31)**x41)*(d_ff*x31*x44*x45 + d_ff*x42 + x22*x31*x46/x44) + p_emb*x30) + x47*(w_idx*p*x8 + n_sh*x32*x56*(d_ff_shared*x42 + d_ff_shared*x52*x53 + x55/x52) + x49*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x48) + x56*(d_head*p_act*x3*x54*x58/x61 + n_q*x57 + x40*x53*x60 + x46*x6*x61 + x55/x60 + x57*x58))), x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x40*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1624,11 +1657,11 @@ def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1656,7 +1689,7 @@ def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1694,19 +1727,19 @@ def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x32*x33 + d_model*x12*x33/x32) + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x26*x28 + x28*x29 + x31*(d_model + x26) + x31*(d_model + x29)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + x0*x26*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -1724,11 +1757,11 @@ def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1803,7 +1836,7 @@ def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + p_act*x52*x61/x58 + x51*x59*x60 + x53/x59 + x62)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x63) + x2*(f_idx*n_layers*x64*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x60*(x45*numpy.where(numpy.greater_equal(k_top, x65), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x64, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x70) + x43*x69 + x68, x6, x41*(n_layers*(x38*(d_model + x60) + x38*(d_model + x61) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x62) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x70) + x68 + x69
 
 
-def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -1908,11 +1941,11 @@ def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(x65, x1 + x2*x25 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x25), numpy.inf), numpy.where(x91, x1 + x2*x76 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x76), numpy.inf), numpy.where(x65, x1 + x2*x96 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x96), numpy.inf), numpy.where(x91, x1 + x100*x2 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x100), numpy.inf)
 
 
-def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -1940,7 +1973,7 @@ def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
 
 
-def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -1957,7 +1990,7 @@ def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1983,7 +2016,7 @@ def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1995,11 +2028,11 @@ def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -2010,12 +2043,12 @@ def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2049,7 +2082,7 @@ def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2081,7 +2114,7 @@ def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -2092,7 +2125,7 @@ def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2166,12 +2199,12 @@ def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x57*(n_experts*x43*(1 - (1 - x41)**x51)*(d_ff*x41*x54*x55 + d_ff*x52 + x29*x41*x56/x54) + p_emb*x40) + x57*(w_idx*p*x13 + n_sh*x42*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x49 + x58) + x65*(n_q*x66 + x11*x56*x69 + x22*x66 + x23*x3*x63/x69 + x50*x62*x68 + x64/x68))), x2*(2*n_attn*x3 + 2*b*q_lm*x40 + x3*(2*n_ff*x41 + 2*x44) + x3*(f_idx*n_layers*x45*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x50*(x49*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2188,11 +2221,11 @@ def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2226,7 +2259,7 @@ def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2267,19 +2300,19 @@ def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2297,11 +2330,11 @@ def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2385,11 +2418,11 @@ def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x68 + p_act*x36*x63/x68 + x62*x69*x70 + x64/x69 + x71)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x72) + x2*(f_idx*n_layers*x73*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + x0*x70*(x57*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x79) + x55*x78 + x77, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x70) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x71) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
 
 
-def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -2413,7 +2446,7 @@ def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
 
 
-def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2427,7 +2460,7 @@ def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2458,7 +2491,7 @@ def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2470,27 +2503,30 @@ def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2518,7 +2554,7 @@ def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2554,93 +2590,99 @@ def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = b*q_len
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = node_size**(-1.0)
-    x11 = numpy.ceil(x10*x9)
-    x12 = bw_ar_intra**(-1.0)
-    x13 = (1/2)*q_len
-    x14 = b*x13
-    x15 = x14*x2
-    x16 = x15*x4
-    x17 = numpy.where(numpy.less_equal(x9, 1), 0, x16*numpy.maximum(x1*(x11 - 1), x11*x12*numpy.maximum(0, -1 + x9/x11)))
-    x18 = numpy.less_equal(s, x14*x7)
-    x19 = numpy.minimum(n_experts, x8)
-    x20 = numpy.where(x18, x19, 1)
-    x21 = x8/numpy.maximum(1, x20)
-    x22 = numpy.maximum(1, x21)
-    x23 = numpy.ceil(x10*x22)
-    x24 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x25 = numpy.minimum(n_active, x20)
-    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
-    x27 = x26**(-1.0)
-    x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = n_layers*x17 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x16*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x17 + numpy.where(x24, 0, x16*x28) + numpy.where(x24, 0, d_model*p_disp*x15*x28), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
-    x30 = d_model*vocab
-    x31 = s**(-1.0)
-    x32 = n_ff_in + n_ff_out
-    x33 = n_layers*x32
-    x34 = d_model*d_ff_shared*n_sh*x33
-    x35 = ctx + x13 - 1/2
-    x36 = ctx + q_len - 1
-    x37 = ctx**2 - ctx
-    x38 = (1/2)/q_len
-    x39 = r_cmp**(-1.0)
-    x40 = x3*x7
-    x41 = d_model*p
-    x42 = numpy.sqrt(d_model)
-    x43 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x42/numpy.sqrt(d_ff)))
-    x44 = p_act*x40
-    x45 = x4*x40
-    x46 = n_pp*x2/hbm_bw
-    x47 = kv_win*numpy.minimum(ctx, ctx_win)
-    x48 = b*numpy.maximum(1, x9)
-    x49 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x50 = x42*x49
-    x51 = numpy.minimum(x9, numpy.maximum(1, x50/numpy.sqrt(d_ff_shared)))
-    x52 = x44*x6
-    x53 = n_gpu/(n_pp**2*sigma_attn**2)
-    x54 = x5*x53
-    x55 = sigma_attn*n_layers
-    x56 = d_head*n_q
-    x57 = c_kv + c_q
-    x58 = n_q + 2*n_q/g
-    x59 = d_head*x58
-    x60 = numpy.sqrt(x57)
-    x61 = numpy.minimum(x9, numpy.maximum(1, x49*x60/x42))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x9, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x62)))
-    x64 = p_act*x3*x53
-    x65 = numpy.minimum(x9, numpy.maximum(1, x49*numpy.sqrt(x58)*x62/x60))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x48*(st_cmp + ctx*(kv_idx + kv_bytes) + x47))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x46*(n_experts*x33*(1 - (1 - x31)**x40)*(d_ff*x31*x43*x44 + d_ff*x41 + x22*x31*x45/x43) + p_emb*x30) + x46*(w_idx*p*x8 + n_sh*x32*x55*(d_ff_shared*x41 + d_ff_shared*x51*x52 + x54/x51) + x48*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x47) + x55*(p*x57*x59 + x41*x56 + x41*x57 + x45*x6*x61 + x52*x56*x63 + x52*x57*x65 + x54/x63 + x57*x64/x61 + x59*x64/x65))), x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))))/flops), numpy.inf)
+def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = node_size**(-1.0)
+    x10 = numpy.ceil(x8*x9)
+    x11 = bw_ar_intra**(-1.0)
+    x12 = (1/2)*q_len
+    x13 = b*x12
+    x14 = x1*x13
+    x15 = x14*x3
+    x16 = numpy.where(numpy.less_equal(x8, 1), 0, x15*numpy.maximum(x0*(x10 - 1), x10*x11*numpy.maximum(0, -1 + x8/x10)))
+    x17 = numpy.less_equal(s, x13*x6)
+    x18 = numpy.minimum(n_experts, x7)
+    x19 = numpy.where(x17, x18, 1)
+    x20 = x7/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.ceil(x21*x9)
+    x23 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x24 = numpy.minimum(n_active, x19)
+    x25 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x9)) + (1 - xi_ep)*numpy.ceil(x24*x9)
+    x26 = x25**(-1.0)
+    x27 = (1 - x5)*numpy.maximum(x0*x24*x26*(x25 - 1), x11*x25*numpy.maximum(0, x24*x26 - 1))
+    x28 = n_layers*x16 + n_layers*numpy.where(numpy.where(x17, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x18, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x18, 1)), 1, x7*numpy.where(numpy.less_equal(x18, 1), 1, x18**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x15*numpy.maximum(x0*(x22 - 1), x11*x22*numpy.maximum(0, x21/x22 - 1))) + n_layers*numpy.where(numpy.where(x17, numpy.greater(x18, 1), False), x16 + numpy.where(x23, 0, x15*x27) + numpy.where(x23, 0, d_model*p_disp*x14*x27), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
+    x29 = d_model*vocab
+    x30 = s**(-1.0)
+    x31 = n_ff_in + n_ff_out
+    x32 = n_layers*x31
+    x33 = d_model*d_ff_shared*n_sh*x32
+    x34 = ctx + x12 - 1/2
+    x35 = 2*n_q
+    x36 = 2*d_rope
+    x37 = n_q*q_len
+    x38 = ctx + q_len - 1
+    x39 = ctx**2 - ctx
+    x40 = (1/2)/q_len
+    x41 = r_cmp**(-1.0)
+    x42 = x37*(4*c_kv + x36)*(x41*numpy.where(numpy.greater_equal(k_top, x38), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x40*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x39))) + numpy.where(numpy.greater_equal(ctx_win, x38), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x40*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x39))))
+    x43 = x2*x6
+    x44 = d_model*p
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x45/numpy.sqrt(d_ff)))
+    x47 = p_act*x43
+    x48 = x3*x43
+    x49 = n_pp*x1/hbm_bw
+    x50 = kv_win*numpy.minimum(ctx, ctx_win)
+    x51 = b*numpy.maximum(1, x8)
+    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x53 = x45*x52
+    x54 = numpy.minimum(x8, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x47*x5
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x4*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*n_q
+    x60 = c_kv + c_q
+    x61 = n_q + x35/g
+    x62 = d_head*x61
+    x63 = numpy.sqrt(x60)
+    x64 = numpy.minimum(x8, numpy.maximum(1, x52*x63/x45))
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x8, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x65)))
+    x67 = p_act*x2*x56
+    x68 = numpy.minimum(x8, numpy.maximum(1, x52*numpy.sqrt(x61)*x65/x63))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + x33)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), 4*n_layers*t_kernel + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x1*(2*n_attn*x2 + 2*b*q_lm*x29 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x42, ctx*c_kv*x35*(d_head + d_nope) + x34*x37*(2*d_head + 2*d_nope + x36)), x42) + q_len*(f_idx*n_layers*x34*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x2*(2*n_ff*x30 + 2*x33))/flops), x49*(n_experts*x32*(1 - (1 - x30)**x43)*(d_ff*x30*x46*x47 + d_ff*x44 + x21*x30*x48/x46) + p_emb*x29) + x49*(w_idx*p*x7 + n_sh*x31*x58*(d_ff_shared*x44 + d_ff_shared*x54*x55 + x57/x54) + x51*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x41 + x50) + x58*(p*x60*x62 + x44*x59 + x44*x60 + x48*x5*x64 + x55*x59*x66 + x55*x60*x68 + x57/x66 + x60*x67/x64 + x62*x67/x68))), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2654,11 +2696,11 @@ def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2686,58 +2728,61 @@ def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
 
 
-def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x12 = numpy.maximum(1, x11)
-    x13 = numpy.ceil(x12/node_size)
-    x14 = n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, b*x4*x5*numpy.maximum(x1*(x13 - 1), x13*numpy.maximum(0, x12/x13 - 1)/bw_ar_intra)) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x15 = d_model*vocab
-    x16 = s**(-1.0)
-    x17 = n_ff_in + n_ff_out
-    x18 = n_sh*x17
-    x19 = d_model*d_ff_shared*n_layers*x18
-    x20 = x9/sigma_attn
-    x21 = ctx + x5 - 1/2
-    x22 = ctx + q_len - 1
-    x23 = ctx**2 - ctx
-    x24 = (1/2)/q_len
-    x25 = r_cmp**(-1.0)
-    x26 = kv_win*numpy.minimum(ctx, ctx_win)
-    x27 = d_head*n_q
-    x28 = d_model*p
-    x29 = c_kv + c_q
-    x30 = x2*x6
-    x31 = p_act*x30
-    x32 = d_head*(n_q + 2*n_q/g)
-    x33 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
-    x34 = x16*x31
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x33*x34 + d_model*x12*x34/x33) + p*x29*x32 + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x27*x28 + x28*x29 + x31*(d_model + x27) + x31*(d_model + x29) + x31*(x29 + x32)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x26))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
+def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x11 = numpy.maximum(1, x10)
+    x12 = numpy.ceil(x11/node_size)
+    x13 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x11/x12 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x3*(n_pp - 1)
+    x14 = d_model*vocab
+    x15 = s**(-1.0)
+    x16 = n_ff_in + n_ff_out
+    x17 = n_sh*x16
+    x18 = d_model*d_ff_shared*n_layers*x17
+    x19 = x8/sigma_attn
+    x20 = ctx + x4 - 1/2
+    x21 = 2*n_q
+    x22 = 2*d_rope
+    x23 = n_q*q_len
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = r_cmp**(-1.0)
+    x28 = x23*(4*c_kv + x22)*(x27*numpy.where(numpy.greater_equal(k_top, x24), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = d_head*n_q
+    x31 = d_model*p
+    x32 = c_kv + c_q
+    x33 = x1*x5
+    x34 = p_act*x33
+    x35 = d_head*(n_q + x21/g)
+    x36 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x37 = x15*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x18))), 4*n_layers*t_kernel + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + 2*b*q_lm*x14 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x28, ctx*c_kv*x21*(d_head + d_nope) + x20*x23*(2*d_head + 2*d_nope + x22)), x28) + q_len*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2))) + x1*(2*n_ff*x15 + 2*x18))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x16*(1 - (1 - x15)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x11*x37/x36) + p*x32*x35 + x17*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x14 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29))/hbm_bw), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2756,203 +2801,209 @@ def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = node_size**(-1.0)
-    x14 = numpy.where(x10, x12, 1)
-    x15 = x11/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = numpy.ceil(x13*x16)
-    x18 = bw_ar_intra**(-1.0)
-    x19 = b*x7
-    x20 = x19*x5
-    x21 = sigma_attn**(-1.0)
-    x22 = x11*x21
-    x23 = numpy.ceil(x13*x22)
-    x24 = numpy.where(numpy.less_equal(x22, 1), 0, x20*numpy.maximum(x1*(x23 - 1), x18*x23*numpy.maximum(0, x22/x23 - 1)))
-    x25 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x26 = numpy.minimum(n_active, x14)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x26)
-    x28 = x27**(-1.0)
-    x29 = (1 - x21)*numpy.maximum(x1*x26*x28*(x27 - 1), x18*x27*numpy.maximum(0, x26*x28 - 1))
-    x30 = d_model*vocab
-    x31 = p_emb*x30
-    x32 = n_ff_in + n_ff_out
-    x33 = s**(-1.0)
-    x34 = x2*x8
-    x35 = d_model*p
-    x36 = numpy.sqrt(d_model)
-    x37 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x36/numpy.sqrt(d_ff)))
-    x38 = p_act*x34
-    x39 = x33*x38
-    x40 = n_experts*x32*(1 - (1 - x33)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x16*x39/x37)
-    x41 = n_pp*x3/hbm_bw
-    x42 = w_idx*p*x11
-    x43 = numpy.maximum(1, x22)
-    x44 = kv_win*numpy.minimum(ctx, ctx_win)
-    x45 = r_cmp**(-1.0)
-    x46 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x44)
-    x47 = d_ff_shared*x35
-    x48 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x49 = x36*x48
-    x50 = numpy.minimum(x22, numpy.maximum(1, x49/numpy.sqrt(d_ff_shared)))
-    x51 = x21*x38
-    x52 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x53 = x4*x52
-    x54 = sigma_attn*n_layers
-    x55 = n_sh*x32
-    x56 = c_kv + c_q
-    x57 = numpy.sqrt(x56)
-    x58 = numpy.minimum(x22, numpy.maximum(1, x48*x57/x36))
-    x59 = numpy.sqrt(d_head)
-    x60 = n_q + 2*n_q/g
-    x61 = numpy.minimum(x22, numpy.maximum(1, x48*x59*numpy.sqrt(x60)/x57))
-    x62 = numpy.minimum(x22, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x59)))
-    x63 = p_act*x52
+def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
+    x6 = (1/2)*q_len
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x6*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = node_size**(-1.0)
+    x13 = numpy.where(x9, x11, 1)
+    x14 = x10/numpy.maximum(1, x13)
+    x15 = numpy.maximum(1, x14)
+    x16 = numpy.ceil(x12*x15)
+    x17 = bw_ar_intra**(-1.0)
+    x18 = b*x6
+    x19 = x18*x4
+    x20 = sigma_attn**(-1.0)
+    x21 = x10*x20
+    x22 = numpy.ceil(x12*x21)
+    x23 = numpy.where(numpy.less_equal(x21, 1), 0, x19*numpy.maximum(x0*(x22 - 1), x17*x22*numpy.maximum(0, x21/x22 - 1)))
+    x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x25 = numpy.minimum(n_active, x13)
+    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x12*x13)) + (1 - xi_ep)*numpy.ceil(x12*x25)
+    x27 = x26**(-1.0)
+    x28 = (1 - x20)*numpy.maximum(x0*x25*x27*(x26 - 1), x17*x26*numpy.maximum(0, x25*x27 - 1))
+    x29 = d_model*vocab
+    x30 = p_emb*x29
+    x31 = n_ff_in + n_ff_out
+    x32 = s**(-1.0)
+    x33 = x1*x7
+    x34 = d_model*p
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x35/numpy.sqrt(d_ff)))
+    x37 = p_act*x33
+    x38 = x32*x37
+    x39 = n_experts*x31*(1 - (1 - x32)**x33)*(d_ff*x34 + d_ff*x36*x38 + d_model*x15*x38/x36)
+    x40 = n_pp*x2/hbm_bw
+    x41 = w_idx*p*x10
+    x42 = numpy.maximum(1, x21)
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
+    x44 = r_cmp**(-1.0)
+    x45 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x43)
+    x46 = d_ff_shared*x34
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = x35*x47
+    x49 = numpy.minimum(x21, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x20*x37
+    x51 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x52 = x3*x51
+    x53 = sigma_attn*n_layers
+    x54 = n_sh*x31
+    x55 = c_kv + c_q
+    x56 = numpy.sqrt(x55)
+    x57 = numpy.minimum(x21, numpy.maximum(1, x47*x56/x35))
+    x58 = numpy.sqrt(d_head)
+    x59 = 2*n_q
+    x60 = n_q + x59/g
+    x61 = numpy.minimum(x21, numpy.maximum(1, x47*x58*numpy.sqrt(x60)/x56))
+    x62 = numpy.minimum(x21, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x58)))
+    x63 = p_act*x51
     x64 = d_head*n_q
     x65 = d_head*x60
-    x66 = p*x56*x65 + x35*x56 + x35*x64
-    x67 = d_model*d_ff_shared*n_layers*x55
-    x68 = ctx + x7 - 1/2
-    x69 = ctx + q_len - 1
-    x70 = ctx**2 - ctx
-    x71 = (1/2)/q_len
-    x72 = n_unembed*p_emb
-    x73 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
-    x74 = n_attn + x67
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + x51*x56*x61 + x51*x62*x64 + x53/x62 + x56*x63/x58 + x66 + x63*x65/x61)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x67) + x2*(f_idx*n_layers*x68*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x45*numpy.where(numpy.greater_equal(k_top, x69), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x71*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x70))) + numpy.where(numpy.greater_equal(ctx_win, x69), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x71*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x70))))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x74) + x43*x73 + x72, x6, x41*(n_layers*(x38*(d_model + x56) + x38*(d_model + x64) + x38*(x56 + x65) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x66) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x74) + x72 + x73
+    x66 = p*x55*x65 + x34*x55 + x34*x64
+    x67 = d_model*d_ff_shared*n_layers*x54
+    x68 = ctx + x6 - 1/2
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = ctx + q_len - 1
+    x72 = ctx**2 - ctx
+    x73 = (1/2)/q_len
+    x74 = x70*(4*c_kv + x69)*(x44*numpy.where(numpy.greater_equal(k_top, x71), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))
+    x75 = n_unembed*p_emb
+    x76 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
+    x77 = n_attn + x67
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x19*numpy.maximum(x0*(x16 - 1), x16*x17*numpy.maximum(0, x15/x16 - 1))) + x5, n_layers*x23 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x23 + numpy.where(x24, 0, x19*x28) + numpy.where(x24, 0, d_model*p_disp*x18*x2*x28), 0), x40*(n_layers*x39 + x30) + x40*(x41 + x42*x45 + x53*x54*(d_ff_shared*x49*x50 + x46 + x52/x49) + x53*(d_model*x50*x57 + x50*x55*x61 + x50*x62*x64 + x52/x62 + x55*x63/x57 + x66 + x63*x65/x61)), x2*(2*n_attn*x1 + 2*b*q_lm*x29 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x74, ctx*c_kv*x59*(d_head + d_nope) + x68*x70*(2*d_head + 2*d_nope + x69)), x74) + q_len*(f_idx*n_layers*x68*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x1*(2*n_ff*x32 + 2*x67))/flops, p*(n_ff + w_idx*sigma_attn*(x21 - 1) + sigma_attn*x77) + x42*x76 + x75, x5, x40*(n_layers*(x37*(d_model + x55) + x37*(d_model + x64) + x37*(x55 + x65) + x39 + x54*(x37*(d_model + d_ff_shared) + x46) + x66) + x30 + x41 + x45), p*(n_ff + w_idx*(x10 - 1) + x77) + x75 + x76
 
 
-def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = bw_ar_inter**(-1.0)
-    x4 = b*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*p_act
-    x7 = x5*x6
-    x8 = (1/4)*x3*x4*x7*(n_pp - 1)
-    x9 = (1/2)*q_len
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, x11*x9)
-    x13 = n_gpu*x10
-    x14 = numpy.minimum(n_experts, x13)
-    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
-    x16 = numpy.maximum(1, x13)
-    x17 = node_size**(-1.0)
-    x18 = numpy.where(x12, x14, 1)
-    x19 = x13/numpy.maximum(1, x18)
-    x20 = numpy.maximum(1, x19)
-    x21 = numpy.ceil(x17*x20)
-    x22 = bw_ar_intra**(-1.0)
-    x23 = b*x9
-    x24 = x23*x7
-    x25 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x24*numpy.maximum(x3*(x21 - 1), x21*x22*numpy.maximum(0, x20/x21 - 1))) + x8
-    x26 = d_model*vocab
-    x27 = s**(-1.0)
-    x28 = n_ff_in + n_ff_out
-    x29 = d_ff_shared*n_sh
-    x30 = d_model*n_layers*x28*x29
-    x31 = sigma_attn**(-1.0)
-    x32 = x13*x31
-    x33 = ctx + x9 - 1/2
-    x34 = ctx + q_len - 1
-    x35 = ctx**2 - ctx
-    x36 = (1/2)/q_len
-    x37 = r_cmp**(-1.0)
-    x38 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x37*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
-    x39 = p_emb*x26
-    x40 = w_idx*p*x13
-    x41 = kv_win*numpy.minimum(ctx, ctx_win)
-    x42 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x37 + x41)
-    x43 = d_model*p
-    x44 = d_ff_shared*x43
-    x45 = x10*x4
-    x46 = p_act*x45
-    x47 = n_sh*x28
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.sqrt(x20)
-    x50 = numpy.maximum(1, numpy.minimum(x19, x48*x49/numpy.sqrt(d_ff)))
-    x51 = x27*x46
-    x52 = n_experts*x28*(1 - (1 - x27)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x20*x51/x50)
-    x53 = d_head*n_q
-    x54 = c_kv + c_q
-    x55 = n_q + 2*n_q/g
-    x56 = d_head*x55
-    x57 = p*x54*x56 + x43*x53 + x43*x54
-    x58 = n_pp*x5/hbm_bw
-    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
-    x60 = numpy.greater_equal(n_gpu, n_pp)
-    x61 = numpy.less_equal(n_pp, b)
-    x62 = hbm_cap*n_gpu
-    x63 = n_unembed*p_emb
-    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
-    x65 = n_attn + x30
-    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x13 - 1) + x65) + x63 + x64))
-    x67 = numpy.ceil(x17*x32)
-    x68 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x67 - 1), x22*x67*numpy.maximum(0, x32/x67 - 1)))
-    x69 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x70 = numpy.minimum(n_active, x18)
-    x71 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x70)
-    x72 = x71**(-1.0)
-    x73 = (1 - x31)*numpy.maximum(x3*x70*x72*(x71 - 1), x22*x71*numpy.maximum(0, x70*x72 - 1))
-    x74 = x23*x5
-    x75 = numpy.where(x69, 0, x24*x73) + numpy.where(x69, 0, d_model*p_disp*x73*x74)
-    x76 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x77 = n_layers*x68 + n_layers*numpy.where(x76, x68 + x75, 0) + x25
-    x78 = numpy.maximum(1, x32)
-    x79 = numpy.sqrt(n_gpu)
-    x80 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x81 = x79*x80
-    x82 = x48*x81
-    x83 = numpy.minimum(x32, numpy.maximum(1, x82/numpy.sqrt(d_ff_shared)))
-    x84 = x31*x46
-    x85 = n_gpu*x4/(n_pp**2*sigma_attn**2)
-    x86 = x6*x85
-    x87 = sigma_attn*n_layers
-    x88 = numpy.sqrt(x54)
-    x89 = numpy.minimum(x32, numpy.maximum(1, x81*x88/x48))
-    x90 = numpy.sqrt(d_head)
-    x91 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x55)*x81*x90/x88))
-    x92 = numpy.minimum(x32, numpy.maximum(1, x82/(numpy.sqrt(n_q)*x90)))
-    x93 = p_act*x85
-    x94 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x78 + x47*x87*(d_ff_shared*x83*x84 + x44 + x86/x83) + x87*(d_model*x84*x89 + x53*x84*x92 + x54*x84*x91 + x54*x93/x89 + x56*x93/x91 + x57 + x86/x92))
-    x95 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x65) + x63 + x64*x78))
-    x96 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x97 = numpy.sqrt(x21)
-    x98 = numpy.maximum(x3*(x97 - 1), x22*x97*numpy.maximum(0, x49/x97 - 1))
-    x99 = p_act*x74
-    x100 = n_layers*(numpy.where(x96, 0, n_ff_out*x24*x98) + numpy.where(x96, 0, n_ff_in*x98*x99*(d_ff*n_active + x29))) + x8
-    x101 = numpy.less_equal(x81, 1)
-    x102 = numpy.sqrt(x67)
-    x103 = numpy.maximum(x3*(x102 - 1), x102*x22*numpy.maximum(0, -1 + x81/x102))
-    x104 = n_layers*(numpy.where(x101, 0, x103*x24) + numpy.where(x101, 0, x103*x56*x99)) + n_layers*numpy.where(x76, x75 + numpy.where(x101, 0, x103*x23*x6*x80/x79), 0) + x100
-    return numpy.where(x66, x1 + x2*x25 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x25), numpy.inf), numpy.where(x95, x1 + x2*x77 + numpy.maximum(numpy.maximum(x38, x94), omega_net*x77), numpy.inf), numpy.where(x66, x1 + x100*x2 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x100), numpy.inf), numpy.where(x95, x1 + x104*x2 + numpy.maximum(numpy.maximum(x38, x94), omega_net*x104), numpy.inf)
+def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = bw_ar_inter**(-1.0)
+    x3 = b*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*p_act
+    x6 = x4*x5
+    x7 = (1/4)*x2*x3*x6*(n_pp - 1)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
+    x15 = numpy.maximum(1, x12)
+    x16 = node_size**(-1.0)
+    x17 = numpy.where(x11, x13, 1)
+    x18 = x12/numpy.maximum(1, x17)
+    x19 = numpy.maximum(1, x18)
+    x20 = numpy.ceil(x16*x19)
+    x21 = bw_ar_intra**(-1.0)
+    x22 = b*x8
+    x23 = x22*x6
+    x24 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x23*numpy.maximum(x2*(x20 - 1), x20*x21*numpy.maximum(0, x19/x20 - 1))) + x7
+    x25 = d_model*vocab
+    x26 = s**(-1.0)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_ff_shared*n_sh
+    x29 = d_model*n_layers*x27*x28
+    x30 = sigma_attn**(-1.0)
+    x31 = x12*x30
+    x32 = ctx + x8 - 1/2
+    x33 = 2*n_q
+    x34 = 2*d_rope
+    x35 = n_q*q_len
+    x36 = ctx + q_len - 1
+    x37 = ctx**2 - ctx
+    x38 = (1/2)/q_len
+    x39 = r_cmp**(-1.0)
+    x40 = x35*(4*c_kv + x34)*(x39*numpy.where(numpy.greater_equal(k_top, x36), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x32, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))
+    x41 = x4*(2*n_attn*x3 + 2*b*q_lm*x25 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x33*(d_head + d_nope) + x32*x35*(2*d_head + 2*d_nope + x34)), x40) + q_len*(f_idx*n_layers*x32*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2))) + x3*(2*n_ff*x26 + 2*x29))/flops
+    x42 = p_emb*x25
+    x43 = w_idx*p*x12
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x44)
+    x46 = d_model*p
+    x47 = d_ff_shared*x46
+    x48 = x3*x9
+    x49 = p_act*x48
+    x50 = n_sh*x27
+    x51 = numpy.sqrt(d_model)
+    x52 = numpy.sqrt(x19)
+    x53 = numpy.maximum(1, numpy.minimum(x18, x51*x52/numpy.sqrt(d_ff)))
+    x54 = x26*x49
+    x55 = n_experts*x27*(1 - (1 - x26)**x48)*(d_ff*x46 + d_ff*x53*x54 + d_model*x19*x54/x53)
+    x56 = d_head*n_q
+    x57 = c_kv + c_q
+    x58 = n_q + x33/g
+    x59 = d_head*x58
+    x60 = p*x57*x59 + x46*x56 + x46*x57
+    x61 = n_pp*x4/hbm_bw
+    x62 = x61*(n_layers*(x49*(d_model + x56) + x49*(d_model + x57) + x49*(x57 + x59) + x50*(x47 + x49*(d_model + d_ff_shared)) + x55 + x60) + x42 + x43 + x45)
+    x63 = numpy.greater_equal(n_gpu, n_pp)
+    x64 = numpy.less_equal(n_pp, b)
+    x65 = hbm_cap*n_gpu
+    x66 = n_unembed*p_emb
+    x67 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
+    x68 = n_attn + x29
+    x69 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + w_idx*(x12 - 1) + x68) + x66 + x67))
+    x70 = numpy.ceil(x16*x31)
+    x71 = numpy.where(numpy.less_equal(x31, 1), 0, x23*numpy.maximum(x2*(x70 - 1), x21*x70*numpy.maximum(0, x31/x70 - 1)))
+    x72 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x73 = numpy.minimum(n_active, x17)
+    x74 = xi_ep*numpy.minimum(numpy.minimum(n_active, x17), numpy.ceil(x16*x17)) + (1 - xi_ep)*numpy.ceil(x16*x73)
+    x75 = x74**(-1.0)
+    x76 = (1 - x30)*numpy.maximum(x2*x73*x75*(x74 - 1), x21*x74*numpy.maximum(0, x73*x75 - 1))
+    x77 = x22*x4
+    x78 = numpy.where(x72, 0, x23*x76) + numpy.where(x72, 0, d_model*p_disp*x76*x77)
+    x79 = numpy.where(x11, numpy.greater(x13, 1), False)
+    x80 = n_layers*x71 + n_layers*numpy.where(x79, x71 + x78, 0) + x24
+    x81 = numpy.maximum(1, x31)
+    x82 = numpy.sqrt(n_gpu)
+    x83 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x84 = x82*x83
+    x85 = x51*x84
+    x86 = numpy.minimum(x31, numpy.maximum(1, x85/numpy.sqrt(d_ff_shared)))
+    x87 = x30*x49
+    x88 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x89 = x5*x88
+    x90 = sigma_attn*n_layers
+    x91 = numpy.sqrt(x57)
+    x92 = numpy.minimum(x31, numpy.maximum(1, x84*x91/x51))
+    x93 = numpy.sqrt(d_head)
+    x94 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x58)*x84*x93/x91))
+    x95 = numpy.minimum(x31, numpy.maximum(1, x85/(numpy.sqrt(n_q)*x93)))
+    x96 = p_act*x88
+    x97 = x61*(n_layers*x55 + x42) + x61*(x43 + x45*x81 + x50*x90*(d_ff_shared*x86*x87 + x47 + x89/x86) + x90*(d_model*x87*x92 + x56*x87*x95 + x57*x87*x94 + x57*x96/x92 + x59*x96/x94 + x60 + x89/x95))
+    x98 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + w_idx*sigma_attn*(x31 - 1) + sigma_attn*x68) + x66 + x67*x81))
+    x99 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
+    x100 = numpy.sqrt(x20)
+    x101 = numpy.maximum(x2*(x100 - 1), x100*x21*numpy.maximum(0, -1 + x52/x100))
+    x102 = p_act*x77
+    x103 = n_layers*(numpy.where(x99, 0, n_ff_out*x101*x23) + numpy.where(x99, 0, n_ff_in*x101*x102*(d_ff*n_active + x28))) + x7
+    x104 = numpy.less_equal(x84, 1)
+    x105 = numpy.sqrt(x70)
+    x106 = numpy.maximum(x2*(x105 - 1), x105*x21*numpy.maximum(0, -1 + x84/x105))
+    x107 = n_layers*(numpy.where(x104, 0, x106*x23) + numpy.where(x104, 0, x102*x106*x59)) + n_layers*numpy.where(x79, x78 + numpy.where(x104, 0, x106*x22*x5*x83/x82), 0) + x103
+    return numpy.where(x69, x0 + x1*x24 + numpy.maximum(numpy.maximum(x41, x62), omega_net*x24), numpy.inf), numpy.where(x98, x0 + x1*x80 + numpy.maximum(numpy.maximum(x41, x97), omega_net*x80), numpy.inf), numpy.where(x69, x0 + x1*x103 + numpy.maximum(numpy.maximum(x41, x62), omega_net*x103), numpy.inf), numpy.where(x98, x0 + x1*x107 + numpy.maximum(numpy.maximum(x41, x97), omega_net*x107), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -2980,7 +3031,7 @@ def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
 
 
-def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2997,7 +3048,7 @@ def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3028,7 +3079,7 @@ def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -3040,27 +3091,30 @@ def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3094,7 +3148,7 @@ def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -3130,101 +3184,107 @@ def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = b*q_len
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = numpy.sqrt(n_gpu)
-    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = x6*x7
-    x9 = numpy.less_equal(x8, 1)
-    x10 = node_size**(-1.0)
-    x11 = sigma_attn**(-1.0)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = x11*x13
-    x15 = numpy.sqrt(numpy.ceil(x10*x14))
-    x16 = bw_ar_intra**(-1.0)
-    x17 = numpy.maximum(x1*(x15 - 1), x15*x16*numpy.maximum(0, -1 + x8/x15))
-    x18 = (1/2)*q_len
-    x19 = b*x18
-    x20 = x19*x2
-    x21 = x17*x20
-    x22 = n_q + 2*n_q/g
+def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = numpy.sqrt(n_gpu)
+    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.less_equal(x7, 1)
+    x9 = node_size**(-1.0)
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.sqrt(numpy.ceil(x13*x9))
+    x15 = bw_ar_intra**(-1.0)
+    x16 = numpy.maximum(x0*(x14 - 1), x14*x15*numpy.maximum(0, -1 + x7/x14))
+    x17 = (1/2)*q_len
+    x18 = b*x17
+    x19 = x1*x18
+    x20 = x16*x19
+    x21 = 2*n_q
+    x22 = n_q + x21/g
     x23 = d_head*x22
     x24 = p_act*x23
-    x25 = numpy.less_equal(s, x12*x19)
-    x26 = numpy.minimum(n_experts, x13)
-    x27 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x26, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
+    x25 = numpy.less_equal(s, x11*x18)
+    x26 = numpy.minimum(n_experts, x12)
+    x27 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x26, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
     x28 = numpy.where(x25, x26, 1)
-    x29 = x13/numpy.maximum(1, x28)
+    x29 = x12/numpy.maximum(1, x28)
     x30 = numpy.maximum(1, x29)
-    x31 = numpy.sqrt(numpy.ceil(x10*x30))
+    x31 = numpy.sqrt(numpy.ceil(x30*x9))
     x32 = numpy.sqrt(x30)
-    x33 = x20*numpy.maximum(x1*(x31 - 1), x16*x31*numpy.maximum(0, -1 + x32/x31))
+    x33 = x19*numpy.maximum(x0*(x31 - 1), x15*x31*numpy.maximum(0, -1 + x32/x31))
     x34 = d_ff_shared*n_sh
-    x35 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x35 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x36 = numpy.minimum(n_active, x28)
-    x37 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x10*x28)) + (1 - xi_ep)*numpy.ceil(x10*x36)
+    x37 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x28*x9)) + (1 - xi_ep)*numpy.ceil(x36*x9)
     x38 = x37**(-1.0)
-    x39 = x20*(1 - x11)*numpy.maximum(x1*x36*x38*(x37 - 1), x16*x37*numpy.maximum(0, x36*x38 - 1))
-    x40 = n_layers*(numpy.where(x27, 0, n_ff_out*x33*x4) + numpy.where(x27, 0, n_ff_in*p_act*x33*(d_ff*n_active + x34))) + n_layers*(numpy.where(x9, 0, x21*x24) + numpy.where(x9, 0, x21*x4)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), numpy.where(x35, 0, x39*x4) + numpy.where(x35, 0, d_model*p_disp*x39) + numpy.where(x9, 0, x17*x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x39 = x19*(1 - x10)*numpy.maximum(x0*x36*x38*(x37 - 1), x15*x37*numpy.maximum(0, x36*x38 - 1))
+    x40 = n_layers*(numpy.where(x27, 0, n_ff_out*x3*x33) + numpy.where(x27, 0, n_ff_in*p_act*x33*(d_ff*n_active + x34))) + n_layers*(numpy.where(x8, 0, x20*x24) + numpy.where(x8, 0, x20*x3)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), numpy.where(x35, 0, x3*x39) + numpy.where(x35, 0, d_model*p_disp*x39) + numpy.where(x8, 0, x16*x18*x3*x6/x5), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
     x41 = d_model*vocab
     x42 = s**(-1.0)
     x43 = n_ff_in + n_ff_out
     x44 = n_layers*x43
     x45 = d_model*x34*x44
-    x46 = ctx + x18 - 1/2
-    x47 = ctx + q_len - 1
-    x48 = ctx**2 - ctx
-    x49 = (1/2)/q_len
-    x50 = r_cmp**(-1.0)
-    x51 = x12*x3
-    x52 = d_model*p
-    x53 = numpy.sqrt(d_model)
-    x54 = numpy.maximum(1, numpy.minimum(x29, x32*x53/numpy.sqrt(d_ff)))
-    x55 = p_act*x51
-    x56 = x4*x51
-    x57 = n_pp*x2/hbm_bw
-    x58 = kv_win*numpy.minimum(ctx, ctx_win)
-    x59 = b*numpy.maximum(1, x14)
-    x60 = x53*x8
-    x61 = numpy.minimum(x14, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
-    x62 = x11*x55
-    x63 = n_gpu/(n_pp**2*sigma_attn**2)
-    x64 = x5*x63
-    x65 = sigma_attn*n_layers
-    x66 = d_head*n_q
-    x67 = c_kv + c_q
-    x68 = numpy.sqrt(x67)
-    x69 = numpy.minimum(x14, numpy.maximum(1, x68*x8/x53))
-    x70 = numpy.sqrt(d_head)
-    x71 = numpy.minimum(x14, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x70)))
-    x72 = x3*x63
-    x73 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x22)*x70*x8/x68))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x45)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x40*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x40, x57*(n_experts*x44*(1 - (1 - x42)**x51)*(d_ff*x42*x54*x55 + d_ff*x52 + x30*x42*x56/x54) + p_emb*x41) + x57*(w_idx*p*x13 + n_sh*x43*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x58) + x65*(p*x23*x67 + p_act*x67*x72/x69 + x11*x56*x69 + x24*x72/x73 + x52*x66 + x52*x67 + x62*x66*x71 + x62*x67*x73 + x64/x71))), x2*(2*n_attn*x3 + 2*b*q_lm*x41 + x3*(2*n_ff*x42 + 2*x45) + x3*(f_idx*n_layers*x46*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x50*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops), numpy.inf)
+    x46 = ctx + x17 - 1/2
+    x47 = 2*d_rope
+    x48 = n_q*q_len
+    x49 = ctx + q_len - 1
+    x50 = ctx**2 - ctx
+    x51 = (1/2)/q_len
+    x52 = r_cmp**(-1.0)
+    x53 = x48*(4*c_kv + x47)*(x52*numpy.where(numpy.greater_equal(k_top, x49), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))
+    x54 = x11*x2
+    x55 = d_model*p
+    x56 = numpy.sqrt(d_model)
+    x57 = numpy.maximum(1, numpy.minimum(x29, x32*x56/numpy.sqrt(d_ff)))
+    x58 = p_act*x54
+    x59 = x3*x54
+    x60 = n_pp*x1/hbm_bw
+    x61 = kv_win*numpy.minimum(ctx, ctx_win)
+    x62 = b*numpy.maximum(1, x13)
+    x63 = x56*x7
+    x64 = numpy.minimum(x13, numpy.maximum(1, x63/numpy.sqrt(d_ff_shared)))
+    x65 = x10*x58
+    x66 = n_gpu/(n_pp**2*sigma_attn**2)
+    x67 = x4*x66
+    x68 = sigma_attn*n_layers
+    x69 = d_head*n_q
+    x70 = c_kv + c_q
+    x71 = numpy.sqrt(x70)
+    x72 = numpy.minimum(x13, numpy.maximum(1, x7*x71/x56))
+    x73 = numpy.sqrt(d_head)
+    x74 = numpy.minimum(x13, numpy.maximum(1, x63/(numpy.sqrt(n_q)*x73)))
+    x75 = x2*x66
+    x76 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x22)*x7*x73/x71))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x45)) + x62*(st_cmp + ctx*(kv_idx + kv_bytes) + x61))), 4*n_layers*t_kernel + x40*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x40, x1*(2*n_attn*x2 + 2*b*q_lm*x41 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x53, ctx*c_kv*x21*(d_head + d_nope) + x46*x48*(2*d_head + 2*d_nope + x47)), x53) + q_len*(f_idx*n_layers*x46*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x2*(2*n_ff*x42 + 2*x45))/flops), x60*(n_experts*x44*(1 - (1 - x42)**x54)*(d_ff*x42*x57*x58 + d_ff*x55 + x30*x42*x59/x57) + p_emb*x41) + x60*(w_idx*p*x12 + n_sh*x43*x68*(d_ff_shared*x55 + d_ff_shared*x64*x65 + x67/x64) + x11*x62*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x52 + x61) + x68*(p*x23*x70 + p_act*x70*x75/x72 + x10*x59*x72 + x24*x75/x76 + x55*x69 + x55*x70 + x65*x69*x74 + x65*x70*x76 + x67/x74))), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3241,11 +3301,11 @@ def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3279,61 +3339,64 @@ def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
-    x15 = numpy.sqrt(x13)
-    x16 = b*x5*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, -1 + x15/x14)/bw_ar_intra)
-    x17 = d_ff_shared*n_sh
-    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x16*x4) + numpy.where(x11, 0, n_ff_in*p_act*x16*x3*(d_ff*n_active + x17))) + (1/4)*x1*x2*x4*(n_pp - 1)
-    x19 = d_model*vocab
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = d_model*n_layers*x17*x21
-    x23 = x9/sigma_attn
-    x24 = ctx + x5 - 1/2
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = kv_win*numpy.minimum(ctx, ctx_win)
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = c_kv + c_q
-    x33 = x2*x6
-    x34 = p_act*x33
-    x35 = d_head*(n_q + 2*n_q/g)
-    x36 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
-    x37 = x20*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x13*x37/x36) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + p*x32*x35 + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x29))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
+    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(numpy.ceil(x12/node_size))
+    x14 = numpy.sqrt(x12)
+    x15 = b*x4*numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, -1 + x14/x13)/bw_ar_intra)
+    x16 = d_ff_shared*n_sh
+    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x15*x3) + numpy.where(x10, 0, n_ff_in*p_act*x15*x2*(d_ff*n_active + x16))) + (1/4)*x0*x1*x3*(n_pp - 1)
+    x18 = d_model*vocab
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*n_layers*x16*x20
+    x22 = x8/sigma_attn
+    x23 = ctx + x4 - 1/2
+    x24 = 2*n_q
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = ctx + q_len - 1
+    x28 = ctx**2 - ctx
+    x29 = (1/2)/q_len
+    x30 = r_cmp**(-1.0)
+    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
+    x32 = kv_win*numpy.minimum(ctx, ctx_win)
+    x33 = d_head*n_q
+    x34 = d_model*p
+    x35 = c_kv + c_q
+    x36 = x1*x5
+    x37 = p_act*x36
+    x38 = d_head*(n_q + x24/g)
+    x39 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x40 = x19*x37
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x32) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x20*(1 - (1 - x19)**x36)*(d_ff*x34 + d_ff*x39*x40 + d_model*x12*x40/x39) + n_sh*x20*(d_ff_shared*x34 + x37*(d_model + d_ff_shared)) + p*x35*x38 + x33*x34 + x34*x35 + x37*(d_model + x33) + x37*(d_model + x35) + x37*(x35 + x38)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x32))/hbm_bw), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3352,112 +3415,115 @@ def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = b*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act
-    x5 = x3*x4
-    x6 = (1/4)*x1*x2*x5*(n_pp - 1)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
-    x14 = node_size**(-1.0)
-    x15 = numpy.where(x10, x12, 1)
-    x16 = x11/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(numpy.ceil(x14*x17))
-    x19 = bw_ar_intra**(-1.0)
-    x20 = numpy.sqrt(x17)
-    x21 = numpy.maximum(x1*(x18 - 1), x18*x19*numpy.maximum(0, -1 + x20/x18))
-    x22 = b*x7
-    x23 = x22*x5
-    x24 = d_ff_shared*n_sh
-    x25 = x22*x3
-    x26 = p_act*x25
-    x27 = numpy.sqrt(n_gpu)
-    x28 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x29 = x27*x28
-    x30 = numpy.less_equal(x29, 1)
-    x31 = sigma_attn**(-1.0)
-    x32 = x11*x31
-    x33 = numpy.sqrt(numpy.ceil(x14*x32))
-    x34 = numpy.maximum(x1*(x33 - 1), x19*x33*numpy.maximum(0, x29/x33 - 1))
-    x35 = n_q + 2*n_q/g
+def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = b*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = x2*x3
+    x5 = (1/4)*x0*x1*x4*(n_pp - 1)
+    x6 = (1/2)*q_len
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x6*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x13 = node_size**(-1.0)
+    x14 = numpy.where(x9, x11, 1)
+    x15 = x10/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = numpy.sqrt(numpy.ceil(x13*x16))
+    x18 = bw_ar_intra**(-1.0)
+    x19 = numpy.sqrt(x16)
+    x20 = numpy.maximum(x0*(x17 - 1), x17*x18*numpy.maximum(0, -1 + x19/x17))
+    x21 = b*x6
+    x22 = x21*x4
+    x23 = d_ff_shared*n_sh
+    x24 = x2*x21
+    x25 = p_act*x24
+    x26 = numpy.sqrt(n_gpu)
+    x27 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x28 = x26*x27
+    x29 = numpy.less_equal(x28, 1)
+    x30 = sigma_attn**(-1.0)
+    x31 = x10*x30
+    x32 = numpy.sqrt(numpy.ceil(x13*x31))
+    x33 = numpy.maximum(x0*(x32 - 1), x18*x32*numpy.maximum(0, x28/x32 - 1))
+    x34 = 2*n_q
+    x35 = n_q + x34/g
     x36 = d_head*x35
-    x37 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x38 = numpy.minimum(n_active, x15)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x14*x15)) + (1 - xi_ep)*numpy.ceil(x14*x38)
+    x37 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x38 = numpy.minimum(n_active, x14)
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x38)
     x40 = x39**(-1.0)
-    x41 = (1 - x31)*numpy.maximum(x1*x38*x40*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
+    x41 = (1 - x30)*numpy.maximum(x0*x38*x40*(x39 - 1), x18*x39*numpy.maximum(0, x38*x40 - 1))
     x42 = d_model*vocab
     x43 = p_emb*x42
     x44 = n_ff_in + n_ff_out
     x45 = s**(-1.0)
-    x46 = x2*x8
+    x46 = x1*x7
     x47 = d_model*p
     x48 = numpy.sqrt(d_model)
-    x49 = numpy.maximum(1, numpy.minimum(x16, x20*x48/numpy.sqrt(d_ff)))
+    x49 = numpy.maximum(1, numpy.minimum(x15, x19*x48/numpy.sqrt(d_ff)))
     x50 = p_act*x46
     x51 = x45*x50
-    x52 = n_experts*x44*(1 - (1 - x45)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x17*x51/x49)
-    x53 = n_pp*x3/hbm_bw
-    x54 = w_idx*p*x11
-    x55 = numpy.maximum(1, x32)
+    x52 = n_experts*x44*(1 - (1 - x45)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x16*x51/x49)
+    x53 = n_pp*x2/hbm_bw
+    x54 = w_idx*p*x10
+    x55 = numpy.maximum(1, x31)
     x56 = kv_win*numpy.minimum(ctx, ctx_win)
     x57 = r_cmp**(-1.0)
-    x58 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x57 + x56)
+    x58 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x57 + x56)
     x59 = d_ff_shared*x47
-    x60 = x29*x48
-    x61 = numpy.minimum(x32, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
-    x62 = x31*x50
-    x63 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x64 = x4*x63
+    x60 = x28*x48
+    x61 = numpy.minimum(x31, numpy.maximum(1, x60/numpy.sqrt(d_ff_shared)))
+    x62 = x30*x50
+    x63 = n_gpu*x1/(n_pp**2*sigma_attn**2)
+    x64 = x3*x63
     x65 = sigma_attn*n_layers
     x66 = n_sh*x44
     x67 = c_kv + c_q
     x68 = numpy.sqrt(x67)
-    x69 = numpy.minimum(x32, numpy.maximum(1, x29*x68/x48))
+    x69 = numpy.minimum(x31, numpy.maximum(1, x28*x68/x48))
     x70 = numpy.sqrt(d_head)
-    x71 = numpy.minimum(x32, numpy.maximum(1, x29*numpy.sqrt(x35)*x70/x68))
-    x72 = numpy.minimum(x32, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x70)))
+    x71 = numpy.minimum(x31, numpy.maximum(1, x28*numpy.sqrt(x35)*x70/x68))
+    x72 = numpy.minimum(x31, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x70)))
     x73 = p_act*x63
     x74 = d_head*n_q
     x75 = p*x36*x67 + x47*x67 + x47*x74
-    x76 = d_model*n_layers*x24*x44
-    x77 = ctx + x7 - 1/2
-    x78 = ctx + q_len - 1
-    x79 = ctx**2 - ctx
-    x80 = (1/2)/q_len
-    x81 = n_unembed*p_emb
-    x82 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
-    x83 = n_attn + x76
-    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x69 + x36*x73/x71 + x62*x67*x71 + x62*x72*x74 + x64/x72 + x67*x73/x69 + x75)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x76) + x2*(f_idx*n_layers*x77*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x57*numpy.where(numpy.greater_equal(k_top, x78), x77, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x80*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x79))) + numpy.where(numpy.greater_equal(ctx_win, x78), x77, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x80*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x79))))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x83) + x55*x82 + x81, x6, x53*(n_layers*(x50*(d_model + x67) + x50*(d_model + x74) + x50*(x36 + x67) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x75) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x83) + x81 + x82
+    x76 = d_model*n_layers*x23*x44
+    x77 = ctx + x6 - 1/2
+    x78 = 2*d_rope
+    x79 = n_q*q_len
+    x80 = ctx + q_len - 1
+    x81 = ctx**2 - ctx
+    x82 = (1/2)/q_len
+    x83 = x79*(4*c_kv + x78)*(x57*numpy.where(numpy.greater_equal(k_top, x80), x77, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x82*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x81))) + numpy.where(numpy.greater_equal(ctx_win, x80), x77, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x82*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x81))))
+    x84 = n_unembed*p_emb
+    x85 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
+    x86 = n_attn + x76
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x12, 0, n_ff_out*x20*x22) + numpy.where(x12, 0, n_ff_in*x20*x25*(d_ff*n_active + x23))) + x5, n_layers*(numpy.where(x29, 0, x22*x33) + numpy.where(x29, 0, x25*x33*x36)) + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), numpy.where(x29, 0, x21*x27*x3*x33/x26) + numpy.where(x37, 0, x22*x41) + numpy.where(x37, 0, d_model*p_disp*x24*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x69 + x36*x73/x71 + x62*x67*x71 + x62*x72*x74 + x64/x72 + x67*x73/x69 + x75)), x2*(2*n_attn*x1 + 2*b*q_lm*x42 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x83, ctx*c_kv*x34*(d_head + d_nope) + x77*x79*(2*d_head + 2*d_nope + x78)), x83) + q_len*(f_idx*n_layers*x77*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2))) + x1*(2*n_ff*x45 + 2*x76))/flops, p*(n_ff + w_idx*sigma_attn*(x31 - 1) + sigma_attn*x86) + x55*x85 + x84, x5, x53*(n_layers*(x50*(d_model + x67) + x50*(d_model + x74) + x50*(x36 + x67) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x75) + x43 + x54 + x58), p*(n_ff + w_idx*(x10 - 1) + x86) + x84 + x85
 
 
-def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3483,15 +3549,15 @@ def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -3502,18 +3568,18 @@ def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3540,7 +3606,7 @@ def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -3551,7 +3617,7 @@ def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3596,26 +3662,26 @@ def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x35*(d_ff*x25 + d_ff*x29*x32 + x34/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x35*(d_head*x31*x33*x37/x40 + n_q*x36 + x21*x32*x39 + x3*x30*x40 + x34/x39 + x36*x37))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
 
 
-def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3640,19 +3706,19 @@ def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -3662,11 +3728,11 @@ def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -3719,7 +3785,7 @@ def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x2*x31*x39/x36 + x30*x37*x38 + x32/x37 + x40)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x41) + x1*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -3792,11 +3858,11 @@ def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return x44, numpy.where(x63, x1 + x2*x48 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x48), numpy.inf), x44, numpy.where(x63, x1 + x2*x68 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x68), numpy.inf)
 
 
-def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -3804,11 +3870,11 @@ def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3834,15 +3900,15 @@ def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -3853,12 +3919,12 @@ def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -3870,7 +3936,7 @@ def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3897,7 +3963,7 @@ def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -3908,7 +3974,7 @@ def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3957,20 +4023,20 @@ def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x20 + x17*x40*(d_ff*x31 + d_ff*x34*x37 + x39/x34) + x19*x30*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x29) + x40*(n_q*x41 + x13*x41 + x14*x36*x38/x44 + x27*x37*x43 + x3*x35*x44 + x39/x43))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2) + x0*x27*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))))/flops), numpy.inf)
 
 
-def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -3982,7 +4048,7 @@ def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -4007,19 +4073,19 @@ def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4029,11 +4095,11 @@ def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4088,20 +4154,20 @@ def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x14*x2*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x43) + x1*(f_idx*n_layers*x44*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x41*(x25*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x50 + x48, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x14) + x33*(d_model + x41) + x42) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x43 + x49) + x48 + x50
 
 
-def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4132,37 +4198,40 @@ def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4194,24 +4263,154 @@ def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
+def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = d_model*p_act
+    x2 = x0*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = x8 - 1
+    x10 = (1/2)*q_len
+    x11 = 2*n_layers
+    x12 = x11*numpy.where(numpy.less_equal(x8, 1), 0, b*x1*x10*x4*x9) + (1/4)*x2*x4*(n_pp - 1)
+    x13 = d_model*vocab
+    x14 = n_ff_in + n_ff_out
+    x15 = ctx + x10 - 1/2
+    x16 = 2*n_q
+    x17 = 2*d_rope
+    x18 = n_q*q_len
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    x22 = r_cmp**(-1.0)
+    x23 = x18*(4*c_kv + x17)*(x22*numpy.where(numpy.greater_equal(k_top, x19), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))
+    x24 = n_pp*x3/hbm_bw
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = b*numpy.maximum(1, x8)
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = x28*x29
+    x31 = numpy.minimum(x8, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
+    x32 = x5*x6
+    x33 = p_act*x0
+    x34 = x32*x33
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x2*x35
+    x37 = sigma_attn*n_layers
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = n_q + x16/g
+    x41 = d_head*x40
+    x42 = numpy.sqrt(x39)
+    x43 = numpy.minimum(x8, numpy.maximum(1, x29*x42/x28))
+    x44 = numpy.sqrt(d_head)
+    x45 = numpy.minimum(x8, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x44)))
+    x46 = x33*x35
+    x47 = numpy.minimum(x8, numpy.maximum(1, x29*numpy.sqrt(x40)*x44/x42))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x26*(st_cmp + ctx*(kv_idx + kv_bytes) + x25))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x3*(2*n_attn*x0 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x23, ctx*c_kv*x16*(d_head + d_nope) + x15*x18*(2*d_head + 2*d_nope + x17)), x23) + q_len*(f_idx*n_layers*x15*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x0*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14))/flops), p_emb*x13*x24 + x24*(w_idx*p*x7 + x14*x37*(d_ff*x27 + d_ff*x31*x34 + x36/x31) + x26*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x22 + x25) + x37*(p*x39*x41 + x2*x32*x43 + x27*x38 + x27*x39 + x34*x38*x45 + x34*x39*x47 + x36/x45 + x39*x46/x43 + x41*x46/x47))), numpy.inf)
+
+
+def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu/(n_pp*sigma_attn)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
+
+
+def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return 0
+
+
+def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
+    x1 = n_gpu/(n_pp*sigma_attn)
+    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
+
+
+def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
     x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
+    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x5/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+
+
+def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return 0
+
+
+def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
+
+
+def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_pp**(-1.0)
+    x1 = b*x0
+    x2 = d_head*n_q
+    x3 = d_model*p
+    x4 = c_kv + c_q
+    x5 = p_act*q_len*x1
+    x6 = d_head*(n_q + 2*n_q/g)
+    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
+
+
+def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
+
+
+def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = (1/4)*x2*x4*(n_pp - 1)
     x6 = sigma_attn**(-1.0)
     x7 = n_pp**(-1.0)
     x8 = n_gpu*x7
@@ -4219,251 +4418,136 @@ def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x10 = x9 - 1
     x11 = (1/2)*q_len
     x12 = 2*n_layers
-    x13 = x12*numpy.where(numpy.less_equal(x9, 1), 0, b*x10*x11*x2*x5) + (1/4)*x3*x5*(n_pp - 1)
-    x14 = d_model*vocab
-    x15 = n_ff_in + n_ff_out
-    x16 = ctx + x11 - 1/2
-    x17 = ctx + q_len - 1
-    x18 = ctx**2 - ctx
-    x19 = (1/2)/q_len
-    x20 = r_cmp**(-1.0)
-    x21 = n_pp*x4/hbm_bw
-    x22 = kv_win*numpy.minimum(ctx, ctx_win)
-    x23 = b*numpy.maximum(1, x9)
-    x24 = d_model*p
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x25*x26
-    x28 = numpy.minimum(x9, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x6*x7
-    x30 = p_act*x1
-    x31 = x29*x30
-    x32 = n_gpu/(n_pp**2*sigma_attn**2)
-    x33 = x3*x32
-    x34 = sigma_attn*n_layers
-    x35 = d_head*n_q
-    x36 = c_kv + c_q
-    x37 = n_q + 2*n_q/g
-    x38 = d_head*x37
-    x39 = numpy.sqrt(x36)
-    x40 = numpy.minimum(x9, numpy.maximum(1, x26*x39/x25))
-    x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x41)))
-    x43 = x30*x32
-    x44 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x37)*x41/x39))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x21 + x21*(w_idx*p*x8 + x15*x34*(d_ff*x24 + d_ff*x28*x31 + x33/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x22) + x34*(p*x36*x38 + x24*x35 + x24*x36 + x29*x3*x40 + x31*x35*x42 + x31*x36*x44 + x33/x42 + x36*x43/x40 + x38*x43/x44))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
-
-
-def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = n_gpu/(n_pp*sigma_attn)
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
-
-
-def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
-
-
-def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return 0
-
-
-def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
-    x1 = n_gpu/(n_pp*sigma_attn)
-    return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
-
-
-def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
-    x15 = n_ff_in + n_ff_out
-    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
-    x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
-
-
-def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
-
-
-def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return 0
-
-
-def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
-
-
-def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = n_pp**(-1.0)
-    x1 = b*x0
-    x2 = d_head*n_q
-    x3 = d_model*p
-    x4 = c_kv + c_q
-    x5 = p_act*q_len*x1
-    x6 = d_head*(n_q + 2*n_q/g)
-    return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
-
-
-def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
-
-
-def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = (1/4)*x3*x5*(n_pp - 1)
-    x7 = sigma_attn**(-1.0)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = x10 - 1
-    x12 = (1/2)*q_len
-    x13 = 2*n_layers
-    x14 = d_model*vocab
-    x15 = p_emb*x14
-    x16 = n_pp*x4/hbm_bw
-    x17 = w_idx*p*x9
-    x18 = numpy.maximum(1, x10)
-    x19 = kv_win*numpy.minimum(ctx, ctx_win)
-    x20 = r_cmp**(-1.0)
-    x21 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19)
-    x22 = n_ff_in + n_ff_out
-    x23 = d_model*p
-    x24 = d_ff*x23
-    x25 = numpy.sqrt(d_model)
-    x26 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x27 = x25*x26
-    x28 = numpy.minimum(x10, numpy.maximum(1, x27/numpy.sqrt(d_ff)))
-    x29 = x2*x8
-    x30 = x29*x7
-    x31 = n_gpu/(n_pp**2*sigma_attn**2)
-    x32 = x3*x31
-    x33 = sigma_attn*n_layers
-    x34 = c_kv + c_q
-    x35 = numpy.sqrt(x34)
-    x36 = numpy.minimum(x10, numpy.maximum(1, x26*x35/x25))
-    x37 = numpy.sqrt(d_head)
-    x38 = n_q + 2*n_q/g
-    x39 = numpy.minimum(x10, numpy.maximum(1, x26*x37*numpy.sqrt(x38)/x35))
-    x40 = numpy.minimum(x10, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x37)))
-    x41 = x2*x31
+    x13 = d_model*vocab
+    x14 = p_emb*x13
+    x15 = n_pp*x3/hbm_bw
+    x16 = w_idx*p*x8
+    x17 = numpy.maximum(1, x9)
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = b*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = numpy.sqrt(d_model)
+    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x26 = x24*x25
+    x27 = numpy.minimum(x9, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
+    x28 = x1*x7
+    x29 = x28*x6
+    x30 = n_gpu/(n_pp**2*sigma_attn**2)
+    x31 = x2*x30
+    x32 = sigma_attn*n_layers
+    x33 = c_kv + c_q
+    x34 = numpy.sqrt(x33)
+    x35 = numpy.minimum(x9, numpy.maximum(1, x25*x34/x24))
+    x36 = numpy.sqrt(d_head)
+    x37 = 2*n_q
+    x38 = n_q + x37/g
+    x39 = numpy.minimum(x9, numpy.maximum(1, x25*x36*numpy.sqrt(x38)/x34))
+    x40 = numpy.minimum(x9, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x36)))
+    x41 = x1*x30
     x42 = d_head*n_q
     x43 = d_head*x38
-    x44 = p*x34*x43 + x23*x34 + x23*x42
-    x45 = d_model*d_ff_shared*n_sh*x22
-    x46 = ctx + x12 - 1/2
-    x47 = ctx + q_len - 1
-    x48 = ctx**2 - ctx
-    x49 = (1/2)/q_len
-    x50 = n_unembed*p_emb
-    x51 = n_attn + n_ff
-    x52 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x34*x39 + x30*x40*x42 + x32/x40 + x34*x41/x36 + x44 + x41*x43/x39)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x45) + x1*(f_idx*n_layers*x46*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x20*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x51) + x18*x52 + x50, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x34) + x29*(d_model + x42) + x29*(x34 + x43) + x44) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x45 + x51) + x50 + x52
+    x44 = p*x33*x43 + x22*x33 + x22*x42
+    x45 = d_model*d_ff_shared*n_sh*x21
+    x46 = ctx + x11 - 1/2
+    x47 = 2*d_rope
+    x48 = n_q*q_len
+    x49 = ctx + q_len - 1
+    x50 = ctx**2 - ctx
+    x51 = (1/2)/q_len
+    x52 = x48*(4*c_kv + x47)*(x19*numpy.where(numpy.greater_equal(k_top, x49), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))
+    x53 = n_unembed*p_emb
+    x54 = n_attn + n_ff
+    x55 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*d_model*p_act*x10*x11*x4), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x42 + x31/x40 + x33*x41/x35 + x44 + x41*x43/x39)), x3*(2*n_attn*x0 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x52, ctx*c_kv*x37*(d_head + d_nope) + x46*x48*(2*d_head + 2*d_nope + x47)), x52) + q_len*(f_idx*n_layers*x46*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x0*(2*n_ff/s + x12*x45))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x54) + x17*x55 + x53, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x42) + x28*(x33 + x43) + x44) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x45 + x54) + x53 + x55
 
 
-def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = d_model*p_act
-    x7 = x4*x5*x6
-    x8 = (1/4)*x3*x7*(n_pp - 1)
-    x9 = d_model*vocab
-    x10 = p_emb*x9
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = w_idx*p*x12
-    x14 = kv_win*numpy.minimum(ctx, ctx_win)
-    x15 = r_cmp**(-1.0)
-    x16 = b*x11
-    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
-    x18 = n_ff_in + n_ff_out
-    x19 = d_model*p
-    x20 = d_ff*x19
-    x21 = p_act*q_len*x16
-    x22 = d_head*n_q
-    x23 = c_kv + c_q
-    x24 = n_q + 2*n_q/g
+def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*p_act
+    x6 = x3*x4*x5
+    x7 = (1/4)*x2*x6*(n_pp - 1)
+    x8 = d_model*vocab
+    x9 = p_emb*x8
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = w_idx*p*x11
+    x13 = kv_win*numpy.minimum(ctx, ctx_win)
+    x14 = r_cmp**(-1.0)
+    x15 = b*x10
+    x16 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x14 + x13)
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = d_ff*x18
+    x20 = p_act*q_len*x15
+    x21 = d_head*n_q
+    x22 = c_kv + c_q
+    x23 = 2*n_q
+    x24 = n_q + x23/g
     x25 = d_head*x24
-    x26 = p*x23*x25 + x19*x22 + x19*x23
-    x27 = n_pp*x4/hbm_bw
+    x26 = p*x22*x25 + x18*x21 + x18*x22
+    x27 = n_pp*x3/hbm_bw
     x28 = 2*n_layers
     x29 = d_ff_shared*n_sh
-    x30 = d_model*x18*x29
+    x30 = d_model*x17*x29
     x31 = sigma_attn**(-1.0)
-    x32 = x12*x31
+    x32 = x11*x31
     x33 = (1/2)*q_len
     x34 = ctx + x33 - 1/2
-    x35 = ctx + q_len - 1
-    x36 = ctx**2 - ctx
-    x37 = (1/2)/q_len
-    x38 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x28*x30) + x3*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + c_kv*n_q*x0*(x15*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
-    x39 = numpy.greater_equal(n_gpu, n_pp)
-    x40 = numpy.less_equal(n_pp, b)
-    x41 = hbm_cap*n_gpu
-    x42 = n_unembed*p_emb
-    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
-    x44 = n_attn + n_ff
-    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x12 - 1) + n_layers*x30 + x44) + x42 + x43)), x1 + x2*x8 + numpy.maximum(numpy.maximum(x38, omega_net*x8), x27*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x25) + x26) + x10 + x13 + x17)), numpy.inf)
-    x46 = x32 - 1
-    x47 = b*x33
-    x48 = x47*x7
-    x49 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x46*x48) + x8
-    x50 = numpy.maximum(1, x32)
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x53 = x51*x52
-    x54 = numpy.minimum(x32, numpy.maximum(1, x53/numpy.sqrt(d_ff)))
-    x55 = x21*x31
-    x56 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x57 = x56*x6
-    x58 = sigma_attn*n_layers
-    x59 = numpy.sqrt(x23)
-    x60 = numpy.minimum(x32, numpy.maximum(1, x52*x59/x51))
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x52*x61/x59))
-    x63 = numpy.minimum(x32, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x61)))
-    x64 = p_act*x56
-    x65 = x10*x27 + x27*(x13 + x17*x50 + x18*x58*(d_ff*x54*x55 + x20 + x57/x54) + x58*(d_model*x55*x60 + x22*x55*x63 + x23*x55*x62 + x23*x64/x60 + x25*x64/x62 + x26 + x57/x63))
-    x66 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*x46 + sigma_attn*x44) + x42 + x43*x50))
-    x67 = numpy.less_equal(x52, 1)
-    x68 = x52 - 1
-    x69 = x48*x68
-    x70 = p_act*x4*x47*x5*x68
-    x71 = n_layers*(numpy.where(x67, 0, x69) + numpy.where(x67, 0, n_ff_out*x69) + numpy.where(x67, 0, x25*x70) + numpy.where(x67, 0, n_ff_in*x70*(d_ff*n_active + x29))) + x8
-    return x45, numpy.where(x66, x1 + x2*x49 + numpy.maximum(numpy.maximum(x38, x65), omega_net*x49), numpy.inf), x45, numpy.where(x66, x1 + x2*x71 + numpy.maximum(numpy.maximum(x38, x65), omega_net*x71), numpy.inf)
+    x35 = 2*d_rope
+    x36 = n_q*q_len
+    x37 = ctx + q_len - 1
+    x38 = ctx**2 - ctx
+    x39 = (1/2)/q_len
+    x40 = x36*(4*c_kv + x35)*(x14*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
+    x41 = x3*(2*n_attn*x2 + 2*b*q_lm*x8 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x23*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x2*(2*n_ff/s + x28*x30))/flops
+    x42 = numpy.greater_equal(n_gpu, n_pp)
+    x43 = numpy.less_equal(n_pp, b)
+    x44 = hbm_cap*n_gpu
+    x45 = n_unembed*p_emb
+    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
+    x47 = n_attn + n_ff
+    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x11 - 1) + n_layers*x30 + x47) + x45 + x46)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x41, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
+    x49 = x32 - 1
+    x50 = b*x33
+    x51 = x50*x6
+    x52 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x49*x51) + x7
+    x53 = numpy.maximum(1, x32)
+    x54 = numpy.sqrt(d_model)
+    x55 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x56 = x54*x55
+    x57 = numpy.minimum(x32, numpy.maximum(1, x56/numpy.sqrt(d_ff)))
+    x58 = x20*x31
+    x59 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x60 = x5*x59
+    x61 = sigma_attn*n_layers
+    x62 = numpy.sqrt(x22)
+    x63 = numpy.minimum(x32, numpy.maximum(1, x55*x62/x54))
+    x64 = numpy.sqrt(d_head)
+    x65 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x55*x64/x62))
+    x66 = numpy.minimum(x32, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x64)))
+    x67 = p_act*x59
+    x68 = x27*x9 + x27*(x12 + x16*x53 + x17*x61*(d_ff*x57*x58 + x19 + x60/x57) + x61*(d_model*x58*x63 + x21*x58*x66 + x22*x58*x65 + x22*x67/x63 + x25*x67/x65 + x26 + x60/x66))
+    x69 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*x49 + sigma_attn*x47) + x45 + x46*x53))
+    x70 = numpy.less_equal(x55, 1)
+    x71 = x55 - 1
+    x72 = x51*x71
+    x73 = p_act*x3*x4*x50*x71
+    x74 = n_layers*(numpy.where(x70, 0, x72) + numpy.where(x70, 0, n_ff_out*x72) + numpy.where(x70, 0, x25*x73) + numpy.where(x70, 0, n_ff_in*x73*(d_ff*n_active + x29))) + x7
+    return x48, numpy.where(x69, x0 + x1*x52 + numpy.maximum(numpy.maximum(x41, x68), omega_net*x52), numpy.inf), x48, numpy.where(x69, x0 + x1*x74 + numpy.maximum(numpy.maximum(x41, x68), omega_net*x74), numpy.inf)
 
 
-def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -4471,11 +4555,11 @@ def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4506,31 +4590,34 @@ def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4542,7 +4629,7 @@ def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4574,83 +4661,89 @@ def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x7 = numpy.less_equal(x6, 1)
-    x8 = (1/2)*q_len
-    x9 = b*x5*x8*(x6 - 1)
-    x10 = x2*x9
-    x11 = d_ff_shared*n_sh
-    x12 = p_act*x9
-    x13 = n_q + 2*n_q/g
+def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = d_model*p_act
+    x2 = x0*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x6 = numpy.less_equal(x5, 1)
+    x7 = (1/2)*q_len
+    x8 = b*x4*x7*(x5 - 1)
+    x9 = x1*x8
+    x10 = d_ff_shared*n_sh
+    x11 = p_act*x8
+    x12 = 2*n_q
+    x13 = n_q + x12/g
     x14 = d_head*x13
-    x15 = n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x12*x14) + numpy.where(x7, 0, n_ff_in*x12*(d_ff*n_active + x11))) + (1/4)*x3*x5*(n_pp - 1)
+    x15 = n_layers*(numpy.where(x6, 0, x9) + numpy.where(x6, 0, n_ff_out*x9) + numpy.where(x6, 0, x11*x14) + numpy.where(x6, 0, n_ff_in*x11*(d_ff*n_active + x10))) + (1/4)*x2*x4*(n_pp - 1)
     x16 = 2*d_model
     x17 = n_ff_in + n_ff_out
     x18 = sigma_attn**(-1.0)
     x19 = n_pp**(-1.0)
     x20 = n_gpu*x19
     x21 = x18*x20
-    x22 = ctx + x8 - 1/2
-    x23 = ctx + q_len - 1
-    x24 = ctx**2 - ctx
-    x25 = (1/2)/q_len
-    x26 = r_cmp**(-1.0)
-    x27 = n_pp*x4/hbm_bw
-    x28 = kv_win*numpy.minimum(ctx, ctx_win)
-    x29 = b*numpy.maximum(1, x21)
-    x30 = d_model*p
-    x31 = numpy.sqrt(d_model)
-    x32 = x31*x6
-    x33 = numpy.minimum(x21, numpy.maximum(1, x32/numpy.sqrt(d_ff)))
-    x34 = x18*x19
-    x35 = p_act*x1
-    x36 = x34*x35
-    x37 = n_gpu/(n_pp**2*sigma_attn**2)
-    x38 = x3*x37
-    x39 = sigma_attn*n_layers
-    x40 = d_head*n_q
-    x41 = c_kv + c_q
-    x42 = numpy.sqrt(x41)
-    x43 = numpy.minimum(x21, numpy.maximum(1, x42*x6/x31))
-    x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x21, numpy.maximum(1, x32/(numpy.sqrt(n_q)*x44)))
-    x46 = x35*x37
-    x47 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x44*x6/x42))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x29*(st_cmp + ctx*(kv_idx + kv_bytes) + x28))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x27 + x27*(w_idx*p*x20 + x17*x39*(d_ff*x30 + d_ff*x33*x36 + x38/x33) + x19*x29*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x28) + x39*(p*x14*x41 + x14*x46/x47 + x3*x34*x43 + x30*x40 + x30*x41 + x36*x40*x45 + x36*x41*x47 + x38/x45 + x41*x46/x43))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2) + c_kv*n_q*x0*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))))/flops), numpy.inf)
+    x22 = ctx + x7 - 1/2
+    x23 = 2*d_rope
+    x24 = n_q*q_len
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = x24*(4*c_kv + x23)*(x28*numpy.where(numpy.greater_equal(k_top, x25), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))
+    x30 = n_pp*x3/hbm_bw
+    x31 = kv_win*numpy.minimum(ctx, ctx_win)
+    x32 = b*numpy.maximum(1, x21)
+    x33 = d_model*p
+    x34 = numpy.sqrt(d_model)
+    x35 = x34*x5
+    x36 = numpy.minimum(x21, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
+    x37 = x18*x19
+    x38 = p_act*x0
+    x39 = x37*x38
+    x40 = n_gpu/(n_pp**2*sigma_attn**2)
+    x41 = x2*x40
+    x42 = sigma_attn*n_layers
+    x43 = d_head*n_q
+    x44 = c_kv + c_q
+    x45 = numpy.sqrt(x44)
+    x46 = numpy.minimum(x21, numpy.maximum(1, x45*x5/x34))
+    x47 = numpy.sqrt(d_head)
+    x48 = numpy.minimum(x21, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x47)))
+    x49 = x38*x40
+    x50 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x47*x5/x45))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), 4*n_layers*t_kernel + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, x3*(2*n_attn*x0 + b*vocab*q_lm*x16 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x29, ctx*c_kv*x12*(d_head + d_nope) + x22*x24*(2*d_head + 2*d_nope + x23)), x29) + q_len*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x0*(2*n_ff/s + n_layers*x10*x16*x17))/flops), d_model*vocab*p_emb*x30 + x30*(w_idx*p*x20 + x17*x42*(d_ff*x33 + d_ff*x36*x39 + x41/x36) + x19*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x42*(p*x14*x44 + x14*x49/x50 + x2*x37*x46 + x33*x43 + x33*x44 + x39*x43*x48 + x39*x44*x50 + x41/x48 + x44*x49/x46))), numpy.inf)
 
 
-def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4662,45 +4755,48 @@ def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
+def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
     x15 = n_ff_in + n_ff_out
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
+    x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
 
 
-def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4711,29 +4807,29 @@ def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = (1/4)*x3*x5*(n_pp - 1)
-    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = numpy.less_equal(x7, 1)
-    x9 = (1/2)*q_len
-    x10 = b*p_act*x5*x9*(x7 - 1)
-    x11 = d_model*x10
-    x12 = d_ff_shared*n_sh
-    x13 = n_q + 2*n_q/g
+def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = (1/4)*x2*x4*(n_pp - 1)
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = (1/2)*q_len
+    x9 = b*p_act*x4*x8*(x6 - 1)
+    x10 = d_model*x9
+    x11 = d_ff_shared*n_sh
+    x12 = 2*n_q
+    x13 = n_q + x12/g
     x14 = d_head*x13
     x15 = d_model*vocab
     x16 = p_emb*x15
-    x17 = n_pp*x4/hbm_bw
+    x17 = n_pp*x3/hbm_bw
     x18 = n_pp**(-1.0)
     x19 = n_gpu*x18
     x20 = w_idx*p*x19
@@ -4747,38 +4843,41 @@ def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x28 = d_model*p
     x29 = d_ff*x28
     x30 = numpy.sqrt(d_model)
-    x31 = x30*x7
+    x31 = x30*x6
     x32 = numpy.minimum(x22, numpy.maximum(1, x31/numpy.sqrt(d_ff)))
-    x33 = x18*x2
+    x33 = x1*x18
     x34 = x21*x33
     x35 = n_gpu/(n_pp**2*sigma_attn**2)
-    x36 = x3*x35
+    x36 = x2*x35
     x37 = sigma_attn*n_layers
     x38 = c_kv + c_q
     x39 = numpy.sqrt(x38)
-    x40 = numpy.minimum(x22, numpy.maximum(1, x39*x7/x30))
+    x40 = numpy.minimum(x22, numpy.maximum(1, x39*x6/x30))
     x41 = numpy.sqrt(d_head)
-    x42 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x41*x7/x39))
+    x42 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x13)*x41*x6/x39))
     x43 = numpy.minimum(x22, numpy.maximum(1, x31/(numpy.sqrt(n_q)*x41)))
-    x44 = x2*x35
+    x44 = x1*x35
     x45 = d_head*n_q
     x46 = p*x14*x38 + x28*x38 + x28*x45
-    x47 = d_model*n_layers*x12*x27
-    x48 = ctx + x9 - 1/2
-    x49 = ctx + q_len - 1
-    x50 = ctx**2 - ctx
-    x51 = (1/2)/q_len
-    x52 = n_unembed*p_emb
-    x53 = n_attn + n_ff
-    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x14*x44/x42 + x34*x38*x42 + x34*x43*x45 + x36/x43 + x38*x44/x40 + x46)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x47) + x1*(f_idx*n_layers*x48*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x25*numpy.where(numpy.greater_equal(k_top, x49), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x48, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x53) + x23*x54 + x52, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x45) + x33*(x14 + x38) + x46) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x47 + x53) + x52 + x54
+    x47 = d_model*n_layers*x11*x27
+    x48 = ctx + x8 - 1/2
+    x49 = 2*d_rope
+    x50 = n_q*q_len
+    x51 = ctx + q_len - 1
+    x52 = ctx**2 - ctx
+    x53 = (1/2)/q_len
+    x54 = x50*(4*c_kv + x49)*(x25*numpy.where(numpy.greater_equal(k_top, x51), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x48, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))
+    x55 = n_unembed*p_emb
+    x56 = n_attn + n_ff
+    x57 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
+    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x14*x9) + numpy.where(x7, 0, n_ff_in*x9*(d_ff*n_active + x11))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x14*x44/x42 + x34*x38*x42 + x34*x43*x45 + x36/x43 + x38*x44/x40 + x46)), x3*(2*n_attn*x0 + 2*b*q_lm*x15 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x54, ctx*c_kv*x12*(d_head + d_nope) + x48*x50*(2*d_head + 2*d_nope + x49)), x54) + q_len*(f_idx*n_layers*x48*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x0*(2*n_ff/s + 2*x47))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x56) + x23*x57 + x55, x5, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x45) + x33*(x14 + x38) + x46) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x47 + x56) + x55 + x57
 
 
-def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4794,7 +4893,7 @@ def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
 
 
-def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -4805,7 +4904,7 @@ def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4831,7 +4930,7 @@ def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4843,11 +4942,11 @@ def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -4858,12 +4957,12 @@ def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -4883,7 +4982,7 @@ def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -4915,7 +5014,7 @@ def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -4926,7 +5025,7 @@ def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -4985,12 +5084,12 @@ def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x42*(st_cmp + ctx*(kv_idx + kv_bytes) + x41))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x40*(n_experts*x26*(1 - (1 - x24)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x19*x39/x37) + p_emb*x23) + x40*(w_idx*p*x8 + n_sh*x25*x49*(d_ff_shared*x35 + d_ff_shared*x45*x46 + x48/x45) + x42*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x41) + x49*(d_head*p_act*x47*x51/x54 + d_model*x46*x54 + n_q*x50 + x33*x46*x53 + x48/x53 + x50*x51))), x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x33*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5001,11 +5100,11 @@ def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5025,7 +5124,7 @@ def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5061,19 +5160,19 @@ def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5091,11 +5190,11 @@ def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5164,7 +5263,7 @@ def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + p_act*x46*x55/x52 + x45*x53*x54 + x47/x53 + x56)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x57) + x1*(f_idx*n_layers*x58*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x54*(x39*numpy.where(numpy.greater_equal(k_top, x59), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x58, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x64) + x37*x63 + x62, x6, x35*(n_layers*(x32*(d_model + x54) + x32*(d_model + x55) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x56) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x64) + x62 + x63
 
 
-def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -5262,11 +5361,11 @@ def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x87, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x90 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x90), numpy.inf), numpy.where(x87, x1 + x2*x93 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x93), numpy.inf)
 
 
-def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -5286,7 +5385,7 @@ def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
 
 
-def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5300,7 +5399,7 @@ def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5326,7 +5425,7 @@ def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5338,11 +5437,11 @@ def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5353,12 +5452,12 @@ def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5383,7 +5482,7 @@ def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5415,7 +5514,7 @@ def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5426,7 +5525,7 @@ def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5493,12 +5592,12 @@ def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x52*(st_cmp + ctx*(kv_idx + kv_bytes) + x51))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x50*(n_experts*x35*(1 - (1 - x33)**x44)*(d_ff*x45 + d_ff*x47*x49 + d_model*x24*x49/x47) + p_emb*x32) + x50*(w_idx*p*x19 + n_sh*x34*x58*(d_ff_shared*x45 + d_ff_shared*x54*x55 + x57/x54) + x17*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x51) + x58*(d_model*x55*x62 + n_q*x59 + p_act*x16*x56/x62 + x15*x59 + x43*x55*x61 + x57/x61))), x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2) + x0*x43*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5512,11 +5611,11 @@ def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5541,7 +5640,7 @@ def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5581,19 +5680,19 @@ def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x32)*(d_ff*x30 + d_ff*x34*x35 + d_model*x13*x35/x34) + n_sh*x20*(d_ff_shared*x30 + x33*(d_model + d_ff_shared)) + x28*x30 + x30*x31 + x33*(d_model + x28) + x33*(d_model + x31)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5611,11 +5710,11 @@ def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5692,11 +5791,11 @@ def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x61 + x2*x29*x56/x61 + x55*x62*x63 + x57/x62 + x64)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x65) + x1*(f_idx*n_layers*x66*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + x0*x63*(x50*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x72) + x48*x71 + x70, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x63) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x64) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x72) + x70 + x71
 
 
-def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5712,7 +5811,7 @@ def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
 
 
-def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5723,7 +5822,7 @@ def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5754,7 +5853,7 @@ def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5766,27 +5865,30 @@ def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5806,7 +5908,7 @@ def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5842,86 +5944,92 @@ def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = bw_ar_inter**(-1.0)
-    x4 = d_model*p_act
-    x5 = x2*x3*x4
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = x9 - 1
-    x11 = (1/2)*q_len
-    x12 = b*x11
-    x13 = x12*x5
-    x14 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x13)
-    x15 = numpy.less_equal(s, x12*x7)
-    x16 = numpy.minimum(n_experts, x8)
-    x17 = numpy.where(x15, x16, 1)
-    x18 = x8/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = (1 - x6)*(numpy.minimum(n_active, x17) - 1)
-    x22 = n_layers*x14 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x16, 1)), 1, x8*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x19 - 1)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x14 + numpy.where(x20, 0, x13*x21) + numpy.where(x20, 0, d_model*p_disp*x12*x2*x21*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_layers*x25
-    x27 = d_model*d_ff_shared*n_sh*x26
-    x28 = ctx + x11 - 1/2
-    x29 = ctx + q_len - 1
-    x30 = ctx**2 - ctx
-    x31 = (1/2)/q_len
-    x32 = r_cmp**(-1.0)
-    x33 = x1*x7
-    x34 = d_model*p
-    x35 = numpy.sqrt(d_model)
-    x36 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x35/numpy.sqrt(d_ff)))
-    x37 = p_act*x33
-    x38 = x24*x37
-    x39 = n_pp*x2/hbm_bw
-    x40 = kv_win*numpy.minimum(ctx, ctx_win)
-    x41 = b*numpy.maximum(1, x9)
-    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x43 = x35*x42
-    x44 = numpy.minimum(x9, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
-    x45 = x37*x6
-    x46 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x47 = x4*x46
-    x48 = sigma_attn*n_layers
-    x49 = d_head*n_q
-    x50 = c_kv + c_q
-    x51 = n_q + 2*n_q/g
-    x52 = d_head*x51
-    x53 = numpy.sqrt(x50)
-    x54 = numpy.minimum(x9, numpy.maximum(1, x42*x53/x35))
-    x55 = numpy.sqrt(d_head)
-    x56 = numpy.minimum(x9, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x55)))
-    x57 = p_act*x46
-    x58 = numpy.minimum(x9, numpy.maximum(1, x42*numpy.sqrt(x51)*x55/x53))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x41*(st_cmp + ctx*(kv_idx + kv_bytes) + x40))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x39*(n_experts*x26*(1 - (1 - x24)**x33)*(d_ff*x34 + d_ff*x36*x38 + d_model*x19*x38/x36) + p_emb*x23) + x39*(w_idx*p*x8 + n_sh*x25*x48*(d_ff_shared*x34 + d_ff_shared*x44*x45 + x47/x44) + x41*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x40) + x48*(d_model*x45*x54 + p*x50*x52 + x34*x49 + x34*x50 + x45*x49*x56 + x45*x50*x58 + x47/x56 + x50*x57/x54 + x52*x57/x58))), x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))))/flops), numpy.inf)
+def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = d_model*p_act
+    x4 = x1*x2*x3
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = x8 - 1
+    x10 = (1/2)*q_len
+    x11 = b*x10
+    x12 = x11*x4
+    x13 = numpy.where(numpy.less_equal(x8, 1), 0, x12*x9)
+    x14 = numpy.less_equal(s, x11*x6)
+    x15 = numpy.minimum(n_experts, x7)
+    x16 = numpy.where(x14, x15, 1)
+    x17 = x7/numpy.maximum(1, x16)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x20 = (1 - x5)*(numpy.minimum(n_active, x16) - 1)
+    x21 = n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x15, 1)), 1, x7*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x12*(x18 - 1)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x20) + numpy.where(x19, 0, d_model*p_disp*x1*x11*x2*x20), 0) + (1/4)*x0*x4*(n_pp - 1)
+    x22 = d_model*vocab
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = n_layers*x24
+    x26 = d_model*d_ff_shared*n_sh*x25
+    x27 = ctx + x10 - 1/2
+    x28 = 2*n_q
+    x29 = 2*d_rope
+    x30 = n_q*q_len
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = x30*(4*c_kv + x29)*(x34*numpy.where(numpy.greater_equal(k_top, x31), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x27, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))
+    x36 = x0*x6
+    x37 = d_model*p
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x38/numpy.sqrt(d_ff)))
+    x40 = p_act*x36
+    x41 = x23*x40
+    x42 = n_pp*x1/hbm_bw
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
+    x44 = b*numpy.maximum(1, x8)
+    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x46 = x38*x45
+    x47 = numpy.minimum(x8, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
+    x48 = x40*x5
+    x49 = n_gpu*x0/(n_pp**2*sigma_attn**2)
+    x50 = x3*x49
+    x51 = sigma_attn*n_layers
+    x52 = d_head*n_q
+    x53 = c_kv + c_q
+    x54 = n_q + x28/g
+    x55 = d_head*x54
+    x56 = numpy.sqrt(x53)
+    x57 = numpy.minimum(x8, numpy.maximum(1, x45*x56/x38))
+    x58 = numpy.sqrt(d_head)
+    x59 = numpy.minimum(x8, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x58)))
+    x60 = p_act*x49
+    x61 = numpy.minimum(x8, numpy.maximum(1, x45*numpy.sqrt(x54)*x58/x56))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x9 + sigma_attn*(n_attn + x26)) + x44*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x1*(2*n_attn*x0 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x35, ctx*c_kv*x28*(d_head + d_nope) + x27*x30*(2*d_head + 2*d_nope + x29)), x35) + q_len*(f_idx*n_layers*x27*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x0*(2*n_ff*x23 + 2*x26))/flops), x42*(n_experts*x25*(1 - (1 - x23)**x36)*(d_ff*x37 + d_ff*x39*x41 + d_model*x18*x41/x39) + p_emb*x22) + x42*(w_idx*p*x7 + n_sh*x24*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x43) + x51*(d_model*x48*x57 + p*x53*x55 + x37*x52 + x37*x53 + x48*x52*x59 + x48*x53*x61 + x50/x59 + x53*x60/x57 + x55*x60/x61))), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5932,11 +6040,11 @@ def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5956,56 +6064,59 @@ def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2/bw_ar_inter
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x11 = numpy.maximum(1, x10)
-    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*(x11 - 1)) + (1/4)*x1*x3*(n_pp - 1)
-    x13 = d_model*vocab
-    x14 = s**(-1.0)
-    x15 = n_ff_in + n_ff_out
-    x16 = n_sh*x15
-    x17 = d_model*d_ff_shared*n_layers*x16
-    x18 = x8/sigma_attn
-    x19 = ctx + x4 - 1/2
-    x20 = ctx + q_len - 1
-    x21 = ctx**2 - ctx
-    x22 = (1/2)/q_len
-    x23 = r_cmp**(-1.0)
-    x24 = kv_win*numpy.minimum(ctx, ctx_win)
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = c_kv + c_q
-    x28 = x1*x5
-    x29 = p_act*x28
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x32 = x14*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x11*x32/x31) + p*x27*x30 + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x24))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
+def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = d_model*p_act*x1/bw_ar_inter
+    x3 = (1/2)*q_len
+    x4 = n_pp**(-1.0)
+    x5 = b*x4
+    x6 = numpy.less_equal(s, x3*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
+    x10 = numpy.maximum(1, x9)
+    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, b*x2*x3*(x10 - 1)) + (1/4)*x0*x2*(n_pp - 1)
+    x12 = d_model*vocab
+    x13 = s**(-1.0)
+    x14 = n_ff_in + n_ff_out
+    x15 = n_sh*x14
+    x16 = d_model*d_ff_shared*n_layers*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + x3 - 1/2
+    x19 = 2*n_q
+    x20 = 2*d_rope
+    x21 = n_q*q_len
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    x25 = r_cmp**(-1.0)
+    x26 = x21*(4*c_kv + x20)*(x25*numpy.where(numpy.greater_equal(k_top, x22), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = d_head*n_q
+    x29 = d_model*p
+    x30 = c_kv + c_q
+    x31 = x0*x4
+    x32 = p_act*x31
+    x33 = d_head*(n_q + x19/g)
+    x34 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
+    x35 = x13*x32
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x0 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x26, ctx*c_kv*x19*(d_head + d_nope) + x18*x21*(2*d_head + 2*d_nope + x20)), x26) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x0*(2*n_ff*x13 + 2*x16))/flops), n_pp*x1*(w_idx*p*x7 + n_layers*(n_experts*x14*(1 - (1 - x13)**x31)*(d_ff*x29 + d_ff*x34*x35 + d_model*x10*x35/x34) + p*x30*x33 + x15*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30) + x32*(x30 + x33)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6024,190 +6135,196 @@ def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = bw_ar_inter**(-1.0)
-    x4 = d_model*p_act
-    x5 = x2*x3*x4
-    x6 = (1/4)*x1*x5*(n_pp - 1)
-    x7 = (1/2)*q_len
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x7*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, x12, 1)
-    x14 = x11/numpy.maximum(1, x13)
-    x15 = numpy.maximum(1, x14)
-    x16 = b*x7
-    x17 = x16*x5
-    x18 = sigma_attn**(-1.0)
-    x19 = x11*x18
-    x20 = x19 - 1
-    x21 = numpy.where(numpy.less_equal(x19, 1), 0, x17*x20)
-    x22 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x23 = (1 - x18)*(numpy.minimum(n_active, x13) - 1)
-    x24 = d_model*vocab
-    x25 = p_emb*x24
-    x26 = n_ff_in + n_ff_out
-    x27 = s**(-1.0)
-    x28 = x1*x8
-    x29 = d_model*p
-    x30 = numpy.sqrt(d_model)
-    x31 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x30/numpy.sqrt(d_ff)))
-    x32 = p_act*x28
-    x33 = x27*x32
-    x34 = n_experts*x26*(1 - (1 - x27)**x28)*(d_ff*x29 + d_ff*x31*x33 + d_model*x15*x33/x31)
-    x35 = n_pp*x2/hbm_bw
-    x36 = w_idx*p*x11
-    x37 = numpy.maximum(1, x19)
-    x38 = kv_win*numpy.minimum(ctx, ctx_win)
-    x39 = r_cmp**(-1.0)
-    x40 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x38)
-    x41 = d_ff_shared*x29
-    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x43 = x30*x42
-    x44 = numpy.minimum(x19, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
-    x45 = x18*x32
-    x46 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x47 = x4*x46
-    x48 = sigma_attn*n_layers
-    x49 = n_sh*x26
-    x50 = c_kv + c_q
-    x51 = numpy.sqrt(x50)
-    x52 = numpy.minimum(x19, numpy.maximum(1, x42*x51/x30))
-    x53 = numpy.sqrt(d_head)
-    x54 = n_q + 2*n_q/g
-    x55 = numpy.minimum(x19, numpy.maximum(1, x42*x53*numpy.sqrt(x54)/x51))
-    x56 = numpy.minimum(x19, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x53)))
-    x57 = p_act*x46
+def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = d_model*p_act
+    x4 = x1*x2*x3
+    x5 = (1/4)*x0*x4*(n_pp - 1)
+    x6 = (1/2)*q_len
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x6*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, x11, 1)
+    x13 = x10/numpy.maximum(1, x12)
+    x14 = numpy.maximum(1, x13)
+    x15 = b*x6
+    x16 = x15*x4
+    x17 = sigma_attn**(-1.0)
+    x18 = x10*x17
+    x19 = x18 - 1
+    x20 = numpy.where(numpy.less_equal(x18, 1), 0, x16*x19)
+    x21 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = (1 - x17)*(numpy.minimum(n_active, x12) - 1)
+    x23 = d_model*vocab
+    x24 = p_emb*x23
+    x25 = n_ff_in + n_ff_out
+    x26 = s**(-1.0)
+    x27 = x0*x7
+    x28 = d_model*p
+    x29 = numpy.sqrt(d_model)
+    x30 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(x14)*x29/numpy.sqrt(d_ff)))
+    x31 = p_act*x27
+    x32 = x26*x31
+    x33 = n_experts*x25*(1 - (1 - x26)**x27)*(d_ff*x28 + d_ff*x30*x32 + d_model*x14*x32/x30)
+    x34 = n_pp*x1/hbm_bw
+    x35 = w_idx*p*x10
+    x36 = numpy.maximum(1, x18)
+    x37 = kv_win*numpy.minimum(ctx, ctx_win)
+    x38 = r_cmp**(-1.0)
+    x39 = x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x38 + x37)
+    x40 = d_ff_shared*x28
+    x41 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x42 = x29*x41
+    x43 = numpy.minimum(x18, numpy.maximum(1, x42/numpy.sqrt(d_ff_shared)))
+    x44 = x17*x31
+    x45 = n_gpu*x0/(n_pp**2*sigma_attn**2)
+    x46 = x3*x45
+    x47 = sigma_attn*n_layers
+    x48 = n_sh*x25
+    x49 = c_kv + c_q
+    x50 = numpy.sqrt(x49)
+    x51 = numpy.minimum(x18, numpy.maximum(1, x41*x50/x29))
+    x52 = numpy.sqrt(d_head)
+    x53 = 2*n_q
+    x54 = n_q + x53/g
+    x55 = numpy.minimum(x18, numpy.maximum(1, x41*x52*numpy.sqrt(x54)/x50))
+    x56 = numpy.minimum(x18, numpy.maximum(1, x42/(numpy.sqrt(n_q)*x52)))
+    x57 = p_act*x45
     x58 = d_head*n_q
     x59 = d_head*x54
-    x60 = p*x50*x59 + x29*x50 + x29*x58
-    x61 = d_model*d_ff_shared*n_layers*x49
-    x62 = ctx + x7 - 1/2
-    x63 = ctx + q_len - 1
-    x64 = ctx**2 - ctx
-    x65 = (1/2)/q_len
-    x66 = n_unembed*p_emb
-    x67 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
-    x68 = n_attn + x61
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + x45*x50*x55 + x45*x56*x58 + x47/x56 + x50*x57/x52 + x60 + x57*x59/x55)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x61) + x1*(f_idx*n_layers*x62*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + c_kv*n_q*x0*(x39*numpy.where(numpy.greater_equal(k_top, x63), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x65*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x64))) + numpy.where(numpy.greater_equal(ctx_win, x63), x62, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x65*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x64))))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x68) + x37*x67 + x66, x6, x35*(n_layers*(x32*(d_model + x50) + x32*(d_model + x58) + x32*(x50 + x59) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x60) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x68) + x66 + x67
+    x60 = p*x49*x59 + x28*x49 + x28*x58
+    x61 = d_model*d_ff_shared*n_layers*x48
+    x62 = ctx + x6 - 1/2
+    x63 = 2*d_rope
+    x64 = n_q*q_len
+    x65 = ctx + q_len - 1
+    x66 = ctx**2 - ctx
+    x67 = (1/2)/q_len
+    x68 = x64*(4*c_kv + x63)*(x38*numpy.where(numpy.greater_equal(k_top, x65), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x62, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))
+    x69 = n_unembed*p_emb
+    x70 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x37)
+    x71 = n_attn + x61
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x16*(x14 - 1)) + x5, n_layers*x20 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x20 + numpy.where(x21, 0, x16*x22) + numpy.where(x21, 0, d_model*p_disp*x1*x15*x2*x22), 0), x34*(n_layers*x33 + x24) + x34*(x35 + x36*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x44*x49*x55 + x44*x56*x58 + x46/x56 + x49*x57/x51 + x60 + x57*x59/x55)), x1*(2*n_attn*x0 + 2*b*q_lm*x23 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x68, ctx*c_kv*x53*(d_head + d_nope) + x62*x64*(2*d_head + 2*d_nope + x63)), x68) + q_len*(f_idx*n_layers*x62*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2))) + x0*(2*n_ff*x26 + 2*x61))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x71) + x36*x70 + x69, x5, x34*(n_layers*(x31*(d_model + x49) + x31*(d_model + x58) + x31*(x49 + x59) + x33 + x48*(x31*(d_model + d_ff_shared) + x40) + x60) + x24 + x35 + x39), p*(n_ff + w_idx*(x10 - 1) + x71) + x69 + x70
 
 
-def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = d_model*p_act
-    x7 = x4*x5*x6
-    x8 = (1/4)*x3*x7*(n_pp - 1)
-    x9 = (1/2)*q_len
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, x11*x9)
-    x13 = n_gpu*x10
-    x14 = numpy.minimum(n_experts, x13)
-    x15 = numpy.maximum(1, x13/numpy.maximum(1, x14))
-    x16 = numpy.maximum(1, x13)
-    x17 = numpy.where(x12, x14, 1)
-    x18 = x13/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = b*x9
-    x21 = x20*x7
-    x22 = n_layers*numpy.where(numpy.where(x12, numpy.less_equal(x15, 1), numpy.less_equal(x16, 1)), 0, x21*(x19 - 1)) + x8
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = d_ff_shared*n_sh
-    x27 = d_model*n_layers*x25*x26
-    x28 = sigma_attn**(-1.0)
-    x29 = x13*x28
-    x30 = ctx + x9 - 1/2
-    x31 = ctx + q_len - 1
-    x32 = ctx**2 - ctx
-    x33 = (1/2)/q_len
-    x34 = r_cmp**(-1.0)
-    x35 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
-    x36 = p_emb*x23
-    x37 = w_idx*p*x13
-    x38 = kv_win*numpy.minimum(ctx, ctx_win)
-    x39 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x38)
-    x40 = d_model*p
-    x41 = d_ff_shared*x40
-    x42 = x10*x3
-    x43 = p_act*x42
-    x44 = n_sh*x25
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.sqrt(x19)
-    x47 = numpy.maximum(1, numpy.minimum(x18, x45*x46/numpy.sqrt(d_ff)))
-    x48 = x24*x43
-    x49 = n_experts*x25*(1 - (1 - x24)**x42)*(d_ff*x40 + d_ff*x47*x48 + d_model*x19*x48/x47)
-    x50 = d_head*n_q
-    x51 = c_kv + c_q
-    x52 = n_q + 2*n_q/g
-    x53 = d_head*x52
-    x54 = p*x51*x53 + x40*x50 + x40*x51
-    x55 = n_pp*x4/hbm_bw
-    x56 = x55*(n_layers*(x43*(d_model + x50) + x43*(d_model + x51) + x43*(x51 + x53) + x44*(x41 + x43*(d_model + d_ff_shared)) + x49 + x54) + x36 + x37 + x39)
-    x57 = numpy.greater_equal(n_gpu, n_pp)
-    x58 = numpy.less_equal(n_pp, b)
-    x59 = hbm_cap*n_gpu
-    x60 = n_unembed*p_emb
-    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
-    x62 = n_attn + x27
-    x63 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*(x13 - 1) + x62) + x60 + x61))
-    x64 = x29 - 1
-    x65 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x64)
-    x66 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x67 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
-    x68 = x20*x5
-    x69 = x4*x68
-    x70 = numpy.where(x66, 0, x21*x67) + numpy.where(x66, 0, d_model*p_disp*x67*x69)
-    x71 = numpy.where(x12, numpy.greater(x14, 1), False)
-    x72 = n_layers*x65 + n_layers*numpy.where(x71, x65 + x70, 0) + x22
-    x73 = numpy.maximum(1, x29)
-    x74 = numpy.sqrt(n_gpu)
-    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x76 = x74*x75
-    x77 = x45*x76
-    x78 = numpy.minimum(x29, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
-    x79 = x28*x43
-    x80 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x81 = x6*x80
-    x82 = sigma_attn*n_layers
-    x83 = numpy.sqrt(x51)
-    x84 = numpy.minimum(x29, numpy.maximum(1, x76*x83/x45))
-    x85 = numpy.sqrt(d_head)
-    x86 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x52)*x76*x85/x83))
-    x87 = numpy.minimum(x29, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
-    x88 = p_act*x80
-    x89 = x55*(n_layers*x49 + x36) + x55*(x37 + x39*x73 + x44*x82*(d_ff_shared*x78*x79 + x41 + x81/x78) + x82*(d_model*x79*x84 + x50*x79*x87 + x51*x79*x86 + x51*x88/x84 + x53*x88/x86 + x54 + x81/x87))
-    x90 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x73))
-    x91 = numpy.where(x12, numpy.less_equal(numpy.sqrt(x15), 1), numpy.less_equal(numpy.sqrt(x16), 1))
-    x92 = x46 - 1
-    x93 = p_act*x69
-    x94 = n_layers*(numpy.where(x91, 0, n_ff_out*x21*x92) + numpy.where(x91, 0, n_ff_in*x92*x93*(d_ff*n_active + x26))) + x8
-    x95 = numpy.less_equal(x76, 1)
-    x96 = x76 - 1
-    x97 = n_layers*(numpy.where(x95, 0, x21*x96) + numpy.where(x95, 0, x53*x93*x96)) + n_layers*numpy.where(x71, x70 + numpy.where(x95, 0, x6*x68*x75*x96/x74), 0) + x94
-    return numpy.where(x63, x1 + x2*x22 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x22), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x72), numpy.inf), numpy.where(x63, x1 + x2*x94 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x94), numpy.inf), numpy.where(x90, x1 + x2*x97 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x97), numpy.inf)
+def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = b*q_len
+    x3 = n_gpu**(-1.0)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*p_act
+    x6 = x3*x4*x5
+    x7 = (1/4)*x2*x6*(n_pp - 1)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.maximum(1, x12/numpy.maximum(1, x13))
+    x15 = numpy.maximum(1, x12)
+    x16 = numpy.where(x11, x13, 1)
+    x17 = x12/numpy.maximum(1, x16)
+    x18 = numpy.maximum(1, x17)
+    x19 = b*x8
+    x20 = x19*x6
+    x21 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x20*(x18 - 1)) + x7
+    x22 = d_model*vocab
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = d_ff_shared*n_sh
+    x26 = d_model*n_layers*x24*x25
+    x27 = sigma_attn**(-1.0)
+    x28 = x12*x27
+    x29 = ctx + x8 - 1/2
+    x30 = 2*n_q
+    x31 = 2*d_rope
+    x32 = n_q*q_len
+    x33 = ctx + q_len - 1
+    x34 = ctx**2 - ctx
+    x35 = (1/2)/q_len
+    x36 = r_cmp**(-1.0)
+    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
+    x38 = x3*(2*n_attn*x2 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2))) + x2*(2*n_ff*x23 + 2*x26))/flops
+    x39 = p_emb*x22
+    x40 = w_idx*p*x12
+    x41 = kv_win*numpy.minimum(ctx, ctx_win)
+    x42 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x41)
+    x43 = d_model*p
+    x44 = d_ff_shared*x43
+    x45 = x2*x9
+    x46 = p_act*x45
+    x47 = n_sh*x24
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.sqrt(x18)
+    x50 = numpy.maximum(1, numpy.minimum(x17, x48*x49/numpy.sqrt(d_ff)))
+    x51 = x23*x46
+    x52 = n_experts*x24*(1 - (1 - x23)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x18*x51/x50)
+    x53 = d_head*n_q
+    x54 = c_kv + c_q
+    x55 = n_q + x30/g
+    x56 = d_head*x55
+    x57 = p*x54*x56 + x43*x53 + x43*x54
+    x58 = n_pp*x3/hbm_bw
+    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
+    x60 = numpy.greater_equal(n_gpu, n_pp)
+    x61 = numpy.less_equal(n_pp, b)
+    x62 = hbm_cap*n_gpu
+    x63 = n_unembed*p_emb
+    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
+    x65 = n_attn + x26
+    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64))
+    x67 = x28 - 1
+    x68 = numpy.where(numpy.less_equal(x28, 1), 0, x20*x67)
+    x69 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x70 = (1 - x27)*(numpy.minimum(n_active, x16) - 1)
+    x71 = x19*x4
+    x72 = x3*x71
+    x73 = numpy.where(x69, 0, x20*x70) + numpy.where(x69, 0, d_model*p_disp*x70*x72)
+    x74 = numpy.where(x11, numpy.greater(x13, 1), False)
+    x75 = n_layers*x68 + n_layers*numpy.where(x74, x68 + x73, 0) + x21
+    x76 = numpy.maximum(1, x28)
+    x77 = numpy.sqrt(n_gpu)
+    x78 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x79 = x77*x78
+    x80 = x48*x79
+    x81 = numpy.minimum(x28, numpy.maximum(1, x80/numpy.sqrt(d_ff_shared)))
+    x82 = x27*x46
+    x83 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x84 = x5*x83
+    x85 = sigma_attn*n_layers
+    x86 = numpy.sqrt(x54)
+    x87 = numpy.minimum(x28, numpy.maximum(1, x79*x86/x48))
+    x88 = numpy.sqrt(d_head)
+    x89 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x55)*x79*x88/x86))
+    x90 = numpy.minimum(x28, numpy.maximum(1, x80/(numpy.sqrt(n_q)*x88)))
+    x91 = p_act*x83
+    x92 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x76 + x47*x85*(d_ff_shared*x81*x82 + x44 + x84/x81) + x85*(d_model*x82*x87 + x53*x82*x90 + x54*x82*x89 + x54*x91/x87 + x56*x91/x89 + x57 + x84/x90))
+    x93 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*x67 + sigma_attn*x65) + x63 + x64*x76))
+    x94 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
+    x95 = x49 - 1
+    x96 = p_act*x72
+    x97 = n_layers*(numpy.where(x94, 0, n_ff_out*x20*x95) + numpy.where(x94, 0, n_ff_in*x95*x96*(d_ff*n_active + x25))) + x7
+    x98 = numpy.less_equal(x79, 1)
+    x99 = x79 - 1
+    x100 = n_layers*(numpy.where(x98, 0, x20*x99) + numpy.where(x98, 0, x56*x96*x99)) + n_layers*numpy.where(x74, x73 + numpy.where(x98, 0, x5*x71*x78*x99/x77), 0) + x97
+    return numpy.where(x66, x0 + x1*x21 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x21), numpy.inf), numpy.where(x93, x0 + x1*x75 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x75), numpy.inf), numpy.where(x66, x0 + x1*x97 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x97), numpy.inf), numpy.where(x93, x0 + x1*x100 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x100), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -6227,7 +6344,7 @@ def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
 
 
-def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6241,7 +6358,7 @@ def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6272,7 +6389,7 @@ def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6284,27 +6401,30 @@ def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6329,7 +6449,7 @@ def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6365,37 +6485,40 @@ def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = bw_ar_inter**(-1.0)
-    x4 = d_model*p_act
-    x5 = x2*x3*x4
-    x6 = numpy.sqrt(n_gpu)
-    x7 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = x6*x7
-    x9 = numpy.less_equal(x8, 1)
-    x10 = (1/2)*q_len
-    x11 = b*x10
-    x12 = x11*(x8 - 1)
-    x13 = n_q + 2*n_q/g
+def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = bw_ar_inter**(-1.0)
+    x3 = d_model*p_act
+    x4 = x1*x2*x3
+    x5 = numpy.sqrt(n_gpu)
+    x6 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = x5*x6
+    x8 = numpy.less_equal(x7, 1)
+    x9 = (1/2)*q_len
+    x10 = b*x9
+    x11 = x10*(x7 - 1)
+    x12 = 2*n_q
+    x13 = n_q + x12/g
     x14 = d_head*x13
-    x15 = x2*x3
+    x15 = x1*x2
     x16 = p_act*x15
     x17 = n_pp**(-1.0)
-    x18 = numpy.less_equal(s, x11*x17)
+    x18 = numpy.less_equal(s, x10*x17)
     x19 = n_gpu*x17
     x20 = numpy.minimum(n_experts, x19)
     x21 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x20, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x20, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x20, 1), 1, x20**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
@@ -6403,55 +6526,58 @@ def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x23 = x19/numpy.maximum(1, x22)
     x24 = numpy.maximum(1, x23)
     x25 = numpy.sqrt(x24)
-    x26 = x11*(x25 - 1)
+    x26 = x10*(x25 - 1)
     x27 = d_ff_shared*n_sh
     x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x29 = sigma_attn**(-1.0)
-    x30 = x11*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
-    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x5) + numpy.where(x21, 0, n_ff_in*x16*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x5) + numpy.where(x28, 0, d_model*p_disp*x15*x30) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x30 = x10*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
+    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x4) + numpy.where(x21, 0, n_ff_in*x16*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x8, 0, x11*x4) + numpy.where(x8, 0, x11*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x4) + numpy.where(x28, 0, d_model*p_disp*x15*x30) + numpy.where(x8, 0, x11*x2*x3*x6/x5), 0) + (1/4)*x0*x4*(n_pp - 1)
     x32 = d_model*vocab
     x33 = s**(-1.0)
     x34 = n_ff_in + n_ff_out
     x35 = n_layers*x34
     x36 = d_model*x27*x35
     x37 = x19*x29
-    x38 = ctx + x10 - 1/2
-    x39 = ctx + q_len - 1
-    x40 = ctx**2 - ctx
-    x41 = (1/2)/q_len
-    x42 = r_cmp**(-1.0)
-    x43 = x1*x17
-    x44 = d_model*p
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.maximum(1, numpy.minimum(x23, x25*x45/numpy.sqrt(d_ff)))
-    x47 = p_act*x43
-    x48 = x33*x47
-    x49 = n_pp*x2/hbm_bw
-    x50 = kv_win*numpy.minimum(ctx, ctx_win)
-    x51 = b*numpy.maximum(1, x37)
-    x52 = x45*x8
-    x53 = numpy.minimum(x37, numpy.maximum(1, x52/numpy.sqrt(d_ff_shared)))
-    x54 = x29*x47
-    x55 = n_gpu*x1/(n_pp**2*sigma_attn**2)
-    x56 = x4*x55
-    x57 = sigma_attn*n_layers
-    x58 = d_head*n_q
-    x59 = c_kv + c_q
-    x60 = numpy.sqrt(x59)
-    x61 = numpy.minimum(x37, numpy.maximum(1, x60*x8/x45))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x37, numpy.maximum(1, x52/(numpy.sqrt(n_q)*x62)))
-    x64 = p_act*x55
-    x65 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x13)*x62*x8/x60))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x49*(n_experts*x35*(1 - (1 - x33)**x43)*(d_ff*x44 + d_ff*x46*x48 + d_model*x24*x48/x46) + p_emb*x32) + x49*(w_idx*p*x19 + n_sh*x34*x57*(d_ff_shared*x44 + d_ff_shared*x53*x54 + x56/x53) + x17*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x50) + x57*(d_model*x54*x61 + p*x14*x59 + x14*x64/x65 + x44*x58 + x44*x59 + x54*x58*x63 + x54*x59*x65 + x56/x63 + x59*x64/x61))), x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2) + c_kv*n_q*x0*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops), numpy.inf)
+    x38 = ctx + x9 - 1/2
+    x39 = 2*d_rope
+    x40 = n_q*q_len
+    x41 = ctx + q_len - 1
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = r_cmp**(-1.0)
+    x45 = x40*(4*c_kv + x39)*(x44*numpy.where(numpy.greater_equal(k_top, x41), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))
+    x46 = x0*x17
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.maximum(1, numpy.minimum(x23, x25*x48/numpy.sqrt(d_ff)))
+    x50 = p_act*x46
+    x51 = x33*x50
+    x52 = n_pp*x1/hbm_bw
+    x53 = kv_win*numpy.minimum(ctx, ctx_win)
+    x54 = b*numpy.maximum(1, x37)
+    x55 = x48*x7
+    x56 = numpy.minimum(x37, numpy.maximum(1, x55/numpy.sqrt(d_ff_shared)))
+    x57 = x29*x50
+    x58 = n_gpu*x0/(n_pp**2*sigma_attn**2)
+    x59 = x3*x58
+    x60 = sigma_attn*n_layers
+    x61 = d_head*n_q
+    x62 = c_kv + c_q
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.minimum(x37, numpy.maximum(1, x63*x7/x48))
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x37, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x65)))
+    x67 = p_act*x58
+    x68 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x13)*x65*x7/x63))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x54*(st_cmp + ctx*(kv_idx + kv_bytes) + x53))), 4*n_layers*t_kernel + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x1*(2*n_attn*x0 + 2*b*q_lm*x32 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x45, ctx*c_kv*x12*(d_head + d_nope) + x38*x40*(2*d_head + 2*d_nope + x39)), x45) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x0*(2*n_ff*x33 + 2*x36))/flops), x52*(n_experts*x35*(1 - (1 - x33)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x24*x51/x49) + p_emb*x32) + x52*(w_idx*p*x19 + n_sh*x34*x60*(d_ff_shared*x47 + d_ff_shared*x56*x57 + x59/x56) + x17*x54*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x53) + x60*(d_model*x57*x64 + p*x14*x62 + x14*x67/x68 + x47*x61 + x47*x62 + x57*x61*x66 + x57*x62*x68 + x59/x66 + x62*x67/x64))), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6465,11 +6591,11 @@ def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6494,60 +6620,63 @@ def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = b*x5*(x14 - 1)
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x16))) + (1/4)*x1*x4*(n_pp - 1)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = x9/sigma_attn
-    x23 = ctx + x5 - 1/2
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = r_cmp**(-1.0)
-    x28 = kv_win*numpy.minimum(ctx, ctx_win)
-    x29 = d_head*n_q
-    x30 = d_model*p
-    x31 = c_kv + c_q
-    x32 = x1*x6
-    x33 = p_act*x32
-    x34 = d_head*(n_q + 2*n_q/g)
-    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x36 = x19*x33
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x28) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x32)*(d_ff*x30 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x20*(d_ff_shared*x30 + x33*(d_model + d_ff_shared)) + p*x31*x34 + x29*x30 + x30*x31 + x33*(d_model + x29) + x33*(d_model + x31) + x33*(x31 + x34)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x28))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + c_kv*n_q*x0*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
+def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = p_act*x1/bw_ar_inter
+    x3 = d_model*x2
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
+    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = b*x4*(x13 - 1)
+    x15 = d_ff_shared*n_sh
+    x16 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x15))) + (1/4)*x0*x3*(n_pp - 1)
+    x17 = d_model*vocab
+    x18 = s**(-1.0)
+    x19 = n_ff_in + n_ff_out
+    x20 = d_model*n_layers*x15*x19
+    x21 = x8/sigma_attn
+    x22 = ctx + x4 - 1/2
+    x23 = 2*n_q
+    x24 = 2*d_rope
+    x25 = n_q*q_len
+    x26 = ctx + q_len - 1
+    x27 = ctx**2 - ctx
+    x28 = (1/2)/q_len
+    x29 = r_cmp**(-1.0)
+    x30 = x25*(4*c_kv + x24)*(x29*numpy.where(numpy.greater_equal(k_top, x26), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x28*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x27))) + numpy.where(numpy.greater_equal(ctx_win, x26), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x28*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x27))))
+    x31 = kv_win*numpy.minimum(ctx, ctx_win)
+    x32 = d_head*n_q
+    x33 = d_model*p
+    x34 = c_kv + c_q
+    x35 = x0*x5
+    x36 = p_act*x35
+    x37 = d_head*(n_q + x23/g)
+    x38 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
+    x39 = x18*x36
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x31) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x20))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*(2*n_attn*x0 + 2*b*q_lm*x17 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x30, ctx*c_kv*x23*(d_head + d_nope) + x22*x25*(2*d_head + 2*d_nope + x24)), x30) + q_len*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x0*(2*n_ff*x18 + 2*x20))/flops), n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x19*(1 - (1 - x18)**x35)*(d_ff*x33 + d_ff*x38*x39 + d_model*x12*x39/x38) + n_sh*x19*(d_ff_shared*x33 + x36*(d_model + d_ff_shared)) + p*x34*x37 + x32*x33 + x33*x34 + x36*(d_model + x32) + x36*(d_model + x34) + x36*(x34 + x37)) + p_emb*x17 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x31))/hbm_bw), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6566,89 +6695,92 @@ def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = x4*x5
-    x7 = (1/4)*x3*x6*(n_pp - 1)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
-    x15 = numpy.where(x11, x13, 1)
-    x16 = x12/numpy.maximum(1, x15)
-    x17 = numpy.maximum(1, x16)
-    x18 = numpy.sqrt(x17)
-    x19 = x18 - 1
-    x20 = b*p_act*x6*x8
-    x21 = d_model*x20
-    x22 = d_ff_shared*n_sh
-    x23 = numpy.sqrt(n_gpu)
-    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x25 = x23*x24
-    x26 = numpy.less_equal(x25, 1)
-    x27 = x25 - 1
-    x28 = n_q + 2*n_q/g
+def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = x3*x4
+    x6 = (1/4)*x2*x5*(n_pp - 1)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
+    x14 = numpy.where(x10, x12, 1)
+    x15 = x11/numpy.maximum(1, x14)
+    x16 = numpy.maximum(1, x15)
+    x17 = numpy.sqrt(x16)
+    x18 = x17 - 1
+    x19 = b*p_act*x5*x7
+    x20 = d_model*x19
+    x21 = d_ff_shared*n_sh
+    x22 = numpy.sqrt(n_gpu)
+    x23 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x24 = x22*x23
+    x25 = numpy.less_equal(x24, 1)
+    x26 = x24 - 1
+    x27 = 2*n_q
+    x28 = n_q + x27/g
     x29 = d_head*x28
-    x30 = b*d_model*x8
-    x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x30 = b*d_model*x7
+    x31 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x32 = sigma_attn**(-1.0)
-    x33 = (1 - x32)*(numpy.minimum(n_active, x15) - 1)
+    x33 = (1 - x32)*(numpy.minimum(n_active, x14) - 1)
     x34 = d_model*vocab
     x35 = p_emb*x34
     x36 = n_ff_in + n_ff_out
     x37 = s**(-1.0)
-    x38 = x1*x9
+    x38 = x0*x8
     x39 = d_model*p
     x40 = numpy.sqrt(d_model)
-    x41 = numpy.maximum(1, numpy.minimum(x16, x18*x40/numpy.sqrt(d_ff)))
+    x41 = numpy.maximum(1, numpy.minimum(x15, x17*x40/numpy.sqrt(d_ff)))
     x42 = p_act*x38
     x43 = x37*x42
-    x44 = n_experts*x36*(1 - (1 - x37)**x38)*(d_ff*x39 + d_ff*x41*x43 + d_model*x17*x43/x41)
-    x45 = n_pp*x4/hbm_bw
-    x46 = w_idx*p*x12
-    x47 = x12*x32
+    x44 = n_experts*x36*(1 - (1 - x37)**x38)*(d_ff*x39 + d_ff*x41*x43 + d_model*x16*x43/x41)
+    x45 = n_pp*x3/hbm_bw
+    x46 = w_idx*p*x11
+    x47 = x11*x32
     x48 = numpy.maximum(1, x47)
     x49 = kv_win*numpy.minimum(ctx, ctx_win)
     x50 = r_cmp**(-1.0)
-    x51 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x49)
+    x51 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x49)
     x52 = d_ff_shared*x39
-    x53 = x25*x40
+    x53 = x24*x40
     x54 = numpy.minimum(x47, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
     x55 = x32*x42
     x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x3*x56
+    x57 = x2*x56
     x58 = sigma_attn*n_layers
     x59 = n_sh*x36
     x60 = c_kv + c_q
     x61 = numpy.sqrt(x60)
-    x62 = numpy.minimum(x47, numpy.maximum(1, x25*x61/x40))
+    x62 = numpy.minimum(x47, numpy.maximum(1, x24*x61/x40))
     x63 = numpy.sqrt(d_head)
-    x64 = numpy.minimum(x47, numpy.maximum(1, x25*numpy.sqrt(x28)*x63/x61))
+    x64 = numpy.minimum(x47, numpy.maximum(1, x24*numpy.sqrt(x28)*x63/x61))
     x65 = numpy.minimum(x47, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
-    x66 = x2*x56
+    x66 = x1*x56
     x67 = d_head*n_q
     x68 = p*x29*x60 + x39*x60 + x39*x67
-    x69 = d_model*n_layers*x22*x36
-    x70 = ctx + x8 - 1/2
-    x71 = ctx + q_len - 1
-    x72 = ctx**2 - ctx
-    x73 = (1/2)/q_len
-    x74 = n_unembed*p_emb
-    x75 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
-    x76 = n_attn + x69
-    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x29*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x69) + x1*(f_idx*n_layers*x70*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + c_kv*n_q*x0*(x50*numpy.where(numpy.greater_equal(k_top, x71), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x70, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x76) + x48*x75 + x74, x7, x45*(n_layers*(x42*(d_model + x60) + x42*(d_model + x67) + x42*(x29 + x60) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x68) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x76) + x74 + x75
+    x69 = d_model*n_layers*x21*x36
+    x70 = ctx + x7 - 1/2
+    x71 = 2*d_rope
+    x72 = n_q*q_len
+    x73 = ctx + q_len - 1
+    x74 = ctx**2 - ctx
+    x75 = (1/2)/q_len
+    x76 = x72*(4*c_kv + x71)*(x50*numpy.where(numpy.greater_equal(k_top, x73), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x75*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x74))) + numpy.where(numpy.greater_equal(ctx_win, x73), x70, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x75*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x74))))
+    x77 = n_unembed*p_emb
+    x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
+    x79 = n_attn + x69
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x13, 0, n_ff_out*x18*x20) + numpy.where(x13, 0, n_ff_in*x18*x19*(d_ff*n_active + x21))) + x6, n_layers*(numpy.where(x25, 0, x20*x26) + numpy.where(x25, 0, x19*x26*x29)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x25, 0, p_act*x23*x26*x30*x4/x22) + numpy.where(x31, 0, x20*x33) + numpy.where(x31, 0, p_disp*x30*x33*x5), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x29*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x3*(2*n_attn*x0 + 2*b*q_lm*x34 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x76, ctx*c_kv*x27*(d_head + d_nope) + x70*x72*(2*d_head + 2*d_nope + x71)), x76) + q_len*(f_idx*n_layers*x70*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2))) + x0*(2*n_ff*x37 + 2*x69))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x79) + x48*x78 + x77, x6, x45*(n_layers*(x42*(d_model + x60) + x42*(d_model + x67) + x42*(x29 + x60) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x68) + x35 + x46 + x51), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
 
 
 TERMS = {

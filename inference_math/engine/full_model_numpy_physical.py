@@ -10,11 +10,11 @@ file is current.
 import numpy
 
 
-def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -23,12 +23,12 @@ def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -54,15 +54,15 @@ def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -73,12 +73,12 @@ def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -90,7 +90,7 @@ def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -117,7 +117,7 @@ def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -128,7 +128,7 @@ def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -181,17 +181,17 @@ def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x30 + x30*(w_idx*p*x12 + x11*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x23*x43*(d_ff*x33 + d_ff*x37*x39 + x42/x37) + x43*(d_head*x41*x45*x7/x48 + n_q*x44 + x29*x39*x47 + x38*x40*x48 + x42/x47 + x44*x45))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x24*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -209,7 +209,7 @@ def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -227,7 +227,7 @@ def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -255,23 +255,23 @@ def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -281,11 +281,11 @@ def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -346,7 +346,7 @@ def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x45*x46 + x39*x47/x44 + x40/x45 + x48)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x49) + x6*(f_idx*n_layers*x50*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x46*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x55) + x26*x56 + x54, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x46) + x37*(d_model + x47) + x48) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x49 + x55) + x54 + x56
 
 
-def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -438,11 +438,11 @@ def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return x47, numpy.where(x71, x1 + x2*x56 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x56), numpy.inf), x47, numpy.where(x71, x1 + x2*x87 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x87), numpy.inf)
 
 
-def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -460,12 +460,12 @@ def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -491,15 +491,15 @@ def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -510,12 +510,12 @@ def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -536,7 +536,7 @@ def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -563,7 +563,7 @@ def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -574,7 +574,7 @@ def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -641,17 +641,17 @@ def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x48*(st_cmp + ctx*(kv_idx + kv_bytes) + x47))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, d_model*vocab*p_emb*x46 + x46*(w_idx*p*x13 + x12*x48*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x47) + x39*x58*(d_ff*x49 + d_ff*x52*x54 + x57/x52) + x58*(n_q*x59 + x34*x59 + x35*x56*x7/x62 + x45*x54*x61 + x53*x55*x62 + x57/x61))), x3*(n_attn*x22 + b*vocab*q_lm*x38 + x6*(2*n_ff/s + n_layers*x30*x38*x39) + x6*(f_idx*n_layers*x40*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x45*(x44*numpy.where(numpy.greater_equal(k_top, x41), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x40, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -689,7 +689,7 @@ def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -732,7 +732,7 @@ def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -760,23 +760,23 @@ def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -786,11 +786,11 @@ def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -864,11 +864,11 @@ def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x58 + x35*x54/x58 + x53*x59*x60 + x55/x59 + x61)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x62) + x6*(f_idx*n_layers*x63*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x60*(x44*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x68) + x42*x69 + x67, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x35) + x52*(d_model + x60) + x61) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x62 + x68) + x67 + x69
 
 
-def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -877,12 +877,12 @@ def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -913,31 +913,34 @@ def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -949,7 +952,7 @@ def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -981,85 +984,91 @@ def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = p_act*x4
-    x6 = b*q_len
-    x7 = p_act*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = sigma_attn**(-1.0)
-    x11 = n_pp**(-1.0)
-    x12 = n_gpu*x11
-    x13 = x10*x12
-    x14 = numpy.ceil(x13/node_size)
-    x15 = numpy.log(x14)/numpy.log(2)
-    x16 = x13/x14
-    x17 = numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x16 - 1)/bw_ar_intra)
-    x18 = x17*x8
-    x19 = 2*x6
-    x20 = 2*n_layers
-    x21 = x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x5 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x22 = d_model*vocab
-    x23 = n_ff_in + n_ff_out
-    x24 = ctx + x2 - 1/2
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = n_pp*x3/hbm_bw
-    x30 = kv_win*numpy.minimum(ctx, ctx_win)
-    x31 = b*numpy.maximum(1, x13)
-    x32 = d_model*p
-    x33 = numpy.sqrt(d_model)
-    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x35 = x33*x34
-    x36 = numpy.minimum(x13, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
-    x37 = x10*x11
-    x38 = x37*x7
-    x39 = d_model*x7
-    x40 = n_gpu/(n_pp**2*sigma_attn**2)
-    x41 = x39*x40
-    x42 = sigma_attn*n_layers
-    x43 = d_head*n_q
-    x44 = c_kv + c_q
-    x45 = n_q + 2*n_q/g
-    x46 = d_head*x45
-    x47 = numpy.sqrt(x44)
-    x48 = numpy.minimum(x13, numpy.maximum(1, x34*x47/x33))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x13, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x49)))
-    x51 = x40*x7
-    x52 = numpy.minimum(x13, numpy.maximum(1, x34*numpy.sqrt(x45)*x49/x47))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x29 + x29*(w_idx*p*x12 + x11*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30) + x23*x42*(d_ff*x32 + d_ff*x36*x38 + x41/x36) + x42*(p*x44*x46 + x32*x43 + x32*x44 + x37*x39*x48 + x38*x43*x50 + x38*x44*x52 + x41/x50 + x44*x51/x48 + x46*x51/x52))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x24*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = p_act*x3
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = x3*x6
+    x8 = x0*x7
+    x9 = sigma_attn**(-1.0)
+    x10 = n_pp**(-1.0)
+    x11 = n_gpu*x10
+    x12 = x11*x9
+    x13 = numpy.ceil(x12/node_size)
+    x14 = numpy.log(x13)/numpy.log(2)
+    x15 = x12/x13
+    x16 = numpy.maximum(x0*(x13 - 1), x13*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x7
+    x18 = 2*x5
+    x19 = 2*n_layers
+    x20 = x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), (1/100000)*x14 + (3/2500000)*x15 + x16*x18*x4 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
+    x21 = d_model*vocab
+    x22 = n_ff_in + n_ff_out
+    x23 = ctx + x1 - 1/2
+    x24 = 2*n_q
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = ctx + q_len - 1
+    x28 = ctx**2 - ctx
+    x29 = (1/2)/q_len
+    x30 = r_cmp**(-1.0)
+    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
+    x32 = n_pp*x2/hbm_bw
+    x33 = kv_win*numpy.minimum(ctx, ctx_win)
+    x34 = b*numpy.maximum(1, x12)
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x38 = x36*x37
+    x39 = numpy.minimum(x12, numpy.maximum(1, x38/numpy.sqrt(d_ff)))
+    x40 = x10*x9
+    x41 = x40*x6
+    x42 = d_model*x6
+    x43 = n_gpu/(n_pp**2*sigma_attn**2)
+    x44 = x42*x43
+    x45 = sigma_attn*n_layers
+    x46 = d_head*n_q
+    x47 = c_kv + c_q
+    x48 = n_q + x24/g
+    x49 = d_head*x48
+    x50 = numpy.sqrt(x47)
+    x51 = numpy.minimum(x12, numpy.maximum(1, x37*x50/x36))
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x12, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x52)))
+    x54 = x43*x6
+    x55 = numpy.minimum(x12, numpy.maximum(1, x37*numpy.sqrt(x48)*x52/x50))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*(n_attn + n_ff)) + x34*(st_cmp + ctx*(kv_idx + kv_bytes) + x33))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x2*(n_attn*x18 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2))) + x5*(2*n_ff/s + d_model*d_ff_shared*n_sh*x19*x22))/flops), p_emb*x21*x32 + x32*(w_idx*p*x11 + x10*x34*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x33) + x22*x45*(d_ff*x35 + d_ff*x39*x41 + x44/x39) + x45*(p*x47*x49 + x35*x46 + x35*x47 + x40*x42*x51 + x41*x46*x53 + x41*x47*x55 + x44/x53 + x47*x54/x51 + x49*x54/x55))), numpy.inf)
 
 
-def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1077,7 +1086,7 @@ def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1095,52 +1104,55 @@ def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2/bw_ar_inter
-    x4 = b*q_len
-    x5 = x3*x4
-    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
-    x7 = d_model*vocab
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = kv_win*numpy.minimum(ctx, ctx_win)
-    x11 = r_cmp**(-1.0)
-    x12 = b*x8
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = c_kv + c_q
-    x16 = p_act*q_len*x12
-    x17 = d_head*(n_q + 2*n_q/g)
+def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = (1/2)*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = d_model*p_act*x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = x2*x3
+    x5 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x4 + 7/250000, (5/19)*x4 + 9/400000), b*x0*x2 + 59/5000000)
+    x6 = d_model*vocab
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = kv_win*numpy.minimum(ctx, ctx_win)
+    x10 = r_cmp**(-1.0)
+    x11 = b*x7
+    x12 = d_head*n_q
+    x13 = d_model*p
+    x14 = c_kv + c_q
+    x15 = p_act*q_len*x11
+    x16 = 2*n_q
+    x17 = d_head*(n_q + x16/g)
     x18 = n_ff_in + n_ff_out
     x19 = d_model*d_ff_shared*n_layers*n_sh*x18
-    x20 = x9/sigma_attn
-    x21 = ctx + x1 - 1/2
-    x22 = ctx + q_len - 1
-    x23 = ctx**2 - ctx
-    x24 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x15*x17 + x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x16*(x15 + x17) + x18*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x19) + x4*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x11*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
+    x20 = x8/sigma_attn
+    x21 = ctx + x0 - 1/2
+    x22 = 2*d_rope
+    x23 = n_q*q_len
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = x23*(4*c_kv + x22)*(x10*numpy.where(numpy.greater_equal(k_top, x24), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x27, ctx*c_kv*x16*(d_head + d_nope) + x21*x23*(2*d_head + 2*d_nope + x22)), x27) + q_len*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2))) + x3*(2*n_ff/s + 2*x19))/flops), numpy.inf)
 
 
-def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1151,177 +1163,183 @@ def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = p_act*x4
-    x6 = b*q_len
-    x7 = p_act*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = sigma_attn**(-1.0)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = x11*x13
-    x15 = numpy.ceil(x14/node_size)
-    x16 = numpy.log(x15)/numpy.log(2)
-    x17 = x14/x15
-    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x17 - 1)/bw_ar_intra)
-    x19 = x18*x8
-    x20 = 2*x6
-    x21 = 2*n_layers
-    x22 = d_model*vocab
-    x23 = p_emb*x22
-    x24 = n_pp*x3/hbm_bw
-    x25 = w_idx*p*x13
-    x26 = numpy.maximum(1, x14)
-    x27 = kv_win*numpy.minimum(ctx, ctx_win)
-    x28 = r_cmp**(-1.0)
-    x29 = b*x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x27)
-    x30 = n_ff_in + n_ff_out
-    x31 = d_model*p
-    x32 = d_ff*x31
-    x33 = numpy.sqrt(d_model)
-    x34 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x35 = x33*x34
-    x36 = numpy.minimum(x14, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
-    x37 = x12*x7
-    x38 = x11*x37
-    x39 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x40 = d_model*x39
-    x41 = sigma_attn*n_layers
-    x42 = c_kv + c_q
-    x43 = numpy.sqrt(x42)
-    x44 = numpy.minimum(x14, numpy.maximum(1, x34*x43/x33))
-    x45 = numpy.sqrt(d_head)
-    x46 = n_q + 2*n_q/g
-    x47 = numpy.minimum(x14, numpy.maximum(1, x34*x45*numpy.sqrt(x46)/x43))
-    x48 = numpy.minimum(x14, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x45)))
+def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = p_act*x3
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = x3*x6
+    x8 = x0*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.ceil(x13/node_size)
+    x15 = numpy.log(x14)/numpy.log(2)
+    x16 = x13/x14
+    x17 = numpy.maximum(x0*(x14 - 1), x14*numpy.maximum(0, x16 - 1)/bw_ar_intra)
+    x18 = x17*x7
+    x19 = 2*x5
+    x20 = 2*n_layers
+    x21 = d_model*vocab
+    x22 = p_emb*x21
+    x23 = n_pp*x2/hbm_bw
+    x24 = w_idx*p*x12
+    x25 = numpy.maximum(1, x13)
+    x26 = kv_win*numpy.minimum(ctx, ctx_win)
+    x27 = r_cmp**(-1.0)
+    x28 = b*x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x26)
+    x29 = n_ff_in + n_ff_out
+    x30 = d_model*p
+    x31 = d_ff*x30
+    x32 = numpy.sqrt(d_model)
+    x33 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x34 = x32*x33
+    x35 = numpy.minimum(x13, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x11*x6
+    x37 = x10*x36
+    x38 = n_gpu*x6/(n_pp**2*sigma_attn**2)
+    x39 = d_model*x38
+    x40 = sigma_attn*n_layers
+    x41 = c_kv + c_q
+    x42 = numpy.sqrt(x41)
+    x43 = numpy.minimum(x13, numpy.maximum(1, x33*x42/x32))
+    x44 = numpy.sqrt(d_head)
+    x45 = 2*n_q
+    x46 = n_q + x45/g
+    x47 = numpy.minimum(x13, numpy.maximum(1, x33*x44*numpy.sqrt(x46)/x42))
+    x48 = numpy.minimum(x13, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x44)))
     x49 = d_head*n_q
     x50 = d_head*x46
-    x51 = p*x42*x50 + x31*x42 + x31*x49
-    x52 = d_model*d_ff_shared*n_sh*x30
-    x53 = ctx + x2 - 1/2
-    x54 = ctx + q_len - 1
-    x55 = ctx**2 - ctx
-    x56 = (1/2)/q_len
-    x57 = n_unembed*p_emb
-    x58 = n_attn + n_ff
-    x59 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
-    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x42*x47 + x38*x48*x49 + x39*x42/x44 + x39*x50/x47 + x40/x48 + x51)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x52) + x6*(f_idx*n_layers*x53*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x54), x53, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x56*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x55))) + numpy.where(numpy.greater_equal(ctx_win, x54), x53, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x56*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x55))))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x58) + x26*x59 + x57, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x42) + x37*(d_model + x49) + x37*(x42 + x50) + x51) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x52 + x58) + x57 + x59
+    x51 = p*x41*x50 + x30*x41 + x30*x49
+    x52 = d_model*d_ff_shared*n_sh*x29
+    x53 = ctx + x1 - 1/2
+    x54 = 2*d_rope
+    x55 = n_q*q_len
+    x56 = ctx + q_len - 1
+    x57 = ctx**2 - ctx
+    x58 = (1/2)/q_len
+    x59 = x55*(4*c_kv + x54)*(x27*numpy.where(numpy.greater_equal(k_top, x56), x53, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x58*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x57))) + numpy.where(numpy.greater_equal(ctx_win, x56), x53, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x58*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x57))))
+    x60 = n_unembed*p_emb
+    x61 = n_attn + n_ff
+    x62 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return 4*n_layers*t_kernel, x9, x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x4 + 7/1250000)), x22*x23 + x23*(x24 + x25*x28 + x29*x40*(d_ff*x35*x37 + x31 + x39/x35) + x40*(d_model*x37*x43 + x37*x41*x47 + x37*x48*x49 + x38*x41/x43 + x38*x50/x47 + x39/x48 + x51)), x2*(n_attn*x19 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x59, ctx*c_kv*x45*(d_head + d_nope) + x53*x55*(2*d_head + 2*d_nope + x54)), x59) + q_len*(f_idx*n_layers*x53*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x5*(2*n_ff/s + x20*x52))/flops, p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*x61) + x25*x62 + x60, x9, x23*(n_layers*(x29*(x31 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x49) + x36*(x41 + x50) + x51) + x22 + x24 + x28), p*(w_idx*(x12 - 1) + n_layers*x52 + x61) + x60 + x62
 
 
-def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = bw_ar_inter**(-1.0)
-    x4 = (1/2)*q_len
-    x5 = n_gpu**(-1.0)
-    x6 = d_model*x5
-    x7 = p_act*x6
-    x8 = b*q_len
-    x9 = p_act*x8
-    x10 = x6*x9
-    x11 = x10*x3
-    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), b*x3*x4*x7 + 59/5000000)
-    x13 = d_model*vocab
-    x14 = p_emb*x13
-    x15 = n_pp**(-1.0)
-    x16 = n_gpu*x15
-    x17 = w_idx*p*x16
-    x18 = kv_win*numpy.minimum(ctx, ctx_win)
-    x19 = r_cmp**(-1.0)
-    x20 = b*x15
-    x21 = x20*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
-    x22 = n_ff_in + n_ff_out
-    x23 = d_model*p
-    x24 = d_ff*x23
-    x25 = p_act*q_len*x20
-    x26 = d_head*n_q
-    x27 = c_kv + c_q
-    x28 = n_q + 2*n_q/g
+def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = bw_ar_inter**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = n_gpu**(-1.0)
+    x5 = d_model*x4
+    x6 = p_act*x5
+    x7 = b*q_len
+    x8 = p_act*x7
+    x9 = x5*x8
+    x10 = x2*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), b*x2*x3*x6 + 59/5000000)
+    x12 = d_model*vocab
+    x13 = p_emb*x12
+    x14 = n_pp**(-1.0)
+    x15 = n_gpu*x14
+    x16 = w_idx*p*x15
+    x17 = kv_win*numpy.minimum(ctx, ctx_win)
+    x18 = r_cmp**(-1.0)
+    x19 = b*x14
+    x20 = x19*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x18 + x17)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*p
+    x23 = d_ff*x22
+    x24 = p_act*q_len*x19
+    x25 = d_head*n_q
+    x26 = c_kv + c_q
+    x27 = 2*n_q
+    x28 = n_q + x27/g
     x29 = d_head*x28
-    x30 = p*x27*x29 + x23*x26 + x23*x27
-    x31 = n_pp*x5/hbm_bw
-    x32 = 2*x8
+    x30 = p*x26*x29 + x22*x25 + x22*x26
+    x31 = n_pp*x4/hbm_bw
+    x32 = 2*x7
     x33 = 2*n_layers
     x34 = d_ff_shared*n_sh
-    x35 = d_model*x22*x34
+    x35 = d_model*x21*x34
     x36 = sigma_attn**(-1.0)
-    x37 = x16*x36
-    x38 = ctx + x4 - 1/2
-    x39 = ctx + q_len - 1
-    x40 = ctx**2 - ctx
-    x41 = (1/2)/q_len
-    x42 = x5*(n_attn*x32 + 2*b*q_lm*x13 + x8*(2*n_ff/s + x33*x35) + x8*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops
-    x43 = numpy.greater_equal(n_gpu, n_pp)
-    x44 = numpy.less_equal(n_pp, b)
-    x45 = hbm_cap*n_gpu
-    x46 = n_unembed*p_emb
-    x47 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
-    x48 = n_attn + n_ff
-    x49 = numpy.where(numpy.logical_and(numpy.logical_and(x43, x44), numpy.greater_equal(x45, p*(w_idx*(x16 - 1) + n_layers*x35 + x48) + x46 + x47)), x1 + x12*x2 + numpy.maximum(numpy.maximum(x42, omega_net*x12), x31*(n_layers*(x22*(x24 + x25*(d_ff + d_model)) + x25*(d_model + x26) + x25*(d_model + x27) + x25*(x27 + x29) + x30) + x14 + x17 + x21)), numpy.inf)
-    x50 = numpy.log(2)**(-1.0)
-    x51 = numpy.ceil(x37/node_size)
-    x52 = x50*numpy.log(x51)
-    x53 = x37/x51
-    x54 = bw_ar_intra**(-1.0)
-    x55 = numpy.maximum(x3*(x51 - 1), x51*x54*numpy.maximum(0, x53 - 1))
-    x56 = x10*x55
-    x57 = x32*x7
-    x58 = x12 + x33*numpy.where(numpy.less_equal(x37, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x53 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x53 + x55*x57 + 7/1250000), (17/1000000)*x52 + (1/400000)*x53 + (20/19)*x56 + 23/2000000))
-    x59 = numpy.maximum(1, x37)
-    x60 = numpy.sqrt(d_model)
-    x61 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x62 = x60*x61
-    x63 = numpy.minimum(x37, numpy.maximum(1, x62/numpy.sqrt(d_ff)))
-    x64 = x25*x36
-    x65 = n_gpu/(n_pp**2*sigma_attn**2)
-    x66 = x65*x9
-    x67 = d_model*x66
-    x68 = sigma_attn*n_layers
-    x69 = numpy.sqrt(x27)
-    x70 = numpy.minimum(x37, numpy.maximum(1, x61*x69/x60))
-    x71 = numpy.sqrt(d_head)
-    x72 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x28)*x61*x71/x69))
-    x73 = numpy.minimum(x37, numpy.maximum(1, x62/(numpy.sqrt(n_q)*x71)))
-    x74 = x29*x9
-    x75 = x14*x31 + x31*(x17 + x21*x59 + x22*x68*(d_ff*x63*x64 + x24 + x67/x63) + x68*(d_model*x64*x70 + x26*x64*x73 + x27*x64*x72 + x27*x66/x70 + x30 + x65*x74/x72 + x67/x73))
-    x76 = numpy.logical_and(numpy.logical_and(x43, x44), numpy.greater_equal(x45, p*(w_idx*sigma_attn*(x37 - 1) + sigma_attn*x48) + x46 + x47*x59))
-    x77 = numpy.less_equal(x61, 1)
-    x78 = numpy.sqrt(x51)
-    x79 = x61/x78
-    x80 = numpy.maximum(x3*(x78 - 1), x54*x78*numpy.maximum(0, x79 - 1))
-    x81 = x10*x80
-    x82 = x50*numpy.log(x78)
-    x83 = (7/125000)*x79 + (7/125000)*x82 - 7/125000
-    x84 = x57*x80
-    x85 = (3/2500000)*x79 + (1/100000)*x82 + 7/1250000
-    x86 = (20/19)*x81
-    x87 = (1/400000)*x79 + (17/1000000)*x82 + 23/2000000
-    x88 = x5*x80
-    x89 = n_ff_in*x88*(d_ff*n_active + x34)
-    x90 = x89*x9
-    x91 = p_act*x32
-    x92 = x74*x88
-    x93 = n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x83, x84 + x85), x86 + x87)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x90, x85 + x89*x91), x87 + (20/19)*x90)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x83 + x92, x87 + (20/19)*x92), x29*x88*x91 + x85)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(n_ff_out*x81 + x83, n_ff_out*x84 + x85), n_ff_out*x86 + x87))) + x12
-    return x49, numpy.where(x76, x1 + x2*x58 + numpy.maximum(numpy.maximum(x42, x75), omega_net*x58), numpy.inf), x49, numpy.where(x76, x1 + x2*x93 + numpy.maximum(numpy.maximum(x42, x75), omega_net*x93), numpy.inf)
+    x37 = x15*x36
+    x38 = ctx + x3 - 1/2
+    x39 = 2*d_rope
+    x40 = n_q*q_len
+    x41 = ctx + q_len - 1
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = x40*(4*c_kv + x39)*(x18*numpy.where(numpy.greater_equal(k_top, x41), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))
+    x45 = x4*(n_attn*x32 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x44, ctx*c_kv*x27*(d_head + d_nope) + x38*x40*(2*d_head + 2*d_nope + x39)), x44) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x7*(2*n_ff/s + x33*x35))/flops
+    x46 = numpy.greater_equal(n_gpu, n_pp)
+    x47 = numpy.less_equal(n_pp, b)
+    x48 = hbm_cap*n_gpu
+    x49 = n_unembed*p_emb
+    x50 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
+    x51 = n_attn + n_ff
+    x52 = numpy.where(numpy.logical_and(numpy.logical_and(x46, x47), numpy.greater_equal(x48, p*(w_idx*(x15 - 1) + n_layers*x35 + x51) + x49 + x50)), x0 + x1*x11 + numpy.maximum(numpy.maximum(x45, omega_net*x11), x31*(n_layers*(x21*(x23 + x24*(d_ff + d_model)) + x24*(d_model + x25) + x24*(d_model + x26) + x24*(x26 + x29) + x30) + x13 + x16 + x20)), numpy.inf)
+    x53 = numpy.log(2)**(-1.0)
+    x54 = numpy.ceil(x37/node_size)
+    x55 = x53*numpy.log(x54)
+    x56 = x37/x54
+    x57 = bw_ar_intra**(-1.0)
+    x58 = numpy.maximum(x2*(x54 - 1), x54*x57*numpy.maximum(0, x56 - 1))
+    x59 = x58*x9
+    x60 = x32*x6
+    x61 = x11 + x33*numpy.where(numpy.less_equal(x37, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x55 + (7/125000)*x56 + x59 - 7/125000, (1/100000)*x55 + (3/2500000)*x56 + x58*x60 + 7/1250000), (17/1000000)*x55 + (1/400000)*x56 + (20/19)*x59 + 23/2000000))
+    x62 = numpy.maximum(1, x37)
+    x63 = numpy.sqrt(d_model)
+    x64 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x65 = x63*x64
+    x66 = numpy.minimum(x37, numpy.maximum(1, x65/numpy.sqrt(d_ff)))
+    x67 = x24*x36
+    x68 = n_gpu/(n_pp**2*sigma_attn**2)
+    x69 = x68*x8
+    x70 = d_model*x69
+    x71 = sigma_attn*n_layers
+    x72 = numpy.sqrt(x26)
+    x73 = numpy.minimum(x37, numpy.maximum(1, x64*x72/x63))
+    x74 = numpy.sqrt(d_head)
+    x75 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x28)*x64*x74/x72))
+    x76 = numpy.minimum(x37, numpy.maximum(1, x65/(numpy.sqrt(n_q)*x74)))
+    x77 = x29*x8
+    x78 = x13*x31 + x31*(x16 + x20*x62 + x21*x71*(d_ff*x66*x67 + x23 + x70/x66) + x71*(d_model*x67*x73 + x25*x67*x76 + x26*x67*x75 + x26*x69/x73 + x30 + x68*x77/x75 + x70/x76))
+    x79 = numpy.logical_and(numpy.logical_and(x46, x47), numpy.greater_equal(x48, p*(w_idx*sigma_attn*(x37 - 1) + sigma_attn*x51) + x49 + x50*x62))
+    x80 = numpy.less_equal(x64, 1)
+    x81 = numpy.sqrt(x54)
+    x82 = x64/x81
+    x83 = numpy.maximum(x2*(x81 - 1), x57*x81*numpy.maximum(0, x82 - 1))
+    x84 = x83*x9
+    x85 = x53*numpy.log(x81)
+    x86 = (7/125000)*x82 + (7/125000)*x85 - 7/125000
+    x87 = x60*x83
+    x88 = (3/2500000)*x82 + (1/100000)*x85 + 7/1250000
+    x89 = (20/19)*x84
+    x90 = (1/400000)*x82 + (17/1000000)*x85 + 23/2000000
+    x91 = x4*x83
+    x92 = n_ff_in*x91*(d_ff*n_active + x34)
+    x93 = x8*x92
+    x94 = p_act*x32
+    x95 = x77*x91
+    x96 = n_layers*(numpy.where(x80, 0, numpy.minimum(numpy.minimum(x84 + x86, x87 + x88), x89 + x90)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(x86 + x93, x88 + x92*x94), x90 + (20/19)*x93)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(x86 + x95, x90 + (20/19)*x95), x29*x91*x94 + x88)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(n_ff_out*x84 + x86, n_ff_out*x87 + x88), n_ff_out*x89 + x90))) + x11
+    return x52, numpy.where(x79, x0 + x1*x61 + numpy.maximum(numpy.maximum(x45, x78), omega_net*x61), numpy.inf), x52, numpy.where(x79, x0 + x1*x96 + numpy.maximum(numpy.maximum(x45, x78), omega_net*x96), numpy.inf)
 
 
-def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1339,12 +1357,12 @@ def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1375,31 +1393,34 @@ def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -1420,7 +1441,7 @@ def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1452,96 +1473,104 @@ def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = p_act*x6
-    x8 = x5*x7
-    x9 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = numpy.less_equal(x9, 1)
-    x11 = sigma_attn**(-1.0)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = x11*x13
-    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
-    x16 = x9/x15
-    x17 = numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x16 - 1)/bw_ar_intra)
-    x18 = x17*x4
-    x19 = x18*x7
-    x20 = numpy.log(x15)/numpy.log(2)
-    x21 = (7/125000)*x16 + (7/125000)*x20 - 7/125000
-    x22 = 2*x6
-    x23 = p_act*x22
-    x24 = x18*x23
-    x25 = (3/2500000)*x16 + (1/100000)*x20 + 7/1250000
-    x26 = (20/19)*x19
-    x27 = (1/400000)*x16 + (17/1000000)*x20 + 23/2000000
-    x28 = d_ff_shared*n_sh
-    x29 = x17*x3
-    x30 = n_ff_in*x29*(d_ff*n_active + x28)
-    x31 = x30*x7
-    x32 = n_q + 2*n_q/g
-    x33 = d_head*x32
-    x34 = x33*x7
-    x35 = x29*x34
-    x36 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x31, x27 + (20/19)*x31), x23*x30 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x35, x27 + (20/19)*x35), x23*x29*x33 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
-    x37 = 2*d_model
-    x38 = n_ff_in + n_ff_out
-    x39 = ctx + x1 - 1/2
-    x40 = ctx + q_len - 1
-    x41 = ctx**2 - ctx
-    x42 = (1/2)/q_len
-    x43 = r_cmp**(-1.0)
-    x44 = n_pp*x3/hbm_bw
-    x45 = kv_win*numpy.minimum(ctx, ctx_win)
-    x46 = b*numpy.maximum(1, x14)
-    x47 = d_model*p
-    x48 = numpy.sqrt(d_model)
-    x49 = x48*x9
-    x50 = numpy.minimum(x14, numpy.maximum(1, x49/numpy.sqrt(d_ff)))
-    x51 = x11*x12
-    x52 = x51*x7
-    x53 = d_model*x7
-    x54 = n_gpu/(n_pp**2*sigma_attn**2)
-    x55 = x53*x54
-    x56 = sigma_attn*n_layers
-    x57 = d_head*n_q
-    x58 = c_kv + c_q
-    x59 = numpy.sqrt(x58)
-    x60 = numpy.minimum(x14, numpy.maximum(1, x59*x9/x48))
-    x61 = numpy.sqrt(d_head)
-    x62 = numpy.minimum(x14, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x61)))
-    x63 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x32)*x61*x9/x59))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x45))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, d_model*vocab*p_emb*x44 + x44*(w_idx*p*x13 + x12*x46*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45) + x38*x56*(d_ff*x47 + d_ff*x50*x52 + x55/x50) + x56*(p*x33*x58 + x34*x54/x63 + x47*x57 + x47*x58 + x51*x53*x60 + x52*x57*x62 + x52*x58*x63 + x54*x58*x7/x60 + x55/x62))), x3*(n_attn*x22 + b*vocab*q_lm*x37 + x6*(2*n_ff/s + n_layers*x28*x37*x38) + x6*(f_idx*n_layers*x39*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
+def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = (1/2)*q_len
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = x1*x3
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = x4*x6
+    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = numpy.less_equal(x8, 1)
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.sqrt(numpy.ceil(x13/node_size))
+    x15 = x8/x14
+    x16 = numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x15 - 1)/bw_ar_intra)
+    x17 = x16*x3
+    x18 = x17*x6
+    x19 = numpy.log(x14)/numpy.log(2)
+    x20 = (7/125000)*x15 + (7/125000)*x19 - 7/125000
+    x21 = 2*x5
+    x22 = p_act*x21
+    x23 = x17*x22
+    x24 = (3/2500000)*x15 + (1/100000)*x19 + 7/1250000
+    x25 = (20/19)*x18
+    x26 = (1/400000)*x15 + (17/1000000)*x19 + 23/2000000
+    x27 = x16*x2
+    x28 = x27*x6
+    x29 = d_ff_shared*n_sh
+    x30 = n_ff_in*(d_ff*n_active + x29)
+    x31 = x28*x30
+    x32 = 2*n_q
+    x33 = n_q + x32/g
+    x34 = d_head*x33
+    x35 = x34*x6
+    x36 = x27*x35
+    x37 = 2*d_head
+    x38 = n_layers*(numpy.where(x9, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x20 + x31, x26 + (20/19)*x31), x22*x27*x30 + x24)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x20 + x36, x26 + (20/19)*x36), x24 + x28*x33*x37)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*p_act*x0*x4 + 59/5000000)
+    x39 = 2*d_model
+    x40 = n_ff_in + n_ff_out
+    x41 = ctx + x0 - 1/2
+    x42 = 2*d_rope
+    x43 = n_q*q_len
+    x44 = ctx + q_len - 1
+    x45 = ctx**2 - ctx
+    x46 = (1/2)/q_len
+    x47 = r_cmp**(-1.0)
+    x48 = x43*(4*c_kv + x42)*(x47*numpy.where(numpy.greater_equal(k_top, x44), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x46*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x45))) + numpy.where(numpy.greater_equal(ctx_win, x44), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x46*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x45))))
+    x49 = n_pp*x2/hbm_bw
+    x50 = kv_win*numpy.minimum(ctx, ctx_win)
+    x51 = b*numpy.maximum(1, x13)
+    x52 = d_model*p
+    x53 = numpy.sqrt(d_model)
+    x54 = x53*x8
+    x55 = numpy.minimum(x13, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
+    x56 = x10*x11
+    x57 = x56*x6
+    x58 = d_model*x6
+    x59 = n_gpu/(n_pp**2*sigma_attn**2)
+    x60 = x58*x59
+    x61 = sigma_attn*n_layers
+    x62 = d_head*n_q
+    x63 = c_kv + c_q
+    x64 = numpy.sqrt(x63)
+    x65 = numpy.minimum(x13, numpy.maximum(1, x64*x8/x53))
+    x66 = numpy.sqrt(d_head)
+    x67 = numpy.minimum(x13, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x66)))
+    x68 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x33)*x66*x8/x64))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), 4*n_layers*t_kernel + x38*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x38, x2*(n_attn*x21 + b*vocab*q_lm*x39 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x48, ctx*c_kv*x32*(d_head + d_nope) + x41*x43*(2*d_nope + x37 + x42)), x48) + q_len*(f_idx*n_layers*x41*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x5*(2*n_ff/s + n_layers*x29*x39*x40))/flops), d_model*vocab*p_emb*x49 + x49*(w_idx*p*x12 + x11*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x47 + x50) + x40*x61*(d_ff*x52 + d_ff*x55*x57 + x60/x55) + x61*(p*x34*x63 + x35*x59/x68 + x52*x62 + x52*x63 + x56*x58*x65 + x57*x62*x67 + x57*x63*x68 + x59*x6*x63/x65 + x60/x67))), numpy.inf)
 
 
-def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1579,7 +1608,7 @@ def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1622,52 +1651,55 @@ def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*p_act*x2/bw_ar_inter
-    x4 = b*q_len
-    x5 = x3*x4
-    x6 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), b*x1*x3 + 59/5000000)
-    x7 = d_model*vocab
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = kv_win*numpy.minimum(ctx, ctx_win)
-    x11 = r_cmp**(-1.0)
-    x12 = b*x8
-    x13 = d_head*n_q
-    x14 = d_model*p
-    x15 = c_kv + c_q
-    x16 = p_act*q_len*x12
-    x17 = d_head*(n_q + 2*n_q/g)
+def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = (1/2)*q_len
+    x1 = n_gpu**(-1.0)
+    x2 = d_model*p_act*x1/bw_ar_inter
+    x3 = b*q_len
+    x4 = x2*x3
+    x5 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x4 + 7/250000, (5/19)*x4 + 9/400000), b*x0*x2 + 59/5000000)
+    x6 = d_model*vocab
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = kv_win*numpy.minimum(ctx, ctx_win)
+    x10 = r_cmp**(-1.0)
+    x11 = b*x7
+    x12 = d_head*n_q
+    x13 = d_model*p
+    x14 = c_kv + c_q
+    x15 = p_act*q_len*x11
+    x16 = 2*n_q
+    x17 = d_head*(n_q + x16/g)
     x18 = n_ff_in + n_ff_out
     x19 = d_model*d_ff_shared*n_layers*n_sh*x18
-    x20 = x9/sigma_attn
-    x21 = ctx + x1 - 1/2
-    x22 = ctx + q_len - 1
-    x23 = ctx**2 - ctx
-    x24 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(p*x15*x17 + x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x16*(x15 + x17) + x18*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x19) + x4*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x11*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
+    x20 = x8/sigma_attn
+    x21 = ctx + x0 - 1/2
+    x22 = 2*d_rope
+    x23 = n_q*q_len
+    x24 = ctx + q_len - 1
+    x25 = ctx**2 - ctx
+    x26 = (1/2)/q_len
+    x27 = x23*(4*c_kv + x22)*(x10*numpy.where(numpy.greater_equal(k_top, x24), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x27, ctx*c_kv*x16*(d_head + d_nope) + x21*x23*(2*d_head + 2*d_nope + x22)), x27) + q_len*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2))) + x3*(2*n_ff/s + 2*x19))/flops), numpy.inf)
 
 
-def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1678,92 +1710,97 @@ def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*x3
-    x5 = p_act*x4
-    x6 = b*q_len
-    x7 = p_act*x6
-    x8 = x4*x7
-    x9 = x1*x8
-    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), b*x1*x2*x5 + 59/5000000)
-    x11 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x12 = numpy.less_equal(x11, 1)
-    x13 = sigma_attn**(-1.0)
-    x14 = n_pp**(-1.0)
-    x15 = n_gpu*x14
-    x16 = x13*x15
-    x17 = numpy.sqrt(numpy.ceil(x16/node_size))
-    x18 = x11/x17
-    x19 = numpy.maximum(x1*(x17 - 1), x17*numpy.maximum(0, x18 - 1)/bw_ar_intra)
-    x20 = x19*x8
-    x21 = numpy.log(x17)/numpy.log(2)
-    x22 = (7/125000)*x18 + (7/125000)*x21 - 7/125000
-    x23 = 2*x6
-    x24 = x19*x23
-    x25 = x24*x5
-    x26 = (3/2500000)*x18 + (1/100000)*x21 + 7/1250000
-    x27 = (20/19)*x20
-    x28 = (1/400000)*x18 + (17/1000000)*x21 + 23/2000000
-    x29 = x19*x7
+def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*q_len
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*x2
+    x4 = p_act*x3
+    x5 = b*q_len
+    x6 = p_act*x5
+    x7 = x3*x6
+    x8 = x0*x7
+    x9 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
+    x10 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x11 = numpy.less_equal(x10, 1)
+    x12 = sigma_attn**(-1.0)
+    x13 = n_pp**(-1.0)
+    x14 = n_gpu*x13
+    x15 = x12*x14
+    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
+    x17 = x10/x16
+    x18 = numpy.maximum(x0*(x16 - 1), x16*numpy.maximum(0, x17 - 1)/bw_ar_intra)
+    x19 = x18*x7
+    x20 = numpy.log(x16)/numpy.log(2)
+    x21 = (7/125000)*x17 + (7/125000)*x20 - 7/125000
+    x22 = 2*x5
+    x23 = x18*x22
+    x24 = x23*x4
+    x25 = (3/2500000)*x17 + (1/100000)*x20 + 7/1250000
+    x26 = (20/19)*x19
+    x27 = (1/400000)*x17 + (17/1000000)*x20 + 23/2000000
+    x28 = x18*x2
+    x29 = x28*x6
     x30 = d_ff_shared*n_sh
-    x31 = n_ff_in*x3*(d_ff*n_active + x30)
+    x31 = n_ff_in*(d_ff*n_active + x30)
     x32 = x29*x31
-    x33 = p_act*x24
-    x34 = n_q + 2*n_q/g
+    x33 = 2*n_q
+    x34 = n_q + x33/g
     x35 = d_head*x34
-    x36 = x3*x35
-    x37 = x29*x36
-    x38 = d_model*vocab
-    x39 = p_emb*x38
-    x40 = n_pp*x3/hbm_bw
-    x41 = w_idx*p*x15
-    x42 = numpy.maximum(1, x16)
-    x43 = kv_win*numpy.minimum(ctx, ctx_win)
-    x44 = r_cmp**(-1.0)
-    x45 = b*x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x43)
-    x46 = n_ff_in + n_ff_out
-    x47 = d_model*p
-    x48 = d_ff*x47
-    x49 = numpy.sqrt(d_model)
-    x50 = x11*x49
-    x51 = numpy.minimum(x16, numpy.maximum(1, x50/numpy.sqrt(d_ff)))
-    x52 = x14*x7
-    x53 = x13*x52
-    x54 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x55 = d_model*x54
-    x56 = sigma_attn*n_layers
-    x57 = c_kv + c_q
-    x58 = numpy.sqrt(x57)
-    x59 = numpy.minimum(x16, numpy.maximum(1, x11*x58/x49))
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x16, numpy.maximum(1, x11*numpy.sqrt(x34)*x60/x58))
-    x62 = numpy.minimum(x16, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x60)))
-    x63 = d_head*n_q
-    x64 = p*x35*x57 + x47*x57 + x47*x63
-    x65 = d_model*n_layers*x30*x46
-    x66 = ctx + x2 - 1/2
-    x67 = ctx + q_len - 1
-    x68 = ctx**2 - ctx
-    x69 = (1/2)/q_len
-    x70 = n_unembed*p_emb
-    x71 = n_attn + n_ff
-    x72 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
-    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x59 + x35*x54/x61 + x53*x57*x61 + x53*x62*x63 + x54*x57/x59 + x55/x62 + x64)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x65) + x6*(f_idx*n_layers*x66*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + c_kv*n_q*x0*(x44*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x71) + x42*x72 + x70, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x57) + x52*(d_model + x63) + x52*(x35 + x57) + x64) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x65 + x71) + x70 + x72
+    x36 = x35*x6
+    x37 = x28*x36
+    x38 = 2*d_head
+    x39 = d_model*vocab
+    x40 = p_emb*x39
+    x41 = n_pp*x2/hbm_bw
+    x42 = w_idx*p*x14
+    x43 = numpy.maximum(1, x15)
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = r_cmp**(-1.0)
+    x46 = b*x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x44)
+    x47 = n_ff_in + n_ff_out
+    x48 = d_model*p
+    x49 = d_ff*x48
+    x50 = numpy.sqrt(d_model)
+    x51 = x10*x50
+    x52 = numpy.minimum(x15, numpy.maximum(1, x51/numpy.sqrt(d_ff)))
+    x53 = x13*x6
+    x54 = x12*x53
+    x55 = n_gpu/(n_pp**2*sigma_attn**2)
+    x56 = x55*x6
+    x57 = d_model*x56
+    x58 = sigma_attn*n_layers
+    x59 = c_kv + c_q
+    x60 = numpy.sqrt(x59)
+    x61 = numpy.minimum(x15, numpy.maximum(1, x10*x60/x50))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x15, numpy.maximum(1, x10*numpy.sqrt(x34)*x62/x60))
+    x64 = numpy.minimum(x15, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x62)))
+    x65 = d_head*n_q
+    x66 = p*x35*x59 + x48*x59 + x48*x65
+    x67 = d_model*n_layers*x30*x47
+    x68 = ctx + x1 - 1/2
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = ctx + q_len - 1
+    x72 = ctx**2 - ctx
+    x73 = (1/2)/q_len
+    x74 = x70*(4*c_kv + x69)*(x45*numpy.where(numpy.greater_equal(k_top, x71), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))
+    x75 = n_unembed*p_emb
+    x76 = n_attn + n_ff
+    x77 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
+    return 4*n_layers*t_kernel, x9, n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x32, x27 + (20/19)*x32), p_act*x2*x23*x31 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x37, x27 + (20/19)*x37), x25 + x29*x34*x38)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))), x40*x41 + x41*(x42 + x43*x46 + x47*x58*(d_ff*x52*x54 + x49 + x57/x52) + x58*(d_model*x54*x61 + x36*x55/x63 + x54*x59*x63 + x54*x64*x65 + x56*x59/x61 + x57/x64 + x66)), x2*(n_attn*x22 + 2*b*q_lm*x39 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x74, ctx*c_kv*x33*(d_head + d_nope) + x68*x70*(2*d_nope + x38 + x69)), x74) + q_len*(f_idx*n_layers*x68*(xi_idx*x15 - xi_idx + 1) + w_idx*(2*x15 - 2))) + x5*(2*n_ff/s + 2*x67))/flops, p*(w_idx*sigma_attn*(x15 - 1) + sigma_attn*x76) + x43*x77 + x75, x9, x41*(n_layers*(x47*(x49 + x53*(d_ff + d_model)) + x53*(d_model + x59) + x53*(d_model + x65) + x53*(x35 + x59) + x66) + x40 + x42 + x46), p*(w_idx*(x14 - 1) + x67 + x76) + x75 + x77
 
 
-def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1802,7 +1839,7 @@ def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
 
 
-def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1822,7 +1859,7 @@ def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1848,7 +1885,7 @@ def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1860,11 +1897,11 @@ def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -1875,12 +1912,12 @@ def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1927,7 +1964,7 @@ def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1959,7 +1996,7 @@ def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -1970,7 +2007,7 @@ def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2057,12 +2094,12 @@ def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x55)) + x70*(st_cmp + ctx*(kv_idx + kv_bytes) + x69))), t_kernel*x0 + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x68*(n_experts*x54*(1 - (1 - x52)**x62)*(d_ff*x52*x65*x66 + d_ff*x63 + x30*x52*x67/x65) + p_emb*x51) + x68*(w_idx*p*x13 + n_sh*x53*x77*(d_ff_shared*x63 + d_ff_shared*x73*x74 + x76/x73) + x12*x70*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x60 + x69) + x77*(d_head*p_act*x75*x79/x82 + n_q*x78 + x11*x67*x82 + x61*x74*x81 + x76/x81 + x78*x79))), x4*(n_attn*x23 + 2*b*q_lm*x51 + x8*(2*n_ff*x52 + 2*x55) + x8*(f_idx*n_layers*x56*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x61*(x60*numpy.where(numpy.greater_equal(k_top, x57), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58))) + numpy.where(numpy.greater_equal(ctx_win, x57), x56, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -2082,7 +2119,7 @@ def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -2195,7 +2232,7 @@ def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -2300,7 +2337,7 @@ def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -2346,23 +2383,23 @@ def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x35) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x40*x41 + d_model*x14*x41/x40) + x26*(d_ff_shared*x36 + x39*(d_model + d_ff_shared)) + x34*x36 + x36*x37 + x39*(d_model + x34) + x39*(d_model + x37)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x33 + x35))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2) + x0*x34*(x33*numpy.where(numpy.greater_equal(k_top, x30), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31))) + numpy.where(numpy.greater_equal(ctx_win, x30), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31))))))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2380,11 +2417,11 @@ def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2482,7 +2519,7 @@ def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x82*x83 + x75*x84/x81 + x76/x82 + x85)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x86) + x8*(f_idx*n_layers*x87*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2) + x0*x83*(x68*numpy.where(numpy.greater_equal(k_top, x88), x87, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x90*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x89))) + numpy.where(numpy.greater_equal(ctx_win, x88), x87, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x90*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x89))))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x93) + x66*x92 + x91, x12, x64*(n_layers*(x61*(d_model + x83) + x61*(d_model + x84) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x85) + x54 + x65 + x69), p*(n_ff + w_idx*(x16 - 1) + x93) + x91 + x92
 
 
-def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -2632,11 +2669,11 @@ def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return numpy.where(x76, x1 + x2*x36 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x36), numpy.inf), numpy.where(x114, x1 + x2*x98 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x98), numpy.inf), numpy.where(x76, x1 + x131*x2 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x131), numpy.inf), numpy.where(x114, x1 + x145*x2 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x145), numpy.inf)
 
 
-def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -2684,7 +2721,7 @@ def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
 
 
-def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -2712,7 +2749,7 @@ def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2738,7 +2775,7 @@ def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2750,11 +2787,11 @@ def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -2765,12 +2802,12 @@ def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -2833,7 +2870,7 @@ def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2865,7 +2902,7 @@ def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -2876,7 +2913,7 @@ def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*p_act
@@ -2986,12 +3023,12 @@ def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x80)) + x95*(st_cmp + ctx*(kv_idx + kv_bytes) + x94))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x93*(n_experts*x79*(1 - (1 - x77)**x87)*(d_ff*x77*x90*x91 + d_ff*x88 + x45*x77*x92/x90) + p_emb*x76) + x93*(w_idx*p*x19 + n_sh*x101*x78*(d_ff_shared*x88 + d_ff_shared*x97*x98 + x100/x97) + x101*(n_q*x102 + p_act*x36*x99/x105 + x100/x104 + x102*x35 + x104*x86*x98 + x105*x17*x92) + x18*x95*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x85 + x94))), x3*(n_attn*x30 + 2*b*q_lm*x76 + x8*(2*n_ff*x77 + 2*x80) + x8*(f_idx*n_layers*x81*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + x0*x86*(x85*numpy.where(numpy.greater_equal(k_top, x82), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83))) + numpy.where(numpy.greater_equal(ctx_win, x82), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -3019,7 +3056,7 @@ def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -3172,7 +3209,7 @@ def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -3320,7 +3357,7 @@ def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -3376,23 +3413,23 @@ def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x45) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x48)*(d_ff*x46 + d_ff*x50*x51 + d_model*x15*x51/x50) + n_sh*x36*(d_ff_shared*x46 + x49*(d_model + d_ff_shared)) + x44*x46 + x46*x47 + x49*(d_model + x44) + x49*(d_model + x47)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x39*(xi_idx*x38 - xi_idx + 1) + w_idx*(2*x38 - 2) + x0*x44*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3410,11 +3447,11 @@ def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x1
@@ -3533,11 +3570,11 @@ def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x100*x101*(d_ff_shared*x96*x97 + x94 + x99/x96) + x100*(d_model*x103*x97 + x104*x105*x97 + x106 + x99/x104 + x58*x98/x103) + x89 + x90*x93), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x107) + x8*(f_idx*n_layers*x108*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + x0*x105*(x92*numpy.where(numpy.greater_equal(k_top, x109), x108, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x111*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x110))) + numpy.where(numpy.greater_equal(ctx_win, x109), x108, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x111*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x110))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x114) + x112 + x113*x90, x11, x88*(n_layers*(x101*(x85*(d_model + d_ff_shared) + x94) + x106 + x85*(d_model + x105) + x85*(d_model + x58) + x87) + x78 + x89 + x93), p*(n_ff + w_idx*(x15 - 1) + x114) + x112 + x113
 
 
-def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3576,7 +3613,7 @@ def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
 
 
-def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3596,7 +3633,7 @@ def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3627,7 +3664,7 @@ def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -3639,27 +3676,30 @@ def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3706,7 +3746,7 @@ def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -3742,114 +3782,120 @@ def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = (1/2)*q_len
-    x3 = b*x2
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*p_act
-    x6 = x4*x5
-    x7 = x3*x6
-    x8 = b*q_len
-    x9 = x6*x8
-    x10 = x1*x9
-    x11 = sigma_attn**(-1.0)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = x11*x13
-    x15 = numpy.log(2)**(-1.0)
-    x16 = node_size**(-1.0)
-    x17 = numpy.ceil(x14*x16)
-    x18 = x15*numpy.log(x17)
-    x19 = x14/x17
-    x20 = bw_ar_intra**(-1.0)
-    x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
-    x22 = x21*x9
-    x23 = 2*x8
-    x24 = x23*x6
-    x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
-    x26 = numpy.less_equal(s, x12*x3)
-    x27 = numpy.minimum(n_experts, x13)
-    x28 = numpy.where(x26, x27, 1)
-    x29 = x13/numpy.maximum(1, x28)
-    x30 = numpy.maximum(1, x29)
-    x31 = numpy.ceil(x16*x30)
-    x32 = x15*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x30*x33
-    x35 = numpy.maximum(x1*(x31 - 1), x20*x31*numpy.maximum(0, x30*x33 - 1))
-    x36 = x35*x9
-    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x38 = numpy.minimum(n_active, x28)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x16*x28)) + (1 - xi_ep)*numpy.ceil(x16*x38)
-    x40 = x39**(-1.0)
-    x41 = x38*x40
-    x42 = (1 - x11)*numpy.maximum(x1*x41*(x39 - 1), x20*x39*numpy.maximum(0, x38*x40 - 1))
-    x43 = x42*x9
-    x44 = x15*numpy.log(x39)
-    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
-    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
-    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
-    x48 = d_model*p_disp*x4*x42
-    x49 = x48*x8
-    x50 = n_layers*x25 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x27, 1)), 1, x13*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x24*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x25 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x7 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x3*x48 + x47)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
-    x51 = d_model*vocab
-    x52 = s**(-1.0)
-    x53 = n_ff_in + n_ff_out
-    x54 = n_layers*x53
-    x55 = d_model*d_ff_shared*n_sh*x54
-    x56 = ctx + x2 - 1/2
-    x57 = ctx + q_len - 1
-    x58 = ctx**2 - ctx
-    x59 = (1/2)/q_len
-    x60 = r_cmp**(-1.0)
-    x61 = x12*x8
-    x62 = d_model*p
-    x63 = numpy.sqrt(d_model)
-    x64 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x63/numpy.sqrt(d_ff)))
-    x65 = p_act*x61
-    x66 = x5*x61
-    x67 = n_pp*x4/hbm_bw
-    x68 = kv_win*numpy.minimum(ctx, ctx_win)
-    x69 = b*numpy.maximum(1, x14)
-    x70 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x71 = x63*x70
-    x72 = numpy.minimum(x14, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
-    x73 = x11*x65
-    x74 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x75 = x5*x74
-    x76 = sigma_attn*n_layers
-    x77 = d_head*n_q
-    x78 = c_kv + c_q
-    x79 = n_q + 2*n_q/g
-    x80 = d_head*x79
-    x81 = numpy.sqrt(x78)
-    x82 = numpy.minimum(x14, numpy.maximum(1, x70*x81/x63))
-    x83 = numpy.sqrt(d_head)
-    x84 = numpy.minimum(x14, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x83)))
-    x85 = p_act*x74
-    x86 = numpy.minimum(x14, numpy.maximum(1, x70*numpy.sqrt(x79)*x83/x81))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x55)) + x69*(st_cmp + ctx*(kv_idx + kv_bytes) + x68))), t_kernel*x0 + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x67*(n_experts*x54*(1 - (1 - x52)**x61)*(d_ff*x52*x64*x65 + d_ff*x62 + x30*x52*x66/x64) + p_emb*x51) + x67*(w_idx*p*x13 + n_sh*x53*x76*(d_ff_shared*x62 + d_ff_shared*x72*x73 + x75/x72) + x12*x69*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x60 + x68) + x76*(p*x78*x80 + x11*x66*x82 + x62*x77 + x62*x78 + x73*x77*x84 + x73*x78*x86 + x75/x84 + x78*x85/x82 + x80*x85/x86))), x4*(n_attn*x23 + 2*b*q_lm*x51 + x8*(2*n_ff*x52 + 2*x55) + x8*(f_idx*n_layers*x56*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + c_kv*n_q*x0*(x60*numpy.where(numpy.greater_equal(k_top, x57), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58))) + numpy.where(numpy.greater_equal(ctx_win, x57), x56, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58))))))/flops), numpy.inf)
+def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = (1/2)*q_len
+    x2 = b*x1
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = b*q_len
+    x8 = x5*x7
+    x9 = x0*x8
+    x10 = sigma_attn**(-1.0)
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = x10*x12
+    x14 = numpy.log(2)**(-1.0)
+    x15 = node_size**(-1.0)
+    x16 = numpy.ceil(x13*x15)
+    x17 = x14*numpy.log(x16)
+    x18 = x13/x16
+    x19 = bw_ar_intra**(-1.0)
+    x20 = numpy.maximum(x0*(x16 - 1), x16*x19*numpy.maximum(0, x18 - 1))
+    x21 = x20*x8
+    x22 = 2*x7
+    x23 = x22*x5
+    x24 = numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x21 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + x20*x23 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x21 + 23/2000000))
+    x25 = numpy.less_equal(s, x11*x2)
+    x26 = numpy.minimum(n_experts, x12)
+    x27 = numpy.where(x25, x26, 1)
+    x28 = x12/numpy.maximum(1, x27)
+    x29 = numpy.maximum(1, x28)
+    x30 = numpy.ceil(x15*x29)
+    x31 = x14*numpy.log(x30)
+    x32 = x30**(-1.0)
+    x33 = x29*x32
+    x34 = numpy.maximum(x0*(x30 - 1), x19*x30*numpy.maximum(0, x29*x32 - 1))
+    x35 = x34*x8
+    x36 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x37 = numpy.minimum(n_active, x27)
+    x38 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x15*x27)) + (1 - xi_ep)*numpy.ceil(x15*x37)
+    x39 = x38**(-1.0)
+    x40 = x37*x39
+    x41 = (1 - x10)*numpy.maximum(x0*x40*(x38 - 1), x19*x38*numpy.maximum(0, x37*x39 - 1))
+    x42 = x41*x8
+    x43 = x14*numpy.log(x38)
+    x44 = (3/5000000)*x40 + (1/200000)*x43 + 31/5000000
+    x45 = (1/800000)*x40 + (17/2000000)*x43 + 51/4000000
+    x46 = (7/250000)*x40 + (7/250000)*x43 - 7/250000
+    x47 = d_model*p_disp*x3*x41
+    x48 = x47*x7
+    x49 = n_layers*x24 + n_layers*numpy.where(numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x26, 1)), 1, x12*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x35 - 7/125000, (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x35 + 23/2000000), x23*x34 + (1/100000)*x31 + (3/2500000)*x33 + 7/1250000)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), x24 + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (10/19)*x42 + x45), x41*x6 + x46)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x48, x45 + (10/19)*x48), x2*x47 + x46)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x6 + 59/5000000)
+    x50 = d_model*vocab
+    x51 = s**(-1.0)
+    x52 = n_ff_in + n_ff_out
+    x53 = n_layers*x52
+    x54 = d_model*d_ff_shared*n_sh*x53
+    x55 = ctx + x1 - 1/2
+    x56 = 2*n_q
+    x57 = 2*d_rope
+    x58 = n_q*q_len
+    x59 = ctx + q_len - 1
+    x60 = ctx**2 - ctx
+    x61 = (1/2)/q_len
+    x62 = r_cmp**(-1.0)
+    x63 = x58*(4*c_kv + x57)*(x62*numpy.where(numpy.greater_equal(k_top, x59), x55, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x55, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))
+    x64 = x11*x7
+    x65 = d_model*p
+    x66 = numpy.sqrt(d_model)
+    x67 = numpy.maximum(1, numpy.minimum(x28, numpy.sqrt(x29)*x66/numpy.sqrt(d_ff)))
+    x68 = p_act*x64
+    x69 = x4*x64
+    x70 = n_pp*x3/hbm_bw
+    x71 = kv_win*numpy.minimum(ctx, ctx_win)
+    x72 = b*numpy.maximum(1, x13)
+    x73 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x74 = x66*x73
+    x75 = numpy.minimum(x13, numpy.maximum(1, x74/numpy.sqrt(d_ff_shared)))
+    x76 = x10*x68
+    x77 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x78 = x4*x77
+    x79 = sigma_attn*n_layers
+    x80 = d_head*n_q
+    x81 = c_kv + c_q
+    x82 = n_q + x56/g
+    x83 = d_head*x82
+    x84 = numpy.sqrt(x81)
+    x85 = numpy.minimum(x13, numpy.maximum(1, x73*x84/x66))
+    x86 = numpy.sqrt(d_head)
+    x87 = numpy.minimum(x13, numpy.maximum(1, x74/(numpy.sqrt(n_q)*x86)))
+    x88 = p_act*x77
+    x89 = numpy.minimum(x13, numpy.maximum(1, x73*numpy.sqrt(x82)*x86/x84))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x54)) + x72*(st_cmp + ctx*(kv_idx + kv_bytes) + x71))), 4*n_layers*t_kernel + x49*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x49, x3*(n_attn*x22 + 2*b*q_lm*x50 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x63, ctx*c_kv*x56*(d_head + d_nope) + x55*x58*(2*d_head + 2*d_nope + x57)), x63) + q_len*(f_idx*n_layers*x55*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x7*(2*n_ff*x51 + 2*x54))/flops), x70*(n_experts*x53*(1 - (1 - x51)**x64)*(d_ff*x51*x67*x68 + d_ff*x65 + x29*x51*x69/x67) + p_emb*x50) + x70*(w_idx*p*x12 + n_sh*x52*x79*(d_ff_shared*x65 + d_ff_shared*x75*x76 + x78/x75) + x11*x72*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x62 + x71) + x79*(p*x81*x83 + x10*x69*x85 + x65*x80 + x65*x81 + x76*x80*x87 + x76*x81*x89 + x78/x87 + x81*x88/x85 + x83*x88/x89))), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3869,7 +3915,7 @@ def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -3982,7 +4028,7 @@ def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -4087,70 +4133,73 @@ def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x1*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
-    x14 = numpy.maximum(1, x13)
-    x15 = numpy.ceil(x14/node_size)
-    x16 = numpy.log(x15)/numpy.log(2)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = x4*numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x14*x17 - 1)/bw_ar_intra)
-    x20 = x19*x6
-    x21 = 2*x6
-    x22 = n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + x19*x21 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_sh*x25
-    x27 = d_model*d_ff_shared*n_layers*x26
-    x28 = x11/sigma_attn
-    x29 = ctx + x1 - 1/2
-    x30 = ctx + q_len - 1
-    x31 = ctx**2 - ctx
-    x32 = (1/2)/q_len
-    x33 = r_cmp**(-1.0)
-    x34 = kv_win*numpy.minimum(ctx, ctx_win)
-    x35 = d_head*n_q
-    x36 = d_model*p
-    x37 = c_kv + c_q
-    x38 = x6*x8
-    x39 = p_act*x38
-    x40 = d_head*(n_q + 2*n_q/g)
-    x41 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
-    x42 = x24*x39
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x34) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x41*x42 + d_model*x14*x42/x41) + p*x37*x40 + x26*(d_ff_shared*x36 + x39*(d_model + d_ff_shared)) + x35*x36 + x36*x37 + x39*(d_model + x35) + x39*(d_model + x37) + x39*(x37 + x40)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x33 + x34))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2) + c_kv*n_q*x0*(x33*numpy.where(numpy.greater_equal(k_top, x30), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31))) + numpy.where(numpy.greater_equal(ctx_win, x30), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31))))))/flops), numpy.inf)
+def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = (1/2)*q_len
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2
+    x4 = x1*x3
+    x5 = b*q_len
+    x6 = x4*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x0*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
+    x13 = numpy.maximum(1, x12)
+    x14 = numpy.ceil(x13/node_size)
+    x15 = numpy.log(x14)/numpy.log(2)
+    x16 = x14**(-1.0)
+    x17 = x13*x16
+    x18 = x3*numpy.maximum(x1*(x14 - 1), x14*numpy.maximum(0, x13*x16 - 1)/bw_ar_intra)
+    x19 = x18*x5
+    x20 = 2*x5
+    x21 = n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x18*x20 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
+    x22 = d_model*vocab
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = n_sh*x24
+    x26 = d_model*d_ff_shared*n_layers*x25
+    x27 = x10/sigma_attn
+    x28 = ctx + x0 - 1/2
+    x29 = 2*n_q
+    x30 = 2*d_rope
+    x31 = n_q*q_len
+    x32 = ctx + q_len - 1
+    x33 = ctx**2 - ctx
+    x34 = (1/2)/q_len
+    x35 = r_cmp**(-1.0)
+    x36 = x31*(4*c_kv + x30)*(x35*numpy.where(numpy.greater_equal(k_top, x32), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x34*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x33))) + numpy.where(numpy.greater_equal(ctx_win, x32), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x34*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x33))))
+    x37 = kv_win*numpy.minimum(ctx, ctx_win)
+    x38 = d_head*n_q
+    x39 = d_model*p
+    x40 = c_kv + c_q
+    x41 = x5*x7
+    x42 = p_act*x41
+    x43 = d_head*(n_q + x29/g)
+    x44 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*numpy.sqrt(x13)/numpy.sqrt(d_ff)))
+    x45 = x23*x42
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x37) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x26))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x2*(n_attn*x20 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x36, ctx*c_kv*x29*(d_head + d_nope) + x28*x31*(2*d_head + 2*d_nope + x30)), x36) + q_len*(f_idx*n_layers*x28*(xi_idx*x27 - xi_idx + 1) + w_idx*(2*x27 - 2))) + x5*(2*n_ff*x23 + 2*x26))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x24*(1 - (1 - x23)**x41)*(d_ff*x39 + d_ff*x44*x45 + d_model*x13*x45/x44) + p*x40*x43 + x25*(d_ff_shared*x39 + x42*(d_model + d_ff_shared)) + x38*x39 + x39*x40 + x42*(d_model + x38) + x42*(d_model + x40) + x42*(x40 + x43)) + p_emb*x22 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x35 + x37))/hbm_bw), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -4169,270 +4218,276 @@ def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = n_gpu**(-1.0)
-    x3 = d_model*x2
-    x4 = p_act*x3
-    x5 = (1/2)*q_len
-    x6 = b*x5
-    x7 = x4*x6
-    x8 = b*q_len
-    x9 = p_act*x8
-    x10 = x3*x9
-    x11 = x1*x10
-    x12 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
-    x13 = n_pp**(-1.0)
-    x14 = b*x13
-    x15 = numpy.less_equal(s, x14*x5)
-    x16 = n_gpu*x13
-    x17 = numpy.minimum(n_experts, x16)
-    x18 = numpy.log(2)**(-1.0)
-    x19 = node_size**(-1.0)
-    x20 = numpy.where(x15, x17, 1)
-    x21 = x16/numpy.maximum(1, x20)
-    x22 = numpy.maximum(1, x21)
-    x23 = numpy.ceil(x19*x22)
-    x24 = x18*numpy.log(x23)
-    x25 = x23**(-1.0)
-    x26 = x22*x25
-    x27 = bw_ar_intra**(-1.0)
-    x28 = numpy.maximum(x1*(x23 - 1), x23*x27*numpy.maximum(0, x22*x25 - 1))
-    x29 = x10*x28
-    x30 = 2*x8
-    x31 = x30*x4
-    x32 = sigma_attn**(-1.0)
-    x33 = x16*x32
-    x34 = numpy.ceil(x19*x33)
-    x35 = x18*numpy.log(x34)
-    x36 = x33/x34
-    x37 = numpy.maximum(x1*(x34 - 1), x27*x34*numpy.maximum(0, x36 - 1))
-    x38 = x10*x37
-    x39 = numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x35 + (7/125000)*x36 + x38 - 7/125000, (17/1000000)*x35 + (1/400000)*x36 + (20/19)*x38 + 23/2000000), x31*x37 + (1/100000)*x35 + (3/2500000)*x36 + 7/1250000))
-    x40 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x41 = numpy.minimum(n_active, x20)
-    x42 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x19*x20)) + (1 - xi_ep)*numpy.ceil(x19*x41)
-    x43 = x42**(-1.0)
-    x44 = x41*x43
-    x45 = (1 - x32)*numpy.maximum(x1*x44*(x42 - 1), x27*x42*numpy.maximum(0, x41*x43 - 1))
-    x46 = x10*x45
-    x47 = x18*numpy.log(x42)
-    x48 = (3/5000000)*x44 + (1/200000)*x47 + 31/5000000
-    x49 = (1/800000)*x44 + (17/2000000)*x47 + 51/4000000
-    x50 = (7/250000)*x44 + (7/250000)*x47 - 7/250000
-    x51 = p_disp*x3*x45
-    x52 = x51*x8
-    x53 = d_model*vocab
-    x54 = p_emb*x53
-    x55 = n_ff_in + n_ff_out
-    x56 = s**(-1.0)
-    x57 = x13*x8
-    x58 = d_model*p
-    x59 = numpy.sqrt(d_model)
-    x60 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x59/numpy.sqrt(d_ff)))
-    x61 = p_act*x57
-    x62 = x56*x61
-    x63 = n_experts*x55*(1 - (1 - x56)**x57)*(d_ff*x58 + d_ff*x60*x62 + d_model*x22*x62/x60)
-    x64 = n_pp*x2/hbm_bw
-    x65 = w_idx*p*x16
-    x66 = numpy.maximum(1, x33)
-    x67 = kv_win*numpy.minimum(ctx, ctx_win)
-    x68 = r_cmp**(-1.0)
-    x69 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x68 + x67)
-    x70 = d_ff_shared*x58
-    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x72 = x59*x71
-    x73 = numpy.minimum(x33, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
-    x74 = x32*x61
-    x75 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x76 = d_model*x75
-    x77 = sigma_attn*n_layers
-    x78 = n_sh*x55
-    x79 = c_kv + c_q
-    x80 = numpy.sqrt(x79)
-    x81 = numpy.minimum(x33, numpy.maximum(1, x71*x80/x59))
-    x82 = numpy.sqrt(d_head)
-    x83 = n_q + 2*n_q/g
-    x84 = numpy.minimum(x33, numpy.maximum(1, x71*x82*numpy.sqrt(x83)/x80))
-    x85 = numpy.minimum(x33, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x82)))
+def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = n_gpu**(-1.0)
+    x2 = d_model*x1
+    x3 = p_act*x2
+    x4 = (1/2)*q_len
+    x5 = b*x4
+    x6 = x3*x5
+    x7 = b*q_len
+    x8 = p_act*x7
+    x9 = x2*x8
+    x10 = x0*x9
+    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
+    x12 = n_pp**(-1.0)
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x13*x4)
+    x15 = n_gpu*x12
+    x16 = numpy.minimum(n_experts, x15)
+    x17 = numpy.log(2)**(-1.0)
+    x18 = node_size**(-1.0)
+    x19 = numpy.where(x14, x16, 1)
+    x20 = x15/numpy.maximum(1, x19)
+    x21 = numpy.maximum(1, x20)
+    x22 = numpy.ceil(x18*x21)
+    x23 = x17*numpy.log(x22)
+    x24 = x22**(-1.0)
+    x25 = x21*x24
+    x26 = bw_ar_intra**(-1.0)
+    x27 = numpy.maximum(x0*(x22 - 1), x22*x26*numpy.maximum(0, x21*x24 - 1))
+    x28 = x27*x9
+    x29 = 2*x7
+    x30 = x29*x3
+    x31 = sigma_attn**(-1.0)
+    x32 = x15*x31
+    x33 = numpy.ceil(x18*x32)
+    x34 = x17*numpy.log(x33)
+    x35 = x32/x33
+    x36 = numpy.maximum(x0*(x33 - 1), x26*x33*numpy.maximum(0, x35 - 1))
+    x37 = x36*x9
+    x38 = numpy.where(numpy.less_equal(x32, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x34 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x34 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x30*x36 + (1/100000)*x34 + (3/2500000)*x35 + 7/1250000))
+    x39 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x40 = numpy.minimum(n_active, x19)
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x40)
+    x42 = x41**(-1.0)
+    x43 = x40*x42
+    x44 = (1 - x31)*numpy.maximum(x0*x43*(x41 - 1), x26*x41*numpy.maximum(0, x40*x42 - 1))
+    x45 = x44*x9
+    x46 = x17*numpy.log(x41)
+    x47 = (3/5000000)*x43 + (1/200000)*x46 + 31/5000000
+    x48 = (1/800000)*x43 + (17/2000000)*x46 + 51/4000000
+    x49 = (7/250000)*x43 + (7/250000)*x46 - 7/250000
+    x50 = p_disp*x2*x44
+    x51 = x50*x7
+    x52 = d_model*vocab
+    x53 = p_emb*x52
+    x54 = n_ff_in + n_ff_out
+    x55 = s**(-1.0)
+    x56 = x12*x7
+    x57 = d_model*p
+    x58 = numpy.sqrt(d_model)
+    x59 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x58/numpy.sqrt(d_ff)))
+    x60 = p_act*x56
+    x61 = x55*x60
+    x62 = n_experts*x54*(1 - (1 - x55)**x56)*(d_ff*x57 + d_ff*x59*x61 + d_model*x21*x61/x59)
+    x63 = n_pp*x1/hbm_bw
+    x64 = w_idx*p*x15
+    x65 = numpy.maximum(1, x32)
+    x66 = kv_win*numpy.minimum(ctx, ctx_win)
+    x67 = r_cmp**(-1.0)
+    x68 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x67 + x66)
+    x69 = d_ff_shared*x57
+    x70 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x71 = x58*x70
+    x72 = numpy.minimum(x32, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
+    x73 = x31*x60
+    x74 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x75 = d_model*x74
+    x76 = sigma_attn*n_layers
+    x77 = n_sh*x54
+    x78 = c_kv + c_q
+    x79 = numpy.sqrt(x78)
+    x80 = numpy.minimum(x32, numpy.maximum(1, x70*x79/x58))
+    x81 = numpy.sqrt(d_head)
+    x82 = 2*n_q
+    x83 = n_q + x82/g
+    x84 = numpy.minimum(x32, numpy.maximum(1, x70*x81*numpy.sqrt(x83)/x79))
+    x85 = numpy.minimum(x32, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x81)))
     x86 = d_head*n_q
     x87 = d_head*x83
-    x88 = p*x79*x87 + x58*x79 + x58*x86
-    x89 = d_model*d_ff_shared*n_layers*x78
-    x90 = ctx + x5 - 1/2
-    x91 = ctx + q_len - 1
-    x92 = ctx**2 - ctx
-    x93 = (1/2)/q_len
-    x94 = n_unembed*p_emb
-    x95 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x67)
-    x96 = n_attn + x89
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x79*x84 + x74*x85*x86 + x75*x79/x81 + x75*x87/x84 + x76/x85 + x88)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x89) + x8*(f_idx*n_layers*x90*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2) + c_kv*n_q*x0*(x68*numpy.where(numpy.greater_equal(k_top, x91), x90, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x93*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x92))) + numpy.where(numpy.greater_equal(ctx_win, x91), x90, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x93*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x92))))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x96) + x66*x95 + x94, x12, x64*(n_layers*(x61*(d_model + x79) + x61*(d_model + x86) + x61*(x79 + x87) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x88) + x54 + x65 + x69), p*(n_ff + w_idx*(x16 - 1) + x96) + x94 + x95
+    x88 = p*x78*x87 + x57*x78 + x57*x86
+    x89 = d_model*d_ff_shared*n_layers*x77
+    x90 = ctx + x4 - 1/2
+    x91 = 2*d_rope
+    x92 = n_q*q_len
+    x93 = ctx + q_len - 1
+    x94 = ctx**2 - ctx
+    x95 = (1/2)/q_len
+    x96 = x92*(4*c_kv + x91)*(x67*numpy.where(numpy.greater_equal(k_top, x93), x90, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x95*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x94))) + numpy.where(numpy.greater_equal(ctx_win, x93), x90, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x95*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x94))))
+    x97 = n_unembed*p_emb
+    x98 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x66)
+    x99 = n_attn + x89
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, x15), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x28 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + x27*x30 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x28 + 23/2000000)) + x11, n_layers*x38 + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), x38 + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x45 + x47, (10/19)*x45 + x48), x44*x6 + x49)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, x48 + (10/19)*x51), x49 + x5*x50)), 0), x63*(n_layers*x62 + x53) + x63*(x64 + x65*x68 + x76*x77*(d_ff_shared*x72*x73 + x69 + x75/x72) + x76*(d_model*x73*x80 + x73*x78*x84 + x73*x85*x86 + x74*x78/x80 + x74*x87/x84 + x75/x85 + x88)), x1*(n_attn*x29 + 2*b*q_lm*x52 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x96, ctx*c_kv*x82*(d_head + d_nope) + x90*x92*(2*d_head + 2*d_nope + x91)), x96) + q_len*(f_idx*n_layers*x90*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x7*(2*n_ff*x55 + 2*x89))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x99) + x65*x98 + x97, x11, x63*(n_layers*(x60*(d_model + x78) + x60*(d_model + x86) + x60*(x78 + x87) + x62 + x77*(x60*(d_model + d_ff_shared) + x69) + x88) + x53 + x64 + x68), p*(n_ff + w_idx*(x15 - 1) + x99) + x97 + x98
 
 
-def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = bw_ar_inter**(-1.0)
-    x4 = n_gpu**(-1.0)
-    x5 = d_model*x4
-    x6 = p_act*x5
-    x7 = (1/2)*q_len
-    x8 = b*x7
-    x9 = x6*x8
-    x10 = b*q_len
-    x11 = p_act*x10
-    x12 = x11*x5
-    x13 = x12*x3
-    x14 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x13 + 7/250000, (5/19)*x13 + 9/400000), x3*x9 + 59/5000000)
-    x15 = n_pp**(-1.0)
-    x16 = b*x15
-    x17 = numpy.less_equal(s, x16*x7)
-    x18 = n_gpu*x15
-    x19 = numpy.minimum(n_experts, x18)
-    x20 = numpy.maximum(1, x18/numpy.maximum(1, x19))
-    x21 = numpy.maximum(1, x18)
-    x22 = numpy.log(2)**(-1.0)
-    x23 = node_size**(-1.0)
-    x24 = numpy.where(x17, x19, 1)
-    x25 = x18/numpy.maximum(1, x24)
-    x26 = numpy.maximum(1, x25)
-    x27 = numpy.ceil(x23*x26)
-    x28 = x22*numpy.log(x27)
-    x29 = x27**(-1.0)
-    x30 = x26*x29
-    x31 = bw_ar_intra**(-1.0)
-    x32 = numpy.maximum(x3*(x27 - 1), x27*x31*numpy.maximum(0, x26*x29 - 1))
-    x33 = x12*x32
-    x34 = 2*x10
-    x35 = x34*x6
-    x36 = n_layers*numpy.where(numpy.where(x17, numpy.less_equal(x20, 1), numpy.less_equal(x21, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x28 + (7/125000)*x30 + x33 - 7/125000, (1/100000)*x28 + (3/2500000)*x30 + x32*x35 + 7/1250000), (17/1000000)*x28 + (1/400000)*x30 + (20/19)*x33 + 23/2000000)) + x14
-    x37 = d_model*vocab
-    x38 = s**(-1.0)
-    x39 = n_ff_in + n_ff_out
-    x40 = d_ff_shared*n_sh
-    x41 = d_model*n_layers*x39*x40
-    x42 = sigma_attn**(-1.0)
-    x43 = x18*x42
-    x44 = ctx + x7 - 1/2
-    x45 = ctx + q_len - 1
-    x46 = ctx**2 - ctx
-    x47 = (1/2)/q_len
-    x48 = r_cmp**(-1.0)
-    x49 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2) + c_kv*n_q*x0*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops
-    x50 = p_emb*x37
-    x51 = w_idx*p*x18
-    x52 = kv_win*numpy.minimum(ctx, ctx_win)
-    x53 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x52)
-    x54 = d_model*p
-    x55 = d_ff_shared*x54
-    x56 = x10*x15
-    x57 = p_act*x56
-    x58 = n_sh*x39
-    x59 = numpy.sqrt(d_model)
-    x60 = numpy.sqrt(x26)
-    x61 = numpy.maximum(1, numpy.minimum(x25, x59*x60/numpy.sqrt(d_ff)))
-    x62 = x38*x57
-    x63 = n_experts*x39*(1 - (1 - x38)**x56)*(d_ff*x54 + d_ff*x61*x62 + d_model*x26*x62/x61)
-    x64 = d_head*n_q
-    x65 = c_kv + c_q
-    x66 = n_q + 2*n_q/g
-    x67 = d_head*x66
-    x68 = p*x65*x67 + x54*x64 + x54*x65
-    x69 = n_pp*x4/hbm_bw
-    x70 = x69*(n_layers*(x57*(d_model + x64) + x57*(d_model + x65) + x57*(x65 + x67) + x58*(x55 + x57*(d_model + d_ff_shared)) + x63 + x68) + x50 + x51 + x53)
-    x71 = numpy.greater_equal(n_gpu, n_pp)
-    x72 = numpy.less_equal(n_pp, b)
-    x73 = hbm_cap*n_gpu
-    x74 = n_unembed*p_emb
-    x75 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
-    x76 = n_attn + x41
-    x77 = numpy.logical_and(numpy.logical_and(x71, x72), numpy.greater_equal(x73, p*(n_ff + w_idx*(x18 - 1) + x76) + x74 + x75))
-    x78 = numpy.ceil(x23*x43)
-    x79 = x22*numpy.log(x78)
-    x80 = x43/x78
-    x81 = numpy.maximum(x3*(x78 - 1), x31*x78*numpy.maximum(0, x80 - 1))
-    x82 = x12*x81
-    x83 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x79 + (7/125000)*x80 + x82 - 7/125000, (17/1000000)*x79 + (1/400000)*x80 + (20/19)*x82 + 23/2000000), x35*x81 + (1/100000)*x79 + (3/2500000)*x80 + 7/1250000))
-    x84 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x85 = numpy.minimum(n_active, x24)
-    x86 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x85)
-    x87 = x86**(-1.0)
-    x88 = x85*x87
-    x89 = (1 - x42)*numpy.maximum(x3*x88*(x86 - 1), x31*x86*numpy.maximum(0, x85*x87 - 1))
-    x90 = x12*x89
-    x91 = x22*numpy.log(x86)
-    x92 = (3/5000000)*x88 + (1/200000)*x91 + 31/5000000
-    x93 = (1/800000)*x88 + (17/2000000)*x91 + 51/4000000
-    x94 = (7/250000)*x88 + (7/250000)*x91 - 7/250000
-    x95 = p_disp*x5*x89
-    x96 = x10*x95
-    x97 = numpy.where(x84, 0, numpy.minimum(numpy.minimum(x90 + x92, (10/19)*x90 + x93), x89*x9 + x94)) + numpy.where(x84, 0, numpy.minimum(numpy.minimum(x92 + x96, x93 + (10/19)*x96), x8*x95 + x94))
-    x98 = numpy.where(x17, numpy.greater(x19, 1), False)
-    x99 = n_layers*x83 + n_layers*numpy.where(x98, x83 + x97, 0) + x36
-    x100 = numpy.maximum(1, x43)
-    x101 = numpy.sqrt(n_gpu)
-    x102 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x103 = x101*x102
-    x104 = x103*x59
-    x105 = numpy.minimum(x43, numpy.maximum(1, x104/numpy.sqrt(d_ff_shared)))
-    x106 = x42*x57
-    x107 = d_model*x11
-    x108 = n_gpu/(n_pp**2*sigma_attn**2)
-    x109 = x107*x108
-    x110 = sigma_attn*n_layers
-    x111 = numpy.sqrt(x65)
-    x112 = numpy.minimum(x43, numpy.maximum(1, x103*x111/x59))
-    x113 = numpy.sqrt(d_head)
-    x114 = numpy.minimum(x43, numpy.maximum(1, x103*x113*numpy.sqrt(x66)/x111))
-    x115 = numpy.minimum(x43, numpy.maximum(1, x104/(numpy.sqrt(n_q)*x113)))
-    x116 = x108*x11
-    x117 = x69*(n_layers*x63 + x50) + x69*(x100*x53 + x110*x58*(d_ff_shared*x105*x106 + x55 + x109/x105) + x110*(d_model*x106*x112 + x106*x114*x65 + x106*x115*x64 + x109/x115 + x68 + x116*x67/x114 + x116*x65/x112) + x51)
-    x118 = numpy.logical_and(numpy.logical_and(x71, x72), numpy.greater_equal(x73, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x76) + x100*x75 + x74))
-    x119 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
-    x120 = numpy.sqrt(x27)
-    x121 = x120**(-1.0)
-    x122 = numpy.maximum(x3*(x120 - 1), x120*x31*numpy.maximum(0, x121*x60 - 1))
-    x123 = n_ff_out*x122
-    x124 = x12*x123
-    x125 = x121*x60
-    x126 = x22*numpy.log(x120)
-    x127 = (7/125000)*x125 + (7/125000)*x126 - 7/125000
-    x128 = (3/2500000)*x125 + (1/100000)*x126 + 7/1250000
-    x129 = (1/400000)*x125 + (17/1000000)*x126 + 23/2000000
-    x130 = x11*x4
-    x131 = n_ff_in*x122*(d_ff*n_active + x40)
-    x132 = x130*x131
-    x133 = p_act*x34
-    x134 = x133*x4
-    x135 = n_layers*(numpy.where(x119, 0, numpy.minimum(numpy.minimum(x124 + x127, (20/19)*x124 + x129), x123*x35 + x128)) + numpy.where(x119, 0, numpy.minimum(numpy.minimum(x127 + x132, x128 + x131*x134), x129 + (20/19)*x132))) + x14
-    x136 = numpy.less_equal(x103, 1)
-    x137 = numpy.sqrt(x78)
-    x138 = x103/x137
-    x139 = numpy.maximum(x3*(x137 - 1), x137*x31*numpy.maximum(0, x138 - 1))
-    x140 = x12*x139
-    x141 = x22*numpy.log(x137)
-    x142 = (7/125000)*x138 + (7/125000)*x141 - 7/125000
-    x143 = (3/2500000)*x138 + (1/100000)*x141 + 7/1250000
-    x144 = (1/400000)*x138 + (17/1000000)*x141 + 23/2000000
-    x145 = x139*x67
-    x146 = x130*x145
-    x147 = x102*x139/x101
-    x148 = x107*x147
-    x149 = n_layers*(numpy.where(x136, 0, numpy.minimum(numpy.minimum(x140 + x142, (20/19)*x140 + x144), x139*x35 + x143)) + numpy.where(x136, 0, numpy.minimum(numpy.minimum(x142 + x146, x144 + (20/19)*x146), x134*x145 + x143))) + n_layers*numpy.where(x98, x97 + numpy.where(x136, 0, numpy.minimum(numpy.minimum(x142 + x148, x144 + (20/19)*x148), d_model*x133*x147 + x143)), 0) + x135
-    return numpy.where(x77, x1 + x2*x36 + numpy.maximum(numpy.maximum(x49, x70), omega_net*x36), numpy.inf), numpy.where(x118, x1 + x2*x99 + numpy.maximum(numpy.maximum(x117, x49), omega_net*x99), numpy.inf), numpy.where(x77, x1 + x135*x2 + numpy.maximum(numpy.maximum(x49, x70), omega_net*x135), numpy.inf), numpy.where(x118, x1 + x149*x2 + numpy.maximum(numpy.maximum(x117, x49), omega_net*x149), numpy.inf)
+def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = d_model*x3
+    x5 = p_act*x4
+    x6 = (1/2)*q_len
+    x7 = b*x6
+    x8 = x5*x7
+    x9 = b*q_len
+    x10 = p_act*x9
+    x11 = x10*x4
+    x12 = x11*x2
+    x13 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x12 + 7/250000, (5/19)*x12 + 9/400000), x2*x8 + 59/5000000)
+    x14 = n_pp**(-1.0)
+    x15 = b*x14
+    x16 = numpy.less_equal(s, x15*x6)
+    x17 = n_gpu*x14
+    x18 = numpy.minimum(n_experts, x17)
+    x19 = numpy.maximum(1, x17/numpy.maximum(1, x18))
+    x20 = numpy.maximum(1, x17)
+    x21 = numpy.log(2)**(-1.0)
+    x22 = node_size**(-1.0)
+    x23 = numpy.where(x16, x18, 1)
+    x24 = x17/numpy.maximum(1, x23)
+    x25 = numpy.maximum(1, x24)
+    x26 = numpy.ceil(x22*x25)
+    x27 = x21*numpy.log(x26)
+    x28 = x26**(-1.0)
+    x29 = x25*x28
+    x30 = bw_ar_intra**(-1.0)
+    x31 = numpy.maximum(x2*(x26 - 1), x26*x30*numpy.maximum(0, x25*x28 - 1))
+    x32 = x11*x31
+    x33 = 2*x9
+    x34 = x33*x5
+    x35 = n_layers*numpy.where(numpy.where(x16, numpy.less_equal(x19, 1), numpy.less_equal(x20, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x27 + (7/125000)*x29 + x32 - 7/125000, (1/100000)*x27 + (3/2500000)*x29 + x31*x34 + 7/1250000), (17/1000000)*x27 + (1/400000)*x29 + (20/19)*x32 + 23/2000000)) + x13
+    x36 = d_model*vocab
+    x37 = s**(-1.0)
+    x38 = n_ff_in + n_ff_out
+    x39 = d_ff_shared*n_sh
+    x40 = d_model*n_layers*x38*x39
+    x41 = sigma_attn**(-1.0)
+    x42 = x17*x41
+    x43 = ctx + x6 - 1/2
+    x44 = 2*n_q
+    x45 = 2*d_head
+    x46 = 2*d_rope
+    x47 = n_q*q_len
+    x48 = ctx + q_len - 1
+    x49 = ctx**2 - ctx
+    x50 = (1/2)/q_len
+    x51 = r_cmp**(-1.0)
+    x52 = x47*(4*c_kv + x46)*(x51*numpy.where(numpy.greater_equal(k_top, x48), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x43, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
+    x53 = x3*(n_attn*x33 + 2*b*q_lm*x36 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x52, ctx*c_kv*x44*(d_head + d_nope) + x43*x47*(2*d_nope + x45 + x46)), x52) + q_len*(f_idx*n_layers*x43*(xi_idx*x42 - xi_idx + 1) + w_idx*(2*x42 - 2))) + x9*(2*n_ff*x37 + 2*x40))/flops
+    x54 = p_emb*x36
+    x55 = w_idx*p*x17
+    x56 = kv_win*numpy.minimum(ctx, ctx_win)
+    x57 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x51 + x56)
+    x58 = d_model*p
+    x59 = d_ff_shared*x58
+    x60 = x14*x9
+    x61 = p_act*x60
+    x62 = n_sh*x38
+    x63 = numpy.sqrt(d_model)
+    x64 = numpy.sqrt(x25)
+    x65 = numpy.maximum(1, numpy.minimum(x24, x63*x64/numpy.sqrt(d_ff)))
+    x66 = x37*x61
+    x67 = n_experts*x38*(1 - (1 - x37)**x60)*(d_ff*x58 + d_ff*x65*x66 + d_model*x25*x66/x65)
+    x68 = d_head*n_q
+    x69 = c_kv + c_q
+    x70 = n_q + x44/g
+    x71 = d_head*x70
+    x72 = p*x69*x71 + x58*x68 + x58*x69
+    x73 = n_pp*x3/hbm_bw
+    x74 = x73*(n_layers*(x61*(d_model + x68) + x61*(d_model + x69) + x61*(x69 + x71) + x62*(x59 + x61*(d_model + d_ff_shared)) + x67 + x72) + x54 + x55 + x57)
+    x75 = numpy.greater_equal(n_gpu, n_pp)
+    x76 = numpy.less_equal(n_pp, b)
+    x77 = hbm_cap*n_gpu
+    x78 = n_unembed*p_emb
+    x79 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
+    x80 = n_attn + x40
+    x81 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*(x17 - 1) + x80) + x78 + x79))
+    x82 = numpy.ceil(x22*x42)
+    x83 = x21*numpy.log(x82)
+    x84 = x42/x82
+    x85 = numpy.maximum(x2*(x82 - 1), x30*x82*numpy.maximum(0, x84 - 1))
+    x86 = x11*x85
+    x87 = numpy.where(numpy.less_equal(x42, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x83 + (7/125000)*x84 + x86 - 7/125000, (17/1000000)*x83 + (1/400000)*x84 + (20/19)*x86 + 23/2000000), x34*x85 + (1/100000)*x83 + (3/2500000)*x84 + 7/1250000))
+    x88 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x89 = numpy.minimum(n_active, x23)
+    x90 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x22*x23)) + (1 - xi_ep)*numpy.ceil(x22*x89)
+    x91 = x90**(-1.0)
+    x92 = x89*x91
+    x93 = (1 - x41)*numpy.maximum(x2*x92*(x90 - 1), x30*x90*numpy.maximum(0, x89*x91 - 1))
+    x94 = x11*x93
+    x95 = x21*numpy.log(x90)
+    x96 = (3/5000000)*x92 + (1/200000)*x95 + 31/5000000
+    x97 = (1/800000)*x92 + (17/2000000)*x95 + 51/4000000
+    x98 = (7/250000)*x92 + (7/250000)*x95 - 7/250000
+    x99 = p_disp*x4*x93
+    x100 = x9*x99
+    x101 = numpy.where(x88, 0, numpy.minimum(numpy.minimum(x100 + x96, (10/19)*x100 + x97), x7*x99 + x98)) + numpy.where(x88, 0, numpy.minimum(numpy.minimum(x94 + x96, (10/19)*x94 + x97), x8*x93 + x98))
+    x102 = numpy.where(x16, numpy.greater(x18, 1), False)
+    x103 = n_layers*x87 + n_layers*numpy.where(x102, x101 + x87, 0) + x35
+    x104 = numpy.maximum(1, x42)
+    x105 = numpy.sqrt(n_gpu)
+    x106 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x107 = x105*x106
+    x108 = x107*x63
+    x109 = numpy.minimum(x42, numpy.maximum(1, x108/numpy.sqrt(d_ff_shared)))
+    x110 = x41*x61
+    x111 = d_model*x10
+    x112 = n_gpu/(n_pp**2*sigma_attn**2)
+    x113 = x111*x112
+    x114 = sigma_attn*n_layers
+    x115 = numpy.sqrt(x69)
+    x116 = numpy.minimum(x42, numpy.maximum(1, x107*x115/x63))
+    x117 = numpy.sqrt(d_head)
+    x118 = numpy.minimum(x42, numpy.maximum(1, x107*x117*numpy.sqrt(x70)/x115))
+    x119 = numpy.minimum(x42, numpy.maximum(1, x108/(numpy.sqrt(n_q)*x117)))
+    x120 = x10*x112
+    x121 = x73*(n_layers*x67 + x54) + x73*(x104*x57 + x114*x62*(d_ff_shared*x109*x110 + x59 + x113/x109) + x114*(d_model*x110*x116 + x110*x118*x69 + x110*x119*x68 + x113/x119 + x72 + x120*x71/x118 + x120*x69/x116) + x55)
+    x122 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*x80) + x104*x79 + x78))
+    x123 = numpy.where(x16, numpy.less_equal(numpy.sqrt(x19), 1), numpy.less_equal(numpy.sqrt(x20), 1))
+    x124 = numpy.sqrt(x26)
+    x125 = x124**(-1.0)
+    x126 = numpy.maximum(x2*(x124 - 1), x124*x30*numpy.maximum(0, x125*x64 - 1))
+    x127 = n_ff_out*x126
+    x128 = x11*x127
+    x129 = x125*x64
+    x130 = x21*numpy.log(x124)
+    x131 = (7/125000)*x129 + (7/125000)*x130 - 7/125000
+    x132 = (3/2500000)*x129 + (1/100000)*x130 + 7/1250000
+    x133 = (1/400000)*x129 + (17/1000000)*x130 + 23/2000000
+    x134 = x10*x3
+    x135 = n_ff_in*x126*(d_ff*n_active + x39)
+    x136 = x134*x135
+    x137 = p_act*x33
+    x138 = n_layers*(numpy.where(x123, 0, numpy.minimum(numpy.minimum(x128 + x131, (20/19)*x128 + x133), x127*x34 + x132)) + numpy.where(x123, 0, numpy.minimum(numpy.minimum(x131 + x136, x133 + (20/19)*x136), x132 + x135*x137*x3))) + x13
+    x139 = numpy.less_equal(x107, 1)
+    x140 = numpy.sqrt(x82)
+    x141 = x107/x140
+    x142 = numpy.maximum(x2*(x140 - 1), x140*x30*numpy.maximum(0, x141 - 1))
+    x143 = x11*x142
+    x144 = x21*numpy.log(x140)
+    x145 = (7/125000)*x141 + (7/125000)*x144 - 7/125000
+    x146 = (3/2500000)*x141 + (1/100000)*x144 + 7/1250000
+    x147 = (1/400000)*x141 + (17/1000000)*x144 + 23/2000000
+    x148 = x134*x142
+    x149 = x148*x71
+    x150 = x106*x142/x105
+    x151 = x111*x150
+    x152 = n_layers*(numpy.where(x139, 0, numpy.minimum(numpy.minimum(x143 + x145, (20/19)*x143 + x147), x142*x34 + x146)) + numpy.where(x139, 0, numpy.minimum(numpy.minimum(x145 + x149, x147 + (20/19)*x149), x146 + x148*x45*x70))) + n_layers*numpy.where(x102, x101 + numpy.where(x139, 0, numpy.minimum(numpy.minimum(x145 + x151, x147 + (20/19)*x151), d_model*x137*x150 + x146)), 0) + x138
+    return numpy.where(x81, x0 + x1*x35 + numpy.maximum(numpy.maximum(x53, x74), omega_net*x35), numpy.inf), numpy.where(x122, x0 + x1*x103 + numpy.maximum(numpy.maximum(x121, x53), omega_net*x103), numpy.inf), numpy.where(x81, x0 + x1*x138 + numpy.maximum(numpy.maximum(x53, x74), omega_net*x138), numpy.inf), numpy.where(x122, x0 + x1*x152 + numpy.maximum(numpy.maximum(x121, x53), omega_net*x152), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -4480,7 +4535,7 @@ def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
 
 
-def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4508,7 +4563,7 @@ def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4539,7 +4594,7 @@ def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4551,27 +4606,30 @@ def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4634,7 +4692,7 @@ def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -4670,136 +4728,142 @@ def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*p_act
-    x3 = n_gpu**(-1.0)
-    x4 = (1/2)*q_len
-    x5 = b*x4
-    x6 = x3*x5
-    x7 = x2*x6
-    x8 = b*q_len
-    x9 = x3*x8
-    x10 = x2*x9
-    x11 = x1*x10
-    x12 = numpy.sqrt(n_gpu)
-    x13 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x14 = x12*x13
-    x15 = numpy.less_equal(x14, 1)
-    x16 = node_size**(-1.0)
-    x17 = sigma_attn**(-1.0)
-    x18 = n_pp**(-1.0)
-    x19 = n_gpu*x18
-    x20 = x17*x19
-    x21 = numpy.sqrt(numpy.ceil(x16*x20))
-    x22 = bw_ar_intra**(-1.0)
-    x23 = x14/x21
-    x24 = numpy.maximum(x1*(x21 - 1), x21*x22*numpy.maximum(0, x23 - 1))
-    x25 = x2*x24
-    x26 = x25*x9
-    x27 = numpy.log(2)**(-1.0)
-    x28 = x27*numpy.log(x21)
-    x29 = (7/125000)*x23 + (7/125000)*x28 - 7/125000
-    x30 = 2*x8
-    x31 = x3*x30
-    x32 = (3/2500000)*x23 + (1/100000)*x28 + 7/1250000
-    x33 = (1/400000)*x23 + (17/1000000)*x28 + 23/2000000
-    x34 = p_act*x9
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = x24*x36
-    x38 = x34*x37
-    x39 = p_act*x31
-    x40 = numpy.less_equal(s, x18*x5)
-    x41 = numpy.minimum(n_experts, x19)
-    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x19, 1), numpy.less_equal(x19/x41, 1)), 1, numpy.sqrt(x19*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x19, 1), 1, numpy.sqrt(x19)), 1))
+def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = d_model*p_act
+    x2 = n_gpu**(-1.0)
+    x3 = (1/2)*q_len
+    x4 = b*x3
+    x5 = x2*x4
+    x6 = x1*x5
+    x7 = b*q_len
+    x8 = x2*x7
+    x9 = x1*x8
+    x10 = x0*x9
+    x11 = numpy.sqrt(n_gpu)
+    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x13 = x11*x12
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = sigma_attn**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = n_gpu*x17
+    x19 = x16*x18
+    x20 = numpy.sqrt(numpy.ceil(x15*x19))
+    x21 = bw_ar_intra**(-1.0)
+    x22 = x13/x20
+    x23 = numpy.maximum(x0*(x20 - 1), x20*x21*numpy.maximum(0, x22 - 1))
+    x24 = x1*x23
+    x25 = x24*x8
+    x26 = numpy.log(2)**(-1.0)
+    x27 = x26*numpy.log(x20)
+    x28 = (7/125000)*x22 + (7/125000)*x27 - 7/125000
+    x29 = 2*x7
+    x30 = x2*x29
+    x31 = (3/2500000)*x22 + (1/100000)*x27 + 7/1250000
+    x32 = (1/400000)*x22 + (17/1000000)*x27 + 23/2000000
+    x33 = 2*n_q
+    x34 = n_q + x33/g
+    x35 = d_head*x34
+    x36 = p_act*x8
+    x37 = x23*x36
+    x38 = x35*x37
+    x39 = 2*d_head
+    x40 = numpy.less_equal(s, x17*x4)
+    x41 = numpy.minimum(n_experts, x18)
+    x42 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x41, 1), numpy.less_equal(x18, 1), numpy.less_equal(x18/x41, 1)), 1, numpy.sqrt(x18*numpy.where(numpy.less_equal(x41, 1), 1, x41**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x18, 1), 1, numpy.sqrt(x18)), 1))
     x43 = numpy.where(x40, x41, 1)
-    x44 = x19/numpy.maximum(1, x43)
+    x44 = x18/numpy.maximum(1, x43)
     x45 = numpy.maximum(1, x44)
-    x46 = numpy.sqrt(numpy.ceil(x16*x45))
+    x46 = numpy.sqrt(numpy.ceil(x15*x45))
     x47 = numpy.sqrt(x45)
     x48 = x46**(-1.0)
-    x49 = numpy.maximum(x1*(x46 - 1), x22*x46*numpy.maximum(0, x47*x48 - 1))
+    x49 = numpy.maximum(x0*(x46 - 1), x21*x46*numpy.maximum(0, x47*x48 - 1))
     x50 = n_ff_out*x49
-    x51 = x10*x50
+    x51 = x50*x9
     x52 = x47*x48
-    x53 = x27*numpy.log(x46)
+    x53 = x26*numpy.log(x46)
     x54 = (7/125000)*x52 + (7/125000)*x53 - 7/125000
     x55 = (3/2500000)*x52 + (1/100000)*x53 + 7/1250000
     x56 = (1/400000)*x52 + (17/1000000)*x53 + 23/2000000
     x57 = d_ff_shared*n_sh
     x58 = n_ff_in*x49*(d_ff*n_active + x57)
-    x59 = x34*x58
-    x60 = x13*x25/x12
-    x61 = x60*x8
-    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x59 = x36*x58
+    x60 = x12*x24/x11
+    x61 = x60*x7
+    x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x63 = numpy.minimum(n_active, x43)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x16*x43)) + (1 - xi_ep)*numpy.ceil(x16*x63)
+    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
     x65 = x64**(-1.0)
     x66 = x63*x65
-    x67 = (1 - x17)*numpy.maximum(x1*x66*(x64 - 1), x22*x64*numpy.maximum(0, x63*x65 - 1))
-    x68 = x10*x67
-    x69 = x27*numpy.log(x64)
+    x67 = (1 - x16)*numpy.maximum(x0*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
+    x68 = x67*x9
+    x69 = x26*numpy.log(x64)
     x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
     x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
     x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
     x73 = d_model*p_disp*x67
-    x74 = x73*x9
-    x75 = n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x29, (20/19)*x26 + x33), x25*x31 + x32)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x38, x32 + x37*x39), x33 + (20/19)*x38))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x31*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x39*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x61, x33 + (20/19)*x61), x30*x60 + x32)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x67*x7 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x6*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
+    x74 = x73*x8
+    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x38, x32 + (20/19)*x38), x31 + x34*x37*x39))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x1*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), p_act*x30*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
     x76 = d_model*vocab
     x77 = s**(-1.0)
     x78 = n_ff_in + n_ff_out
     x79 = n_layers*x78
     x80 = d_model*x57*x79
-    x81 = ctx + x4 - 1/2
-    x82 = ctx + q_len - 1
-    x83 = ctx**2 - ctx
-    x84 = (1/2)/q_len
-    x85 = r_cmp**(-1.0)
-    x86 = x18*x8
-    x87 = d_model*p
-    x88 = numpy.sqrt(d_model)
-    x89 = numpy.maximum(1, numpy.minimum(x44, x47*x88/numpy.sqrt(d_ff)))
-    x90 = p_act*x86
-    x91 = x2*x86
-    x92 = n_pp*x3/hbm_bw
-    x93 = kv_win*numpy.minimum(ctx, ctx_win)
-    x94 = b*numpy.maximum(1, x20)
-    x95 = x14*x88
-    x96 = numpy.minimum(x20, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
-    x97 = x17*x90
-    x98 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x99 = x2*x98
-    x100 = sigma_attn*n_layers
-    x101 = d_head*n_q
-    x102 = c_kv + c_q
-    x103 = numpy.sqrt(x102)
-    x104 = numpy.minimum(x20, numpy.maximum(1, x103*x14/x88))
-    x105 = numpy.sqrt(d_head)
-    x106 = numpy.minimum(x20, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x105)))
-    x107 = p_act*x98
-    x108 = numpy.minimum(x20, numpy.maximum(1, x105*x14*numpy.sqrt(x35)/x103))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x80)) + x94*(st_cmp + ctx*(kv_idx + kv_bytes) + x93))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x92*(n_experts*x79*(1 - (1 - x77)**x86)*(d_ff*x77*x89*x90 + d_ff*x87 + x45*x77*x91/x89) + p_emb*x76) + x92*(w_idx*p*x19 + n_sh*x100*x78*(d_ff_shared*x87 + d_ff_shared*x96*x97 + x99/x96) + x100*(p*x102*x36 + x101*x106*x97 + x101*x87 + x102*x108*x97 + x102*x87 + x102*x107/x104 + x104*x17*x91 + x107*x36/x108 + x99/x106) + x18*x94*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x85 + x93))), x3*(n_attn*x30 + 2*b*q_lm*x76 + x8*(2*n_ff*x77 + 2*x80) + x8*(f_idx*n_layers*x81*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + c_kv*n_q*x0*(x85*numpy.where(numpy.greater_equal(k_top, x82), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83))) + numpy.where(numpy.greater_equal(ctx_win, x82), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83))))))/flops), numpy.inf)
+    x81 = ctx + x3 - 1/2
+    x82 = 2*d_rope
+    x83 = n_q*q_len
+    x84 = ctx + q_len - 1
+    x85 = ctx**2 - ctx
+    x86 = (1/2)/q_len
+    x87 = r_cmp**(-1.0)
+    x88 = x83*(4*c_kv + x82)*(x87*numpy.where(numpy.greater_equal(k_top, x84), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x86*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x85))) + numpy.where(numpy.greater_equal(ctx_win, x84), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x86*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x85))))
+    x89 = x17*x7
+    x90 = d_model*p
+    x91 = numpy.sqrt(d_model)
+    x92 = numpy.maximum(1, numpy.minimum(x44, x47*x91/numpy.sqrt(d_ff)))
+    x93 = p_act*x89
+    x94 = x1*x89
+    x95 = n_pp*x2/hbm_bw
+    x96 = kv_win*numpy.minimum(ctx, ctx_win)
+    x97 = b*numpy.maximum(1, x19)
+    x98 = x13*x91
+    x99 = numpy.minimum(x19, numpy.maximum(1, x98/numpy.sqrt(d_ff_shared)))
+    x100 = x16*x93
+    x101 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x102 = x1*x101
+    x103 = sigma_attn*n_layers
+    x104 = d_head*n_q
+    x105 = c_kv + c_q
+    x106 = numpy.sqrt(x105)
+    x107 = numpy.minimum(x19, numpy.maximum(1, x106*x13/x91))
+    x108 = numpy.sqrt(d_head)
+    x109 = numpy.minimum(x19, numpy.maximum(1, x98/(numpy.sqrt(n_q)*x108)))
+    x110 = p_act*x101
+    x111 = numpy.minimum(x19, numpy.maximum(1, x108*x13*numpy.sqrt(x34)/x106))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)) + x97*(st_cmp + ctx*(kv_idx + kv_bytes) + x96))), 4*n_layers*t_kernel + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x2*(n_attn*x29 + 2*b*q_lm*x76 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x88, ctx*c_kv*x33*(d_head + d_nope) + x81*x83*(2*d_nope + x39 + x82)), x88) + q_len*(f_idx*n_layers*x81*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2))) + x7*(2*n_ff*x77 + 2*x80))/flops), x95*(n_experts*x79*(1 - (1 - x77)**x89)*(d_ff*x77*x92*x93 + d_ff*x90 + x45*x77*x94/x92) + p_emb*x76) + x95*(w_idx*p*x18 + n_sh*x103*x78*(d_ff_shared*x100*x99 + d_ff_shared*x90 + x102/x99) + x103*(p*x105*x35 + x100*x104*x109 + x100*x105*x111 + x102/x109 + x104*x90 + x105*x90 + x105*x110/x107 + x107*x16*x94 + x110*x35/x111) + x17*x97*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x87 + x96))), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4827,7 +4891,7 @@ def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4980,7 +5044,7 @@ def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -5128,80 +5192,83 @@ def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
     return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
-    x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x1*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
-    x14 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
-    x15 = numpy.maximum(1, x14)
-    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
-    x17 = numpy.sqrt(x15)
-    x18 = x16**(-1.0)
-    x19 = numpy.maximum(x2*(x16 - 1), x16*numpy.maximum(0, x17*x18 - 1)/bw_ar_intra)
-    x20 = x19*x6
-    x21 = n_ff_out*x4
-    x22 = x20*x21
-    x23 = x17*x18
-    x24 = numpy.log(x16)/numpy.log(2)
-    x25 = (7/125000)*x23 + (7/125000)*x24 - 7/125000
-    x26 = 2*x6
-    x27 = x19*x26
-    x28 = (3/2500000)*x23 + (1/100000)*x24 + 7/1250000
-    x29 = (1/400000)*x23 + (17/1000000)*x24 + 23/2000000
-    x30 = d_ff_shared*n_sh
-    x31 = n_ff_in*p_act*x3*(d_ff*n_active + x30)
-    x32 = x20*x31
-    x33 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x22 + x25, (20/19)*x22 + x29), x21*x27 + x28)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x25 + x32, x29 + (20/19)*x32), x27*x31 + x28))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x34 = d_model*vocab
-    x35 = s**(-1.0)
-    x36 = n_ff_in + n_ff_out
-    x37 = d_model*n_layers*x30*x36
-    x38 = x11/sigma_attn
-    x39 = ctx + x1 - 1/2
-    x40 = ctx + q_len - 1
-    x41 = ctx**2 - ctx
-    x42 = (1/2)/q_len
-    x43 = r_cmp**(-1.0)
-    x44 = kv_win*numpy.minimum(ctx, ctx_win)
-    x45 = d_head*n_q
-    x46 = d_model*p
-    x47 = c_kv + c_q
-    x48 = x6*x8
-    x49 = p_act*x48
-    x50 = d_head*(n_q + 2*n_q/g)
-    x51 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
-    x52 = x35*x49
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x48)*(d_ff*x46 + d_ff*x51*x52 + d_model*x15*x52/x51) + n_sh*x36*(d_ff_shared*x46 + x49*(d_model + d_ff_shared)) + p*x47*x50 + x45*x46 + x46*x47 + x49*(d_model + x45) + x49*(d_model + x47) + x49*(x47 + x50)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x44))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x39*(xi_idx*x38 - xi_idx + 1) + w_idx*(2*x38 - 2) + c_kv*n_q*x0*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
+def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = (1/2)*q_len
+    x1 = bw_ar_inter**(-1.0)
+    x2 = n_gpu**(-1.0)
+    x3 = d_model*p_act*x2
+    x4 = x1*x3
+    x5 = b*q_len
+    x6 = x4*x5
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x0*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x13 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
+    x14 = numpy.maximum(1, x13)
+    x15 = numpy.sqrt(numpy.ceil(x14/node_size))
+    x16 = numpy.sqrt(x14)
+    x17 = x15**(-1.0)
+    x18 = numpy.maximum(x1*(x15 - 1), x15*numpy.maximum(0, x16*x17 - 1)/bw_ar_intra)
+    x19 = x18*x5
+    x20 = n_ff_out*x3
+    x21 = x19*x20
+    x22 = x16*x17
+    x23 = numpy.log(x15)/numpy.log(2)
+    x24 = (7/125000)*x22 + (7/125000)*x23 - 7/125000
+    x25 = 2*x5
+    x26 = x18*x25
+    x27 = (3/2500000)*x22 + (1/100000)*x23 + 7/1250000
+    x28 = (1/400000)*x22 + (17/1000000)*x23 + 23/2000000
+    x29 = d_ff_shared*n_sh
+    x30 = n_ff_in*p_act*x2*(d_ff*n_active + x29)
+    x31 = x19*x30
+    x32 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x28), x20*x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x31, x28 + (20/19)*x31), x26*x30 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
+    x33 = d_model*vocab
+    x34 = s**(-1.0)
+    x35 = n_ff_in + n_ff_out
+    x36 = d_model*n_layers*x29*x35
+    x37 = x10/sigma_attn
+    x38 = ctx + x0 - 1/2
+    x39 = 2*n_q
+    x40 = 2*d_rope
+    x41 = n_q*q_len
+    x42 = ctx + q_len - 1
+    x43 = ctx**2 - ctx
+    x44 = (1/2)/q_len
+    x45 = r_cmp**(-1.0)
+    x46 = x41*(4*c_kv + x40)*(x45*numpy.where(numpy.greater_equal(k_top, x42), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))
+    x47 = kv_win*numpy.minimum(ctx, ctx_win)
+    x48 = d_head*n_q
+    x49 = d_model*p
+    x50 = c_kv + c_q
+    x51 = x5*x7
+    x52 = p_act*x51
+    x53 = d_head*(n_q + x39/g)
+    x54 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x16/numpy.sqrt(d_ff)))
+    x55 = x34*x52
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x47) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x36))), 4*n_layers*t_kernel + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(n_attn*x25 + 2*b*q_lm*x33 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x46, ctx*c_kv*x39*(d_head + d_nope) + x38*x41*(2*d_head + 2*d_nope + x40)), x46) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x5*(2*n_ff*x34 + 2*x36))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x35*(1 - (1 - x34)**x51)*(d_ff*x49 + d_ff*x54*x55 + d_model*x14*x55/x54) + n_sh*x35*(d_ff_shared*x49 + x52*(d_model + d_ff_shared)) + p*x50*x53 + x48*x49 + x49*x50 + x52*(d_model + x48) + x52*(d_model + x50) + x52*(x50 + x53)) + p_emb*x33 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x47))/hbm_bw), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5220,146 +5287,150 @@ def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = bw_ar_inter**(-1.0)
-    x2 = d_model*x1
-    x3 = n_gpu**(-1.0)
-    x4 = p_act*x3
-    x5 = (1/2)*q_len
-    x6 = b*x5
-    x7 = x4*x6
-    x8 = b*q_len
-    x9 = x4*x8
-    x10 = x2*x9
-    x11 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x2*x7 + 59/5000000)
-    x12 = n_pp**(-1.0)
-    x13 = b*x12
-    x14 = numpy.less_equal(s, x13*x5)
-    x15 = n_gpu*x12
-    x16 = numpy.minimum(n_experts, x15)
-    x17 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, numpy.sqrt(x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, numpy.sqrt(x15)), 1))
-    x18 = node_size**(-1.0)
-    x19 = numpy.where(x14, x16, 1)
-    x20 = x15/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = numpy.sqrt(numpy.ceil(x18*x21))
-    x23 = bw_ar_intra**(-1.0)
-    x24 = numpy.sqrt(x21)
-    x25 = x22**(-1.0)
-    x26 = numpy.maximum(x1*(x22 - 1), x22*x23*numpy.maximum(0, x24*x25 - 1))
-    x27 = x26*x9
-    x28 = d_model*n_ff_out
-    x29 = x27*x28
-    x30 = x24*x25
-    x31 = numpy.log(2)**(-1.0)
-    x32 = x31*numpy.log(x22)
-    x33 = (7/125000)*x30 + (7/125000)*x32 - 7/125000
-    x34 = 2*x8
-    x35 = x34*x4
-    x36 = x26*x35
-    x37 = (3/2500000)*x30 + (1/100000)*x32 + 7/1250000
-    x38 = (1/400000)*x30 + (17/1000000)*x32 + 23/2000000
-    x39 = d_ff_shared*n_sh
-    x40 = n_ff_in*(d_ff*n_active + x39)
-    x41 = x27*x40
-    x42 = numpy.sqrt(n_gpu)
-    x43 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = x42*x43
-    x45 = numpy.less_equal(x44, 1)
-    x46 = sigma_attn**(-1.0)
-    x47 = x15*x46
-    x48 = numpy.sqrt(numpy.ceil(x18*x47))
-    x49 = x44/x48
-    x50 = numpy.maximum(x1*(x48 - 1), x23*x48*numpy.maximum(0, x49 - 1))
-    x51 = d_model*x50
-    x52 = x51*x9
-    x53 = x31*numpy.log(x48)
-    x54 = (7/125000)*x49 + (7/125000)*x53 - 7/125000
-    x55 = (3/2500000)*x49 + (1/100000)*x53 + 7/1250000
-    x56 = (1/400000)*x49 + (17/1000000)*x53 + 23/2000000
-    x57 = n_q + 2*n_q/g
+def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = bw_ar_inter**(-1.0)
+    x1 = d_model*x0
+    x2 = n_gpu**(-1.0)
+    x3 = p_act*x2
+    x4 = (1/2)*q_len
+    x5 = b*x4
+    x6 = x3*x5
+    x7 = b*q_len
+    x8 = x3*x7
+    x9 = x1*x8
+    x10 = (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000)
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, x12*x4)
+    x14 = n_gpu*x11
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, numpy.sqrt(x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, numpy.sqrt(x14)), 1))
+    x17 = node_size**(-1.0)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.sqrt(numpy.ceil(x17*x20))
+    x22 = bw_ar_intra**(-1.0)
+    x23 = numpy.sqrt(x20)
+    x24 = x21**(-1.0)
+    x25 = numpy.maximum(x0*(x21 - 1), x21*x22*numpy.maximum(0, x23*x24 - 1))
+    x26 = x25*x8
+    x27 = d_model*n_ff_out
+    x28 = x26*x27
+    x29 = x23*x24
+    x30 = numpy.log(2)**(-1.0)
+    x31 = x30*numpy.log(x21)
+    x32 = (7/125000)*x29 + (7/125000)*x31 - 7/125000
+    x33 = 2*x7
+    x34 = x3*x33
+    x35 = x25*x34
+    x36 = (3/2500000)*x29 + (1/100000)*x31 + 7/1250000
+    x37 = (1/400000)*x29 + (17/1000000)*x31 + 23/2000000
+    x38 = d_ff_shared*n_sh
+    x39 = n_ff_in*(d_ff*n_active + x38)
+    x40 = x26*x39
+    x41 = numpy.sqrt(n_gpu)
+    x42 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x41*x42
+    x44 = numpy.less_equal(x43, 1)
+    x45 = sigma_attn**(-1.0)
+    x46 = x14*x45
+    x47 = numpy.sqrt(numpy.ceil(x17*x46))
+    x48 = x43/x47
+    x49 = numpy.maximum(x0*(x47 - 1), x22*x47*numpy.maximum(0, x48 - 1))
+    x50 = d_model*x49
+    x51 = x50*x8
+    x52 = x30*numpy.log(x47)
+    x53 = (7/125000)*x48 + (7/125000)*x52 - 7/125000
+    x54 = (3/2500000)*x48 + (1/100000)*x52 + 7/1250000
+    x55 = (1/400000)*x48 + (17/1000000)*x52 + 23/2000000
+    x56 = 2*n_q
+    x57 = n_q + x56/g
     x58 = d_head*x57
-    x59 = x50*x58
-    x60 = x59*x9
-    x61 = p_act*x8
-    x62 = x43*x51/x42
-    x63 = x61*x62
-    x64 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x65 = numpy.minimum(n_active, x19)
-    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x65)
-    x67 = x66**(-1.0)
-    x68 = x65*x67
-    x69 = d_model*(1 - x46)*numpy.maximum(x1*x68*(x66 - 1), x23*x66*numpy.maximum(0, x65*x67 - 1))
-    x70 = x69*x9
-    x71 = x31*numpy.log(x66)
-    x72 = (3/5000000)*x68 + (1/200000)*x71 + 31/5000000
-    x73 = (1/800000)*x68 + (17/2000000)*x71 + 51/4000000
-    x74 = (7/250000)*x68 + (7/250000)*x71 - 7/250000
-    x75 = p_disp*x3*x69
-    x76 = x75*x8
-    x77 = d_model*vocab
-    x78 = p_emb*x77
-    x79 = n_ff_in + n_ff_out
-    x80 = s**(-1.0)
-    x81 = x12*x8
-    x82 = d_model*p
-    x83 = numpy.sqrt(d_model)
-    x84 = numpy.maximum(1, numpy.minimum(x20, x24*x83/numpy.sqrt(d_ff)))
-    x85 = p_act*x81
-    x86 = x80*x85
-    x87 = n_experts*x79*(1 - (1 - x80)**x81)*(d_ff*x82 + d_ff*x84*x86 + d_model*x21*x86/x84)
-    x88 = n_pp*x3/hbm_bw
-    x89 = w_idx*p*x15
-    x90 = numpy.maximum(1, x47)
-    x91 = kv_win*numpy.minimum(ctx, ctx_win)
-    x92 = r_cmp**(-1.0)
-    x93 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x92 + x91)
-    x94 = d_ff_shared*x82
-    x95 = x44*x83
-    x96 = numpy.minimum(x47, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
-    x97 = x46*x85
-    x98 = n_gpu*x61/(n_pp**2*sigma_attn**2)
-    x99 = d_model*x98
-    x100 = sigma_attn*n_layers
-    x101 = n_sh*x79
-    x102 = c_kv + c_q
-    x103 = numpy.sqrt(x102)
-    x104 = numpy.minimum(x47, numpy.maximum(1, x103*x44/x83))
-    x105 = numpy.sqrt(d_head)
-    x106 = numpy.minimum(x47, numpy.maximum(1, x105*x44*numpy.sqrt(x57)/x103))
-    x107 = numpy.minimum(x47, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x105)))
-    x108 = d_head*n_q
-    x109 = p*x102*x58 + x102*x82 + x108*x82
-    x110 = d_model*n_layers*x39*x79
-    x111 = ctx + x5 - 1/2
-    x112 = ctx + q_len - 1
-    x113 = ctx**2 - ctx
-    x114 = (1/2)/q_len
-    x115 = n_unembed*p_emb
-    x116 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x91)
-    x117 = n_attn + x110
-    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x100*x101*(d_ff_shared*x96*x97 + x94 + x99/x96) + x100*(d_model*x104*x97 + x102*x106*x97 + x102*x98/x104 + x107*x108*x97 + x109 + x99/x107 + x58*x98/x106) + x89 + x90*x93), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x110) + x8*(f_idx*n_layers*x111*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + c_kv*n_q*x0*(x92*numpy.where(numpy.greater_equal(k_top, x112), x111, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x114*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x113))) + numpy.where(numpy.greater_equal(ctx_win, x112), x111, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x114*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x113))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x117) + x115 + x116*x90, x11, x88*(n_layers*(x101*(x85*(d_model + d_ff_shared) + x94) + x109 + x85*(d_model + x102) + x85*(d_model + x108) + x85*(x102 + x58) + x87) + x78 + x89 + x93), p*(n_ff + w_idx*(x15 - 1) + x117) + x115 + x116
+    x59 = x49*x8
+    x60 = x58*x59
+    x61 = 2*d_head
+    x62 = p_act*x7
+    x63 = x42*x50/x41
+    x64 = x62*x63
+    x65 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x66 = numpy.minimum(n_active, x18)
+    x67 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x66)
+    x68 = x67**(-1.0)
+    x69 = x66*x68
+    x70 = d_model*(1 - x45)*numpy.maximum(x0*x69*(x67 - 1), x22*x67*numpy.maximum(0, x66*x68 - 1))
+    x71 = x70*x8
+    x72 = x30*numpy.log(x67)
+    x73 = (3/5000000)*x69 + (1/200000)*x72 + 31/5000000
+    x74 = (1/800000)*x69 + (17/2000000)*x72 + 51/4000000
+    x75 = (7/250000)*x69 + (7/250000)*x72 - 7/250000
+    x76 = p_disp*x2*x70
+    x77 = x7*x76
+    x78 = d_model*vocab
+    x79 = p_emb*x78
+    x80 = n_ff_in + n_ff_out
+    x81 = s**(-1.0)
+    x82 = x11*x7
+    x83 = d_model*p
+    x84 = numpy.sqrt(d_model)
+    x85 = numpy.maximum(1, numpy.minimum(x19, x23*x84/numpy.sqrt(d_ff)))
+    x86 = p_act*x82
+    x87 = x81*x86
+    x88 = n_experts*x80*(1 - (1 - x81)**x82)*(d_ff*x83 + d_ff*x85*x87 + d_model*x20*x87/x85)
+    x89 = n_pp*x2/hbm_bw
+    x90 = w_idx*p*x14
+    x91 = numpy.maximum(1, x46)
+    x92 = kv_win*numpy.minimum(ctx, ctx_win)
+    x93 = r_cmp**(-1.0)
+    x94 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x93 + x92)
+    x95 = d_ff_shared*x83
+    x96 = x43*x84
+    x97 = numpy.minimum(x46, numpy.maximum(1, x96/numpy.sqrt(d_ff_shared)))
+    x98 = x45*x86
+    x99 = n_gpu*x62/(n_pp**2*sigma_attn**2)
+    x100 = d_model*x99
+    x101 = sigma_attn*n_layers
+    x102 = n_sh*x80
+    x103 = c_kv + c_q
+    x104 = numpy.sqrt(x103)
+    x105 = numpy.minimum(x46, numpy.maximum(1, x104*x43/x84))
+    x106 = numpy.sqrt(d_head)
+    x107 = numpy.minimum(x46, numpy.maximum(1, x106*x43*numpy.sqrt(x57)/x104))
+    x108 = numpy.minimum(x46, numpy.maximum(1, x96/(numpy.sqrt(n_q)*x106)))
+    x109 = d_head*n_q
+    x110 = p*x103*x58 + x103*x83 + x109*x83
+    x111 = d_model*n_layers*x38*x80
+    x112 = ctx + x4 - 1/2
+    x113 = 2*d_rope
+    x114 = n_q*q_len
+    x115 = ctx + q_len - 1
+    x116 = ctx**2 - ctx
+    x117 = (1/2)/q_len
+    x118 = x114*(4*c_kv + x113)*(x93*numpy.where(numpy.greater_equal(k_top, x115), x112, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x117*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x116))) + numpy.where(numpy.greater_equal(ctx_win, x115), x112, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x117*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x116))))
+    x119 = n_unembed*p_emb
+    x120 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x92)
+    x121 = n_attn + x111
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x16, 0, numpy.minimum(numpy.minimum(x28 + x32, (20/19)*x28 + x37), x27*x35 + x36)) + numpy.where(x16, 0, numpy.minimum(numpy.minimum(x32 + x40, x37 + (20/19)*x40), x35*x39 + x36))) + x10, n_layers*(numpy.where(x44, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), x34*x50 + x54)) + numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x60, x55 + (20/19)*x60), x54 + x57*x59*x61))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x64, x55 + (20/19)*x64), p_act*x33*x63 + x54)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x71 + x73, (10/19)*x71 + x74), x6*x70 + x75)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x73 + x77, x74 + (10/19)*x77), x5*x76 + x75)), 0), x89*(n_layers*x88 + x79) + x89*(x101*x102*(d_ff_shared*x97*x98 + x100/x97 + x95) + x101*(d_model*x105*x98 + x100/x108 + x103*x107*x98 + x103*x99/x105 + x108*x109*x98 + x110 + x58*x99/x107) + x90 + x91*x94), x2*(n_attn*x33 + 2*b*q_lm*x78 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x118, ctx*c_kv*x56*(d_head + d_nope) + x112*x114*(2*d_nope + x113 + x61)), x118) + q_len*(f_idx*n_layers*x112*(xi_idx*x46 - xi_idx + 1) + w_idx*(2*x46 - 2))) + x7*(2*n_ff*x81 + 2*x111))/flops, p*(n_ff + w_idx*sigma_attn*(x46 - 1) + sigma_attn*x121) + x119 + x120*x91, x10, x89*(n_layers*(x102*(x86*(d_model + d_ff_shared) + x95) + x110 + x86*(d_model + x103) + x86*(d_model + x109) + x86*(x103 + x58) + x88) + x79 + x90 + x94), p*(n_ff + w_idx*(x14 - 1) + x121) + x119 + x120
 
 
-def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5385,15 +5456,15 @@ def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5404,18 +5475,18 @@ def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5442,7 +5513,7 @@ def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5453,7 +5524,7 @@ def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5496,27 +5567,27 @@ def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x21 + x21*(w_idx*p*x8 + x14*x33*(d_ff*x24 + d_ff*x28*x30 + x32/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x22) + x33*(d_head*x3*x31*x35/x38 + n_q*x34 + x20*x30*x37 + x29*x38*x4 + x32/x37 + x34*x35))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x20*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))))/flops), numpy.inf)
 
 
-def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5541,19 +5612,19 @@ def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -5563,11 +5634,11 @@ def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5619,7 +5690,7 @@ def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x36*x37 + x3*x30*x38/x35 + x31/x36 + x39)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x40) + x2*(f_idx*n_layers*x41*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x37*(x19*numpy.where(numpy.greater_equal(k_top, x42), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x47 + x45, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x37) + x28*(d_model + x38) + x39) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x40 + x46) + x45 + x47
 
 
-def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -5691,11 +5762,11 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return x44, numpy.where(x61, x1 + x2*x46 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x46), numpy.inf), x44, numpy.where(x61, x1 + x2*x67 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x67), numpy.inf)
 
 
-def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5704,11 +5775,11 @@ def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5734,15 +5805,15 @@ def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5753,12 +5824,12 @@ def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -5771,7 +5842,7 @@ def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5798,7 +5869,7 @@ def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -5809,7 +5880,7 @@ def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5858,21 +5929,21 @@ def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x21 + x18*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x20*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x40*(n_q*x41 + x14*x41 + x15*x38/x44 + x28*x37*x43 + x36*x44*x5 + x39/x43))), x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x3*(2*n_ff/s + n_layers*x12*x17*x18) + x3*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
 
 
-def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -5882,7 +5953,7 @@ def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5907,19 +5978,19 @@ def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
 
 
-def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -5929,11 +6000,11 @@ def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5991,20 +6062,20 @@ def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x42 + x17*x38/x42 + x37*x43*x44 + x39/x43 + x45)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x46) + x1*(f_idx*n_layers*x47*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2) + x0*x44*(x28*numpy.where(numpy.greater_equal(k_top, x48), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x47, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x52) + x26*x53 + x51, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x16) + x36*(d_model + x44) + x45) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x46 + x52) + x51 + x53
 
 
-def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6035,37 +6106,40 @@ def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6097,123 +6171,132 @@ def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x2
-    x4 = d_model*x3
-    x5 = x1*x4/bw_ar_inter
-    x6 = sigma_attn**(-1.0)
-    x7 = n_pp**(-1.0)
-    x8 = n_gpu*x7
-    x9 = x6*x8
-    x10 = x9 - 1
-    x11 = 2*n_layers
-    x12 = x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x5 + (1/500000)*x9 - 1/500000) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x13 = d_model*vocab
-    x14 = n_ff_in + n_ff_out
-    x15 = ctx + (1/2)*q_len - 1/2
-    x16 = ctx + q_len - 1
-    x17 = ctx**2 - ctx
-    x18 = (1/2)/q_len
-    x19 = r_cmp**(-1.0)
-    x20 = n_pp*x1/hbm_bw
-    x21 = kv_win*numpy.minimum(ctx, ctx_win)
-    x22 = b*numpy.maximum(1, x9)
-    x23 = d_model*p
-    x24 = numpy.sqrt(d_model)
-    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x26 = x24*x25
-    x27 = numpy.minimum(x9, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
-    x28 = x6*x7
-    x29 = x28*x3
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x30*x4
-    x32 = sigma_attn*n_layers
-    x33 = d_head*n_q
-    x34 = c_kv + c_q
-    x35 = n_q + 2*n_q/g
-    x36 = d_head*x35
-    x37 = numpy.sqrt(x34)
-    x38 = numpy.minimum(x9, numpy.maximum(1, x25*x37/x24))
-    x39 = numpy.sqrt(d_head)
-    x40 = numpy.minimum(x9, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x39)))
-    x41 = x3*x30
-    x42 = numpy.minimum(x9, numpy.maximum(1, x25*numpy.sqrt(x35)*x39/x37))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x22*(st_cmp + ctx*(kv_idx + kv_bytes) + x21))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x20 + x20*(w_idx*p*x8 + x14*x32*(d_ff*x23 + d_ff*x27*x29 + x31/x27) + x22*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x21) + x32*(p*x34*x36 + x23*x33 + x23*x34 + x28*x38*x4 + x29*x33*x40 + x29*x34*x42 + x31/x40 + x34*x41/x38 + x36*x41/x42))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))))/flops), numpy.inf)
+def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = x0*x3/bw_ar_inter
+    x5 = sigma_attn**(-1.0)
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = x5*x7
+    x9 = x8 - 1
+    x10 = 2*n_layers
+    x11 = x10*numpy.where(numpy.less_equal(x8, 1), 0, x4*x9 + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
+    x12 = d_model*vocab
+    x13 = n_ff_in + n_ff_out
+    x14 = ctx + (1/2)*q_len - 1/2
+    x15 = 2*n_q
+    x16 = 2*d_rope
+    x17 = n_q*q_len
+    x18 = ctx + q_len - 1
+    x19 = ctx**2 - ctx
+    x20 = (1/2)/q_len
+    x21 = r_cmp**(-1.0)
+    x22 = x17*(4*c_kv + x16)*(x21*numpy.where(numpy.greater_equal(k_top, x18), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x14, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))
+    x23 = n_pp*x0/hbm_bw
+    x24 = kv_win*numpy.minimum(ctx, ctx_win)
+    x25 = b*numpy.maximum(1, x8)
+    x26 = d_model*p
+    x27 = numpy.sqrt(d_model)
+    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x29 = x27*x28
+    x30 = numpy.minimum(x8, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x5*x6
+    x32 = x2*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x3*x33
+    x35 = sigma_attn*n_layers
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = n_q + x15/g
+    x39 = d_head*x38
+    x40 = numpy.sqrt(x37)
+    x41 = numpy.minimum(x8, numpy.maximum(1, x28*x40/x27))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x8, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x42)))
+    x44 = x2*x33
+    x45 = numpy.minimum(x8, numpy.maximum(1, x28*numpy.sqrt(x38)*x42/x40))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x25*(st_cmp + ctx*(kv_idx + kv_bytes) + x24))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x22, ctx*c_kv*x15*(d_head + d_nope) + x14*x17*(2*d_head + 2*d_nope + x16)), x22) + q_len*(f_idx*n_layers*x14*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x13))/flops), p_emb*x12*x23 + x23*(w_idx*p*x7 + x13*x35*(d_ff*x26 + d_ff*x30*x32 + x34/x30) + x25*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x21 + x24) + x35*(p*x37*x39 + x26*x36 + x26*x37 + x3*x31*x41 + x32*x36*x43 + x32*x37*x45 + x34/x43 + x37*x44/x41 + x39*x44/x45))), numpy.inf)
 
 
-def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
+def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
     x15 = n_ff_in + n_ff_out
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
+    x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
 
 
-def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6224,146 +6307,152 @@ def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
+def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = p_act*x1
+    x3 = d_model*x2
+    x4 = x0*x3/bw_ar_inter
+    x5 = (n_pp - 1)*((1/4)*x4 + 1/1000000)
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = 2*n_layers
+    x12 = d_model*vocab
+    x13 = p_emb*x12
+    x14 = n_pp*x0/hbm_bw
+    x15 = w_idx*p*x8
+    x16 = numpy.maximum(1, x9)
+    x17 = kv_win*numpy.minimum(ctx, ctx_win)
+    x18 = r_cmp**(-1.0)
+    x19 = b*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x18 + x17)
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*p
+    x22 = d_ff*x21
+    x23 = numpy.sqrt(d_model)
+    x24 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.minimum(x9, numpy.maximum(1, x25/numpy.sqrt(d_ff)))
+    x27 = x2*x7
+    x28 = x27*x6
+    x29 = n_gpu/(n_pp**2*sigma_attn**2)
+    x30 = x29*x3
+    x31 = sigma_attn*n_layers
+    x32 = c_kv + c_q
+    x33 = numpy.sqrt(x32)
+    x34 = numpy.minimum(x9, numpy.maximum(1, x24*x33/x23))
+    x35 = numpy.sqrt(d_head)
+    x36 = 2*n_q
+    x37 = n_q + x36/g
+    x38 = numpy.minimum(x9, numpy.maximum(1, x24*x35*numpy.sqrt(x37)/x33))
+    x39 = numpy.minimum(x9, numpy.maximum(1, x25/(numpy.sqrt(n_q)*x35)))
+    x40 = x2*x29
+    x41 = d_head*n_q
+    x42 = d_head*x37
+    x43 = p*x32*x42 + x21*x32 + x21*x41
+    x44 = d_model*d_ff_shared*n_sh*x20
+    x45 = ctx + (1/2)*q_len - 1/2
+    x46 = 2*d_rope
+    x47 = n_q*q_len
+    x48 = ctx + q_len - 1
+    x49 = ctx**2 - ctx
+    x50 = (1/2)/q_len
+    x51 = x47*(4*c_kv + x46)*(x18*numpy.where(numpy.greater_equal(k_top, x48), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
+    x52 = n_unembed*p_emb
+    x53 = n_attn + n_ff
+    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
+    return 4*n_layers*t_kernel, x5, x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x4 + (1/500000)*x9 - 1/500000), x13*x14 + x14*(x15 + x16*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x38 + x28*x39*x41 + x30/x39 + x32*x40/x34 + x43 + x40*x42/x38)), x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x36*(d_head + d_nope) + x45*x47*(2*d_head + 2*d_nope + x46)), x51) + q_len*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x1*(2*n_ff/s + x11*x44))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x53) + x16*x54 + x52, x5, x14*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x41) + x27*(x32 + x42) + x43) + x13 + x15 + x19), p*(w_idx*(x8 - 1) + n_layers*x44 + x53) + x52 + x54
+
+
+def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
     x2 = b*q_len
     x3 = p_act*x2
     x4 = d_model*x3
-    x5 = x1*x4/bw_ar_inter
-    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x7 = sigma_attn**(-1.0)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = x10 - 1
-    x12 = 2*n_layers
-    x13 = d_model*vocab
-    x14 = p_emb*x13
-    x15 = n_pp*x1/hbm_bw
-    x16 = w_idx*p*x9
-    x17 = numpy.maximum(1, x10)
-    x18 = kv_win*numpy.minimum(ctx, ctx_win)
-    x19 = r_cmp**(-1.0)
-    x20 = b*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18)
-    x21 = n_ff_in + n_ff_out
-    x22 = d_model*p
-    x23 = d_ff*x22
-    x24 = numpy.sqrt(d_model)
-    x25 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x26 = x24*x25
-    x27 = numpy.minimum(x10, numpy.maximum(1, x26/numpy.sqrt(d_ff)))
-    x28 = x3*x8
-    x29 = x28*x7
-    x30 = n_gpu/(n_pp**2*sigma_attn**2)
-    x31 = x30*x4
-    x32 = sigma_attn*n_layers
-    x33 = c_kv + c_q
-    x34 = numpy.sqrt(x33)
-    x35 = numpy.minimum(x10, numpy.maximum(1, x25*x34/x24))
-    x36 = numpy.sqrt(d_head)
-    x37 = n_q + 2*n_q/g
-    x38 = numpy.minimum(x10, numpy.maximum(1, x25*x36*numpy.sqrt(x37)/x34))
-    x39 = numpy.minimum(x10, numpy.maximum(1, x26/(numpy.sqrt(n_q)*x36)))
-    x40 = x3*x30
-    x41 = d_head*n_q
-    x42 = d_head*x37
-    x43 = p*x33*x42 + x22*x33 + x22*x41
-    x44 = d_model*d_ff_shared*n_sh*x21
-    x45 = ctx + (1/2)*q_len - 1/2
-    x46 = ctx + q_len - 1
-    x47 = ctx**2 - ctx
-    x48 = (1/2)/q_len
-    x49 = n_unembed*p_emb
-    x50 = n_attn + n_ff
-    x51 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
-    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x38 + x29*x39*x41 + x31/x39 + x33*x40/x35 + x43 + x40*x42/x38)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x44) + x2*(f_idx*n_layers*x45*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x19*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x50) + x17*x51 + x49, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x41) + x28*(x33 + x42) + x43) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x44 + x50) + x49 + x51
-
-
-def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = n_gpu**(-1.0)
-    x7 = x6/bw_ar_inter
-    x8 = x5*x7
-    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
-    x10 = d_model*vocab
-    x11 = p_emb*x10
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = w_idx*p*x13
-    x15 = kv_win*numpy.minimum(ctx, ctx_win)
-    x16 = r_cmp**(-1.0)
-    x17 = b*x12
-    x18 = x17*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15)
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*p
-    x21 = d_ff*x20
-    x22 = p_act*q_len*x17
-    x23 = d_head*n_q
-    x24 = c_kv + c_q
-    x25 = n_q + 2*n_q/g
+    x5 = n_gpu**(-1.0)
+    x6 = x5/bw_ar_inter
+    x7 = x4*x6
+    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x9 = d_model*vocab
+    x10 = p_emb*x9
+    x11 = n_pp**(-1.0)
+    x12 = n_gpu*x11
+    x13 = w_idx*p*x12
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*x11
+    x17 = x16*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = d_ff*x19
+    x21 = p_act*q_len*x16
+    x22 = d_head*n_q
+    x23 = c_kv + c_q
+    x24 = 2*n_q
+    x25 = n_q + x24/g
     x26 = d_head*x25
-    x27 = p*x24*x26 + x20*x23 + x20*x24
-    x28 = n_pp*x6/hbm_bw
+    x27 = p*x23*x26 + x19*x22 + x19*x23
+    x28 = n_pp*x5/hbm_bw
     x29 = 2*n_layers
     x30 = d_ff_shared*n_sh
-    x31 = d_model*x19*x30
+    x31 = d_model*x18*x30
     x32 = sigma_attn**(-1.0)
-    x33 = x13*x32
+    x33 = x12*x32
     x34 = ctx + (1/2)*q_len - 1/2
-    x35 = ctx + q_len - 1
-    x36 = ctx**2 - ctx
-    x37 = (1/2)/q_len
-    x38 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x29*x31) + x3*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2) + c_kv*n_q*x0*(x16*numpy.where(numpy.greater_equal(k_top, x35), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x37*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x36))) + numpy.where(numpy.greater_equal(ctx_win, x35), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x37*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x36))))))/flops
-    x39 = numpy.greater_equal(n_gpu, n_pp)
-    x40 = numpy.less_equal(n_pp, b)
-    x41 = hbm_cap*n_gpu
-    x42 = n_unembed*p_emb
-    x43 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x15)
-    x44 = n_attn + n_ff
-    x45 = numpy.where(numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*(x13 - 1) + n_layers*x31 + x44) + x42 + x43)), x1 + x2*x9 + numpy.maximum(numpy.maximum(x38, omega_net*x9), x28*(n_layers*(x19*(x21 + x22*(d_ff + d_model)) + x22*(d_model + x23) + x22*(d_model + x24) + x22*(x24 + x26) + x27) + x11 + x14 + x18)), numpy.inf)
-    x46 = x33 - 1
-    x47 = x29*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x46*x8 - 1/500000) + x9
-    x48 = numpy.maximum(1, x33)
-    x49 = numpy.sqrt(d_model)
-    x50 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x51 = x49*x50
-    x52 = numpy.minimum(x33, numpy.maximum(1, x51/numpy.sqrt(d_ff)))
-    x53 = x22*x32
-    x54 = n_gpu/(n_pp**2*sigma_attn**2)
-    x55 = x5*x54
-    x56 = sigma_attn*n_layers
-    x57 = numpy.sqrt(x24)
-    x58 = numpy.minimum(x33, numpy.maximum(1, x50*x57/x49))
-    x59 = numpy.sqrt(d_head)
-    x60 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x25)*x50*x59/x57))
-    x61 = numpy.minimum(x33, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x59)))
-    x62 = x4*x54
-    x63 = x11*x28 + x28*(x14 + x18*x48 + x19*x56*(d_ff*x52*x53 + x21 + x55/x52) + x56*(d_model*x53*x58 + x23*x53*x61 + x24*x53*x60 + x24*x62/x58 + x26*x62/x60 + x27 + x55/x61))
-    x64 = numpy.logical_and(numpy.logical_and(x39, x40), numpy.greater_equal(x41, p*(w_idx*sigma_attn*x46 + sigma_attn*x44) + x42 + x43*x48))
-    x65 = numpy.less_equal(x50, 1)
-    x66 = x50 - 1
-    x67 = x66*x8
-    x68 = (1/500000)*x50 - 1/500000
-    x69 = x4*x66*x7
-    x70 = n_layers*(numpy.where(x65, 0, x67 + x68) + numpy.where(x65, 0, n_ff_out*x67 + x68) + numpy.where(x65, 0, x26*x69 + x68) + numpy.where(x65, 0, n_ff_in*x69*(d_ff*n_active + x30) + x68)) + x9
-    return x45, numpy.where(x64, x1 + x2*x47 + numpy.maximum(numpy.maximum(x38, x63), omega_net*x47), numpy.inf), x45, numpy.where(x64, x1 + x2*x70 + numpy.maximum(numpy.maximum(x38, x63), omega_net*x70), numpy.inf)
+    x35 = 2*d_rope
+    x36 = n_q*q_len
+    x37 = ctx + q_len - 1
+    x38 = ctx**2 - ctx
+    x39 = (1/2)/q_len
+    x40 = x36*(4*c_kv + x35)*(x15*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
+    x41 = x5*(2*n_attn*x2 + 2*b*q_lm*x9 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x24*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2))) + x2*(2*n_ff/s + x29*x31))/flops
+    x42 = numpy.greater_equal(n_gpu, n_pp)
+    x43 = numpy.less_equal(n_pp, b)
+    x44 = hbm_cap*n_gpu
+    x45 = n_unembed*p_emb
+    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x47 = n_attn + n_ff
+    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x12 - 1) + n_layers*x31 + x47) + x45 + x46)), x0 + x1*x8 + numpy.maximum(numpy.maximum(x41, omega_net*x8), x28*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x26) + x27) + x10 + x13 + x17)), numpy.inf)
+    x49 = x33 - 1
+    x50 = x29*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x49*x7 - 1/500000) + x8
+    x51 = numpy.maximum(1, x33)
+    x52 = numpy.sqrt(d_model)
+    x53 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x54 = x52*x53
+    x55 = numpy.minimum(x33, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
+    x56 = x21*x32
+    x57 = n_gpu/(n_pp**2*sigma_attn**2)
+    x58 = x4*x57
+    x59 = sigma_attn*n_layers
+    x60 = numpy.sqrt(x23)
+    x61 = numpy.minimum(x33, numpy.maximum(1, x53*x60/x52))
+    x62 = numpy.sqrt(d_head)
+    x63 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x25)*x53*x62/x60))
+    x64 = numpy.minimum(x33, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x62)))
+    x65 = x3*x57
+    x66 = x10*x28 + x28*(x13 + x17*x51 + x18*x59*(d_ff*x55*x56 + x20 + x58/x55) + x59*(d_model*x56*x61 + x22*x56*x64 + x23*x56*x63 + x23*x65/x61 + x26*x65/x63 + x27 + x58/x64))
+    x67 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*x49 + sigma_attn*x47) + x45 + x46*x51))
+    x68 = numpy.less_equal(x53, 1)
+    x69 = x53 - 1
+    x70 = x69*x7
+    x71 = (1/500000)*x53 - 1/500000
+    x72 = x3*x6*x69
+    x73 = n_layers*(numpy.where(x68, 0, x70 + x71) + numpy.where(x68, 0, n_ff_out*x70 + x71) + numpy.where(x68, 0, x26*x72 + x71) + numpy.where(x68, 0, n_ff_in*x72*(d_ff*n_active + x30) + x71)) + x8
+    return x48, numpy.where(x67, x0 + x1*x50 + numpy.maximum(numpy.maximum(x41, x66), omega_net*x50), numpy.inf), x48, numpy.where(x67, x0 + x1*x73 + numpy.maximum(numpy.maximum(x41, x66), omega_net*x73), numpy.inf)
 
 
-def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -6372,11 +6461,11 @@ def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6407,31 +6496,34 @@ def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -6444,7 +6536,7 @@ def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6476,36 +6568,39 @@ def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = bw_ar_inter**(-1.0)
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = x1*x2*x5
-    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x8 = numpy.less_equal(x7, 1)
-    x9 = x7 - 1
-    x10 = x6*x9
-    x11 = (1/500000)*x7 - 1/500000
-    x12 = d_ff_shared*n_sh
-    x13 = x1*x2*x9
-    x14 = n_q + 2*n_q/g
+def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = bw_ar_inter**(-1.0)
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = x0*x1*x4
+    x6 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x7 = numpy.less_equal(x6, 1)
+    x8 = x6 - 1
+    x9 = x5*x8
+    x10 = (1/500000)*x6 - 1/500000
+    x11 = d_ff_shared*n_sh
+    x12 = x0*x1*x8
+    x13 = 2*n_q
+    x14 = n_q + x13/g
     x15 = d_head*x14
-    x16 = x15*x4
-    x17 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x16 = x15*x3
+    x17 = n_layers*(numpy.where(x7, 0, x10 + x9) + numpy.where(x7, 0, x10 + x12*x16) + numpy.where(x7, 0, n_ff_out*x9 + x10) + numpy.where(x7, 0, n_ff_in*x12*x3*(d_ff*n_active + x11) + x10)) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
     x18 = 2*d_model
     x19 = n_ff_in + n_ff_out
     x20 = sigma_attn**(-1.0)
@@ -6513,47 +6608,50 @@ def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x22 = n_gpu*x21
     x23 = x20*x22
     x24 = ctx + (1/2)*q_len - 1/2
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = n_pp*x1/hbm_bw
-    x30 = kv_win*numpy.minimum(ctx, ctx_win)
-    x31 = b*numpy.maximum(1, x23)
-    x32 = d_model*p
-    x33 = numpy.sqrt(d_model)
-    x34 = x33*x7
-    x35 = numpy.minimum(x23, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
-    x36 = x20*x21
-    x37 = x36*x4
-    x38 = n_gpu/(n_pp**2*sigma_attn**2)
-    x39 = x38*x5
-    x40 = sigma_attn*n_layers
-    x41 = d_head*n_q
-    x42 = c_kv + c_q
-    x43 = numpy.sqrt(x42)
-    x44 = numpy.minimum(x23, numpy.maximum(1, x43*x7/x33))
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x23, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x45)))
-    x47 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x45*x7/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x22 + x19*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x21*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30) + x40*(p*x15*x42 + x16*x38/x47 + x32*x41 + x32*x42 + x36*x44*x5 + x37*x41*x46 + x37*x42*x47 + x38*x4*x42/x44 + x39/x46))), x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + x3*(2*n_ff/s + n_layers*x12*x18*x19) + x3*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = ctx + q_len - 1
+    x28 = ctx**2 - ctx
+    x29 = (1/2)/q_len
+    x30 = r_cmp**(-1.0)
+    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
+    x32 = n_pp*x0/hbm_bw
+    x33 = kv_win*numpy.minimum(ctx, ctx_win)
+    x34 = b*numpy.maximum(1, x23)
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = x36*x6
+    x38 = numpy.minimum(x23, numpy.maximum(1, x37/numpy.sqrt(d_ff)))
+    x39 = x20*x21
+    x40 = x3*x39
+    x41 = n_gpu/(n_pp**2*sigma_attn**2)
+    x42 = x4*x41
+    x43 = sigma_attn*n_layers
+    x44 = d_head*n_q
+    x45 = c_kv + c_q
+    x46 = numpy.sqrt(x45)
+    x47 = numpy.minimum(x23, numpy.maximum(1, x46*x6/x36))
+    x48 = numpy.sqrt(d_head)
+    x49 = numpy.minimum(x23, numpy.maximum(1, x37/(numpy.sqrt(n_q)*x48)))
+    x50 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x48*x6/x46))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x34*(st_cmp + ctx*(kv_idx + kv_bytes) + x33))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x2 + b*vocab*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x13*(d_head + d_nope) + x24*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2))) + x2*(2*n_ff/s + n_layers*x11*x18*x19))/flops), d_model*vocab*p_emb*x32 + x32*(w_idx*p*x22 + x19*x43*(d_ff*x35 + d_ff*x38*x40 + x42/x38) + x21*x34*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x33) + x43*(p*x15*x45 + x16*x41/x50 + x3*x41*x45/x47 + x35*x44 + x35*x45 + x39*x4*x47 + x40*x44*x49 + x40*x45*x50 + x42/x49))), numpy.inf)
 
 
-def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -6563,45 +6661,48 @@ def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = c_kv + c_q
-    x13 = p_act*q_len*x9
-    x14 = d_head*(n_q + 2*n_q/g)
+def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
+    x3 = d_model*vocab
+    x4 = n_pp**(-1.0)
+    x5 = n_gpu*x4
+    x6 = kv_win*numpy.minimum(ctx, ctx_win)
+    x7 = r_cmp**(-1.0)
+    x8 = b*x4
+    x9 = d_head*n_q
+    x10 = d_model*p
+    x11 = c_kv + c_q
+    x12 = p_act*q_len*x8
+    x13 = 2*n_q
+    x14 = d_head*(n_q + x13/g)
     x15 = n_ff_in + n_ff_out
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
-    x17 = x6/sigma_attn
+    x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x16))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(p*x12*x14 + x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x13*(x12 + x14) + x15*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2) + c_kv*n_q*x0*(x8*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))))/flops), numpy.inf)
+    x19 = 2*d_rope
+    x20 = n_q*q_len
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
 
 
-def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6612,32 +6713,32 @@ def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x9 = numpy.less_equal(x8, 1)
-    x10 = x8 - 1
-    x11 = x10*x6
-    x12 = (1/500000)*x8 - 1/500000
-    x13 = d_ff_shared*n_sh
-    x14 = x10*x5
-    x15 = n_q + 2*n_q/g
+def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = x2*x4
+    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x7 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x8 = numpy.less_equal(x7, 1)
+    x9 = x7 - 1
+    x10 = x5*x9
+    x11 = (1/500000)*x7 - 1/500000
+    x12 = d_ff_shared*n_sh
+    x13 = x4*x9
+    x14 = 2*n_q
+    x15 = n_q + x14/g
     x16 = d_head*x15
-    x17 = x16*x2
+    x17 = x1*x16
     x18 = d_model*vocab
     x19 = p_emb*x18
-    x20 = n_pp*x4/hbm_bw
+    x20 = n_pp*x3/hbm_bw
     x21 = n_pp**(-1.0)
     x22 = n_gpu*x21
     x23 = w_idx*p*x22
@@ -6651,37 +6752,40 @@ def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x31 = d_model*p
     x32 = d_ff*x31
     x33 = numpy.sqrt(d_model)
-    x34 = x33*x8
+    x34 = x33*x7
     x35 = numpy.minimum(x25, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
-    x36 = x2*x21
+    x36 = x1*x21
     x37 = x24*x36
     x38 = n_gpu/(n_pp**2*sigma_attn**2)
-    x39 = x3*x38
+    x39 = x2*x38
     x40 = sigma_attn*n_layers
     x41 = c_kv + c_q
     x42 = numpy.sqrt(x41)
-    x43 = numpy.minimum(x25, numpy.maximum(1, x42*x8/x33))
+    x43 = numpy.minimum(x25, numpy.maximum(1, x42*x7/x33))
     x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x44*x8/x42))
+    x45 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x15)*x44*x7/x42))
     x46 = numpy.minimum(x25, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x44)))
     x47 = d_head*n_q
     x48 = p*x16*x41 + x31*x41 + x31*x47
-    x49 = d_model*n_layers*x13*x30
+    x49 = d_model*n_layers*x12*x30
     x50 = ctx + (1/2)*q_len - 1/2
-    x51 = ctx + q_len - 1
-    x52 = ctx**2 - ctx
-    x53 = (1/2)/q_len
-    x54 = n_unembed*p_emb
-    x55 = n_attn + n_ff
-    x56 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
-    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x43 + x17*x38/x45 + x2*x38*x41/x43 + x37*x41*x45 + x37*x46*x47 + x39/x46 + x48)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x49) + x1*(f_idx*n_layers*x50*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x55) + x26*x56 + x54, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x47) + x36*(x16 + x41) + x48) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x49 + x55) + x54 + x56
+    x51 = 2*d_rope
+    x52 = n_q*q_len
+    x53 = ctx + q_len - 1
+    x54 = ctx**2 - ctx
+    x55 = (1/2)/q_len
+    x56 = x52*(4*c_kv + x51)*(x28*numpy.where(numpy.greater_equal(k_top, x53), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x55*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x54))) + numpy.where(numpy.greater_equal(ctx_win, x53), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x55*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x54))))
+    x57 = n_unembed*p_emb
+    x58 = n_attn + n_ff
+    x59 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return 4*n_layers*t_kernel, x6, n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x17) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*(d_ff*n_active + x12) + x11)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x43 + x1*x38*x41/x43 + x17*x38/x45 + x37*x41*x45 + x37*x46*x47 + x39/x46 + x48)), x3*(2*n_attn*x0 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x56, ctx*c_kv*x14*(d_head + d_nope) + x50*x52*(2*d_head + 2*d_nope + x51)), x56) + q_len*(f_idx*n_layers*x50*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2))) + x0*(2*n_ff/s + 2*x49))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x58) + x26*x59 + x57, x6, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x47) + x36*(x16 + x41) + x48) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x49 + x58) + x57 + x59
 
 
-def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6700,7 +6804,7 @@ def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
 
 
-def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6711,7 +6815,7 @@ def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6737,7 +6841,7 @@ def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6749,11 +6853,11 @@ def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -6764,12 +6868,12 @@ def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -6791,7 +6895,7 @@ def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6823,7 +6927,7 @@ def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -6834,7 +6938,7 @@ def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -6895,12 +6999,12 @@ def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)) + x44*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x42*(n_experts*x28*(1 - (1 - x26)**x36)*(d_ff*x26*x39*x40 + d_ff*x37 + x19*x26*x41/x39) + p_emb*x25) + x42*(w_idx*p*x9 + n_sh*x27*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x43) + x51*(d_head*p_act*x1*x49*x53/x56 + n_q*x52 + x35*x48*x55 + x41*x56*x7 + x50/x55 + x52*x53))), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x30*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6911,7 +7015,7 @@ def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -6922,7 +7026,7 @@ def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
 
 
-def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -6941,7 +7045,7 @@ def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -6977,19 +7081,19 @@ def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7007,11 +7111,11 @@ def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7081,7 +7185,7 @@ def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x2*x47*x56/x53 + x46*x54*x55 + x48/x54 + x57)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x58) + x1*(f_idx*n_layers*x59*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x55*(x40*numpy.where(numpy.greater_equal(k_top, x60), x59, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x62*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x61))) + numpy.where(numpy.greater_equal(ctx_win, x60), x59, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x62*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x61))))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x65) + x38*x64 + x63, x7, x36*(n_layers*(x33*(d_model + x55) + x33*(d_model + x56) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x57) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64
 
 
-def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -7181,11 +7285,11 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x86, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x91 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x91), numpy.inf), numpy.where(x86, x1 + x2*x95 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x95), numpy.inf)
 
 
-def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -7210,7 +7314,7 @@ def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
 
 
-def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7225,7 +7329,7 @@ def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7251,7 +7355,7 @@ def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7263,11 +7367,11 @@ def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -7278,12 +7382,12 @@ def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7314,7 +7418,7 @@ def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7346,7 +7450,7 @@ def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -7357,7 +7461,7 @@ def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -7429,12 +7533,12 @@ def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*(n_attn + x41)) + x57*(st_cmp + ctx*(kv_idx + kv_bytes) + x56))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x55*(n_experts*x40*(1 - (1 - x38)**x49)*(d_ff*x38*x52*x53 + d_ff*x50 + x26*x38*x54/x52) + p_emb*x37) + x55*(w_idx*p*x21 + n_sh*x39*x63*(d_ff_shared*x50 + d_ff_shared*x59*x60 + x62/x59) + x17*x57*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x47 + x56) + x63*(n_q*x64 + p_act*x1*x16*x61/x67 + x15*x64 + x32*x54*x67 + x48*x60*x66 + x62/x66))), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x38 + 2*x41) + x1*(f_idx*n_layers*x43*(xi_idx*x42 - xi_idx + 1) + w_idx*(2*x42 - 2) + x0*x48*(x47*numpy.where(numpy.greater_equal(k_top, x44), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x46*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x45))) + numpy.where(numpy.greater_equal(ctx_win, x44), x43, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x46*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x45))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7449,7 +7553,7 @@ def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -7461,7 +7565,7 @@ def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7486,7 +7590,7 @@ def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -7527,19 +7631,19 @@ def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7557,11 +7661,11 @@ def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7641,11 +7745,11 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x64 + x2*x31*x59/x64 + x58*x65*x66 + x60/x65 + x67)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x68) + x1*(f_idx*n_layers*x69*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2) + x0*x66*(x53*numpy.where(numpy.greater_equal(k_top, x70), x69, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x72*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x71))) + numpy.where(numpy.greater_equal(ctx_win, x70), x69, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x72*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x71))))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x75) + x51*x74 + x73, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x66) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x67) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x75) + x73 + x74
 
 
-def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -7664,7 +7768,7 @@ def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
 
 
-def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7675,7 +7779,7 @@ def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7706,7 +7810,7 @@ def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7718,27 +7822,30 @@ def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7760,7 +7867,7 @@ def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7796,88 +7903,94 @@ def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = sigma_attn**(-1.0)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = x10 - 1
-    x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
-    x13 = (1/2)*q_len
-    x14 = b*x13
-    x15 = numpy.less_equal(s, x14*x8)
-    x16 = numpy.minimum(n_experts, x9)
-    x17 = numpy.where(x15, x16, 1)
-    x18 = x9/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = numpy.minimum(n_active, x17)
-    x22 = x14*x5*(1 - x7)*(x21 - 1)
-    x23 = (1/1000000)*x21 - 1/1000000
-    x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x25 = d_model*vocab
-    x26 = s**(-1.0)
-    x27 = n_ff_in + n_ff_out
-    x28 = n_layers*x27
-    x29 = d_model*d_ff_shared*n_sh*x28
-    x30 = ctx + x13 - 1/2
-    x31 = ctx + q_len - 1
-    x32 = ctx**2 - ctx
-    x33 = (1/2)/q_len
-    x34 = r_cmp**(-1.0)
-    x35 = x1*x8
-    x36 = d_model*p
-    x37 = numpy.sqrt(d_model)
-    x38 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x37/numpy.sqrt(d_ff)))
-    x39 = p_act*x35
-    x40 = x2*x35
-    x41 = n_pp*x4/hbm_bw
-    x42 = kv_win*numpy.minimum(ctx, ctx_win)
-    x43 = b*numpy.maximum(1, x10)
-    x44 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x45 = x37*x44
-    x46 = numpy.minimum(x10, numpy.maximum(1, x45/numpy.sqrt(d_ff_shared)))
-    x47 = x39*x7
-    x48 = n_gpu/(n_pp**2*sigma_attn**2)
-    x49 = x3*x48
-    x50 = sigma_attn*n_layers
-    x51 = d_head*n_q
-    x52 = c_kv + c_q
-    x53 = n_q + 2*n_q/g
-    x54 = d_head*x53
-    x55 = numpy.sqrt(x52)
-    x56 = numpy.minimum(x10, numpy.maximum(1, x44*x55/x37))
-    x57 = numpy.sqrt(d_head)
-    x58 = numpy.minimum(x10, numpy.maximum(1, x45/(numpy.sqrt(n_q)*x57)))
-    x59 = p_act*x1*x48
-    x60 = numpy.minimum(x10, numpy.maximum(1, x44*numpy.sqrt(x53)*x57/x55))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)) + x43*(st_cmp + ctx*(kv_idx + kv_bytes) + x42))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x41*(n_experts*x28*(1 - (1 - x26)**x35)*(d_ff*x26*x38*x39 + d_ff*x36 + x19*x26*x40/x38) + p_emb*x25) + x41*(w_idx*p*x9 + n_sh*x27*x50*(d_ff_shared*x36 + d_ff_shared*x46*x47 + x49/x46) + x43*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x42) + x50*(p*x52*x54 + x36*x51 + x36*x52 + x40*x56*x7 + x47*x51*x58 + x47*x52*x60 + x49/x58 + x52*x59/x56 + x54*x59/x60))), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x30*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops), numpy.inf)
+def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = d_model*p_act
+    x2 = x0*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = x2*x4
+    x6 = sigma_attn**(-1.0)
+    x7 = n_pp**(-1.0)
+    x8 = n_gpu*x7
+    x9 = x6*x8
+    x10 = x9 - 1
+    x11 = numpy.where(numpy.less_equal(x9, 1), 0, x10*x5 + (1/500000)*x9 - 1/500000)
+    x12 = (1/2)*q_len
+    x13 = b*x12
+    x14 = numpy.less_equal(s, x13*x7)
+    x15 = numpy.minimum(n_experts, x8)
+    x16 = numpy.where(x14, x15, 1)
+    x17 = x8/numpy.maximum(1, x16)
+    x18 = numpy.maximum(1, x17)
+    x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x20 = numpy.minimum(n_active, x16)
+    x21 = x13*x4*(1 - x6)*(x20 - 1)
+    x22 = (1/1000000)*x20 - 1/1000000
+    x23 = n_layers*x11 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x15, 1)), 1, x8*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x18 + x5*(x18 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x11 + numpy.where(x19, 0, x1*x21 + x22) + numpy.where(x19, 0, d_model*p_disp*x21 + x22), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x24 = d_model*vocab
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = n_layers*x26
+    x28 = d_model*d_ff_shared*n_sh*x27
+    x29 = ctx + x12 - 1/2
+    x30 = 2*n_q
+    x31 = 2*d_rope
+    x32 = n_q*q_len
+    x33 = ctx + q_len - 1
+    x34 = ctx**2 - ctx
+    x35 = (1/2)/q_len
+    x36 = r_cmp**(-1.0)
+    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
+    x38 = x0*x7
+    x39 = d_model*p
+    x40 = numpy.sqrt(d_model)
+    x41 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x40/numpy.sqrt(d_ff)))
+    x42 = p_act*x38
+    x43 = x1*x38
+    x44 = n_pp*x3/hbm_bw
+    x45 = kv_win*numpy.minimum(ctx, ctx_win)
+    x46 = b*numpy.maximum(1, x9)
+    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x48 = x40*x47
+    x49 = numpy.minimum(x9, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
+    x50 = x42*x6
+    x51 = n_gpu/(n_pp**2*sigma_attn**2)
+    x52 = x2*x51
+    x53 = sigma_attn*n_layers
+    x54 = d_head*n_q
+    x55 = c_kv + c_q
+    x56 = n_q + x30/g
+    x57 = d_head*x56
+    x58 = numpy.sqrt(x55)
+    x59 = numpy.minimum(x9, numpy.maximum(1, x47*x58/x40))
+    x60 = numpy.sqrt(d_head)
+    x61 = numpy.minimum(x9, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x60)))
+    x62 = p_act*x0*x51
+    x63 = numpy.minimum(x9, numpy.maximum(1, x47*numpy.sqrt(x56)*x60/x58))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x45))), 4*n_layers*t_kernel + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x3*(2*n_attn*x0 + 2*b*q_lm*x24 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x0*(2*n_ff*x25 + 2*x28))/flops), x44*(n_experts*x27*(1 - (1 - x25)**x38)*(d_ff*x25*x41*x42 + d_ff*x39 + x18*x25*x43/x41) + p_emb*x24) + x44*(w_idx*p*x8 + n_sh*x26*x53*(d_ff_shared*x39 + d_ff_shared*x49*x50 + x52/x49) + x46*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x45) + x53*(p*x55*x57 + x39*x54 + x39*x55 + x43*x59*x6 + x50*x54*x61 + x50*x55*x63 + x52/x61 + x55*x62/x59 + x57*x62/x63))), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7888,7 +8001,7 @@ def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -7899,7 +8012,7 @@ def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
 
 
-def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7918,56 +8031,59 @@ def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = d_model*p_act*x1*x2/bw_ar_inter
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x11 = numpy.maximum(1, x10)
-    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x11 + x3*(x11 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x13 = d_model*vocab
-    x14 = s**(-1.0)
-    x15 = n_ff_in + n_ff_out
-    x16 = n_sh*x15
-    x17 = d_model*d_ff_shared*n_layers*x16
-    x18 = x8/sigma_attn
-    x19 = ctx + x4 - 1/2
-    x20 = ctx + q_len - 1
-    x21 = ctx**2 - ctx
-    x22 = (1/2)/q_len
-    x23 = r_cmp**(-1.0)
-    x24 = kv_win*numpy.minimum(ctx, ctx_win)
-    x25 = d_head*n_q
-    x26 = d_model*p
-    x27 = c_kv + c_q
-    x28 = x2*x5
-    x29 = p_act*x28
-    x30 = d_head*(n_q + 2*n_q/g)
-    x31 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x32 = x14*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x31*x32 + d_model*x11*x32/x31) + p*x27*x30 + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x30)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x24))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
+def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = d_model*p_act*x0*x1/bw_ar_inter
+    x3 = (1/2)*q_len
+    x4 = n_pp**(-1.0)
+    x5 = b*x4
+    x6 = numpy.less_equal(s, x3*x5)
+    x7 = n_gpu*x4
+    x8 = numpy.minimum(n_experts, x7)
+    x9 = x7/numpy.maximum(1, numpy.where(x6, x8, 1))
+    x10 = numpy.maximum(1, x9)
+    x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, (1/500000)*x10 + x2*(x10 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
+    x12 = d_model*vocab
+    x13 = s**(-1.0)
+    x14 = n_ff_in + n_ff_out
+    x15 = n_sh*x14
+    x16 = d_model*d_ff_shared*n_layers*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + x3 - 1/2
+    x19 = 2*n_q
+    x20 = 2*d_rope
+    x21 = n_q*q_len
+    x22 = ctx + q_len - 1
+    x23 = ctx**2 - ctx
+    x24 = (1/2)/q_len
+    x25 = r_cmp**(-1.0)
+    x26 = x21*(4*c_kv + x20)*(x25*numpy.where(numpy.greater_equal(k_top, x22), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))
+    x27 = kv_win*numpy.minimum(ctx, ctx_win)
+    x28 = d_head*n_q
+    x29 = d_model*p
+    x30 = c_kv + c_q
+    x31 = x1*x4
+    x32 = p_act*x31
+    x33 = d_head*(n_q + x19/g)
+    x34 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
+    x35 = x13*x32
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x26, ctx*c_kv*x19*(d_head + d_nope) + x18*x21*(2*d_head + 2*d_nope + x20)), x26) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff*x13 + 2*x16))/flops), n_pp*x0*(w_idx*p*x7 + n_layers*(n_experts*x14*(1 - (1 - x13)**x31)*(d_ff*x29 + d_ff*x34*x35 + d_model*x10*x35/x34) + p*x30*x33 + x15*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30) + x32*(x30 + x33)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7986,193 +8102,199 @@ def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x8 = (1/2)*q_len
-    x9 = n_pp**(-1.0)
-    x10 = b*x9
-    x11 = numpy.less_equal(s, x10*x8)
-    x12 = n_gpu*x9
-    x13 = numpy.minimum(n_experts, x12)
-    x14 = numpy.where(x11, x13, 1)
-    x15 = x12/numpy.maximum(1, x14)
-    x16 = numpy.maximum(1, x15)
-    x17 = sigma_attn**(-1.0)
-    x18 = x12*x17
-    x19 = x18 - 1
-    x20 = numpy.where(numpy.less_equal(x18, 1), 0, (1/500000)*x18 + x19*x6 - 1/500000)
-    x21 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x22 = numpy.minimum(n_active, x14)
-    x23 = b*d_model*x5*x8*(1 - x17)*(x22 - 1)
-    x24 = (1/1000000)*x22 - 1/1000000
-    x25 = d_model*vocab
-    x26 = p_emb*x25
-    x27 = n_ff_in + n_ff_out
-    x28 = s**(-1.0)
-    x29 = x1*x9
-    x30 = d_model*p
-    x31 = numpy.sqrt(d_model)
-    x32 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(x16)*x31/numpy.sqrt(d_ff)))
-    x33 = p_act*x29
-    x34 = x28*x33
-    x35 = n_experts*x27*(1 - (1 - x28)**x29)*(d_ff*x30 + d_ff*x32*x34 + d_model*x16*x34/x32)
-    x36 = n_pp*x4/hbm_bw
-    x37 = w_idx*p*x12
-    x38 = numpy.maximum(1, x18)
-    x39 = kv_win*numpy.minimum(ctx, ctx_win)
-    x40 = r_cmp**(-1.0)
-    x41 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x40 + x39)
-    x42 = d_ff_shared*x30
-    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x44 = x31*x43
-    x45 = numpy.minimum(x18, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
-    x46 = x17*x33
-    x47 = n_gpu/(n_pp**2*sigma_attn**2)
-    x48 = x3*x47
-    x49 = sigma_attn*n_layers
-    x50 = n_sh*x27
-    x51 = c_kv + c_q
-    x52 = numpy.sqrt(x51)
-    x53 = numpy.minimum(x18, numpy.maximum(1, x43*x52/x31))
-    x54 = numpy.sqrt(d_head)
-    x55 = n_q + 2*n_q/g
-    x56 = numpy.minimum(x18, numpy.maximum(1, x43*x54*numpy.sqrt(x55)/x52))
-    x57 = numpy.minimum(x18, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x54)))
-    x58 = x2*x47
+def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = x3/bw_ar_inter
+    x5 = x2*x4
+    x6 = (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x7 = (1/2)*q_len
+    x8 = n_pp**(-1.0)
+    x9 = b*x8
+    x10 = numpy.less_equal(s, x7*x9)
+    x11 = n_gpu*x8
+    x12 = numpy.minimum(n_experts, x11)
+    x13 = numpy.where(x10, x12, 1)
+    x14 = x11/numpy.maximum(1, x13)
+    x15 = numpy.maximum(1, x14)
+    x16 = sigma_attn**(-1.0)
+    x17 = x11*x16
+    x18 = x17 - 1
+    x19 = numpy.where(numpy.less_equal(x17, 1), 0, (1/500000)*x17 + x18*x5 - 1/500000)
+    x20 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x21 = numpy.minimum(n_active, x13)
+    x22 = b*d_model*x4*x7*(1 - x16)*(x21 - 1)
+    x23 = (1/1000000)*x21 - 1/1000000
+    x24 = d_model*vocab
+    x25 = p_emb*x24
+    x26 = n_ff_in + n_ff_out
+    x27 = s**(-1.0)
+    x28 = x0*x8
+    x29 = d_model*p
+    x30 = numpy.sqrt(d_model)
+    x31 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(x15)*x30/numpy.sqrt(d_ff)))
+    x32 = p_act*x28
+    x33 = x27*x32
+    x34 = n_experts*x26*(1 - (1 - x27)**x28)*(d_ff*x29 + d_ff*x31*x33 + d_model*x15*x33/x31)
+    x35 = n_pp*x3/hbm_bw
+    x36 = w_idx*p*x11
+    x37 = numpy.maximum(1, x17)
+    x38 = kv_win*numpy.minimum(ctx, ctx_win)
+    x39 = r_cmp**(-1.0)
+    x40 = x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x38)
+    x41 = d_ff_shared*x29
+    x42 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x43 = x30*x42
+    x44 = numpy.minimum(x17, numpy.maximum(1, x43/numpy.sqrt(d_ff_shared)))
+    x45 = x16*x32
+    x46 = n_gpu/(n_pp**2*sigma_attn**2)
+    x47 = x2*x46
+    x48 = sigma_attn*n_layers
+    x49 = n_sh*x26
+    x50 = c_kv + c_q
+    x51 = numpy.sqrt(x50)
+    x52 = numpy.minimum(x17, numpy.maximum(1, x42*x51/x30))
+    x53 = numpy.sqrt(d_head)
+    x54 = 2*n_q
+    x55 = n_q + x54/g
+    x56 = numpy.minimum(x17, numpy.maximum(1, x42*x53*numpy.sqrt(x55)/x51))
+    x57 = numpy.minimum(x17, numpy.maximum(1, x43/(numpy.sqrt(n_q)*x53)))
+    x58 = x1*x46
     x59 = d_head*n_q
     x60 = d_head*x55
-    x61 = p*x51*x60 + x30*x51 + x30*x59
-    x62 = d_model*d_ff_shared*n_layers*x50
-    x63 = ctx + x8 - 1/2
-    x64 = ctx + q_len - 1
-    x65 = ctx**2 - ctx
-    x66 = (1/2)/q_len
-    x67 = n_unembed*p_emb
-    x68 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
-    x69 = n_attn + x62
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x46*x51*x56 + x46*x57*x59 + x48/x57 + x51*x58/x53 + x61 + x58*x60/x56)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x62) + x1*(f_idx*n_layers*x63*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + c_kv*n_q*x0*(x40*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x69) + x38*x68 + x67, x7, x36*(n_layers*(x33*(d_model + x51) + x33*(d_model + x59) + x33*(x51 + x60) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x61) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x69) + x67 + x68
+    x61 = p*x50*x60 + x29*x50 + x29*x59
+    x62 = d_model*d_ff_shared*n_layers*x49
+    x63 = ctx + x7 - 1/2
+    x64 = 2*d_rope
+    x65 = n_q*q_len
+    x66 = ctx + q_len - 1
+    x67 = ctx**2 - ctx
+    x68 = (1/2)/q_len
+    x69 = x65*(4*c_kv + x64)*(x39*numpy.where(numpy.greater_equal(k_top, x66), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x68*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x67))) + numpy.where(numpy.greater_equal(ctx_win, x66), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x68*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x67))))
+    x70 = n_unembed*p_emb
+    x71 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x72 = n_attn + x62
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, (1/500000)*x15 + x5*(x15 - 1) - 1/500000) + x6, n_layers*x19 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x19 + numpy.where(x20, 0, p_act*x22 + x23) + numpy.where(x20, 0, p_disp*x22 + x23), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + x45*x50*x56 + x45*x57*x59 + x47/x57 + x50*x58/x52 + x61 + x58*x60/x56)), x3*(2*n_attn*x0 + 2*b*q_lm*x24 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x69, ctx*c_kv*x54*(d_head + d_nope) + x63*x65*(2*d_head + 2*d_nope + x64)), x69) + q_len*(f_idx*n_layers*x63*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x0*(2*n_ff*x27 + 2*x62))/flops, p*(n_ff + w_idx*sigma_attn*x18 + sigma_attn*x72) + x37*x71 + x70, x6, x35*(n_layers*(x32*(d_model + x50) + x32*(d_model + x59) + x32*(x50 + x60) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x61) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x72) + x70 + x71
 
 
-def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = t_kernel*x0
-    x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = n_gpu**(-1.0)
-    x7 = bw_ar_inter**(-1.0)
-    x8 = x6*x7
-    x9 = x5*x8
-    x10 = (n_pp - 1)*((1/4)*x9 + 1/1000000)
-    x11 = (1/2)*q_len
-    x12 = n_pp**(-1.0)
-    x13 = b*x12
-    x14 = numpy.less_equal(s, x11*x13)
-    x15 = n_gpu*x12
-    x16 = numpy.minimum(n_experts, x15)
-    x17 = numpy.maximum(1, x15/numpy.maximum(1, x16))
-    x18 = numpy.maximum(1, x15)
-    x19 = numpy.where(x14, x16, 1)
-    x20 = x15/numpy.maximum(1, x19)
-    x21 = numpy.maximum(1, x20)
-    x22 = n_layers*numpy.where(numpy.where(x14, numpy.less_equal(x17, 1), numpy.less_equal(x18, 1)), 0, (1/500000)*x21 + x9*(x21 - 1) - 1/500000) + x10
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = d_ff_shared*n_sh
-    x27 = d_model*n_layers*x25*x26
-    x28 = sigma_attn**(-1.0)
-    x29 = x15*x28
-    x30 = ctx + x11 - 1/2
-    x31 = ctx + q_len - 1
-    x32 = ctx**2 - ctx
-    x33 = (1/2)/q_len
-    x34 = r_cmp**(-1.0)
-    x35 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2) + c_kv*n_q*x0*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
-    x36 = p_emb*x23
-    x37 = w_idx*p*x15
-    x38 = kv_win*numpy.minimum(ctx, ctx_win)
-    x39 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x38)
-    x40 = d_model*p
-    x41 = d_ff_shared*x40
-    x42 = x12*x3
-    x43 = p_act*x42
-    x44 = n_sh*x25
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.sqrt(x21)
-    x47 = numpy.maximum(1, numpy.minimum(x20, x45*x46/numpy.sqrt(d_ff)))
-    x48 = x24*x43
-    x49 = n_experts*x25*(1 - (1 - x24)**x42)*(d_ff*x40 + d_ff*x47*x48 + d_model*x21*x48/x47)
-    x50 = d_head*n_q
-    x51 = c_kv + c_q
-    x52 = n_q + 2*n_q/g
-    x53 = d_head*x52
-    x54 = p*x51*x53 + x40*x50 + x40*x51
-    x55 = n_pp*x6/hbm_bw
-    x56 = x55*(n_layers*(x43*(d_model + x50) + x43*(d_model + x51) + x43*(x51 + x53) + x44*(x41 + x43*(d_model + d_ff_shared)) + x49 + x54) + x36 + x37 + x39)
-    x57 = numpy.greater_equal(n_gpu, n_pp)
-    x58 = numpy.less_equal(n_pp, b)
-    x59 = hbm_cap*n_gpu
-    x60 = n_unembed*p_emb
-    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
-    x62 = n_attn + x27
-    x63 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*(x15 - 1) + x62) + x60 + x61))
-    x64 = x29 - 1
-    x65 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x64*x9 - 1/500000)
-    x66 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x67 = numpy.minimum(n_active, x19)
-    x68 = b*d_model*x11*x8*(1 - x28)*(x67 - 1)
-    x69 = (1/1000000)*x67 - 1/1000000
-    x70 = numpy.where(x66, 0, p_act*x68 + x69) + numpy.where(x66, 0, p_disp*x68 + x69)
-    x71 = numpy.where(x14, numpy.greater(x16, 1), False)
-    x72 = n_layers*x65 + n_layers*numpy.where(x71, x65 + x70, 0) + x22
-    x73 = numpy.maximum(1, x29)
-    x74 = numpy.sqrt(n_gpu)
-    x75 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x76 = x74*x75
-    x77 = x45*x76
-    x78 = numpy.minimum(x29, numpy.maximum(1, x77/numpy.sqrt(d_ff_shared)))
-    x79 = x28*x43
-    x80 = n_gpu/(n_pp**2*sigma_attn**2)
-    x81 = x5*x80
-    x82 = sigma_attn*n_layers
-    x83 = numpy.sqrt(x51)
-    x84 = numpy.minimum(x29, numpy.maximum(1, x76*x83/x45))
-    x85 = numpy.sqrt(d_head)
-    x86 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x52)*x76*x85/x83))
-    x87 = numpy.minimum(x29, numpy.maximum(1, x77/(numpy.sqrt(n_q)*x85)))
-    x88 = x4*x80
-    x89 = x55*(n_layers*x49 + x36) + x55*(x37 + x39*x73 + x44*x82*(d_ff_shared*x78*x79 + x41 + x81/x78) + x82*(d_model*x79*x84 + x50*x79*x87 + x51*x79*x86 + x51*x88/x84 + x53*x88/x86 + x54 + x81/x87))
-    x90 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(n_ff + w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x73))
-    x91 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
-    x92 = x46 - 1
-    x93 = (1/500000)*x46 - 1/500000
-    x94 = x4*x8
-    x95 = n_layers*(numpy.where(x91, 0, n_ff_out*x9*x92 + x93) + numpy.where(x91, 0, n_ff_in*x92*x94*(d_ff*n_active + x26) + x93)) + x10
-    x96 = numpy.less_equal(x76, 1)
-    x97 = x76 - 1
-    x98 = (1/500000)*x76 - 1/500000
-    x99 = n_layers*(numpy.where(x96, 0, x9*x97 + x98) + numpy.where(x96, 0, x53*x94*x97 + x98)) + n_layers*numpy.where(x71, x70 + numpy.where(x96, 0, x5*x7*x75*x97/x74 + x98), 0) + x95
-    return numpy.where(x63, x1 + x2*x22 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x22), numpy.inf), numpy.where(x90, x1 + x2*x72 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x72), numpy.inf), numpy.where(x63, x1 + x2*x95 + numpy.maximum(numpy.maximum(x35, x56), omega_net*x95), numpy.inf), numpy.where(x90, x1 + x2*x99 + numpy.maximum(numpy.maximum(x35, x89), omega_net*x99), numpy.inf)
+def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = 4*n_layers*t_kernel
+    x1 = 1 - omega_net
+    x2 = b*q_len
+    x3 = p_act*x2
+    x4 = d_model*x3
+    x5 = n_gpu**(-1.0)
+    x6 = bw_ar_inter**(-1.0)
+    x7 = x5*x6
+    x8 = x4*x7
+    x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
+    x10 = (1/2)*q_len
+    x11 = n_pp**(-1.0)
+    x12 = b*x11
+    x13 = numpy.less_equal(s, x10*x12)
+    x14 = n_gpu*x11
+    x15 = numpy.minimum(n_experts, x14)
+    x16 = numpy.maximum(1, x14/numpy.maximum(1, x15))
+    x17 = numpy.maximum(1, x14)
+    x18 = numpy.where(x13, x15, 1)
+    x19 = x14/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = n_layers*numpy.where(numpy.where(x13, numpy.less_equal(x16, 1), numpy.less_equal(x17, 1)), 0, (1/500000)*x20 + x8*(x20 - 1) - 1/500000) + x9
+    x22 = d_model*vocab
+    x23 = s**(-1.0)
+    x24 = n_ff_in + n_ff_out
+    x25 = d_ff_shared*n_sh
+    x26 = d_model*n_layers*x24*x25
+    x27 = sigma_attn**(-1.0)
+    x28 = x14*x27
+    x29 = ctx + x10 - 1/2
+    x30 = 2*n_q
+    x31 = 2*d_rope
+    x32 = n_q*q_len
+    x33 = ctx + q_len - 1
+    x34 = ctx**2 - ctx
+    x35 = (1/2)/q_len
+    x36 = r_cmp**(-1.0)
+    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
+    x38 = x5*(2*n_attn*x2 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2))) + x2*(2*n_ff*x23 + 2*x26))/flops
+    x39 = p_emb*x22
+    x40 = w_idx*p*x14
+    x41 = kv_win*numpy.minimum(ctx, ctx_win)
+    x42 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x41)
+    x43 = d_model*p
+    x44 = d_ff_shared*x43
+    x45 = x11*x2
+    x46 = p_act*x45
+    x47 = n_sh*x24
+    x48 = numpy.sqrt(d_model)
+    x49 = numpy.sqrt(x20)
+    x50 = numpy.maximum(1, numpy.minimum(x19, x48*x49/numpy.sqrt(d_ff)))
+    x51 = x23*x46
+    x52 = n_experts*x24*(1 - (1 - x23)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x20*x51/x50)
+    x53 = d_head*n_q
+    x54 = c_kv + c_q
+    x55 = n_q + x30/g
+    x56 = d_head*x55
+    x57 = p*x54*x56 + x43*x53 + x43*x54
+    x58 = n_pp*x5/hbm_bw
+    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
+    x60 = numpy.greater_equal(n_gpu, n_pp)
+    x61 = numpy.less_equal(n_pp, b)
+    x62 = hbm_cap*n_gpu
+    x63 = n_unembed*p_emb
+    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
+    x65 = n_attn + x26
+    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x14 - 1) + x65) + x63 + x64))
+    x67 = x28 - 1
+    x68 = numpy.where(numpy.less_equal(x28, 1), 0, (1/500000)*x28 + x67*x8 - 1/500000)
+    x69 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x70 = numpy.minimum(n_active, x18)
+    x71 = b*d_model*x10*x7*(1 - x27)*(x70 - 1)
+    x72 = (1/1000000)*x70 - 1/1000000
+    x73 = numpy.where(x69, 0, p_act*x71 + x72) + numpy.where(x69, 0, p_disp*x71 + x72)
+    x74 = numpy.where(x13, numpy.greater(x15, 1), False)
+    x75 = n_layers*x68 + n_layers*numpy.where(x74, x68 + x73, 0) + x21
+    x76 = numpy.maximum(1, x28)
+    x77 = numpy.sqrt(n_gpu)
+    x78 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x79 = x77*x78
+    x80 = x48*x79
+    x81 = numpy.minimum(x28, numpy.maximum(1, x80/numpy.sqrt(d_ff_shared)))
+    x82 = x27*x46
+    x83 = n_gpu/(n_pp**2*sigma_attn**2)
+    x84 = x4*x83
+    x85 = sigma_attn*n_layers
+    x86 = numpy.sqrt(x54)
+    x87 = numpy.minimum(x28, numpy.maximum(1, x79*x86/x48))
+    x88 = numpy.sqrt(d_head)
+    x89 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x55)*x79*x88/x86))
+    x90 = numpy.minimum(x28, numpy.maximum(1, x80/(numpy.sqrt(n_q)*x88)))
+    x91 = x3*x83
+    x92 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x76 + x47*x85*(d_ff_shared*x81*x82 + x44 + x84/x81) + x85*(d_model*x82*x87 + x53*x82*x90 + x54*x82*x89 + x54*x91/x87 + x56*x91/x89 + x57 + x84/x90))
+    x93 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*x67 + sigma_attn*x65) + x63 + x64*x76))
+    x94 = numpy.where(x13, numpy.less_equal(numpy.sqrt(x16), 1), numpy.less_equal(numpy.sqrt(x17), 1))
+    x95 = x49 - 1
+    x96 = (1/500000)*x49 - 1/500000
+    x97 = x3*x7
+    x98 = n_layers*(numpy.where(x94, 0, n_ff_out*x8*x95 + x96) + numpy.where(x94, 0, n_ff_in*x95*x97*(d_ff*n_active + x25) + x96)) + x9
+    x99 = numpy.less_equal(x79, 1)
+    x100 = x79 - 1
+    x101 = (1/500000)*x79 - 1/500000
+    x102 = n_layers*(numpy.where(x99, 0, x100*x8 + x101) + numpy.where(x99, 0, x100*x56*x97 + x101)) + n_layers*numpy.where(x74, x73 + numpy.where(x99, 0, x100*x4*x6*x78/x77 + x101), 0) + x98
+    return numpy.where(x66, x0 + x1*x21 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x21), numpy.inf), numpy.where(x93, x0 + x1*x75 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x75), numpy.inf), numpy.where(x66, x0 + x1*x98 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x98), numpy.inf), numpy.where(x93, x0 + x1*x102 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x102), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -8197,7 +8319,7 @@ def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
 
 
-def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -8212,7 +8334,7 @@ def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -8243,7 +8365,7 @@ def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -8255,27 +8377,30 @@ def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return 0
 
 
-def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -8306,7 +8431,7 @@ def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -8342,36 +8467,39 @@ def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*c_kv*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    x4 = 2*d_rope
+    x5 = n_q*q_len
+    x6 = ctx + q_len - 1
+    x7 = ctx**2 - ctx
+    x8 = (1/2)/q_len
+    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = x4*x5
-    x7 = x3*x6
-    x8 = numpy.sqrt(n_gpu)
-    x9 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x10 = x8*x9
-    x11 = numpy.less_equal(x10, 1)
-    x12 = x10 - 1
-    x13 = (1/500000)*x10 - 1/500000
-    x14 = n_q + 2*n_q/g
+def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = d_model*p_act
+    x2 = x0*x1
+    x3 = n_gpu**(-1.0)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = numpy.sqrt(n_gpu)
+    x8 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x9 = x7*x8
+    x10 = numpy.less_equal(x9, 1)
+    x11 = x9 - 1
+    x12 = (1/500000)*x9 - 1/500000
+    x13 = 2*n_q
+    x14 = n_q + x13/g
     x15 = d_head*x14
-    x16 = p_act*x1
-    x17 = x16*x6
+    x16 = p_act*x0
+    x17 = x16*x5
     x18 = n_pp**(-1.0)
     x19 = (1/2)*q_len
     x20 = b*x19
@@ -8389,9 +8517,9 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x32 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x33 = sigma_attn**(-1.0)
     x34 = numpy.minimum(n_active, x25)
-    x35 = x20*x6*(1 - x33)*(x34 - 1)
+    x35 = x20*x5*(1 - x33)*(x34 - 1)
     x36 = (1/1000000)*x34 - 1/1000000
-    x37 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x15*x17 + x13)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x7 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x32, 0, x2*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x37 = n_layers*(numpy.where(x10, 0, x11*x6 + x12) + numpy.where(x10, 0, x11*x15*x17 + x12)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x6 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x10, 0, x11*x2*x4*x8/x7 + x12) + numpy.where(x32, 0, x1*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x38 = d_model*vocab
     x39 = s**(-1.0)
     x40 = n_ff_in + n_ff_out
@@ -8399,42 +8527,45 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x42 = d_model*x31*x41
     x43 = x22*x33
     x44 = ctx + x19 - 1/2
-    x45 = ctx + q_len - 1
-    x46 = ctx**2 - ctx
-    x47 = (1/2)/q_len
-    x48 = r_cmp**(-1.0)
-    x49 = x1*x18
-    x50 = d_model*p
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.maximum(1, numpy.minimum(x26, x28*x51/numpy.sqrt(d_ff)))
-    x53 = p_act*x49
-    x54 = x2*x49
-    x55 = n_pp*x4/hbm_bw
-    x56 = kv_win*numpy.minimum(ctx, ctx_win)
-    x57 = b*numpy.maximum(1, x43)
-    x58 = x10*x51
-    x59 = numpy.minimum(x43, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
-    x60 = x33*x53
-    x61 = n_gpu/(n_pp**2*sigma_attn**2)
-    x62 = x3*x61
-    x63 = sigma_attn*n_layers
-    x64 = d_head*n_q
-    x65 = c_kv + c_q
-    x66 = numpy.sqrt(x65)
-    x67 = numpy.minimum(x43, numpy.maximum(1, x10*x66/x51))
-    x68 = numpy.sqrt(d_head)
-    x69 = numpy.minimum(x43, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x68)))
-    x70 = x16*x61
-    x71 = numpy.minimum(x43, numpy.maximum(1, x10*numpy.sqrt(x14)*x68/x66))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)) + x57*(st_cmp + ctx*(kv_idx + kv_bytes) + x56))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x55*(n_experts*x41*(1 - (1 - x39)**x49)*(d_ff*x39*x52*x53 + d_ff*x50 + x27*x39*x54/x52) + p_emb*x38) + x55*(w_idx*p*x22 + n_sh*x40*x63*(d_ff_shared*x50 + d_ff_shared*x59*x60 + x62/x59) + x18*x57*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x56) + x63*(p*x15*x65 + x15*x70/x71 + x33*x54*x67 + x50*x64 + x50*x65 + x60*x64*x69 + x60*x65*x71 + x62/x69 + x65*x70/x67))), x4*(2*n_attn*x1 + 2*b*q_lm*x38 + x1*(2*n_ff*x39 + 2*x42) + x1*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2) + c_kv*n_q*x0*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops), numpy.inf)
+    x45 = 2*d_rope
+    x46 = n_q*q_len
+    x47 = ctx + q_len - 1
+    x48 = ctx**2 - ctx
+    x49 = (1/2)/q_len
+    x50 = r_cmp**(-1.0)
+    x51 = x46*(4*c_kv + x45)*(x50*numpy.where(numpy.greater_equal(k_top, x47), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))
+    x52 = x0*x18
+    x53 = d_model*p
+    x54 = numpy.sqrt(d_model)
+    x55 = numpy.maximum(1, numpy.minimum(x26, x28*x54/numpy.sqrt(d_ff)))
+    x56 = p_act*x52
+    x57 = x1*x52
+    x58 = n_pp*x3/hbm_bw
+    x59 = kv_win*numpy.minimum(ctx, ctx_win)
+    x60 = b*numpy.maximum(1, x43)
+    x61 = x54*x9
+    x62 = numpy.minimum(x43, numpy.maximum(1, x61/numpy.sqrt(d_ff_shared)))
+    x63 = x33*x56
+    x64 = n_gpu/(n_pp**2*sigma_attn**2)
+    x65 = x2*x64
+    x66 = sigma_attn*n_layers
+    x67 = d_head*n_q
+    x68 = c_kv + c_q
+    x69 = numpy.sqrt(x68)
+    x70 = numpy.minimum(x43, numpy.maximum(1, x69*x9/x54))
+    x71 = numpy.sqrt(d_head)
+    x72 = numpy.minimum(x43, numpy.maximum(1, x61/(numpy.sqrt(n_q)*x71)))
+    x73 = x16*x64
+    x74 = numpy.minimum(x43, numpy.maximum(1, numpy.sqrt(x14)*x71*x9/x69))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)) + x60*(st_cmp + ctx*(kv_idx + kv_bytes) + x59))), 4*n_layers*t_kernel + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x3*(2*n_attn*x0 + 2*b*q_lm*x38 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x13*(d_head + d_nope) + x44*x46*(2*d_head + 2*d_nope + x45)), x51) + q_len*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2))) + x0*(2*n_ff*x39 + 2*x42))/flops), x58*(n_experts*x41*(1 - (1 - x39)**x52)*(d_ff*x39*x55*x56 + d_ff*x53 + x27*x39*x57/x55) + p_emb*x38) + x58*(w_idx*p*x22 + n_sh*x40*x66*(d_ff_shared*x53 + d_ff_shared*x62*x63 + x65/x62) + x18*x60*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x59) + x66*(p*x15*x68 + x15*x73/x74 + x33*x57*x70 + x53*x67 + x53*x68 + x63*x67*x72 + x63*x68*x74 + x65/x72 + x68*x73/x70))), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -8449,7 +8580,7 @@ def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -8461,7 +8592,7 @@ def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -8486,61 +8617,64 @@ def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = n_gpu**(-1.0)
-    x2 = b*q_len
-    x3 = p_act*x1*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = x14 - 1
-    x16 = (1/500000)*x14 - 1/500000
-    x17 = d_ff_shared*n_sh
-    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4 + x16) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x17) + x16)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x19 = d_model*vocab
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = d_model*n_layers*x17*x21
-    x23 = x9/sigma_attn
-    x24 = ctx + x5 - 1/2
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = kv_win*numpy.minimum(ctx, ctx_win)
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = c_kv + c_q
-    x33 = x2*x6
-    x34 = p_act*x33
-    x35 = d_head*(n_q + 2*n_q/g)
-    x36 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x37 = x20*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x13*x37/x36) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + p*x32*x35 + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x29))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + c_kv*n_q*x0*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = p_act*x0*x1/bw_ar_inter
+    x3 = d_model*x2
+    x4 = (1/2)*q_len
+    x5 = n_pp**(-1.0)
+    x6 = b*x5
+    x7 = numpy.less_equal(s, x4*x6)
+    x8 = n_gpu*x5
+    x9 = numpy.minimum(n_experts, x8)
+    x10 = numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, numpy.sqrt(x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, numpy.sqrt(x8)), 1))
+    x11 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = numpy.sqrt(x12)
+    x14 = x13 - 1
+    x15 = (1/500000)*x13 - 1/500000
+    x16 = d_ff_shared*n_sh
+    x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3 + x15) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x16) + x15)) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    x18 = d_model*vocab
+    x19 = s**(-1.0)
+    x20 = n_ff_in + n_ff_out
+    x21 = d_model*n_layers*x16*x20
+    x22 = x8/sigma_attn
+    x23 = ctx + x4 - 1/2
+    x24 = 2*n_q
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = ctx + q_len - 1
+    x28 = ctx**2 - ctx
+    x29 = (1/2)/q_len
+    x30 = r_cmp**(-1.0)
+    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
+    x32 = kv_win*numpy.minimum(ctx, ctx_win)
+    x33 = d_head*n_q
+    x34 = d_model*p
+    x35 = c_kv + c_q
+    x36 = x1*x5
+    x37 = p_act*x36
+    x38 = d_head*(n_q + x24/g)
+    x39 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
+    x40 = x19*x37
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x32) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x1 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x0*(w_idx*p*x8 + n_layers*(n_experts*x20*(1 - (1 - x19)**x36)*(d_ff*x34 + d_ff*x39*x40 + d_model*x12*x40/x39) + n_sh*x20*(d_ff_shared*x34 + x37*(d_model + d_ff_shared)) + p*x35*x38 + x33*x34 + x34*x35 + x37*(d_model + x33) + x37*(d_model + x35) + x37*(x35 + x38)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x32))/hbm_bw), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -8559,92 +8693,95 @@ def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
+def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx):
-    x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = p_act*x1
-    x3 = d_model*x2
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = x4*x5
-    x7 = x3*x6
-    x8 = (n_pp - 1)*((1/4)*x7 + 1/1000000)
-    x9 = (1/2)*q_len
-    x10 = n_pp**(-1.0)
-    x11 = b*x10
-    x12 = numpy.less_equal(s, x11*x9)
-    x13 = n_gpu*x10
-    x14 = numpy.minimum(n_experts, x13)
-    x15 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x14, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x14, 1)), 1, numpy.sqrt(x13*numpy.where(numpy.less_equal(x14, 1), 1, x14**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, numpy.sqrt(x13)), 1))
-    x16 = numpy.where(x12, x14, 1)
-    x17 = x13/numpy.maximum(1, x16)
-    x18 = numpy.maximum(1, x17)
-    x19 = numpy.sqrt(x18)
-    x20 = x19 - 1
-    x21 = (1/500000)*x19 - 1/500000
-    x22 = d_ff_shared*n_sh
-    x23 = x2*x6
-    x24 = numpy.sqrt(n_gpu)
-    x25 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x26 = x24*x25
-    x27 = numpy.less_equal(x26, 1)
-    x28 = x26 - 1
-    x29 = (1/500000)*x26 - 1/500000
-    x30 = n_q + 2*n_q/g
+def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+    x0 = b*q_len
+    x1 = p_act*x0
+    x2 = d_model*x1
+    x3 = n_gpu**(-1.0)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x8 = (1/2)*q_len
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x8)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
+    x15 = numpy.where(x11, x13, 1)
+    x16 = x12/numpy.maximum(1, x15)
+    x17 = numpy.maximum(1, x16)
+    x18 = numpy.sqrt(x17)
+    x19 = x18 - 1
+    x20 = (1/500000)*x18 - 1/500000
+    x21 = d_ff_shared*n_sh
+    x22 = x1*x5
+    x23 = numpy.sqrt(n_gpu)
+    x24 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x25 = x23*x24
+    x26 = numpy.less_equal(x25, 1)
+    x27 = x25 - 1
+    x28 = (1/500000)*x25 - 1/500000
+    x29 = 2*n_q
+    x30 = n_q + x29/g
     x31 = d_head*x30
-    x32 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x32 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x33 = sigma_attn**(-1.0)
-    x34 = numpy.minimum(n_active, x16)
-    x35 = b*d_model*x6*x9*(1 - x33)*(x34 - 1)
+    x34 = numpy.minimum(n_active, x15)
+    x35 = b*d_model*x5*x8*(1 - x33)*(x34 - 1)
     x36 = (1/1000000)*x34 - 1/1000000
     x37 = d_model*vocab
     x38 = p_emb*x37
     x39 = n_ff_in + n_ff_out
     x40 = s**(-1.0)
-    x41 = x1*x10
+    x41 = x0*x9
     x42 = d_model*p
     x43 = numpy.sqrt(d_model)
-    x44 = numpy.maximum(1, numpy.minimum(x17, x19*x43/numpy.sqrt(d_ff)))
+    x44 = numpy.maximum(1, numpy.minimum(x16, x18*x43/numpy.sqrt(d_ff)))
     x45 = p_act*x41
     x46 = x40*x45
-    x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x18*x46/x44)
-    x48 = n_pp*x4/hbm_bw
-    x49 = w_idx*p*x13
-    x50 = x13*x33
+    x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x17*x46/x44)
+    x48 = n_pp*x3/hbm_bw
+    x49 = w_idx*p*x12
+    x50 = x12*x33
     x51 = numpy.maximum(1, x50)
     x52 = kv_win*numpy.minimum(ctx, ctx_win)
     x53 = r_cmp**(-1.0)
-    x54 = x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x53 + x52)
+    x54 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x53 + x52)
     x55 = d_ff_shared*x42
-    x56 = x26*x43
+    x56 = x25*x43
     x57 = numpy.minimum(x50, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
     x58 = x33*x45
     x59 = n_gpu/(n_pp**2*sigma_attn**2)
-    x60 = x3*x59
+    x60 = x2*x59
     x61 = sigma_attn*n_layers
     x62 = n_sh*x39
     x63 = c_kv + c_q
     x64 = numpy.sqrt(x63)
-    x65 = numpy.minimum(x50, numpy.maximum(1, x26*x64/x43))
+    x65 = numpy.minimum(x50, numpy.maximum(1, x25*x64/x43))
     x66 = numpy.sqrt(d_head)
-    x67 = numpy.minimum(x50, numpy.maximum(1, x26*numpy.sqrt(x30)*x66/x64))
+    x67 = numpy.minimum(x50, numpy.maximum(1, x25*numpy.sqrt(x30)*x66/x64))
     x68 = numpy.minimum(x50, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x66)))
-    x69 = x2*x59
+    x69 = x1*x59
     x70 = d_head*n_q
     x71 = p*x31*x63 + x42*x63 + x42*x70
-    x72 = d_model*n_layers*x22*x39
-    x73 = ctx + x9 - 1/2
-    x74 = ctx + q_len - 1
-    x75 = ctx**2 - ctx
-    x76 = (1/2)/q_len
-    x77 = n_unembed*p_emb
-    x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
-    x79 = n_attn + x72
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x65 + x31*x69/x67 + x58*x63*x67 + x58*x68*x70 + x60/x68 + x63*x69/x65 + x71)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x72) + x1*(f_idx*n_layers*x73*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2) + c_kv*n_q*x0*(x53*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x79) + x51*x78 + x77, x8, x48*(n_layers*(x45*(d_model + x63) + x45*(d_model + x70) + x45*(x31 + x63) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x71) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x79) + x77 + x78
+    x72 = d_model*n_layers*x21*x39
+    x73 = ctx + x8 - 1/2
+    x74 = 2*d_rope
+    x75 = n_q*q_len
+    x76 = ctx + q_len - 1
+    x77 = ctx**2 - ctx
+    x78 = (1/2)/q_len
+    x79 = x75*(4*c_kv + x74)*(x53*numpy.where(numpy.greater_equal(k_top, x76), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x78*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x77))) + numpy.where(numpy.greater_equal(ctx_win, x76), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x78*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x77))))
+    x80 = n_unembed*p_emb
+    x81 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
+    x82 = n_attn + x72
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x6 + x20) + numpy.where(x14, 0, n_ff_in*x19*x22*(d_ff*n_active + x21) + x20)) + x7, n_layers*(numpy.where(x26, 0, x27*x6 + x28) + numpy.where(x26, 0, x22*x27*x31 + x28)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, x2*x24*x27*x4/x23 + x28) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x65 + x31*x69/x67 + x58*x63*x67 + x58*x68*x70 + x60/x68 + x63*x69/x65 + x71)), x3*(2*n_attn*x0 + 2*b*q_lm*x37 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x79, ctx*c_kv*x29*(d_head + d_nope) + x73*x75*(2*d_head + 2*d_nope + x74)), x79) + q_len*(f_idx*n_layers*x73*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2))) + x0*(2*n_ff*x40 + 2*x72))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x82) + x51*x81 + x80, x7, x48*(n_layers*(x45*(d_model + x63) + x45*(d_model + x70) + x45*(x31 + x63) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x71) + x38 + x49 + x54), p*(n_ff + w_idx*(x12 - 1) + x82) + x80 + x81
 
 
 TERMS = {

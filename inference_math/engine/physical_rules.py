@@ -44,6 +44,12 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    per r_c tokens; the limit counts none of it, since a running softmax can pool a window in
    a few vectors. The one cache head is held whole by every GPU of an attention group, as an
    MLA latent is (eq-phys-kv-copies).
+11. An MLA layer attends in the cheaper of its two forms (eq-phys-mla-attention-flops):
+   absorbed, 2·(d_c + d_R) + 2·d_c FLOPs per head and cached entry (the paper's 4·d_c leaves out
+   the rotary key), or as multi-head attention over keys and values up-projected from the
+   latents, 2·(d_nope + d_R) + 2·d_head per head and token pair after up-projecting the ℓ cached
+   latents: decode runs absorbed, a prompt multi-head, as vLLM and SGLang run MLA. A sparse
+   layer (rule 9) attends to its selection absorbed, to every token multi-head.
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.engine.full_model.branch_terms`).
@@ -57,12 +63,17 @@ from ..core.registry import derivation
 from ..core.symbols import (
     b,
     b_mu,
+    c_kv,
+    ctx,
     ctx_win,
     d_ff,
     d_ff_shared,
     d_head,
     d_model,
+    d_nope,
+    d_rope,
     f_idx,
+    flop_mla,
     flops,
     g,
     hbm_bw,
@@ -103,6 +114,7 @@ from ..core.symbols import (
     vocab,
     w_idx,
     xi_idx,
+    xi_mha,
 )
 from ..derivations import compressed_attention, sparse_attention
 from . import full_model as fm
@@ -135,14 +147,44 @@ def cache_stored_bytes() -> sp.Expr:
     return compressed_attention.held_bytes().rhs.subs(kv_layer, kv_bytes)
 
 
+@derivation("eq-phys-mla-attention-flops",
+            "this book (physical rules), from DeepSeek-AI (2024), DeepSeek-V2, sec. 2.1, and "
+            "SGLang (2025), MHA prefill of MLA models")
+def mla_attention_flops(entries: sp.Expr | None = None) -> sp.Eq:
+    """FLOPs of one MLA layer's attention for one sequence's pass of q tokens after ℓ cached
+    ones (eq-phys-mla-attention-flops): the scores and the values, in the cheaper of two forms.
+
+    *Absorbed* (W^UK folded into the query, W^UV into the output): every head scores each
+    cached entry over its d_c-wide latent and its d_R-wide rotary key, 2·(d_c + d_R) FLOPs, and
+    sums the latents, 2·d_c. *Multi-head* (the latents up-projected to keys and values): a
+    head scores over d_nope + d_R and sums d_head-wide values, 2·(d_nope + d_R) + 2·d_head per
+    entry, after up-projecting each of the ℓ cached latents to the n_q heads' keys and values,
+    2·d_c·n_q·(d_nope + d_head) FLOPs apiece (the pass's own q tokens are up-projected by its
+    projections either way: their weights are the same matrices). Decode (q small, ℓ large)
+    runs absorbed and a prompt (ℓ = 0) multi-head, as SGLang and vLLM run MLA; a pass takes the
+    cheaper. (vLLM chooses by phase, not by cost: a prefill chunk of fewer than about 170 tokens
+    over a long cache it runs multi-head, at more FLOPs than this counts.) The absorbed form
+    attends over ``entries`` (default: the causal mean ℓ + (q − 1)/2; a sparse layer's
+    selection, eq-sparse-mean-read), the multi-head form over every cached token, as SGLang
+    runs DeepSeek-V3.2's prompts under 2,048 tokens (masked multi-head attention); a layer
+    without up-projections (ξ_MHA = 0: DeepSeek-V4's compressed attention, rule 10) runs
+    absorbed only.
+    """
+    mean = fm.mean_context()
+    seen = mean if entries is None else entries
+    absorbed = q_len * n_q * (2 * (c_kv + d_rope) + 2 * c_kv) * seen
+    multi_head = (q_len * n_q * (2 * (d_nope + d_rope) + 2 * d_head) * mean
+                  + 2 * c_kv * n_q * (d_nope + d_head) * ctx)
+    return sp.Eq(flop_mla, sp.Piecewise((sp.Min(absorbed, multi_head), xi_mha > 0),
+                                        (absorbed, True)))
+
+
 def attention_flops(mla: bool = False) -> sp.Expr:
-    """FLOPs of attending (eq-full-flops' 4·d·n_q per layer, query and cached entry) over the
-    mean selected entries of eq-sparse-mean-read, plus the indexer's scoring of every cached
-    token (eq-sparse-indexer-flops per query and entry, at the causal mean ℓ + (q − 1)/2) on
-    each of the N_TP^attn GPUs of the attention group (rule 9), and its projections' 2 FLOPs
-    per weight and token on the group's other GPUs."""
-    full = fm.attention_flops(mla)
-    per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
+    """FLOPs of attending over the mean selected entries of eq-sparse-mean-read (eq-full-flops'
+    4·d_head·n_q per layer, query and cached entry; with MLA eq-phys-mla-attention-flops), plus
+    the indexer's scoring of every cached token (eq-sparse-indexer-flops per query and entry,
+    at the causal mean ℓ + (q − 1)/2) on each of the N_TP^attn GPUs of the attention group (rule
+    9), and its projections' 2 FLOPs per weight and token on the group's other GPUs."""
     selected = sparse_attention.mean_read().rhs
     # a compressed layer: its selected tokens are pooled r_c to an entry; its window is read as
     # a top-ℓ_W of plain entries (rule 10)
@@ -152,6 +194,10 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     # split with the query heads (block-sparse, ξ_I = 0)
     scorers = xi_idx * N_TP_ATTN + 1 - xi_idx
     indexer = scorers * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
+    if mla:
+        return b * (n_layers * mla_attention_flops(entries).rhs + q_len * indexer)
+    full = fm.attention_flops(mla)
+    per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
     return b * q_len * (n_layers * per_entry * entries + indexer)
 
 

@@ -147,8 +147,10 @@ class LayeredModel:
                      "experts_spread": True}
             kv, fixed = count * layer["kv"], None
             if a.mla:
-                c_q, c_kv, _, d_v = a.mla
-                shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q)
+                c_q, c_kv, rope, d_v = a.mla
+                # either form, sparse layers too (eq-phys-mla-attention-flops)
+                shape.update(n_q_heads=a.n_q, d_head=d_v, mla_kv_dim=c_kv, mla_q_dim=c_q,
+                             mla_rope_dim=rope, mla_nope_dim=a.d_head, mla_multi_head=True)
             elif a.span == "mamba":
                 # A Mamba-2 layer is a linear layer with a constant state, as a linear-attention
                 # layer is: no new symbol. Its G groups of B and C are the key heads, its H heads

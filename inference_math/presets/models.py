@@ -42,6 +42,13 @@ class Model:
     embedding_matrices: int = 2  # 2: untied input and output embeddings; 1: tied, or no LM head
     mla_kv_dim: int | None = None  # set for multi-head latent attention
     mla_q_dim: int | None = None
+    # MLA's rotary key and position-free query/key widths per head (qk_rope_head_dim,
+    # qk_nope_head_dim; d_head is the value head), and whether its layers can also run as
+    # multi-head attention (eq-phys-mla-attention-flops); 0, None and False leave the absorbed
+    # form without a rotary part, as the paper counts it
+    mla_rope_dim: int = 0
+    mla_nope_dim: int | None = None
+    mla_multi_head: bool = False
     note: str = field(default="")
     # False: a token's experts share a node (the reference code); True: they are spread over the
     # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
@@ -83,6 +90,10 @@ class Model:
         if self.is_mla:
             positive_int(f"{where}: mla_kv_dim", self.mla_kv_dim)
             positive_int(f"{where}: mla_q_dim", self.mla_q_dim)
+            if self.mla_rope_dim:
+                positive_int(f"{where}: mla_rope_dim", self.mla_rope_dim)
+            if self.mla_nope_dim is not None:
+                positive_int(f"{where}: mla_nope_dim", self.mla_nope_dim)
             if self.group_size != 1:
                 raise InputError(f"{where}: MLA models need group_size 1, got {self.group_size}")
         if not self.source:
@@ -116,7 +127,11 @@ class Model:
             S.n_emb: self.embedding_matrices,
         }
         if self.is_mla:
-            values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim})
+            values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim,
+                           S.d_rope: self.mla_rope_dim,
+                           S.d_nope: (self.head_dim if self.mla_nope_dim is None
+                                      else self.mla_nope_dim),
+                           S.xi_mha: 1.0 if self.mla_multi_head else 0.0})
         return values
 
     def _count(self, name: str) -> float:
