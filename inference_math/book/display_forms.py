@@ -258,6 +258,12 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"d_{\mathrm{lin},v}$, in "
                       "{eq}`eq-layers-attention-linear` and {eq}`eq-layers-attention-kda`",
                       (_QKV,)),
+        DisplaySymbol(r"F_{\mathrm{abs}}", "FLOP",
+                      "FLOPs of an MLA layer's attention for one sequence's pass in the absorbed "
+                      "form, in {eq}`eq-phys-mla-attention-flops`", (_F_ABSORBED,)),
+        DisplaySymbol(r"F_{\mathrm{MHA}}", "FLOP",
+                      "the same in the multi-head form, the cached latents' up-projection "
+                      "included, in {eq}`eq-phys-mla-attention-flops`", (_F_MULTI_HEAD,)),
     )
 
 
@@ -576,3 +582,34 @@ def _kda_attention():
     return sp.Eq(S.n_attn_layer, sp.Add(projections, _mul(S.k_conv, _QKV), gates,
                                         _mul(_values(), S.d_model), evaluate=False),
                  evaluate=False)
+
+
+# --- MLA's two forms (physical rule 11): each form's FLOPs named under the equation ---------------
+
+_F_ABSORBED = sp.Symbol(r"F_{\mathrm{abs}}", positive=True)
+_F_MULTI_HEAD = sp.Symbol(r"F_{\mathrm{MHA}}", positive=True)
+
+
+def _causal_mean():
+    return sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)), evaluate=False)
+
+
+def _mla_forms() -> dict:
+    two = lambda *terms: _mul(2, sp.Add(*terms, evaluate=False))  # noqa: E731
+    absorbed = _mul(S.n_q, S.q_len, sp.Add(two(S.c_kv, S.d_rope), _mul(2, S.c_kv),
+                                           evaluate=False), _causal_mean())
+    scores = sp.Add(two(S.d_nope, S.d_rope), _mul(2, S.d_head), evaluate=False)
+    multi_head = sp.Add(_mul(S.n_q, S.q_len, scores, _causal_mean()),
+                        _mul(2, S.c_kv, S.n_q, sp.Add(S.d_nope, S.d_head, evaluate=False), S.ctx),
+                        evaluate=False)
+    return {_F_ABSORBED: absorbed, _F_MULTI_HEAD: multi_head}
+
+
+@form("eq-phys-mla-attention-flops", "the two forms named under the equation, each written as "
+      "the layer runs it: per head and entry the scores' and the sums' widths, times the causal "
+      "mean context ℓ + (q − 1)/2; the multi-head form's up-projection of the ℓ cached latents",
+      constants=_mla_forms, where=True)
+def _mla_attention_flops():
+    eq = DERIVATIONS["eq-phys-mla-attention-flops"].function()
+    return sp.Eq(eq.lhs, sp.Piecewise((sp.Min(_F_ABSORBED, _F_MULTI_HEAD, evaluate=False),
+                                       S.xi_mha > 0), (_F_ABSORBED, True)), evaluate=False)
