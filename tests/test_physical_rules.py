@@ -251,8 +251,8 @@ def test_mla_attention_flops_by_hand():
     q = 1024.0
     pairs = (_attention_flops("deepseek-v3", 2 * q, 0) - 2 * _attention_flops("deepseek-v3", q, 0))
     assert pairs == pytest.approx(layers * heads * 640 * q * q - 2 * 129280 * 7168, rel=1e-9)
-    # the same prompt absorbed would cost 2,176/640 = 3.4 times as much: the pass takes the cheaper
-    assert 2176 / 640 == pytest.approx(3.4)
+    # (absorbed, the same prompt would cost 2,176/640 = 3.4 times as much: the pass takes the
+    # cheaper, which the q² coefficient above shows)
     # the limit counts the same FLOPs (at the peak rate)
     limit = (_attention_flops("deepseek-v3", 1.0, context, "limit")
              - _attention_flops("deepseek-v3", 1.0, 0, "limit"))
@@ -281,7 +281,6 @@ def test_a_sparse_mla_layer_attends_to_its_selection_absorbed_or_to_all_multi_he
     # 1,920 per head is less than the multi-head 640 x 8,191.5: absorbed, whose attention grows
     # only linearly with the prompt; the second difference keeps the indexer's q² term alone
     long, step = 16384.0, 4096.0
-    assert 2176 * (2048 * 2047 / 2 + (long - 2048) * 2048) / long < 640 * (long - 1) / 2
     second = (_attention_flops(DEEPSEEK_V32, long + 2 * step, 0.0)
               - 2 * _attention_flops(DEEPSEEK_V32, long + step, 0.0)
               + _attention_flops(DEEPSEEK_V32, long, 0.0))

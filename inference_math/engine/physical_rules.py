@@ -170,13 +170,19 @@ def mla_attention_flops(entries: sp.Expr | None = None) -> sp.Eq:
     without up-projections (ξ_MHA = 0: DeepSeek-V4's compressed attention, rule 10) runs
     absorbed only.
     """
+    forms = mla_forms(entries)
+    return sp.Eq(flop_mla, sp.Piecewise((sp.Min(forms["absorbed"], forms["multi_head"]),
+                                         xi_mha > 0), (forms["absorbed"], True)))
+
+
+def mla_forms(entries: sp.Expr | None = None) -> dict[str, sp.Expr]:
+    """The two forms of eq-phys-mla-attention-flops, 'absorbed' and 'multi_head': FLOPs of one
+    MLA layer's attention for one sequence's pass (see :func:`mla_attention_flops`)."""
     mean = fm.mean_context()
     seen = mean if entries is None else entries
-    absorbed = q_len * n_q * (2 * (c_kv + d_rope) + 2 * c_kv) * seen
-    multi_head = (q_len * n_q * (2 * (d_nope + d_rope) + 2 * d_head) * mean
-                  + 2 * c_kv * n_q * (d_nope + d_head) * ctx)
-    return sp.Eq(flop_mla, sp.Piecewise((sp.Min(absorbed, multi_head), xi_mha > 0),
-                                        (absorbed, True)))
+    return {"absorbed": q_len * n_q * (2 * (c_kv + d_rope) + 2 * c_kv) * seen,
+            "multi_head": (q_len * n_q * (2 * (d_nope + d_rope) + 2 * d_head) * mean
+                           + 2 * c_kv * n_q * (d_nope + d_head) * ctx)}
 
 
 def attention_flops(mla: bool = False) -> sp.Expr:
