@@ -15,8 +15,11 @@ Method (the book's chapter "How close real systems come" reports every number):
    of an untuned engine, a tuned submission) do not pull the rest; each row weighted by
    1/√(rows of its source), so a source that publishes hundreds of rows does not outvote one
    that publishes a few (weighting by setup instead gave a larger out-of-fold error, 1.50
-   against 1.38, on the training split). The parameters are fitted in unconstrained
-   coordinates: logarithms of t_0, β_½ and m_½, logits of η_mem, η_flop and ω (each in (0, 1)).
+   against 1.38, on the training split). Every parameter is bounded to a physical range
+   (:data:`BOUNDS`); the fit's coordinates are the logarithms of t_0, β_½ and m_½ and the
+   fractions η_mem, η_flop and ω themselves, each inside its bounds, so no trial step can leave
+   the range or overflow (unbounded coordinates once let the optimizer, on some CPUs, step to
+   ``exp`` of a huge number).
    The parameters the vendor's software sets, t_0, η_mem and η_flop
    (:data:`~.step_time.PER_STACK`), have one value per software stack
    (:data:`~.step_time.FITTED_STACKS`: CUDA and ROCm); the other three are shared. Nine numbers
@@ -30,7 +33,9 @@ Method (the book's chapter "How close real systems come" reports every number):
    and the share of its points inside the band, neither of which it helped to set.
 
 ``python -m inference_math.engine.estimate_fit`` refits and writes
-``data/estimate_parameters.json``; ``tests/test_estimate_fit.py`` refits and compares.
+``data/estimate_parameters.json``: both fits (per stack and one set for all), the band and the
+errors. The book reads that file and refits nothing; the tests refit from several starts, with
+one thread and with two, and compare.
 """
 
 from __future__ import annotations
@@ -61,7 +66,12 @@ START = (2e-3, 0.8, 2e6, 0.6, 64.0, 0.5)
 #: keeps the one of least training cost.
 STARTS = (START, (5e-3, 0.6, 5e5, 0.4, 16.0, 0.2), (1e-3, 0.9, 1e7, 0.8, 256.0, 0.8),
           (1e-2, 0.5, 1e6, 0.3, 128.0, 0.5))
-FRACTIONS = (1, 3, 5)  # η_mem, η_flop, ω: logits; the others: logarithms
+FRACTIONS = (1, 3, 5)  # η_mem, η_flop, ω: the values themselves; the others: logarithms
+#: The physical range of each parameter (in the order of step_time.PARAMETER_NAMES): a fixed
+#: time per step from 10 µs (one kernel launch) to 100 ms; fractions of a peak from 1% to all of
+#: it (ω, the share of the shorter time hidden under the longer, from none to all); a kernel's
+#: start-up worth 1 byte to 1 GB, and a GEMM's half-efficiency size of 1 to 16,384 tokens.
+BOUNDS = ((1e-5, 0.1), (0.01, 1.0), (1.0, 1e9), (0.01, 1.0), (1.0, 16384.0), (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -135,18 +145,30 @@ def coordinates_of(effs: dict[str, st.Efficiency]) -> np.ndarray:
 
 
 def to_vector(z) -> tuple[float, ...]:
-    z = np.asarray(z, dtype=float)
-    return tuple(float(1 / (1 + math.exp(-v))) if k in FRACTIONS else float(math.exp(v))
+    """Parameter values from the fit's coordinates (clipped to :data:`BOUNDS`, where the
+    optimizer keeps them anyway)."""
+    low, high = to_coordinates([b[0] for b in BOUNDS]), to_coordinates([b[1] for b in BOUNDS])
+    z = np.clip(np.asarray(z, dtype=float), low, high)
+    return tuple(float(v) if k in FRACTIONS else float(min(max(math.exp(v), BOUNDS[k][0]),
+                                                             BOUNDS[k][1]))
                  for k, v in enumerate(z))
 
 
 def to_coordinates(values) -> np.ndarray:
-    """The fit's unconstrained coordinates of parameter values (a fraction at 0 or 1, or a
-    size at 0, as a stored fit rounds them, is taken a hair inside its range)."""
-    tiny = 1e-9
-    return np.array([math.log(min(max(v, tiny), 1 - tiny) / (1 - min(max(v, tiny), 1 - tiny)))
-                     if k in FRACTIONS else math.log(max(v, tiny))
-                     for k, v in enumerate(values)])
+    """The fit's coordinates of parameter values, each taken inside :data:`BOUNDS`."""
+    inside = [min(max(float(v), low), high) for v, (low, high) in zip(values, BOUNDS, strict=True)]
+    return np.array([v if k in FRACTIONS else math.log(v) for k, v in enumerate(inside)])
+
+
+def coordinate_bounds(per_stack: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the fit's coordinates: six shared, then
+    :data:`~.step_time.PER_STACK` of each further stack (:func:`to_efficiencies`)."""
+    low, high = to_coordinates([b[0] for b in BOUNDS]), to_coordinates([b[1] for b in BOUNDS])
+    if per_stack:
+        extra = [st.PARAMETER_NAMES.index(name) for _ in st.FITTED_STACKS[1:]
+                 for name in st.PER_STACK]
+        low, high = np.concatenate([low, low[extra]]), np.concatenate([high, high[extra]])
+    return low, high
 
 
 def log_ratios(items, effs: dict[str, st.Efficiency]) -> np.ndarray:
@@ -185,8 +207,10 @@ def fit(items=None, starts=None, per_stack: bool = True) -> dict[str, st.Efficie
     def residuals(z):
         return weights * log_ratios(train, to_efficiencies(z))
     starts = [_start(values, per_stack) for values in STARTS] if starts is None else starts
-    results = [least_squares(residuals, start, method="trf", diff_step=1e-3,
-                             max_nfev=400, loss="soft_l1", f_scale=LOSS_SCALE)
+    low, high = coordinate_bounds(per_stack=len(starts[0]) > 6)
+    results = [least_squares(residuals, np.clip(start, low, high), bounds=(low, high),
+                             method="trf", diff_step=1e-3, max_nfev=400, loss="soft_l1",
+                             f_scale=LOSS_SCALE)
                for start in starts]
     best = min(results, key=lambda result: result.cost)
     return to_efficiencies(best.x)
@@ -242,13 +266,27 @@ def report(effs: dict[str, st.Efficiency], items=None, band=None) -> dict:
     return out
 
 
+def stored(key: str = "parameters") -> dict[str, st.Efficiency]:
+    """The stored fit's efficiencies of each stack, with the stored band: ``"parameters"`` (a
+    set per stack) or ``"one_set"`` (one set of six for all)."""
+    rec = st.fitted_record()
+    band = (rec["band"]["low"], rec["band"]["high"])
+    return {stack: st.Efficiency(**values, band_low=band[0], band_high=band[1])
+            for stack, values in rec[key].items()}
+
+
+def _rounded(effs: dict[str, st.Efficiency]) -> dict:
+    return {stack: dict(zip(st.PARAMETER_NAMES, (round(v, 6) for v in eff.vector), strict=True))
+            for stack, eff in effs.items()}
+
+
 def record(effs: dict[str, st.Efficiency] | None = None) -> dict:
     """What data/estimate_parameters.json holds."""
     effs = fit() if effs is None else effs
     rep = report(effs)
     return {
-        "parameters": {stack: dict(zip(st.PARAMETER_NAMES, (round(v, 6) for v in eff.vector),
-                                       strict=True)) for stack, eff in effs.items()},
+        "parameters": _rounded(effs),
+        "one_set": _rounded(fit(per_stack=False)),
         "per_stack": list(st.PER_STACK),
         "band": {k: round(v, 4) if isinstance(v, float) else v for k, v in rep["band"].items()},
         "train": {k: round(v, 4) if isinstance(v, float) else v for k, v in rep["train"].items()},
