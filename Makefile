@@ -87,7 +87,7 @@ pdf: executed
 # A benchmark, not a test: prints CPU seconds and quotes the speed-up over the original code
 # measured side by side on one machine (data/erdil_code/timings_side_by_side.json).
 bench: $(STAMP)
-	$(BIN)/python -m inference_math.engine.bench
+	$(BIN)/python -m inference_math.analysis.bench
 
 # The built site in Debian's Chromium, headless, driven by Playwright (its own browser download is
 # never used). In `make test` the strict build has just made the site; alone, it is built if missing.

@@ -8,9 +8,15 @@ The package is layered; a layer imports only the layers above it in this list:
   scaling book and Pope et al.; the Tensor Economics posts), each a function returning a SymPy
   ``Eq`` registered under its equation label.
 - ``presets``: the model and GPU presets, whose counts are evaluated from the derivations.
-- ``engine``: the full model of Erdil (2025), sections 3-4 (collectives, latency terms,
-  speculative decoding, long context), the search over parallel layouts, the Pareto frontier,
-  the paper's comparisons, the toy model's numeric frontier and the benchmark.
+- ``fullmodel``: the full model of Erdil (2025), sections 3-4 (latency terms under the paper's
+  and the physical rules, collectives, speculative decoding, long context), the search over
+  parallel layouts, the Pareto frontier, the paper's comparisons and the toy model's frontier.
+- ``serving``: a workload of prompts and generated tokens on one deployment (prefill, step time
+  under each curve, the estimate's step, prediction at a given deployment, the serving frontier).
+- ``reality``: the curves against public measurements (the limit check, the estimate's fit).
+- ``analysis``: questions asked of many frontiers (bands, sensitivity, what would make a cost
+  cheaper, sweeps, the benchmark).
+- ``codegen``: derivations written out as NumPy modules at build time (no command imports it).
 - ``book``: what only the book needs (glue and display helpers, figures, citation, the derivation
   index, the frontier explorer, Sphinx extensions). ``cli`` is the command line.
 
@@ -44,10 +50,10 @@ _API = {
     "MODELS": "presets.models",
     "get_model": "presets.models",
     "LayeredModel": "presets.layered",
-    "Setting": "engine.search",
-    "Frontier": "engine.search",
-    "FrontierPoint": "engine.search",
-    "frontier": "engine.search",
+    "Setting": "fullmodel.search",
+    "Frontier": "fullmodel.search",
+    "FrontierPoint": "fullmodel.search",
+    "frontier": "fullmodel.search",
 }
 
 __all__ = ["DERIVATIONS", *_API]
@@ -55,7 +61,7 @@ __all__ = ["DERIVATIONS", *_API]
 
 def _all_derivations() -> dict:
     """The registry after importing every module that registers derivations."""
-    for subpackage in ("derivations", "engine"):
+    for subpackage in ("derivations", "fullmodel", "serving", "reality", "analysis"):
         package = importlib.import_module(f"{__name__}.{subpackage}")
         for info in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{info.name}")

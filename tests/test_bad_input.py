@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inference_math.core.validation import InputError, Interval, within
-from inference_math.engine import cache, toy_model
-from inference_math.engine.search import Setting
+from inference_math.fullmodel import cache, toy_model
+from inference_math.fullmodel.search import Setting
 from inference_math.presets.hardware import GPUS, get_gpu
 from inference_math.presets.models import MODELS, get_model
 

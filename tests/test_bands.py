@@ -1,4 +1,4 @@
-"""Bands on the frontiers (engine/bands.py, --band): ranges, draws, containment, a hand check."""
+"""Bands on the frontiers (analysis/bands.py, --band): ranges, draws, containment, a hand check."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import run, strict_json
 
+from inference_math.analysis import bands
 from inference_math.core.validation import InputError
-from inference_math.engine import bands
-from inference_math.engine.search import Frontier, Setting, frontier
-from inference_math.engine.serving_frontier import Workload, evaluate_points, serving_frontier
+from inference_math.fullmodel.search import Frontier, Setting, frontier
 from inference_math.presets.hardware import GPUS, NUMBER_FIELDS, get_gpu
 from inference_math.presets.models import get_model
+from inference_math.serving.serving_frontier import Workload, evaluate_points, serving_frontier
 
 LLAMA_70B = get_model("llama-3-70b")
 B200 = get_gpu("b200")

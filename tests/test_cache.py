@@ -2,7 +2,7 @@
 
 import pickle
 
-from inference_math.engine import cache
+from inference_math.fullmodel import cache
 
 
 def test_without_the_variable_nothing_is_stored(monkeypatch, tmp_path):

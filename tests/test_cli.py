@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from inference_math import cli
 from inference_math.cli import build_parser, main
-from inference_math.engine.cache import ENV as CACHE_ENV
-from inference_math.engine.search import Setting
+from inference_math.fullmodel.cache import ENV as CACHE_ENV
+from inference_math.fullmodel.search import Setting
 from inference_math.presets.hardware import GPUS, get_gpu
 from inference_math.presets.models import MODELS, get_model
 

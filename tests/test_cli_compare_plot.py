@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_cli import run_without_search, strict_json
 
 from inference_math.cli import DEFAULT_SPEED, main
-from inference_math.engine.cache import ENV as CACHE_ENV
+from inference_math.fullmodel.cache import ENV as CACHE_ENV
 
 HF = resources.files("inference_math").joinpath("data/hf_configs")
 QWEN3_8B = str(HF / "Qwen--Qwen3-8B.config.json")

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
 from inference_math.derivations import compressed_attention as ca
-from inference_math.engine import full_model as fm
-from inference_math.engine import physical_rules as phys
-from inference_math.engine.predict import Deployment, predict
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel import physical_rules as phys
 from inference_math.presets import hf_config as hc
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.layered import LayeredModel, from_hf_config
+from inference_math.serving.predict import Deployment, predict
 
 CONFIGS = "inference_math/data/hf_configs"
 FLASH = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V4-Flash.config.json")
@@ -188,7 +188,7 @@ def test_mfu_counts_the_entries_a_query_attends_to():
     V4-Flash's and V3.2's frontiers above 100% MFU under the limit; counting the entries read
     (the window, the pooled entries, the selection) keeps every point below it."""
     from inference_math import frontier
-    from inference_math.engine.search import Setting
+    from inference_math.fullmodel.search import Setting
     v32 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json")
     for model in (FLASH, v32):
         front = frontier(Setting(model, get_gpu("b200"), context=1e6, curve="limit"))
@@ -204,7 +204,7 @@ def test_the_full_model_and_the_reader_agree_on_v4s_cache():
     and the indexer's keys, 6,880, with the two sliding-window layers' 2,048 while their windows
     are open) and the same constant state (every pooling layer's 128-entry window and its
     compressors' FP32 state); a KV precision halves the window with the rest of the cache."""
-    from inference_math.engine.predict import Deployment
+    from inference_math.serving.predict import Deployment
     arch = FLASH.architecture
     assert FLASH.kv_bytes_per_token == arch.kv_bytes_per_token == 8928
     assert FLASH.state_bytes_per_sequence == arch.state_bytes_per_sequence == 17_580_032

@@ -14,7 +14,7 @@ from inference_math import get_gpu, get_model
 from inference_math.book import explorer as E
 from inference_math.book import sphinx_plotly as SP
 from inference_math.core.validation import InputError
-from inference_math.engine.search import Setting, frontier
+from inference_math.fullmodel.search import Setting, frontier
 
 #: plotly.js as the plotly package ships it, located independently of the extension.
 PACKAGE_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -1,11 +1,11 @@
-"""The generated serving module (engine/formulas_numpy.py) is its derivations, printed."""
+"""The generated serving module (fullmodel/formulas_numpy.py) is its derivations, printed."""
 
 import numpy as np
 import pytest
 
+from inference_math.codegen import formulas_codegen as codegen
 from inference_math.core.numeric import compile_fn
-from inference_math.engine import formulas_codegen as codegen
-from inference_math.engine import formulas_numpy as gen
+from inference_math.fullmodel import formulas_numpy as gen
 
 
 def test_the_generated_module_is_current():

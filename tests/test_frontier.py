@@ -1,4 +1,4 @@
-"""Pareto frontiers of latency against cost (inference_math.engine.pareto).
+"""Pareto frontiers of latency against cost (inference_math.fullmodel.pareto).
 
 A configuration is dominated when another is at least as fast and at least as cheap and better
 in one of the two (the Pareto order used for Figure 1 of Erdil 2025).
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math.engine.pareto import pareto_front, pareto_front_thresholds
+from inference_math.fullmodel.pareto import pareto_front, pareto_front_thresholds
 
 INF = np.inf
 

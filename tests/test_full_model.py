@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from inference_math import get_gpu, get_model
 from inference_math.core import symbols as S
 from inference_math.core.numeric import compile_fn
-from inference_math.engine import collectives as coll
-from inference_math.engine import comparisons as C
-from inference_math.engine import full_model as fm
+from inference_math.fullmodel import collectives as coll
+from inference_math.fullmodel import comparisons as C
+from inference_math.fullmodel import full_model as fm
 
 US = 1e-6
 

@@ -7,8 +7,8 @@ import pytest
 import sympy as sp
 
 from inference_math import get_gpu, get_model
-from inference_math.engine import full_model as fm
-from inference_math.engine import full_model_codegen as codegen
+from inference_math.codegen import full_model_codegen as codegen
+from inference_math.fullmodel import full_model as fm
 
 
 @pytest.mark.parametrize("rules", fm.RULES)

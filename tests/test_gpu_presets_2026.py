@@ -20,7 +20,7 @@ import pytest
 
 import inference_math.presets.hardware as hardware
 from inference_math.cli import _fits, main
-from inference_math.engine.search import Setting
+from inference_math.fullmodel.search import Setting
 from inference_math.presets.hardware import GPUS, NUMBER_FIELDS
 from inference_math.presets.models import get_model
 

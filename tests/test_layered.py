@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
-from inference_math.engine import full_model as fm
-from inference_math.engine.search import Setting, frontier
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel.search import Setting, frontier
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.layered import LayeredModel, LayerPiece
 from inference_math.presets.models import get_model

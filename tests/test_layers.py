@@ -1,4 +1,5 @@
-"""The package's layers import one way: core <- derivations <- presets <- engine <- book, cli.
+"""The package's layers import one way: core <- derivations <- presets <- fullmodel <- serving <-
+reality <- analysis <- codegen, book, cli.
 
 Every module is parsed (not imported) and each import that runs is resolved to the layer it
 reaches; imports under ``if TYPE_CHECKING:`` only name types and never run.
@@ -19,10 +20,14 @@ ALLOWED = {
     "core": set(),
     "derivations": {"core"},
     "presets": {"core", "derivations"},
-    "engine": {"core", "derivations", "presets"},
-    "book": {"core", "derivations", "presets", "engine", "top"},
-    "cli": {"core", "derivations", "presets", "engine", "top"},
-    "top": {"core", "derivations", "presets", "engine"},
+    "fullmodel": {"core", "derivations", "presets"},
+    "serving": {"core", "derivations", "presets", "fullmodel"},
+    "reality": {"core", "derivations", "presets", "fullmodel", "serving"},
+    "analysis": {"core", "derivations", "presets", "fullmodel", "serving", "reality"},
+    "codegen": {"core", "derivations", "presets", "fullmodel", "serving", "reality", "analysis"},
+    "book": {"core", "derivations", "presets", "fullmodel", "serving", "reality", "analysis", "top"},
+    "cli": {"core", "derivations", "presets", "fullmodel", "serving", "reality", "analysis", "top"},
+    "top": {"core", "derivations", "presets", "fullmodel", "serving", "reality", "analysis"},
 }
 LAYERS = set(ALLOWED) - {"top", "cli"}
 #: What a layer may import only inside a function, so that starting it never loads it: the command
@@ -113,9 +118,11 @@ def test_every_import_points_the_way_the_layers_allow():
 
 
 @pytest.mark.parametrize("source, target, ok", [
-    ("derivations", "engine", False), ("derivations", "presets", False), ("core", "derivations", False),
-    ("engine", "book", False), ("presets", "engine", False), ("book", "engine", True),
-    ("engine", "presets", True), ("cli", "book", False),
+    ("derivations", "fullmodel", False), ("derivations", "presets", False),
+    ("core", "derivations", False), ("fullmodel", "book", False), ("presets", "fullmodel", False),
+    ("book", "fullmodel", True), ("fullmodel", "presets", True), ("cli", "book", False),
+    ("fullmodel", "serving", False), ("serving", "fullmodel", True), ("reality", "analysis", False),
+    ("analysis", "reality", True), ("fullmodel", "codegen", False), ("cli", "codegen", False),
 ])
 def test_the_rule_itself(source, target, ok):
     assert (target in ALLOWED[source]) is ok
@@ -126,15 +133,15 @@ def test_the_checker_sees_an_import_that_runs_and_skips_a_type_only_one(tmp_path
     fake = tmp_path / "inference_math"
     (fake / "derivations").mkdir(parents=True)
     module = fake / "derivations" / "x.py"
-    module.write_text("from typing import TYPE_CHECKING\nfrom ..engine.search import frontier\n"
+    module.write_text("from typing import TYPE_CHECKING\nfrom ..fullmodel.search import frontier\n"
                       "from . import roofline\n"
                       "if TYPE_CHECKING:\n    from ..presets.hardware import GPU\n"
                       "def f():\n    from ..book import display\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert sorted(imported_targets(module)) == [("book",), ("derivations", "roofline"),
-                                                ("engine", "search")]
+                                                ("fullmodel", "search")]
     assert sorted(imported_targets(module, eager_only=True)) == [("derivations", "roofline"),
-                                                                 ("engine", "search")]
+                                                                 ("fullmodel", "search")]
 
 
 def test_the_command_line_starts_without_the_book_or_matplotlib():

@@ -1,16 +1,16 @@
 """The limit holds: no public measurement serves more output tokens/s per GPU than the limit at
-its model, GPU, precision, context and speed per user (inference_math.engine.limit_check)."""
+its model, GPU, precision, context and speed per user (inference_math.reality.limit_check)."""
 
 from __future__ import annotations
 
 import pytest
 
-from inference_math.engine import full_model as fm
-from inference_math.engine import limit_check as lc
-from inference_math.engine.measurements import frontier_conditions
-from inference_math.engine.search import Setting, frontier
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel.search import Setting, frontier
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
+from inference_math.reality import limit_check as lc
+from inference_math.reality.measurements import frontier_conditions
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from inference_math.core.symbols import (
     price,
     r_draft,
 )
-from inference_math.engine import comparisons as C
-from inference_math.engine import long_context as lc
+from inference_math.fullmodel import comparisons as C
+from inference_math.fullmodel import long_context as lc
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
 

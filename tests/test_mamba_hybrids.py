@@ -13,7 +13,7 @@ import json
 import pytest
 
 from inference_math import cli
-from inference_math.engine import full_model as fm
+from inference_math.fullmodel import full_model as fm
 from inference_math.presets import hf_config as hc
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.layered import LayeredModel, from_hf_config

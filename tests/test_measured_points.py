@@ -1,4 +1,4 @@
-"""Measured points (engine/measured_points.py), the estimate's fit (estimate_fit.py) and the
+"""Measured points (reality/measured_points.py), the estimate's fit (estimate_fit.py) and the
 commands serve and measured."""
 
 import json
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from inference_math.cli import main
-from inference_math.engine import estimate_fit as ef
-from inference_math.engine import measured_points as mp
-from inference_math.engine import step_time as st
+from inference_math.reality import estimate_fit as ef
+from inference_math.reality import measured_points as mp
+from inference_math.serving import step_time as st
 
 HEADER = ("point_id,model,gpu,gpus,weight_bits,tp,scenario,concurrency,input_len,output_len,"
           "output_tok_s_per_gpu,tok_s_per_user\n")
@@ -170,9 +170,9 @@ def test_each_gpu_takes_the_efficiencies_of_its_software_stack():
 def test_the_estimate_fills_the_engines_share_of_hbm():
     """8 H100s hold 8 x 80 GB; the estimate lets an engine fill 0.9 of it (vLLM's default
     gpu_memory_utilization): 576 GB, and fewer sequences than the limit."""
-    from inference_math.engine.predict import Deployment, predict
     from inference_math.presets.hardware import get_gpu
     from inference_math.presets.models import get_model
+    from inference_math.serving.predict import Deployment, predict
     kw = dict(tp=8, batch=1, input_len=2048, output_len=2048, weight_bits=8)
     est = predict(Deployment(get_model("llama-3.3-70b"), get_gpu("h100"), curve="estimate", **kw))
     lim = predict(Deployment(get_model("llama-3.3-70b"), get_gpu("h100"), curve="limit", **kw))

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from inference_math.engine import measurements as me
+from inference_math.reality import measurements as me
 
 
 def test_the_serving_file_has_the_rows_its_readme_lists():

@@ -1,4 +1,4 @@
-"""The book's physical rules and the limit (inference_math.engine.physical_rules): each correction
+"""The book's physical rules and the limit (inference_math.fullmodel.physical_rules): each correction
 against a hand calculation from the configs and datasheets, the identities that tie them to the
 reference terms, and the properties the search relies on."""
 
@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
-from inference_math.engine import collectives as coll
-from inference_math.engine import full_model as fm
-from inference_math.engine import physical_rules as phys
-from inference_math.engine import search as search_mod
-from inference_math.engine.predict import Deployment, predict
+from inference_math.fullmodel import collectives as coll
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel import physical_rules as phys
+from inference_math.fullmodel import search as search_mod
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
+from inference_math.serving.predict import Deployment, predict
 
 US = 1e-6
 # NCCL's protocols in the reference code (LL, LL128, Simple): latency per rank, per node

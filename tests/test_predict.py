@@ -16,13 +16,13 @@ from inference_math.cli import main
 from inference_math.core import symbols as S
 from inference_math.core.validation import InputError
 from inference_math.derivations import dense_economics as de
-from inference_math.engine import prefill as pf
-from inference_math.engine.predict import Deployment, DeploymentError, predict, prefill_terms
-from inference_math.engine.search import Setting, frontier
-from inference_math.engine.speculative import spec_latency_fn
+from inference_math.fullmodel.search import Setting, frontier
+from inference_math.fullmodel.speculative import spec_latency_fn
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.layered import LayeredModel
 from inference_math.presets.models import CONFIG_PRESETS, MODELS, get_model
+from inference_math.serving import prefill as pf
+from inference_math.serving.predict import Deployment, DeploymentError, predict, prefill_terms
 
 H100, H800 = get_gpu("h100"), get_gpu("h800")
 LLAMA_70B, LLAMA_8B, DSV3 = get_model("llama-3-70b"), get_model("llama-3-8b"), get_model("deepseek-v3")

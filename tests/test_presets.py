@@ -391,7 +391,7 @@ def test_model_without_d_head_needs_heads_dividing_width():
 
 @pytest.mark.parametrize("grid", [0.5, 1, -3])
 def test_frontier_grid_must_have_two_points_per_axis(grid):
-    from inference_math.engine.toy_model import reference_code_frontier
+    from inference_math.fullmodel.toy_model import reference_code_frontier
 
     with pytest.raises(InputError, match="grid"):
         reference_code_frontier(get_model("llama-3-8b"), get_gpu("h100"), grid=grid)

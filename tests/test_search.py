@@ -10,10 +10,10 @@ from inference_math.cli import main
 from inference_math.core.numeric import compile_fn
 from inference_math.core.units import usd_per_million_tokens
 from inference_math.core.validation import InputError
-from inference_math.engine import comparisons as C
-from inference_math.engine import full_model as fm
-from inference_math.engine import search as S
-from inference_math.engine.search import FRONTIER_COLUMNS, Setting, frontier, search_steps
+from inference_math.fullmodel import comparisons as C
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel import search as S
+from inference_math.fullmodel.search import FRONTIER_COLUMNS, Setting, frontier, search_steps
 
 
 @pytest.mark.parametrize("key", ["llama-3-70b", "mixtral-8x22b"])

@@ -1,5 +1,5 @@
 """The search's pruning helpers against brute force: the frontier latency bound of a point, the
-float32 lower bounds and the minimum over branches (inference_math.engine.search)."""
+float32 lower bounds and the minimum over branches (inference_math.fullmodel.search)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from inference_math.engine import search as S
+from inference_math.fullmodel import search as S
 
 positive = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 

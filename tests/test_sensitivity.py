@@ -16,14 +16,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog, minimize_scalar
 
+from inference_math.analysis import cheaper
+from inference_math.analysis import continuum as cm
+from inference_math.analysis import sensitivity as sens
+from inference_math.analysis.sensitivity import elasticities
 from inference_math.cli import main
 from inference_math.core import symbols as S
 from inference_math.core.validation import InputError
-from inference_math.engine import cheaper
-from inference_math.engine import continuum as cm
-from inference_math.engine import formulas_numpy as gen
-from inference_math.engine import sensitivity as sens
-from inference_math.engine.search import Setting, frontier
+from inference_math.fullmodel import formulas_numpy as gen
+from inference_math.fullmodel.search import Setting, frontier
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
 
@@ -134,7 +135,7 @@ def test_capacity_binds_and_counts():
     with memory, and more HBM capacity makes the cost cheaper (re-optimized: the same)."""
     front = frontier(Setting(get_model("llama-3-70b"), get_gpu("h100"), curve="physical",
                              context=4096.0))
-    report = front.elasticities(20.0)
+    report = elasticities(front, 20.0)
     assert "capacity" in report["binds"]
     assert report["elasticities"]["hbm_bytes"] < -0.1
     numeric = sens.finite_differences(front, 20.0, names={"hbm_bytes"})
@@ -144,7 +145,7 @@ def test_capacity_binds_and_counts():
 @pytest.mark.parametrize("model,gpu,curve,context,speed", CHAPTER_POINTS)
 def test_elasticities_match_reoptimization(model, gpu, curve, context, speed):
     front = frontier(Setting(get_model(model), get_gpu(gpu), curve=curve, context=context))
-    report = front.elasticities(speed)
+    report = elasticities(front, speed)
     numeric = sens.finite_differences(front, speed, step=_step(report))
     assert report["elasticities"].keys() >= numeric.keys()
     for name, value in numeric.items():
@@ -173,7 +174,7 @@ def test_elasticities_at_random_frontier_points(model, gpu, curve, context, wher
     front = frontier(Setting(get_model(model), get_gpu(gpu), curve=curve, context=context))
     speeds, _ = front.arrays()
     speed = float(np.exp(np.log(speeds.min()) + where * np.log(speeds.max() / speeds.min())))
-    report = front.elasticities(speed)
+    report = elasticities(front, speed)
     # two layouts exactly as cheap: the cost has a kink at the point itself, no derivative
     assume(report["layout_gap"] is None or report["layout_gap"] > 1e-6)
     names = pick.sample(sorted(report["elasticities"]), 4)
@@ -184,9 +185,9 @@ def test_elasticities_at_random_frontier_points(model, gpu, curve, context, wher
 
 def test_speculative_and_out_of_range_speeds_are_refused(llama70_h100):
     with pytest.raises(InputError, match="beyond the top speed"):
-        llama70_h100.elasticities(1e4)
+        elasticities(llama70_h100, 1e4)
     with pytest.raises(InputError, match="below the frontier's slowest"):
-        llama70_h100.elasticities(1.0)
+        elasticities(llama70_h100, 1.0)
 
 
 # --- what would make it cheaper ----------------------------------------------------------------

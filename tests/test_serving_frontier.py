@@ -1,4 +1,4 @@
-"""The serving frontier (engine/serving_frontier.py): shape, the limit above the estimate,
+"""The serving frontier (serving/serving_frontier.py): shape, the limit above the estimate,
 a hand-checked step, and infeasible workloads reported."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import pytest
 
 from inference_math import get_gpu, get_model
-from inference_math.engine import step_time as st
-from inference_math.engine.serving_frontier import ServeError, Workload, serving_frontier
+from inference_math.serving import step_time as st
+from inference_math.serving.serving_frontier import ServeError, Workload, serving_frontier
 
 LLAMA, H100 = get_model("llama-3.3-70b"), get_gpu("h100")
 
@@ -66,7 +66,7 @@ def test_infeasible_limits_are_one_error_naming_them():
 
 
 def test_predict_on_the_estimate_is_below_the_limit_and_carries_its_band():
-    from inference_math.engine.predict import Deployment, predict
+    from inference_math.serving.predict import Deployment, predict
     for model, gpu, extra in ((LLAMA, H100, {"weight_bits": 8}),
                               (get_model("deepseek-v3"), get_gpu("h200"),
                                {"dp_attention": True})):

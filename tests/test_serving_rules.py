@@ -1,4 +1,4 @@
-"""The serving frontier's rules (engine/serving_rules.py) and the estimate's (estimate_rules.py):
+"""The serving frontier's rules (serving/serving_rules.py) and the estimate's (estimate_rules.py):
 identities checked symbolically and numerically, limits and monotonicity, hand values."""
 
 import math
@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
 from inference_math.core.numeric import compile_fn
-from inference_math.engine import estimate_rules as er
-from inference_math.engine import physical_rules as phys
-from inference_math.engine import serving_rules as sr
+from inference_math.fullmodel import physical_rules as phys
+from inference_math.serving import estimate_rules as er
+from inference_math.serving import serving_rules as sr
 
 positive = st.floats(min_value=1e-3, max_value=1e3, allow_nan=False)
 

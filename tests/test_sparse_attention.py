@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from inference_math.core.symbols import ctx, k_top, q_len
 from inference_math.derivations import sparse_attention as sa
-from inference_math.engine import full_model as fm
-from inference_math.engine import physical_rules as phys
-from inference_math.engine.predict import Deployment, predict
+from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel import physical_rules as phys
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.layered import LayeredModel, from_hf_config
+from inference_math.serving.predict import Deployment, predict
 
 CONFIGS = "inference_math/data/hf_configs"
 V32 = from_hf_config(f"{CONFIGS}/deepseek-ai--DeepSeek-V3.2.config.json")

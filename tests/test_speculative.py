@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from inference_math.core.symbols import accept, gamma, r_draft, t_draft, t_target
-from inference_math.engine import speculative
+from inference_math.fullmodel import speculative
 
 # Eq. 46 typed fresh from the paper: (1 − α)(t_P + γ·t_Q) / (1 − α^γ).
 EQ46 = (1 - accept) * (t_target + gamma * t_draft) / (1 - accept**gamma)

@@ -7,10 +7,11 @@ import math
 
 import pytest
 
+from inference_math.analysis import sweep
+from inference_math.analysis.sensitivity import elasticities
 from inference_math.cli import main
 from inference_math.core.validation import InputError
-from inference_math.engine import sweep
-from inference_math.engine.search import Setting, frontier
+from inference_math.fullmodel.search import Setting, frontier
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
 
@@ -34,7 +35,7 @@ def _direct(row: dict) -> dict:
         out[f"gpus_at_{speed:g}"] = point.gpus
         slowest = min(pt.tokens_per_s for pt in front.points)
         if speed >= slowest:
-            report = front.elasticities(speed)
+            report = elasticities(front, speed)
             out[f"eps_hbm_bandwidth_at_{speed:g}"] = report["elasticities"]["hbm_bandwidth"]
             out[f"eps_price_per_hour_at_{speed:g}"] = 1.0
             out[f"binds_at_{speed:g}"] = "+".join(report["binds"])

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from inference_math.core.validation import InputError
-from inference_math.engine import toy_model
-from inference_math.engine.toy_model import Frontier
+from inference_math.fullmodel import toy_model
+from inference_math.fullmodel.toy_model import Frontier
 from inference_math.presets.hardware import get_gpu
 from inference_math.presets.models import get_model
 

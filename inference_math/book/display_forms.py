@@ -190,7 +190,7 @@ def _coll_latency():
 
 
 def _protocols():
-    from ..engine import collectives as coll
+    from ..fullmodel import collectives as coll
 
     return coll, coll.PROTOCOLS
 
@@ -297,7 +297,7 @@ def _over_groups(expr):
 @form("eq-full-grouped-latency", "kernels, network, the hops counted once, then the overlap of the "
       "summed memory and arithmetic, as eq-full-forward-latency is written")
 def _grouped_latency():
-    from ..engine import full_model as fm
+    from ..fullmodel import full_model as fm
 
     kernels = _mul(fm.KERNELS_PER_LAYER, S.t_kernel, _over_groups(S.n_layers))
     hops = _mul(-1, sp.Add(S.n_groups, -1, evaluate=False), S.t_pipe)
@@ -314,7 +314,7 @@ _EP_RANKS = sp.Symbol("r", positive=True)  # the ranks of a token's all-to-all
       "first, then the spread weighted by ξ_EP", constants=lambda: {_EP_RANKS: sp.Min(S.n_active, S.n_ep)},
       where=True)
 def _expert_nodes():
-    from ..engine import full_model as fm
+    from ..fullmodel import full_model as fm
 
     packed = sp.ceiling(_mul(_EP_RANKS, _pow(S.node_size, -1)), evaluate=False)
     spread = WrittenMin(_EP_RANKS, sp.ceiling(S.n_ep / S.node_size))
@@ -349,7 +349,7 @@ def _all_to_all():
 
 
 def _cache_read():
-    from ..engine import physical_rules as phys
+    from ..fullmodel import physical_rules as phys
     return {S.read_cmp: phys.cache_read_bytes()}
 
 
@@ -359,8 +359,8 @@ def _cache_read():
       "indexers' weights and the head, over the stage's bandwidth", constants=_cache_read,
       where=True)
 def _phys_memory_time():
-    from ..engine import full_model as fm
-    from ..engine import physical_rules as phys
+    from ..fullmodel import full_model as fm
+    from ..fullmodel import physical_rules as phys
 
     per_gpu = _mul(S.n_pp, _pow(_mul(S.n_gpu, S.hbm_bw), -1))
     cache = _mul(phys.kv_copies_eq().rhs, S.read_cmp, S.b_mu)
@@ -386,12 +386,12 @@ def _sparse_read():
       "of the attention group, then the indexer's projections on the group's other GPUs, all "
       "over the instance's FLOP/s", constants=_sparse_read, where=True)
 def _phys_flop_time():
-    from ..engine import physical_rules as phys
+    from ..fullmodel import physical_rules as phys
 
     weights = sp.Add(S.n_attn, _mul(S.n_ff, _pow(S.s, -1)), _shared_params(), evaluate=False)
     context = sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)),
                      evaluate=False)
-    from ..engine import full_model as fm
+    from ..fullmodel import full_model as fm
 
     entries = sp.Add(_mul(S.ctx_read, _pow(S.r_cmp, -1)), S.ctx_wread, evaluate=False)
     scorers = sp.Add(_mul(S.xi_idx, fm.N_TP_ATTN), 1, -S.xi_idx, evaluate=False)
@@ -406,7 +406,7 @@ def _phys_flop_time():
 
 
 def _cache_held():
-    from ..engine import physical_rules as phys
+    from ..fullmodel import physical_rules as phys
     return {S.held_cmp: phys.cache_stored_bytes()}
 
 
@@ -415,8 +415,8 @@ def _cache_held():
       "caches (eq-compressed-held: main, indexer, window and state) with their copies",
       constants=_cache_held, where=True)
 def _phys_memory_need():
-    from ..engine import full_model as fm
-    from ..engine import physical_rules as phys
+    from ..fullmodel import full_model as fm
+    from ..fullmodel import physical_rules as phys
 
     copies = fm.N_TP_ATTN * S.g / S.n_q
     per_group = sp.Add(S.n_attn, _shared_params(), evaluate=False)
@@ -542,7 +542,7 @@ _CORNER_S1, _CORNER_S2 = sp.symbols("s_1 s_2", real=True)
                                            _CORNER_DET: S.g1_n * S.g2_b - S.g1_b * S.g2_n},
       where=True)
 def _sens_corner():
-    from ..engine import sensitivity as sens
+    from ..analysis import sensitivity as sens
 
     top = sp.Add(_mul(S.g2_x, _CORNER_S1), -_mul(S.g1_x, _CORNER_S2), evaluate=False)
     rhs = sp.Add(S.eps_price, sp.Mul(top, _pow(_CORNER_DET, -1), evaluate=False), evaluate=False)

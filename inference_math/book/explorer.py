@@ -21,8 +21,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..core.validation import InputError
-from ..engine import comparisons as C
-from ..engine.search import Frontier, Setting
+from ..fullmodel import comparisons as C
+from ..fullmodel.search import Frontier, Setting
 
 DIV_ID = "frontier-explorer"
 

@@ -24,7 +24,7 @@ def draw_frontiers(ax, fronts: dict, bands: dict | None = None) -> None:
     """Draw each ``label -> Frontier`` of ``fronts`` on ``ax``; a triangle marks each fastest point.
 
     The cost axis is eq-search-cost along the frontier (Frontier.arrays). ``bands`` (``label ->
-    FrontierBand``, :mod:`inference_math.engine.bands`) shades each frontier's band: at each
+    FrontierBand``, :mod:`inference_math.analysis.bands`) shades each frontier's band: at each
     speed, the percentiles of the cost read off every draw's frontier
     (``FrontierBand.cost_at_speed``), where both ends are finite.
     """

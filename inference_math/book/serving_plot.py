@@ -2,7 +2,7 @@
 
 One figure per model and GPU: the limit (physical rules at the hardware's peaks), the estimate
 with its band shaded, the paper's curve, and the measured points overlaid, one marker per
-engine. Given the bands of :mod:`inference_math.engine.bands` (``bands``), the estimate's shade
+engine. Given the bands of :mod:`inference_math.analysis.bands` (``bands``), the estimate's shade
 is its combined band (its errors and the GPU's assumed values) and the paper's curve gets the
 band of the GPU's assumed values where it has width. Curves are clipped to the speeds shown, so
 every plotted point lies inside the axes (:func:`inference_math.book.figures.check_figure`).
@@ -53,7 +53,7 @@ def plain_log_ticks(ax) -> None:
 
 
 #: Legend labels of the bands (10th-90th percentiles): the estimate's errors, and the spread of
-#: the GPU's assumed and provisional values (engine.bands) where it has any.
+#: the GPU's assumed and provisional values (analysis.bands) where it has any.
 BAND_LABELS = {
     "estimate": "estimate: errors, assumptions",
     "paper": "paper: assumptions",

@@ -55,7 +55,7 @@ overflows or underflows a float): --t-hop [1e-12, 1000] s, --n-reduce [0.001, 10
 ``--band`` on ``frontier``, ``max-speed``, ``preferred``, ``compare`` and ``serve`` (with
 ``--draws N``, ``--seed S``) adds the
 10th and 90th percentiles of each row over draws of the GPU's assumed and provisional values
-(engine/bands.py; on serve's estimate, times the estimate's band): see the README's "Bands".
+(analysis/bands.py; on serve's estimate, times the estimate's band): see the README's "Bands".
 
 Bad input (unknown preset, a number out of range, a malformed option, a GPU the full model cannot
 time, a context whose KV cache fits no instance) prints one line naming the flag and exits with
@@ -73,8 +73,8 @@ import sys
 from contextlib import contextmanager
 
 from ..core.validation import InputError, Interval, parse_within
-from ..engine import full_model as fm
-from ..engine.search import (
+from ..fullmodel import full_model as fm
+from ..fullmodel.search import (
     CURVES,
     FRONTIER_COLUMNS,
     MAX_LOG2_GPUS,
@@ -83,7 +83,7 @@ from ..engine.search import (
     frontier,
     search_steps,
 )
-from ..engine.toy_model import max_speed
+from ..fullmodel.toy_model import max_speed
 from ..presets.hardware import GPUS, full_model_gpus, get_gpu
 from ..presets.hf_config import read_architecture
 from ..presets.layered import MTP_DRAFTER, mtp_drafter
@@ -438,7 +438,7 @@ def _cmd_frontier(args) -> str:
         front = frontier(setting, exact=args.exact, progress=advance)
     result = band = None
     if band_options is not None:
-        from ..engine.bands import frontier_band
+        from ..analysis.bands import frontier_band
         result = frontier_band(setting, front, **band_options)
         band = (result.rows(), band_cli.describe(result.spread, setting.gpu.name,
                                                  **band_options))
@@ -484,7 +484,7 @@ def _compare_row(model, gpu, args, band_options: dict | None = None) -> dict:
     frontier) at ``args.speed``, with the binding term of the frontier point that serves it; the
     reason in ``infeasible`` (else None) when the pair cannot serve that speed. With
     ``band_options`` (``--band``) the band of the top speed and of the cost, read off the
-    frontier of the configurations of this frontier at each draw (engine.bands)."""
+    frontier of the configurations of this frontier at each draw (analysis.bands)."""
     bits = args.weight_bits or model.weight_bits
     row = {"model": model.name, "gpu": gpu.name, "weight_bits": int(bits), "speed": args.speed,
            "curve": args.curve or default_curve(model),
@@ -519,7 +519,7 @@ def _compare_row(model, gpu, args, band_options: dict | None = None) -> dict:
     row.update(max_tokens_per_s=top.tokens_per_s, usd_per_mtok_at_max=top.usd_per_mtok)
     band = None
     if band_options is not None:
-        from ..engine.bands import frontier_band
+        from ..analysis.bands import frontier_band
         band = frontier_band(setting, front, **band_options)
         row.update(zip(COMPARE_BAND_KEYS[:2], band.max_speed(), strict=True))
     if args.speed > top.tokens_per_s:
@@ -788,7 +788,7 @@ def _add_predict_parser(sub) -> None:
 
 
 def _cmd_predict(args) -> str:
-    from ..engine.predict import Deployment, DeploymentError, predict
+    from ..serving.predict import Deployment, DeploymentError, predict
 
     if args.drafter is not None and args.mtp_accepted is not None:
         raise InputError("argument --mtp-accepted: not allowed with --drafter (MTP drafts with "

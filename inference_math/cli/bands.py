@@ -1,7 +1,7 @@
 """``--band`` of ``frontier``, ``max-speed``, ``preferred``, ``compare`` and ``serve``: the options,
 and the band's columns.
 
-The band is :mod:`inference_math.engine.bands`: the 10th and 90th percentiles over draws of the
+The band is :mod:`inference_math.analysis.bands`: the 10th and 90th percentiles over draws of the
 GPU's assumed and provisional values (``data/band_ranges.toml``), each point's configuration
 re-evaluated at every draw, combined on ``serve``'s estimate with the estimate's band.
 """
@@ -31,7 +31,7 @@ def _whole(option: str, interval: Interval):
 
 def add_options(cmd) -> None:
     """``--band``, ``--draws`` and ``--seed`` on one subcommand."""
-    from ..engine.bands import DRAWS, SEED
+    from ..analysis.bands import DRAWS, SEED
     cmd.add_argument("--band", action="store_true",
                      help="add each row's band: the 10th and 90th percentiles over draws of the "
                           "GPU's assumed and provisional values (data/band_ranges.toml)"
@@ -46,7 +46,7 @@ def add_options(cmd) -> None:
 def options(args) -> dict | None:
     """The band's keyword arguments (draws, seed), None without ``--band``; InputError naming
     ``--draws`` or ``--seed`` given without it."""
-    from ..engine.bands import DRAWS, SEED
+    from ..analysis.bands import DRAWS, SEED
     for option in ("draws", "seed"):
         if getattr(args, option) is not None and not args.band:
             raise InputError(f"argument --{option}: needs --band")

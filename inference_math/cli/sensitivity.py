@@ -4,8 +4,8 @@
 
 Prints the elasticity of the frontier's cost at S tokens/s per user in each hardware number, the
 price and the model's weight and cache bytes and context (eq-sens-one-term, eq-sens-corner;
-:mod:`inference_math.engine.sensitivity`), the binding term, and with ``--cut F`` the factor by
-which each input alone must move to divide that cost by F (:mod:`inference_math.engine.cheaper`).
+:mod:`inference_math.analysis.sensitivity`), the binding term, and with ``--cut F`` the factor by
+which each input alone must move to divide that cost by F (:mod:`inference_math.analysis.cheaper`).
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def _cut_text(row: dict) -> str:
 
 def cmd_sensitivity(args) -> str:
     from .. import cli as base
-    from ..engine import cheaper, sensitivity
-    from ..engine.search import frontier
+    from ..analysis import cheaper, sensitivity
+    from ..fullmodel.search import frontier
 
     if args.drafter is not None:
         raise InputError("argument --drafter: elasticities are derived for frontiers without "

@@ -33,9 +33,9 @@ MEASURED_COLUMNS = (
 
 def add_parsers(sub) -> None:
     from .. import cli as base
-    from ..engine.step_time import CURVES
     from ..presets.hardware import full_model_gpus, get_gpu
     from ..presets.models import get_model, preset_names
+    from ..serving.step_time import CURVES
     cmd = sub.add_parser("serve", help="serving frontier: output tok/s per GPU (prefill "
                                        "counted) vs tok/s per user, under TTFT/TPOT limits")
     cmd.add_argument("--model", required=True, type=base._preset(get_model),
@@ -124,7 +124,7 @@ SERVE_BAND_COLUMNS = (("output_tokens_per_s_per_gpu", "tok/s/GPU band", ".1f"),
 
 def cmd_serve(args) -> str:
     from .. import cli as base
-    from ..engine.serving_frontier import ServeError, Workload, serving_frontier
+    from ..serving.serving_frontier import ServeError, Workload, serving_frontier
     band_options = band_cli.options(args)
     try:
         work = Workload(args.model, args.gpu, args.input_len, args.output_len,
@@ -139,7 +139,7 @@ def cmd_serve(args) -> str:
     rows = _serve_rows(front)
     band = None
     if band_options is not None:
-        from ..engine.bands import SERVING_QUANTITIES, serving_band
+        from ..analysis.bands import SERVING_QUANTITIES, serving_band
         band = serving_band(work, front, **band_options)
         for row, extra in zip(rows, band.rows(), strict=True):
             row.update(extra)
@@ -181,7 +181,7 @@ def cmd_serve(args) -> str:
 
 
 def _band(gpu) -> tuple[float, float]:
-    from ..engine.step_time import fitted
+    from ..serving.step_time import fitted
     eff = fitted(gpu)
     return eff.band_low, eff.band_high
 
@@ -233,7 +233,7 @@ def _plot_serve(front, path, band=None) -> None:
 def measured_rows(points) -> list[dict]:
     """Each point against the limit and the estimate (one row each; ``reason`` where a point
     is not compared)."""
-    from ..engine import measured_points as mp
+    from ..reality import measured_points as mp
     rows = []
     for point in points:
         resolved = mp.resolve(point)
@@ -262,7 +262,7 @@ def measured_rows(points) -> list[dict]:
 
 def cmd_measured(args) -> str:
     from .. import cli as base
-    from ..engine import measured_points as mp
+    from ..reality import measured_points as mp
     try:
         points = mp.read_points(args.file)
     except mp.PointsError as exc:
@@ -295,8 +295,8 @@ def _plot_measured(points, rows, path) -> None:
     import matplotlib.pyplot as plt
 
     from ..book.serving_plot import serving_figure
-    from ..engine import measured_points as mp
-    from ..engine.serving_frontier import ServeError, Workload, serving_frontier
+    from ..reality import measured_points as mp
+    from ..serving.serving_frontier import ServeError, Workload, serving_frontier
 
     def key(point):
         return (point["model"], point["gpu"], point["weight_bits"], point["kv_bits"],

@@ -5,7 +5,7 @@
         [--prices 2,3] [--curve physical] [--jobs 2] [--scheduler tcp://host:8786] [--json]
 
 Each cell (model × GPU × weights × context × price) is one frontier summarized in one row
-(:mod:`inference_math.engine.sweep`). The cells run on ``--jobs`` local processes, or on the Dask
+(:mod:`inference_math.analysis.sweep`). The cells run on ``--jobs`` local processes, or on the Dask
 cluster whose scheduler ``--scheduler`` names; rows already in ``--out`` are not computed again.
 """
 
@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..engine import sweep
-from ..engine.search import CURVES
+from ..analysis import sweep
+from ..fullmodel.search import CURVES
 
 WEIGHT_BITS = (4, 8, 16)
 

@@ -733,7 +733,7 @@ weight_mem = _define("weight_mem", r"M_{w}", "bytes", "bytes of the model's weig
                      **_POS)
 
 
-# --- the book's physical rules (section owned by inference_math/engine/physical_rules.py) ---
+# --- the book's physical rules (section owned by inference_math/fullmodel/physical_rules.py) ---
 kv_copies = _define("kv_copies", r"r_{\mathrm{KV}}", "1",
                     "copies of each KV-cache entry an attention group holds: its GPUs per KV head "
                     "(all of them for MLA's one latent), at least 1", "full", **_POS)
@@ -766,7 +766,7 @@ def by_name(name: str) -> sp.Symbol:
         raise KeyError(f"no symbol named {name!r}; known: {', '.join(sorted(REGISTRY))}") from None
 
 
-# --- prefill and a given deployment (section owned by inference_math/engine/prefill.py) ---
+# --- prefill and a given deployment (section owned by inference_math/serving/prefill.py) ---
 t_ttft = _define("t_ttft", r"t_{\mathrm{TTFT}}", "s",
                  "time to first token: the forward pass of one prompt, alone in its micro-batch",
                  "full", **_POS)
@@ -777,7 +777,7 @@ rho_io = _define("rho_io", r"\rho_{\mathrm{io}}", "1",
 r_pd = _define("r_pd", r"r_{\mathrm{PD}}", "1",
                "prefill GPUs per decode GPU of disaggregated serving", "full", **_POS)
 
-# --- the serving frontier (section owned by inference_math/engine/serving_rules.py) -------
+# --- the serving frontier (section owned by inference_math/serving/serving_rules.py) -------
 chunk = _define("chunk", r"C_{\mathrm{chunk}}", "tokens",
                 "prompt tokens a chunked-prefill step carries beside its decode tokens", "serving",
                 **_POS)
@@ -816,7 +816,7 @@ rate_serve = _define("rate_serve", r"R_{\mathrm{GPU}}", "tokens/s",
                      "serving", **_POS)
 
 
-# --- the estimate (section owned by inference_math/engine/estimate_rules.py) ---------------
+# --- the estimate (section owned by inference_math/serving/estimate_rules.py) ---------------
 t_fixed_step = _define("t_fixed_step", r"t_{0}", "s",
                        "fixed time of every step: scheduling, sampling, synchronization",
                        "serving", nonnegative=True, real=True)
@@ -929,7 +929,7 @@ xi_idx = _define("xi_idx", r"\xi_{\mathrm{I}}", "1",
                  "when each scores for its own query heads (block-sparse)", "sparse",
                  nonnegative=True, real=True)
 
-# --- MLA's two forms under the physical rules (section owned by engine/physical_rules.py) ---
+# --- MLA's two forms under the physical rules (section owned by fullmodel/physical_rules.py) ---
 d_nope = _define("d_nope", r"d_{\mathrm{head}}^{\mathrm{nope}}", "elements",
                  "per-head width of MLA's position-free query and key (qk_nope_head_dim; the "
                  "value head is d_head)", "full", **_POS)
@@ -943,7 +943,7 @@ flop_mla = _define("flop_mla", r"F_{\mathrm{attn}}^{\mathrm{MLA}}", "FLOP",
                    "the values, in the cheaper of the absorbed and the multi-head form",
                    "full", **_POS)
 
-# --- sensitivity (section owned by inference_math/engine/sensitivity.py) ---
+# --- sensitivity (section owned by inference_math/analysis/sensitivity.py) ---
 eps_cost = _define("eps_cost", r"\varepsilon_{C}", "1",
                    "elasticity of the cost at a fixed speed per user in one input, "
                    "d ln C / d ln x", "sensitivity", real=True)

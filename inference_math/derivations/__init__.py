@@ -9,7 +9,7 @@ Transformer inference on accelerators, the scaling book and Pope et al. (2022): 
 From first principles to dollars, the Tensor Economics posts: ``dense_economics``,
 ``deepseek_serving``, ``embeddings``, ``rollouts``.
 
-The full model of the fourth part derives its terms in :mod:`inference_math.engine`.
+The full model of the fourth part derives its terms in :mod:`inference_math.fullmodel`.
 
 Two of the paper's side arguments have their own modules: ``capacity`` (memory capacity against
 speed, section 3.5) and ``acceptance`` (the acceptance rate of speculative decoding estimated from

@@ -13,7 +13,7 @@ So a sparse layer stores two caches per token (the main one and the indexer's ke
 query, reads the indexer's keys of the whole context but only min(ℓ, k_sel) entries of the
 main cache. The derivations here give the indexer's parameters, its cache per token, its FLOPs
 per scored token, and the mean number of main-cache entries a query of a pass of q tokens
-attends to; the full model's physical rules (:mod:`inference_math.engine.physical_rules`)
+attends to; the full model's physical rules (:mod:`inference_math.fullmodel.physical_rules`)
 compose them.
 """
 

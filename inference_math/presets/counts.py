@@ -1,7 +1,7 @@
 """Evaluating a model's counts through the generated NumPy code, without SymPy at run time.
 
-:func:`count` calls the function :mod:`inference_math.presets.counts_codegen` generated from a
-derivation (its name in :data:`~inference_math.presets.counts_codegen.COUNTS`) with values keyed
+:func:`count` calls the function :mod:`inference_math.codegen.counts_codegen` generated from a
+derivation (its name in :data:`~inference_math.codegen.counts_codegen.COUNTS`) with values keyed
 by registry symbols, as ``core.numeric.evaluate`` would take them; a per-group value of a sum over
 the layer groups is a sequence. Scalars are evaluated in float64, as the compiled SymPy functions
 were, so the numbers do not change.

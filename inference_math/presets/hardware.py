@@ -60,7 +60,7 @@ class GPU:
     ici_bandwidth: float | None = None  # bytes/s, one direction of one inter-chip link (TPUs)
     collective_model: str = "nccl"  # 'nccl' (GPUs) or 'torus' (TPU, Groq): see collectives.py
     #: The vendor's serving software ('cuda', 'rocm', 'xla' or 'other'): the estimate's
-    #: efficiencies are fitted per stack (engine/estimate_fit.py).
+    #: efficiencies are fitted per stack (reality/estimate_fit.py).
     software_stack: str = "cuda"
     # field -> "bibkey[,bibkey]: note", where a number's source is not simply ``source``
     sources: dict[str, str] = field(default_factory=dict, compare=False, repr=False)

@@ -1,0 +1,464 @@
+"""Measured serving points (the gathered public ones, or a user's own file) and what each curve
+says at their conditions.
+
+A points file is a CSV with the columns of :data:`COLUMNS` (``data/measurements/README.md``
+describes them; ``points_*.csv`` there are the public ones). :func:`read_points` checks every
+value and names the first bad field with its row; :func:`probe` turns a point into the grid of
+steps its scenario needs; :meth:`Probe.predict` composes them, under a curve, into the
+quantities the source measured:
+
+- ``concurrency`` (a fixed number of requests in flight) and ``decode-only``: b = concurrency
+  per instance decoding with chunked prefill at the engines' token budget of
+  :data:`ENGINE_CHUNK` tokens (or the batch's share b·T_in/T_out when larger):
+  eq-serve-aggregated-rate, 1/eq-serve-mean-step, eq-serve-aggregated-ttft (decode-only: b over
+  N·t_dec);
+- ``static-batch`` (and ``offline`` with a stated number of requests sent at once): the batch
+  prefilled in one pass, then T_out decode steps at the mean context; output tokens per second
+  per GPU b·T_out/(N·(t_pre + T_out·t_dec));
+- ``offline``: the most output tokens per second per GPU of any batch and chunk at the stated
+  layout (or any instance up to the stated GPUs when it is not stated);
+- ``server`` and ``interactive``: the same under the scenario's TPOT and TTFT limits;
+- ``prefill-only``: input tokens per second per GPU of a pass of P prompts (the most over P
+  when the source gives no batch).
+
+An instance is max(``tp``·``pp``, ``ep``) GPUs (the model runs them as one stage); attention
+is data-parallel over it where ``dp_attention`` is 1 (SGLang's and vLLM's DP attention), else
+over N/(tp·pp) groups of tp·pp GPUs; the row's GPUs are gpus/N instances. A row that leaves
+the weight width open is not compared; one that leaves the cache's width open is read at the
+model's own under the estimate and at 8 bits (the most favourable the engines offer) under the
+limit.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..core.validation import InputError
+from ..presets.hardware import GPU, get_gpu
+from ..presets.models import get_model
+from ..serving import serving_frontier as sf
+from ..serving import step_time as st
+
+COLUMNS = ("point_id", "source_id", "source", "source_detail", "model", "gpu", "gpus",
+           "weight_bits", "kv_bits", "engine", "engine_version", "tp", "ep", "pp", "dp_attention",
+           "disaggregated", "prefill_gpus", "decode_gpus", "scenario", "concurrency", "input_len",
+           "output_len", "ttft_limit_ms", "tpot_limit_ms", "spec_decode", "spec_accept_len",
+           "output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu",
+           "derived", "note")
+REQUIRED = ("model", "gpu", "gpus", "scenario", "input_len", "output_len")
+NUMBERS = ("gpus", "weight_bits", "kv_bits", "tp", "ep", "pp", "dp_attention", "disaggregated",
+           "prefill_gpus", "decode_gpus", "concurrency", "input_len", "output_len",
+           "ttft_limit_ms", "tpot_limit_ms", "spec_accept_len", "output_tok_s_per_gpu",
+           "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu")
+MEASURED = ("output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu")
+SCENARIOS = ("concurrency", "rate", "offline", "server", "interactive", "static-batch",
+             "decode-only", "prefill-only")
+PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv")
+#: Prompt tokens an engine's step carries by default (vLLM's max_num_batched_tokens, SGLang's
+#: chunked_prefill_size and TensorRT-LLM's max_num_tokens are all 8,192 in their defaults).
+ENGINE_CHUNK = 8192.0
+#: Hugging Face ids of the gathered points whose architecture is another id's (fine-tunes,
+#: re-quantized checkpoints), and models the presets name.
+MODEL_ALIASES = {
+    "meta-llama/llama-2-70b-chat-hf": "measurements:LLAMA2_70B",
+    "meta-llama/llama-2-70b-hf": "measurements:LLAMA2_70B",
+    "meta-llama/llama-2-13b-hf": "measurements:LLAMA2_13B",
+    "meta-llama/llama-2-7b-hf": "measurements:LLAMA_7B",
+    "meta-llama/llama-3.1-70b-instruct": "llama-3.3-70b",
+    "meta-llama/llama-3.3-70b-instruct": "llama-3.3-70b",
+    "neuralmagic/meta-llama-3.1-70b-instruct-fp8": "llama-3.3-70b",
+    "meta-llama/llama-3.1-8b-instruct": "llama-3.1-8b",
+    "meta-llama/llama-3.1-8b": "llama-3.1-8b",
+    "neuralmagic/meta-llama-3.1-8b-fp8": "llama-3.1-8b",
+    "meta-llama/llama-3.1-405b-instruct": "llama-3.1-405b-config",
+    "nousresearch/hermes-3-llama-3.1-405b-fp8": "llama-3.1-405b-config",
+    "mistralai/mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
+    "mistralai/mixtral-8x22b-instruct-v0.1": "mixtral-8x22b",
+    "deepseek-ai/deepseek-r1": "deepseek-v3",
+    "deepseek-ai/deepseek-v3": "deepseek-v3",
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+    "eleutherai/gpt-j-6b": "gpt-j-6b",
+    "qwen/qwen3-235b-a22b": "qwen3-235b-a22b",
+    "qwen/qwen3-235b-a22b-instruct-2507": "qwen3-235b-a22b",
+    "qwen/qwen3-235b-a22b-instruct-2507-fp8": "qwen3-235b-a22b",
+    "qwen/qwen3-235b-a22b-fp8": "qwen3-235b-a22b",
+    "deepseek-ai/deepseek-r1-0528": "deepseek-v3",
+    "nvidia/deepseek-r1-0528-fp4": "deepseek-v3",
+    "nvidia/deepseek-r1-fp4": "deepseek-v3",
+    "qwen/qwen3-8b-fp8": "hf_configs/Qwen--Qwen3-8B.config.json",
+    "qwen/qwen3-30b-a3b-fp8": "hf_configs/Qwen--Qwen3-30B-A3B.config.json",
+    "qwen/qwen3-32b-fp8": "hf_configs/Qwen--Qwen3-32B.config.json",
+    "deepseek-ai/deepseek-v3.2": "hf_configs/deepseek-ai--DeepSeek-V3.2.config.json",
+}
+
+
+class PointsError(InputError):
+    """A bad points file, naming the row and field (``field``)."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"{field_name}: {message}")
+        self.field = field_name
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured point: its text fields as given, its numbers as floats (None: not stated)."""
+
+    values: dict
+    line: int = 0
+
+    def __getitem__(self, name):
+        return self.values.get(name)
+
+    @property
+    def point_id(self) -> str:
+        return str(self.values.get("point_id") or f"row {self.line}")
+
+    @property
+    def primary(self) -> str | None:
+        """The quantity a point is judged by: output tokens/s per GPU, else tokens/s per user
+        (or 1000/TPOT), else input tokens/s per GPU of a prefill-only row."""
+        if self["scenario"] == "prefill-only":
+            return "input_tok_s_per_gpu" if self["input_tok_s_per_gpu"] else None
+        for name in ("output_tok_s_per_gpu", "tok_s_per_user"):
+            if self[name]:
+                return name
+        return "tok_s_per_user" if self["tpot_ms"] else None
+
+    def measured(self, name: str) -> float | None:
+        if name == "tok_s_per_user" and not self[name] and self["tpot_ms"]:
+            return 1000.0 / self["tpot_ms"]
+        return self[name]
+
+
+def _number(text: str, name: str, where: str) -> float | None:
+    text = text.strip()
+    if text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise PointsError(name, f"{where}: not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise PointsError(name, f"{where}: must be a finite number ≥ 0, got {text!r}")
+    return value
+
+
+def parse_points(text: str, origin: str = "points", strict: bool = True) -> list[Point]:
+    """Points of a CSV text ('#' lines skipped); PointsError naming the first bad field.
+
+    ``strict=False`` (the gathered public files) keeps a row that leaves a needed condition
+    empty; :func:`resolve` then gives it as the reason the row is not compared."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    if not lines or not lines[0].strip():
+        raise PointsError("header", f"{origin} has no header row")
+    reader = csv.DictReader(io.StringIO("\n".join(lines)))
+    header = reader.fieldnames or []
+    missing = [name for name in REQUIRED if name not in header]
+    if missing:
+        raise PointsError(missing[0], f"{origin} has no column {missing[0]!r} (needed: "
+                                      f"{', '.join(REQUIRED)})")
+    if not any(name in header for name in MEASURED):
+        raise PointsError("output_tok_s_per_gpu", f"{origin} has none of the measured columns "
+                                                  f"({', '.join(MEASURED)})")
+    points = []
+    for k, row in enumerate(reader, start=2):
+        where = f"{origin} row {k}"
+        if None in row or any(v is None for v in row.values()):
+            raise PointsError("row", f"{where}: has {len(header)} columns in the header but "
+                                     f"a different number of fields")
+        values = {name: (row.get(name) or "").strip() for name in COLUMNS}
+        for name in NUMBERS:
+            values[name] = _number(values[name], name, where)
+        for name in REQUIRED:
+            if values[name] in ("", None) and strict:
+                raise PointsError(name, f"{where}: is empty")
+        if values["scenario"] not in SCENARIOS:
+            raise PointsError("scenario", f"{where}: must be one of {', '.join(SCENARIOS)}, "
+                                          f"got {values['scenario']!r}")
+        if 0 in (values["gpus"], values["input_len"], values["output_len"]):
+            raise PointsError("gpus", f"{where}: gpus, input_len and output_len must be > 0")
+        if not any(values[name] for name in MEASURED):
+            raise PointsError("output_tok_s_per_gpu", f"{where}: no measured value")
+        points.append(Point(values, k))
+    if not points:
+        raise PointsError("rows", f"{origin} has no rows")
+    return points
+
+
+def read_points(path) -> list[Point]:
+    """The points of a user's CSV file (PointsError naming the field on bad input)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PointsError("file", f"cannot read {path}: {exc.__class__.__name__}") from None
+    return parse_points(text, path.name)
+
+
+@cache
+def public_points() -> tuple[Point, ...]:
+    """Every gathered public point (``data/measurements/points_*.csv``), in file order."""
+    out = []
+    for name in PUBLIC_FILES:
+        text = (resources.files("inference_math") / "data" / "measurements" / name).read_text()
+        out += parse_points(text, name, strict=False)
+    return tuple(out)
+
+
+# --- from a point to a deployment -------------------------------------------------------------
+
+def _model(name: str):
+    key = MODEL_ALIASES.get(name.lower())
+    if key is None:
+        path = resources.files("inference_math") / "data" / "hf_configs" / \
+            f"{name.replace('/', '--')}.config.json"
+        if "/" in name and path.is_file():
+            return get_model(str(path))
+        return get_model(name)
+    if key.startswith("hf_configs/"):
+        return get_model(str(resources.files("inference_math") / "data" / key))
+    if key.startswith("measurements:"):
+        from . import measurements
+        return getattr(measurements, key.split(":")[1])
+    return get_model(key)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A point's model, GPU and instance, or why it cannot be compared (``reason``)."""
+
+    point: Point
+    model: object = None
+    gpu: GPU | None = None
+    n: float = 0.0  # GPUs of one instance (0: not stated, searched up to the row's GPUs)
+    sigma: float = 1.0
+    reason: str = ""
+
+
+def resolve(point: Point) -> Resolved:
+    """The point's model and GPU objects and instance, or the reason it is not compared."""
+    for name in REQUIRED:
+        if point[name] in ("", None):
+            return Resolved(point, reason=f"{name} not stated")
+    if point.primary is None:
+        return Resolved(point, reason="no measured rate")
+    spec = str(point["spec_decode"] or "").lower()
+    if spec and spec != "none":
+        return Resolved(point, reason="speculative decoding")
+    if point["scenario"] == "rate":
+        return Resolved(point, reason="request-rate arrivals need a queueing model")
+    if point["disaggregated"] == 1 and point["scenario"] not in ("decode-only", "prefill-only"):
+        return Resolved(point, reason="disaggregated pools of stated sizes")
+    try:
+        model = _model(str(point["model"]))
+    except InputError:
+        return Resolved(point, reason=f"model {point['model']} not represented")
+    try:
+        gpu = get_gpu(str(point["gpu"]))
+        gpu.require_collective_model()
+        bits = point["weight_bits"]
+        gpu.flops(model.weight_bits if bits is None else round(bits))
+    except InputError:
+        return Resolved(point, reason=f"GPU {point['gpu'] or '(unstated)'} not a full-model preset")
+    tp, pp, ep = point["tp"], point["pp"] or 1.0, point["ep"]
+    if point["scenario"] == "concurrency" and not point["concurrency"]:
+        return Resolved(point, reason="concurrency not stated")
+    if tp is None:
+        if point["concurrency"]:
+            return Resolved(point, reason="layout not stated")
+        return Resolved(point, model, gpu, 0.0, 1.0)
+    n = max(tp * pp, ep or 1.0)
+    return Resolved(point, model, gpu, n, n if point["dp_attention"] == 1 else n / (tp * pp))
+
+
+def favourable_bits(gpu: GPU) -> float:
+    """The narrowest weights a GPU computes with natively: 4 bits where it has FP4 tensor cores
+    (its 4-bit FLOP/s exceed its 8-bit ones), else 8."""
+    rates = gpu.flops_by_weight_bits
+    return 4.0 if rates.get(4, 0.0) > rates.get(8, 0.0) else 8.0
+
+
+@dataclass
+class Probe:
+    """The steps a point's scenario needs, on its deployment: ``steps`` (decode and chunked
+    decode at the mean context) and ``passes`` (prefill passes at an empty context), each a
+    grid of (instance, σ, batch, q); their raw terms are kept for the estimate's fit."""
+
+    resolved: Resolved
+    steps: sf._Grid
+    passes: sf._Grid | None
+    work: sf.Workload
+    dec_index: np.ndarray
+    _raw: dict = field(default_factory=dict)
+
+    @property
+    def estimable(self) -> bool:
+        """The estimate needs the weights' width; the limit takes the most favourable."""
+        return self.resolved.point["weight_bits"] is not None
+
+    def work_for(self, curve: str) -> sf.Workload:
+        """The workload a curve reads: under the limit, an unstated cache width at 8 bits and
+        unstated weights at :func:`favourable_bits`."""
+        point = self.resolved.point
+        if curve != "limit" or (point["kv_bits"] is not None and point["weight_bits"]
+                                is not None):
+            return self.work
+        from dataclasses import replace
+        return replace(self.work, kv_bits=point["kv_bits"] or 8.0,
+                       weight_bits=point["weight_bits"] or favourable_bits(self.work.gpu))
+
+    def latencies(self, curve: str, eff=None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Latency of every step and pass under ``curve``."""
+        work = self.work_for(curve)
+        out = []
+        for name, grid, context in (("steps", self.steps, work.context),
+                                    ("passes", self.passes, 0.0)):
+            if grid is None:
+                out.append(None)
+                continue
+            if curve == "estimate":
+                if name not in self._raw:
+                    self._raw[name] = st.raw_terms(
+                        self.work.model, self.work.gpu, grid.n, grid.sigma, grid.batch, grid.q,
+                        context, self.work.weight_bytes, 1.0, self.work.kv_scale)
+                out.append(st.estimate_latency(self._raw[name], eff or st.fitted(self.work.gpu)))
+            else:
+                out.append(st.step(curve, work.model, work.gpu, grid.n, grid.sigma, grid.batch,
+                                   grid.q, context, work.weight_bytes, 1.0, work.kv_scale)[0])
+        return out[0], out[1]
+
+    def candidates(self, curve: str, eff=None) -> dict[str, np.ndarray]:
+        """Every candidate of the point's scenario (a batch, and a chunk where prompts ride
+        decode steps) with the quantities it would measure, as arrays."""
+        work = self.work
+        steps, passes = self.latencies(curve, eff)
+        g = self.steps
+        kind = _kind(self.resolved.point)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            if kind == "prefill":
+                gp = self.passes
+                return dict(batch=gp.batch, input_tok_s_per_gpu=gp.batch * work.input_len /
+                            (gp.n * passes))
+            t_dec = steps[self.dec_index]
+            plain = g.extra == 0
+            if kind == "decode":
+                return dict(batch=g.batch[plain], output_tok_s_per_gpu=(g.batch / (g.n * steps))
+                            [plain], tok_s_per_user=1.0 / steps[plain])
+            if kind == "static":
+                total = passes + work.output_len * steps[plain]
+                return dict(batch=g.batch[plain], tok_s_per_user=1.0 / steps[plain],
+                            output_tok_s_per_gpu=g.batch[plain] * work.output_len /
+                            (g.n[plain] * total), ttft_ms=passes * 1e3)
+            fns = sf.serve_fns()
+            tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
+                                    steps)
+            ttft = fns["aggregated_ttft"](steps, fns["chunks_of_prompt"](work.input_len, g.extra))
+            mixed = ~plain
+            return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
+                        [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
+                        tpot_s=tpot[mixed])
+
+    def predict(self, curve: str, eff=None) -> dict[str, float | None]:
+        """The point's measured quantities as ``curve`` gives them (None where it has none):
+        at the stated concurrency (or the most sequences that fit, when the cache of all of
+        them does not), else at the candidate with the most tokens per second per GPU within
+        the scenario's limits."""
+        point = self.resolved.point
+        if curve != "limit" and not self.estimable:
+            return _finite()
+        c = self.candidates(curve, eff)
+        rate_name = "input_tok_s_per_gpu" if "input_tok_s_per_gpu" in c else \
+            "output_tok_s_per_gpu"
+        rate = c[rate_name]
+        ok = np.isfinite(rate) & (rate > 0)
+        if point["scenario"] in ("server", "interactive"):
+            if point["tpot_limit_ms"]:
+                ok &= c["tpot_s"] <= point["tpot_limit_ms"] / 1e3
+            if point["ttft_limit_ms"]:
+                ok &= c["ttft_ms"] <= point["ttft_limit_ms"]
+        if not ok.any():
+            return _finite()
+        if point["concurrency"]:
+            i = int(np.argmax(np.where(ok, c["batch"], -np.inf)))
+        else:
+            i = int(np.argmax(np.where(ok, rate, -np.inf)))
+        return _finite(**{name: values[i] for name, values in c.items()
+                          if name in MEASURED})
+
+
+def _kind(point: Point) -> str:
+    """How a scenario composes steps: 'serving' (chunked prefill in decode steps), 'static'
+    (a static batch, or an offline burst of a stated number of requests sent at once: one
+    wave, its prompts prefilled before its tokens decode), 'decode' or 'prefill'."""
+    if point["scenario"] == "offline" and point["concurrency"]:
+        return "static"
+    return {"static-batch": "static", "decode-only": "decode",
+            "prefill-only": "prefill"}.get(point["scenario"], "serving")
+
+
+def _finite(**values) -> dict[str, float | None]:
+    out = dict.fromkeys(MEASURED)
+    for name, value in values.items():
+        value = float(value)
+        out[name] = value if math.isfinite(value) and value > 0 else None
+    if out["tok_s_per_user"] is not None:
+        out["tpot_ms"] = 1000.0 / out["tok_s_per_user"]
+    return out
+
+
+def _sizes(resolved: Resolved) -> list[tuple[float, float]]:
+    if resolved.n:
+        return [(resolved.n, resolved.sigma)]
+    gpus = resolved.point["gpus"]
+    moe = resolved.model.n_experts > 1
+    return [(n, s) for n in sf.instance_sizes(resolved.gpu) if n <= gpus
+            for s in ((1.0, n) if moe and n > 1 else (1.0,))]
+
+
+def probe(resolved: Resolved) -> Probe:
+    """The grid of steps (and prefill passes) the point's scenario needs (module docstring):
+    at a stated concurrency, that many sequences per instance and every smaller batch of
+    :data:`~.serving_frontier.BATCHES` (the engine holds fewer when their cache does not
+    fit); else every batch."""
+    point = resolved.point
+    work = sf.Workload(resolved.model, resolved.gpu, point["input_len"], point["output_len"],
+                       weight_bits=point["weight_bits"], kv_bits=point["kv_bits"],
+                       curve="estimate")
+    kind = _kind(point)
+    ratio = work.input_len / work.output_len
+    rows, prefill = [], []
+    for n, s in _sizes(resolved):
+        if point["concurrency"]:
+            wanted = max(1.0, point["concurrency"] * n / point["gpus"])
+            batches = [wanted] + [x for x in sf.BATCHES if x < wanted]
+        else:
+            batches = list(sf.BATCHES)
+        for batch in batches:
+            share = batch * ratio
+            rows.append((n, s, batch, 0.0))
+            prefill.append((n, s, batch))
+            if kind != "serving":
+                continue
+            if point["concurrency"]:
+                rows.append((n, s, batch, max(ENGINE_CHUNK, share)))
+            else:
+                rows.append((n, s, batch, share))
+                rows += [(n, s, batch, c) for c in sf.CHUNKS if c > share]
+    n, s, batch, chunk = (np.array(col, dtype=float) for col in zip(*rows, strict=False))
+    steps = sf._Grid(n, s, batch, 1.0 + chunk / batch, chunk)
+    key = {(a, c, d): i for i, (a, c, d, e) in enumerate(rows) if e == 0.0}
+    dec_index = np.array([key[(a, c, d)] for a, c, d, _ in rows])
+    passes = None
+    if kind in ("static", "prefill"):
+        pn, ps, pb = (np.array(col, dtype=float) for col in zip(*prefill, strict=False))
+        passes = sf._Grid(pn, ps, pb, np.full(pn.shape, work.input_len), pb)
+    return Probe(resolved, steps, passes, work, dec_index)
