@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from inference_math.codegen import counts_codegen as codegen
 from inference_math.core.numeric import evaluate
 from inference_math.derivations import layer_mix
-from inference_math.presets import counts_codegen as codegen
 from inference_math.presets.counts import count
 
 
