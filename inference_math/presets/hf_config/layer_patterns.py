@@ -1,0 +1,103 @@
+"""Per-layer patterns read from the fields: the attention block of a layer (:func:`_gqa`), the
+MoE block (:func:`_moe_block`), which layers hold it (:func:`_is_moe`), each layer's
+feed-forward block (:func:`_ffn_layers`), and identical layers gathered into groups
+(:func:`_group`).
+
+Imports :mod:`.fields` and :mod:`.layer_kinds` of this package.
+"""
+
+from __future__ import annotations
+
+from .fields import ALIASES, _Fields, _short
+from .layer_kinds import Attention, FeedForward, LayerGroup
+
+
+def _heads(n_q: int, n_kv: int) -> str:
+    return "MHA" if n_kv == n_q else "MQA" if n_kv == 1 else "GQA"
+
+
+def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
+         d_head: int | None = None, **extra) -> Attention:
+    n_q = f.int("num_attention_heads")
+    n_kv = f.int("num_key_value_heads", n_q) if n_kv is None else n_kv
+    if n_q % n_kv:
+        raise f.error(f"num_key_value_heads={n_kv} does not divide num_attention_heads={n_q}")
+    if d_head is None:
+        d_model = f.int("hidden_size")
+        d_head = f.int("head_dim", d_model // n_q if d_model % n_q == 0 else ...)
+    return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, **extra)
+
+
+def _group(layers: list[tuple], quantized: list[tuple]) -> tuple[LayerGroup, ...]:
+    """Identical layers (same blocks, same storage) gathered into groups, in order of first
+    appearance."""
+    counts: dict[tuple, int] = {}
+    for layer, storage in zip(layers, quantized, strict=True):
+        key = (*layer, storage)
+        counts[key] = counts.get(key, 0) + 1
+    return tuple(LayerGroup(n, a, f, q) for (a, f, q), n in counts.items())
+
+
+def _moe_block(f: _Fields, n_in: int = 2) -> FeedForward | None:
+    """The MoE block the fields describe (None when the experts field is absent, 0 or null):
+    experts, experts per token, expert width, shared experts (count and width), latent width."""
+    experts_field, experts = f.alias("experts")
+    if not experts:
+        return None
+    top_field, top_k = f.alias("experts_per_token")
+    if not top_k:
+        raise f.error(f"config.json has no experts per token ({' or '.join(ALIASES['experts_per_token'])})")
+    if top_k > experts:
+        raise f.error(f"{top_field}={top_k} exceeds the {experts} experts")
+    width_field, width = f.alias("expert_width")
+    if not width:
+        width = f.int("intermediate_size")
+    _, n_shared = f.alias("shared_experts")
+    _, shared_width = f.alias("shared_width")
+    if shared_width:
+        # a width field gives the shared block's whole width (Qwen's shared_expert_intermediate_size,
+        # Nemotron's moe_shared_expert_intermediate_size): one shared expert of that width
+        n_shared, d_shared = 1, shared_width
+    elif n_shared:
+        d_shared = width  # DeepSeek: n_shared_experts experts of the routed experts' width
+    else:
+        d_shared = None
+    latent = f.int("moe_latent_size", 0, minimum=0) or None
+    return FeedForward("moe", width, experts, top_k, n_shared, d_shared, n_in, latent)
+
+
+def _is_moe(f: _Fields, n: int) -> list[bool]:
+    """Which layers hold the MoE block: first_k_dense_replace, moe_layer_freq (a number or a list
+    per layer), decoder_sparse_step, interleave_moe_layer_step, mlp_only_layers, moe_layers."""
+    first_dense = f.int("first_k_dense_replace", 0, minimum=0)
+    only_mlp = set(f.int_list("mlp_only_layers", []))
+    freq = f.raw("moe_layer_freq", 1)
+    if isinstance(freq, list):
+        if len(freq) != n or not all(v in (0, 1) for v in freq):
+            raise f.error(f"moe_layer_freq must be a number or a list of {n} zeros and ones, "
+                          f"got {_short(freq)}")
+        by_freq = [bool(v) for v in freq]
+    else:
+        step = f.int("moe_layer_freq", 1)
+        by_freq = [i % step == 0 for i in range(n)]  # DeepSeek: layer_idx % moe_layer_freq == 0
+    step = f.int("decoder_sparse_step", 1)
+    interleave = f.int("interleave_moe_layer_step", 1)
+    listed = set(f.int_list("moe_layers")) if f.has("moe_layers") else None
+    return [i >= first_dense and i not in only_mlp and by_freq[i] and (i + 1) % step == 0
+            and (i + 1) % interleave == 0 and (listed is None or i in listed) for i in range(n)]
+
+
+def _ffn_layers(f: _Fields, n: int, n_in: int = 2) -> tuple[list[FeedForward], list[str]]:
+    moe = _moe_block(f, n_in)
+    if moe is None:
+        return [FeedForward("dense", f.int("intermediate_size"), n_in=n_in)] * n, []
+    which = _is_moe(f, n)
+    features = []
+    if not all(which):
+        dense = FeedForward("dense", f.int("intermediate_size"), n_in=n_in)
+        features.append("mixed dense and MoE layers")
+    else:
+        dense = None
+    if moe.n_shared:
+        features.append("shared experts")
+    return [moe if m else dense for m in which], features
