@@ -18,3 +18,15 @@ def test_each_generated_function_equals_its_derivation(name):
     rng = np.random.default_rng(7)
     values = [rng.uniform(0.1, 0.9, 16) for _ in args]
     assert np.allclose(getattr(gen, name)(*values), compile_fn(expr, args)(*values), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", codegen.IN_LAMBDIFY_ORDER)
+def test_formulas_once_compiled_by_lambdify_give_the_same_bits(name):
+    """What a command evaluated through compile_fn before it was generated (the toy model's
+    optimum and reference latency, the prefill prices) gives the same floats to the last bit."""
+    expr, args = codegen._formulas()[name]
+    rng = np.random.default_rng(11)
+    values = [np.exp(rng.uniform(-5, 25, 64)) for _ in args]
+    with np.errstate(all="ignore"):
+        got = np.asarray(getattr(gen, name)(*values), dtype=float)
+    assert np.array_equal(got, compile_fn(expr, args)(*values), equal_nan=True)

@@ -9,6 +9,7 @@ import sympy as sp
 from inference_math import get_gpu, get_model
 from inference_math.codegen import full_model_codegen as codegen
 from inference_math.fullmodel import full_model as fm
+from inference_math.fullmodel.terms import term_expression
 
 
 @pytest.mark.parametrize("rules", fm.RULES)
@@ -31,7 +32,7 @@ def test_generated_term_equals_sympy_evaluation(model, gpu, two_d, name, curve):
     pp = np.minimum(np.exp(rng.uniform(0, 3, 40)), batch)
     sigma = np.exp(rng.uniform(0, 1, 40))
     values = dict(zip(fm.CONSTANTS, branch.constants, strict=True))
-    expr = fm.term_expression(branch.structure, name).xreplace(
+    expr = term_expression(branch.structure, name).xreplace(
         {sym: sp.Float(v) if np.isfinite(v) else sp.oo for sym, v in values.items()})
     for i in range(0, 40, 7):
         point = {fm.n_gpu: n[i], fm.b: batch[i], fm.n_pp: pp[i], fm.sigma_attn: sigma[i]}

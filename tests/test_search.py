@@ -7,6 +7,7 @@ import pytest
 
 from inference_math import get_gpu, get_model
 from inference_math.cli import main
+from inference_math.core import symbols as sym
 from inference_math.core.numeric import compile_fn
 from inference_math.core.units import usd_per_million_tokens
 from inference_math.core.validation import InputError
@@ -37,7 +38,7 @@ def test_pruned_search_equals_brute_force_over_every_branch(key):
 
 
 def test_cost_formula_is_the_units_conversion():
-    fn = compile_fn(S.cost_per_million_tokens(), (S.n_gpu, S.t_token, S.b, S.price))
+    fn = compile_fn(S.cost_per_million_tokens(), (sym.n_gpu, sym.t_token, sym.b, sym.price))
     assert fn(8.0, 0.02, 64.0, 2.1) == pytest.approx(usd_per_million_tokens(8 * 0.02 / 64, 2.1))
     assert fn(8.0, 0.02, 64.0, 2.1) == pytest.approx(8 * 0.02 / 64 * 2.1 / 3600 * 1e6)
 

@@ -65,10 +65,10 @@ import numpy as np
 
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError
-from ..fullmodel import full_model as fm
+from ..fullmodel import branch as fm
 from ..fullmodel.pareto import pareto_front
 from ..fullmodel.search import SCALEDOWN_VALUES, Frontier, Setting, frontier, pipeline_degrees
-from ..fullmodel.speculative import spec_latency_fn
+from ..fullmodel.spec_step import spec_latency_fn
 from ..presets.hardware import GPU, NUMBER_FIELDS
 
 DRAWS = 256

@@ -23,8 +23,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..core import names as N
 from ..core.validation import InputError
-from ..fullmodel import full_model as fm
+from ..fullmodel import branch as fm
 from ..fullmodel.search import PP_VALUES, SCALEDOWN_VALUES, grid
 
 #: The pieces of a step whose maximum is its time, in eq-phys-forward-latency's order.
@@ -60,13 +61,13 @@ def layout_of(setting, point) -> Layout:
 
 
 def _scaled_constants(branch, factors: dict):
-    """A branch whose constants (CONSTANTS symbols) are multiplied by ``factors``."""
+    """A branch whose constants (CONSTANTS names) are multiplied by ``factors``."""
     if not factors:
         return branch
     if isinstance(branch, fm.GroupedBranch):
         def each(pieces):
             return None if pieces is None else [_scaled_constants(p, factors) for p in pieces]
-        cap = branch.hbm_cap * factors.get(fm.hbm_cap, 1.0)
+        cap = branch.hbm_cap * factors.get(N.hbm_cap, 1.0)
         return replace(branch, pieces=each(branch.pieces), two_d_pieces=each(branch.two_d_pieces),
                        hbm_cap=cap)
     constants = list(branch.constants)
@@ -104,13 +105,13 @@ class Problem:
     def omega(self) -> float:
         if isinstance(self.branch, fm.GroupedBranch):
             return float(self.branch.omega)
-        return float(self.branch.constants[fm.CONSTANTS.index(fm.omega_net)])
+        return float(self.branch.constants[fm.CONSTANTS.index(N.omega_net)])
 
     @property
     def hbm_cap(self) -> float:
         if isinstance(self.branch, fm.GroupedBranch):
             return float(self.branch.hbm_cap)
-        return float(self.branch.constants[fm.CONSTANTS.index(fm.hbm_cap)])
+        return float(self.branch.constants[fm.CONSTANTS.index(N.hbm_cap)])
 
     def degrees(self, n, batch):
         """N_PP and σ of the layout at (N, b), as the search sets them."""

@@ -7,7 +7,8 @@ largest of smooth pieces (eq-phys-forward-latency), so the optimum sits where on
 1/S with N at its best, or on a corner where two constraints bind at once (memory and
 arithmetic time equal, or a piece and the HBM's capacity). By the envelope theorem the cost's
 elasticity in an input x is the Lagrangian's partial in ln x at the optimum: with one binding
-piece eq-sens-one-term, with two binding constraints eq-sens-corner (SymPy derives both). The
+piece eq-sens-one-term, with two binding constraints eq-sens-corner (SymPy derives both, in
+:mod:`.sensitivity_rules`; they are evaluated here through the code generated from them). The
 constraints' partials in ln N, ln b and ln x are central differences of the generated terms at
 the optimum; the degenerate cases (three constraints at once, or a speed that does not bind)
 solve the same Karush-Kuhn-Tucker conditions by non-negative least squares.
@@ -20,61 +21,12 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
-import sympy as sp
 from scipy.optimize import nnls
 
-from ..core import symbols as S
-from ..core.registry import derivation
+from ..core import names as N
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, positive
-from ..fullmodel import full_model as fm
 from . import continuum as cm
-
-
-def _linearized(k: int, log_n, log_b, u) -> sp.Expr:
-    """Constraint k (1 or 2) to first order about the optimum, in ln N, ln b and ln x."""
-    gn, gb, gx = ((S.g1_n, S.g1_b, S.g1_x), (S.g2_n, S.g2_b, S.g2_x))[k - 1]
-    return gn * log_n + gb * log_b + gx * u
-
-
-@derivation("eq-sens-one-term", "this book: the envelope theorem on the cost of Erdil (2025), "
-            "eq-search-cost, at a speed")
-def one_term() -> sp.Eq:
-    """Elasticity of the cost at a speed where one piece of the step binds (eq-sens-one-term).
-
-    The cost's log is ln P + ln N − ln b − ln S subject to g = ln t + ln S ≤ 0, with N at its
-    best. The Lagrangian's stationarity in ln b gives the multiplier; by the envelope theorem
-    the cost's derivative in ln x is the Lagrangian's partial in ln x.
-    """
-    u = S.u_log
-    log_n, log_b, lam = sp.symbols("n beta lambda", real=True)
-    log_p = sp.Function("ln_P")(u)
-    lagrangian = log_p + log_n - log_b + lam * _linearized(1, log_n, log_b, u)
-    multiplier = sp.solve(sp.diff(lagrangian, log_b), lam)[0]
-    slope = sp.diff(lagrangian, u).subs(lam, multiplier)
-    return sp.Eq(S.eps_cost, slope.subs(sp.Derivative(log_p, u), S.eps_price))
-
-
-@derivation("eq-sens-corner", "this book: the implicit function theorem on the cost of Erdil "
-            "(2025), eq-search-cost, where two constraints bind")
-def corner() -> sp.Eq:
-    """Elasticity of the cost at a speed where two constraints bind (eq-sens-corner).
-
-    At a corner the optimum (ln N, ln b) is where both constraints hold with equality, so it
-    moves with x as g_1 = g_2 = 0 require: SymPy differentiates both in ln x, solves for the
-    movements of ln N and ln b, and differentiates the cost's log ln P + ln N − ln b.
-    """
-    u = S.u_log
-    log_n, log_b = sp.Function("n")(u), sp.Function("beta")(u)
-    log_p = sp.Function("ln_P")(u)
-    dn, db = sp.symbols("dn db", real=True)
-    rates = {sp.Derivative(log_n, u): dn, sp.Derivative(log_b, u): db,
-             sp.Derivative(log_p, u): S.eps_price}
-    moves = sp.solve([sp.diff(_linearized(k, log_n, log_b, u), u).subs(rates) for k in (1, 2)],
-                     [dn, db], dict=True)[0]
-    slope = sp.diff(log_p + log_n - log_b, u).subs(rates).subs(moves)
-    return sp.Eq(S.eps_cost, sp.factor(sp.expand(slope - S.eps_price)) + S.eps_price)
-
 
 # --- the inputs ---------------------------------------------------------------------------------
 
@@ -109,7 +61,7 @@ def inputs(setting) -> dict:
     out = {name: partial(_gpu_scaled, setting.gpu, name) for name in gpu_inputs(setting)}
     out["collective_latency"] = lambda f: {"latency_scale": f}
     out["price_per_hour"] = lambda f: {}
-    out["weight_bytes"] = lambda f: {"constants": {fm.p: f, fm.p_emb: f}}
+    out["weight_bytes"] = lambda f: {"constants": {N.p: f, N.p_emb: f}}
     out["kv_bytes_per_token"] = lambda f: {"kv_scale": setting.kv_scale * f}
     if setting.context > 0:
         out["context"] = lambda f: {"context": setting.context * f}
@@ -265,3 +217,12 @@ def input_values(setting) -> dict:
         "context": setting.context,
     }
     return {name: values[name] for name in inputs(setting)} | {"context": setting.context}
+
+
+def __getattr__(name: str):
+    """The derivations of :mod:`.sensitivity_rules` (``one_term``, ``corner``) by this module's
+    name too, for the book: loaded on first use, so that importing this module loads no SymPy."""
+    if name in ("one_term", "corner"):
+        from . import sensitivity_rules
+        return getattr(sensitivity_rules, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

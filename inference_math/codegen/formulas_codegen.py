@@ -13,16 +13,28 @@ regenerates it and compares the text, so it cannot drift from the derivations.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
-from ..analysis import sensitivity as sens
+import sympy as sp
+
+from ..analysis import sensitivity_rules as sens
 from ..core import symbols as S
 from ..core.printing import NAMES, RegistryNumPyPrinter
+from ..derivations.latency_wall import (
+    all_reduce_time_reference_code,
+    minimum_token_latency,
+    optimal_instance_size,
+    token_latency_at_critical_batch,
+    token_latency_multi,
+)
+from ..derivations.sharding import min_chips_for_weights
 from ..fullmodel import full_model as fm
-from ..fullmodel.search import cost_per_million_tokens, user_preference
+from ..fullmodel.search_rules import cost_per_million_tokens, user_preference
 from ..fullmodel.speculative import spec_latency
 from ..serving import estimate_rules as er
+from ..serving import prefill
 from ..serving import serving_rules as sr
 
 #: The arguments eq-full-flops is evaluated at; its constants follow, sorted by name.
@@ -34,6 +46,34 @@ def flop_args(expr) -> tuple:
     return FLOP_ARGS + tuple(sorted(expr.free_symbols - set(FLOP_ARGS), key=lambda s: NAMES[s]))
 
 TARGET = Path(__file__).parents[1] / "fullmodel" / "formulas_numpy.py"
+
+#: The arguments of the toy model's optimum (eqs. 9, 13-14 above the memory floor) and of the
+#: reference code's token latency (eq. 3 with its all-reduce), as toy_model passes them.
+TOY_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop, S.hbm_cap)
+TOY_CODE_ARGS = (S.n_gpu, S.b, S.p, S.n_param, S.hbm_bw, S.flops, S.n_layers, S.n_reduce,
+                 S.t_hop, S.t_base)
+
+
+def toy_optimum() -> dict[str, sp.Expr]:
+    """Memory floor, optimal instance size, minimum latency and 'floor binds' (eqs. 9, 13-14).
+
+    Eq. 9 falls until eq. 13's N* and rises after it (its slope in N_GPU changes sign once), so
+    its minimum over instances at or above the floor eq-sharding-min-chips is at N*, with eq. 14's
+    latency, unless the floor is larger; then it is at the floor, with eq. 9's latency there.
+    """
+    floor = min_chips_for_weights().rhs
+    unconstrained = optimal_instance_size().rhs
+    binds = sp.StrictGreaterThan(floor, unconstrained)
+    at_floor = token_latency_at_critical_batch().rhs.subs(S.n_gpu, floor)
+    return {"floor": floor,
+            "n_star": sp.Piecewise((floor, binds), (unconstrained, True)),
+            "min_latency": sp.Piecewise((at_floor, binds), (minimum_token_latency().rhs, True)),
+            "floor_binds": sp.Piecewise((1, binds), (0, True))}
+
+
+def toy_reference_latency() -> sp.Expr:
+    """The reference code's token latency: eq. 3 with its all-reduce (a fixed base per call)."""
+    return token_latency_multi().rhs.subs(S.t_reduce, all_reduce_time_reference_code().rhs)
 
 
 def _formulas() -> dict:
@@ -55,6 +95,11 @@ def _formulas() -> dict:
                                             S.eps_price)),
         "spec_latency": (spec_latency().rhs, (S.t_target, S.t_draft, S.gamma, S.accept)),
         "preference": (user_preference().rhs, (S.speed, S.usd_mtok_full, S.pref_exp)),
+        "input_cost": (prefill.input_cost().rhs, (S.n_gpu, S.t_prefill, S.b, S.t_prompt, S.price)),
+        "disaggregated_ratio": (prefill.disaggregated_ratio().rhs, (S.rho_io, S.usd_mtok_in,
+                                                                    S.usd_mtok_full)),
+        **{f"toy_{name}": (expr, TOY_ARGS) for name, expr in toy_optimum().items()},
+        "toy_reference_latency": (toy_reference_latency(), TOY_CODE_ARGS),
         **{f"forward_flops_{'mla' if mla else 'gqa'}{'_shared' if shared else ''}":
            (expr, flop_args(expr))
            for mla in (False, True) for shared in (False, True)
@@ -66,12 +111,15 @@ FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft",
             "disaggregated_ttft", "disaggregated_rate", "pool_ratio", "estimate_step", "cost",
             "sens_one_term", "sens_corner", "spec_latency", "preference",
             "forward_flops_gqa", "forward_flops_gqa_shared", "forward_flops_mla",
-            "forward_flops_mla_shared")
+            "forward_flops_mla_shared", "input_cost", "disaggregated_ratio", "toy_floor",
+            "toy_n_star", "toy_min_latency", "toy_floor_binds", "toy_reference_latency")
 
 HEADER = '''"""The serving rules (eq-serve-*), the estimate's step (eq-est-step-latency), the price of a
 token (eq-search-cost), the elasticities of a cost (eq-sens-one-term, eq-sens-corner), the latency
-of a speculative step (eq-spec-latency), the preference along a frontier (eq-search-preference)
-and the FLOPs of a forward pass (eq-full-flops) as NumPy functions.
+of a speculative step (eq-spec-latency), the preference along a frontier (eq-search-preference),
+the FLOPs of a forward pass (eq-full-flops), the price of an input token and the pools' ratio
+(eq-prefill-input-cost, eq-prefill-disagg-ratio) and the toy model's optimum and reference
+latency (eqs. 3, 9, 13-14 of eq-wall-*, eq-sharding-min-chips) as NumPy functions.
 
 GENERATED by inference_math.codegen.formulas_codegen from the SymPy derivations. Do not edit: run
 ``python -m inference_math.codegen.formulas_codegen``; a test checks that this file is current.
@@ -83,6 +131,30 @@ import numpy
 '''
 
 
+#: Formulas a command evaluated through ``core.numeric.compile_fn`` before they were generated:
+#: printed with their products in the order ``sympy.lambdify`` gives them, so that their numbers
+#: stay the same to the last bit (a product's rounding depends on the order of its factors).
+IN_LAMBDIFY_ORDER = ("input_cost", "disaggregated_ratio", "toy_floor", "toy_n_star",
+                     "toy_min_latency", "toy_floor_binds", "toy_reference_latency")
+
+
+def _in_lambdify_order(printer, expr: sp.Expr, args: tuple) -> str:
+    """``expr`` printed with its factors ordered as ``sympy.lambdify(args, expr)`` orders them.
+
+    lambdify replaces each argument whose name is not a Python identifier (the registry's LaTeX
+    names) by a Dummy, ``Dummy_<k>`` in the order it creates them, and SymPy orders a product's
+    factors by name; here those arguments become symbols named ``Dummy_<k>`` with k zero-padded
+    (the same order whatever Dummies a process made before), printed, then named by the registry.
+    """
+    fn = sp.lambdify(args, expr, modules="numpy")
+    params = fn.__code__.co_varnames[:len(args)]
+    made = sorted((int(param.removeprefix("Dummy_")), arg)
+                  for param, arg in zip(params, args, strict=True) if param.startswith("Dummy_"))
+    stand_ins = {arg: sp.Symbol(f"Dummy_{k:04d}") for k, (_, arg) in enumerate(made)}
+    text = printer.doprint(expr.xreplace(stand_ins))
+    return re.sub(r"\bDummy_(\d{4})\b", lambda m: NAMES[made[int(m.group(1))][1]], text)
+
+
 def module_source() -> str:
     printer = RegistryNumPyPrinter()
     formulas = _formulas()
@@ -92,8 +164,10 @@ def module_source() -> str:
         missing = expr.free_symbols - set(args)
         if missing:
             raise ValueError(f"{name} needs {sorted(map(str, missing))}")
+        text = (_in_lambdify_order(printer, expr, args) if name in IN_LAMBDIFY_ORDER
+                else printer.doprint(expr))
         pieces.append(f"\ndef {name}({', '.join(NAMES[a] for a in args)}):\n"
-                      f"    return {printer.doprint(expr)}\n\n")
+                      f"    return {text}\n\n")
     table = "".join(f"    {name!r}: {tuple(NAMES[a] for a in formulas[name][1])!r},\n"
                     for name in FORMULAS)
     pieces.append(f"\n#: name -> argument names, in order\nARGUMENTS = {{\n{table}}}\n")

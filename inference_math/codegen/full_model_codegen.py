@@ -6,7 +6,7 @@ Composing a branch's terms (eq-full-forward-latency with eq-full-network-time,
 eq-full-memory-time, eq-full-flop-time, eq-full-memory-need and the collectives of
 eq-coll-nccl or eq-coll-torus substituted in) takes SymPy seconds per structure. So it is done
 once, here: every term of every :data:`~inference_math.fullmodel.full_model.STRUCTURES` is taken from
-:func:`~inference_math.fullmodel.full_model.term_expression`, its common subexpressions are shared with
+:func:`~inference_math.fullmodel.terms.term_expression`, its common subexpressions are shared with
 ``sympy.cse`` and SymPy's NumPy printer writes it as a function, one module per set of rules
 (:data:`TARGETS`: a command imports only the rules it evaluates). The output is committed, and a
 test regenerates it and compares the text, so it cannot drift from the derivations.
@@ -23,6 +23,7 @@ import sympy as sp
 from ..core.printing import NAMES as _NAMES
 from ..core.printing import RegistryNumPyPrinter
 from ..fullmodel import full_model as fm
+from ..fullmodel.terms import term_expression
 
 TARGETS = {rules: Path(__file__).parents[1] / "fullmodel" / (
     "full_model_numpy.py" if rules == "paper" else f"full_model_numpy_{rules}.py")
@@ -61,12 +62,12 @@ def function_source(structure: fm.Structure, name: str) -> str:
     printer = RegistryNumPyPrinter()
     if name == "search":
         layouts = [replace(structure, two_d=two_d) for two_d in (False, True)]
-        wanted = [fm.term_expression(one, term) for one in layouts
+        wanted = [term_expression(one, term) for one in layouts
                   for term in fm.search_terms(structure)]
     elif name == "parts":
-        wanted = [fm.term_expression(structure, term) for term in fm.parts_of(structure)]
+        wanted = [term_expression(structure, term) for term in fm.parts_of(structure)]
     else:
-        wanted = [fm.term_expression(structure, name)]
+        wanted = [term_expression(structure, name)]
     shared, exprs = sp.cse(wanted)
     args = ", ".join(_NAMES[sym] for sym in ARGS)
     lines = [f"def {function_name(structure, name)}({args}):"]

@@ -42,7 +42,7 @@ from ..core.symbols import (
 )
 from ..derivations import architecture as arch
 from . import full_model as fm
-from .search import cost_per_million_tokens
+from .search_rules import cost_per_million_tokens
 from .speculative import spec_latency
 
 

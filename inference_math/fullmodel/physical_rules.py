@@ -52,7 +52,7 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    layer (rule 9) attends to its selection absorbed, to every token multi-head.
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
-the reference terms are (:func:`inference_math.fullmodel.full_model.branch_terms`).
+the reference terms are (:func:`inference_math.fullmodel.terms.branch_terms`).
 """
 
 from __future__ import annotations

@@ -21,19 +21,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import sympy as sp
 
-from ..core.registry import derivation
-from ..core.symbols import b, n_gpu, pref_exp, preference, price, speed, t_token, usd_mtok_full
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel
 from ..presets.models import Model
-from . import full_model as fm
+from . import branch as fm
 from .cache import cached
 from .pareto import pareto_front, pareto_front_thresholds
-from .speculative import spec_latency_fn
+from .spec_step import spec_latency_fn
 
 GRID = 400
 MAX_LOG2_GPUS = 18
@@ -45,19 +42,6 @@ BLOCK = 2**16  # grid points × branches evaluated at once (bounds the memory of
 # temporaries of the generated function stay in a core's L2 cache (measured: 7 rows of the grid
 # per block evaluate 30% faster than 14), with a little less per block for each further q.
 CACHE_BLOCK = 2**15
-
-
-@derivation("eq-search-cost", "Erdil (2025), sec. 3 and reference code")
-def cost_per_million_tokens() -> sp.Eq:
-    """Price of a million tokens at cost (eq-search-cost): N·t/b GPU-seconds per token at P $/h."""
-    gpu_seconds = n_gpu * t_token / b
-    return sp.Eq(usd_mtok_full, 10**6 * gpu_seconds * price / 3600)
-
-
-@derivation("eq-search-preference", "Erdil (2025), eq. 45")
-def user_preference() -> sp.Eq:
-    """What a customer maximizes along a frontier (eq-search-preference, paper eq. 45)."""
-    return sp.Eq(preference, speed**pref_exp / usd_mtok_full)
 
 
 @dataclass(frozen=True)
@@ -376,7 +360,7 @@ def fastest_branch(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, q: 
     its memory and arithmetic terms are smallest at σ = 1 (every GPU of the stage shares them),
     while its all-reduces only add time. So a branch evaluated at σ = 1 gives both an exact
     latency (an upper bound for the point) and, without its attention all-reduces, a lower bound
-    for every σ ('latency_lower' of :func:`~inference_math.full_model.term_expression`). The
+    for every σ ('latency_lower' of :func:`~inference_math.fullmodel.terms.term_expression`). The
     other five σ are evaluated only for the (layout, N_PP) branches whose lower bound beats the
     best latency found at σ = 1. The grid is evaluated in blocks, so memory stays bounded.
     """
@@ -715,3 +699,13 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
             binding=BINDING[binding[x]],
             terms={name: float(terms[name][x]) for name in names}))
     return points
+
+
+def __getattr__(name: str):
+    """The derivations of :mod:`.search_rules` (``cost_per_million_tokens``,
+    ``user_preference``) by this module's name too, for the book: loaded on first use, so that
+    importing this module loads no SymPy."""
+    if name in ("cost_per_million_tokens", "user_preference"):
+        from . import search_rules
+        return getattr(search_rules, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,6 +19,7 @@ import sympy as sp
 from ..core.numeric import compile_fn
 from ..core.registry import derivation
 from ..core.symbols import accept, gamma, r_draft, t_draft, t_spec, t_target
+from .spec_step import spec_latency_fn as spec_latency_fn  # evaluated without SymPy there
 
 
 @derivation("eq-spec-latency", "Erdil (2025), eq. 46")
@@ -55,26 +56,6 @@ def optimal_gamma() -> sp.Eq:
 def stationarity_condition() -> sp.Expr:
     """d t_spec/dγ (with t_P fixed), whose zero is eq-spec-optimal-gamma."""
     return sp.diff(relative_latency(), gamma)
-
-
-def spec_latency_fn(target: np.ndarray, draft: np.ndarray, n_draft: int, acceptance: float):
-    """eq-spec-latency evaluated on arrays of target and drafter latencies.
-
-    A scalar γ and α stay scalars (only the latencies are broadcast), so α^γ is computed once
-    per call, not once per element: the search calls this on millions of branch bounds. Arrays
-    of γ or α are broadcast with the latencies. The formula is generated from its derivation
-    into :mod:`.formulas_numpy` (no SymPy at run time).
-    """
-    from .formulas_numpy import spec_latency as generated
-    scalar = np.ndim(n_draft) == 0 and np.ndim(acceptance) == 0
-    n_draft, acceptance = ((float(n_draft), float(acceptance)) if scalar else
-                           (np.asarray(n_draft, dtype=float), np.asarray(acceptance, dtype=float)))
-    shape = np.broadcast_shapes(np.shape(target), np.shape(draft), np.shape(n_draft),
-                                np.shape(acceptance))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = generated(np.asarray(target, dtype=float), np.asarray(draft, dtype=float), n_draft,
-                        acceptance)
-    return np.broadcast_to(np.asarray(out, dtype=float), shape)
 
 
 def best_integer_gamma(ratio: float, acceptance: float, gamma_max: int = 64) -> int:

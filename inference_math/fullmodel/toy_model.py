@@ -1,34 +1,23 @@
 """Numbers from the toy model of Erdil (2025), section 2: Table 1 and Figure 1.
 
-Everything evaluates the SymPy derivations of :mod:`roofline` and :mod:`latency_wall` (and the
-memory floor of :mod:`sharding`) through :mod:`numeric`; no formula is written again here.
+Everything evaluates the SymPy derivations of :mod:`latency_wall` (eqs. 3, 9, 13-14: eq-wall-*)
+and the memory floor of :mod:`sharding` (eq-sharding-min-chips) through the NumPy code generated
+from them (:mod:`.formulas_numpy`, by :mod:`inference_math.codegen.formulas_codegen`, which also
+composes the optimum above the floor); no formula is written again here, and no SymPy runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
-import sympy as sp
 
-from ..core import symbols as S
-from ..core.numeric import compile_fn
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, of_kind, positive, positive_int
-from ..derivations.latency_wall import (
-    all_reduce_time_reference_code,
-    minimum_token_latency,
-    optimal_instance_size,
-    token_latency_at_critical_batch,
-    token_latency_multi,
-)
-from ..derivations.sharding import min_chips_for_weights
 from ..presets.hardware import GPU
 from ..presets.models import Model
+from . import formulas_numpy as gen
 from .pareto import pareto_front, pareto_front_thresholds
-
-_EQ14_ARGS = (S.p, S.n_param, S.hbm_bw, S.n_layers, S.n_reduce, S.t_hop, S.hbm_cap)
 
 
 @dataclass(frozen=True)
@@ -47,21 +36,10 @@ class ToyMaxSpeed:
         return 1.0 / self.min_latency_s
 
 
-@cache
-def _optimum_above_memory_floor() -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
-    """Memory floor, optimal instance size, minimum latency and 'floor binds' (eqs. 9, 13-14).
-
-    Eq. 9 falls until eq. 13's N* and rises after it (its slope in N_GPU changes sign once), so
-    its minimum over instances at or above the floor eq-sharding-min-chips is at N*, with eq. 14's
-    latency, unless the floor is larger; then it is at the floor, with eq. 9's latency there.
-    """
-    floor = min_chips_for_weights().rhs
-    unconstrained = optimal_instance_size().rhs
-    binds = sp.StrictGreaterThan(floor, unconstrained)
-    at_floor = token_latency_at_critical_batch().rhs.subs(S.n_gpu, floor)
-    n_star = sp.Piecewise((floor, binds), (unconstrained, True))
-    latency = sp.Piecewise((at_floor, binds), (minimum_token_latency().rhs, True))
-    return floor, n_star, latency, sp.Piecewise((1, binds), (0, True))
+def _generated(fn, *values):
+    """A generated function at float64 ``values`` (as SymPy's compiled functions took them)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return fn(*(np.asarray(v, dtype=float) for v in values))
 
 
 def max_speed(model: Model, gpu: GPU, t_hop: float = 1e-6, n_reduce: float = 4,
@@ -77,21 +55,13 @@ def max_speed(model: Model, gpu: GPU, t_hop: float = 1e-6, n_reduce: float = 4,
     n_reduce = positive("n_reduce", n_reduce)
     values = (model.weight_bytes, model.total_params, gpu.bandwidth(capped), model.layers,
               n_reduce, t_hop, gpu.hbm_bytes)
-    floor, n_star, t_min, binds = (float(compile_fn(expr, _EQ14_ARGS)(*values))
-                                   for expr in _optimum_above_memory_floor())
+    # eq-sharding-min-chips, and eqs. 13-14 above it (eq. 9 at the floor where the floor binds)
+    floor, n_star, t_min, binds = (float(_generated(fn, *values)) for fn in (
+        gen.toy_floor, gen.toy_n_star, gen.toy_min_latency, gen.toy_floor_binds))
     if not all(np.isfinite([floor, n_star, t_min])) or t_min <= 0:
         raise InputError(f"t_hop = {t_hop!r} s with n_reduce = {n_reduce!r} gives no finite "
                          f"optimum for {model.name} on {gpu.name}")
     return ToyMaxSpeed(model.name, gpu.name, n_star, t_min, floor, bool(binds))
-
-
-_CODE_ARGS = (S.n_gpu, S.b, S.p, S.n_param, S.hbm_bw, S.flops, S.n_layers, S.n_reduce,
-              S.t_hop, S.t_base)
-
-
-def _reference_code_latency():
-    latency = token_latency_multi().rhs.subs(S.t_reduce, all_reduce_time_reference_code().rhs)
-    return compile_fn(latency, _CODE_ARGS)
 
 
 @dataclass(frozen=True)
@@ -148,10 +118,11 @@ def reference_code_frontier(
     n_min = weights / gpu.hbm_bytes
     n_gpu = np.logspace(np.log2(n_min), 18, grid, base=2.0)[:, None]
     batch = np.logspace(0, 18 + np.log2(model.sparsity), grid, base=2.0)[None, :]
-    latency = _reference_code_latency()(
-        n_gpu, batch, model.weight_bytes, model.total_params, gpu.bandwidth(capped),
-        gpu.flops(model.weight_bits, capped), model.layers, n_reduce, t_hop, t_base,
-    )
+    # eq. 3 (eq-wall-token-latency) with the reference code's all-reduce (eq-wall-all-reduce-code)
+    latency = np.broadcast_to(_generated(
+        gen.toy_reference_latency, n_gpu, batch, model.weight_bytes, model.total_params,
+        gpu.bandwidth(capped), gpu.flops(model.weight_bits, capped), model.layers, n_reduce,
+        t_hop, t_base), np.broadcast_shapes(n_gpu.shape, batch.shape))
     fits = n_gpu * gpu.hbm_bytes >= weights + model.kv_bytes_per_token * 1 * batch
     latency = np.where(fits, latency, np.inf)
     if demand_cap is not None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..core import symbols as S
+from ..core import names as N
 from ..core.validation import InputError
 from .counts import count
 
@@ -30,8 +30,8 @@ from .counts import count
 def block_bits(elem: float, scale: float, block: float) -> float:
     """eq-layers-block-bits: bits per weight of ``elem``-bit elements sharing a ``scale``-bit
     scale per ``block`` weights."""
-    return count("block_quantized_bits", {S.bits_elem: elem, S.bits_scale: scale,
-                                          S.block_elems: block})
+    return count("block_quantized_bits", {N.bits_elem: elem, N.bits_scale: scale,
+                                          N.block_elems: block})
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from ..core.validation import InputError
+from ..core import names as N
+from ..core.validation import InputError, positive_int
 from . import hf_config
-from .models import Model
+from .counts import count
+from .uniform import Model
 
 
 @dataclass(frozen=True)
@@ -344,9 +346,6 @@ def block_sparse(model: LayeredModel | hf_config.Architecture, block: int,
     of its best ``blocks`` blocks. The summaries are rule 9's indexer keys; there are no indexer
     weights. InputError for a model with no full-attention group of separate KV heads (MLA's
     latent, windows and linear layers are not block-sparse here)."""
-    from ..core import symbols as S
-    from ..core.validation import positive_int
-    from .counts import count
     positive_int("block", block)
     positive_int("blocks", blocks)
     if isinstance(model, hf_config.Architecture):
@@ -359,8 +358,8 @@ def block_sparse(model: LayeredModel | hf_config.Architecture, block: int,
         if not dense:
             pieces.append(piece)
             continue
-        values = {S.n_q: shape.n_q_heads, S.g: shape.group_size, S.d_head: shape.head_dim,
-                  S.p_act: shape.activation_bytes, S.blk_sz: block}
+        values = {N.n_q: shape.n_q_heads, N.g: shape.group_size, N.d_head: shape.head_dim,
+                  N.p_act: shape.activation_bytes, N.blk_sz: block}
         pieces.append(replace(
             piece, top_k=float(block * blocks),
             indexer_bytes_per_token=shape.layers * count("block_summary_bytes", values),

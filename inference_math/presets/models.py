@@ -3,188 +3,24 @@
 Architectures follow the reference code of Erdil (2025) (its GPT-4 is the rumoured 16-expert
 layout the paper cites). Counts are evaluated from the SymPy expressions of
 :mod:`inference_math.derivations.architecture`, never re-typed here, through the NumPy code
-generated from them (:mod:`inference_math.presets.counts`).
+generated from them (:mod:`inference_math.presets.counts`); the
+uniform model itself is :class:`~inference_math.presets.uniform.Model`, re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from ..core import symbols as S
-from ..core.validation import InputError, lookup, positive, positive_int
-from . import hf_config
+from ..core import names as N
+from ..core.validation import InputError, lookup
+from . import hf_config, layered
 from .counts import count
+from .uniform import Model
 
-
-@dataclass(frozen=True)
-class Model:
-    """A transformer's shape. Raises InputError on construction if a field is invalid."""
-
-    name: str
-    d_model: int
-    d_ff: int
-    layers: int
-    n_q_heads: int
-    source: str  # bib keys, comma separated
-    ff_matrix_count: tuple[int, int] = (1, 1)  # (d_model->d_ff, d_ff->d_model) matrices
-    group_size: int = 1  # query heads per KV head
-    d_head: int | None = None  # defaults to d_model // n_q_heads
-    n_experts: int = 1
-    n_active_experts: int = 1
-    weight_bytes: float = 2.0
-    activation_bytes: float = 2.0
-    vocab: int = 0
-    parallel_attention: bool = False
-    embedding_matrices: int = 2  # 2: untied input and output embeddings; 1: tied, or no LM head
-    mla_kv_dim: int | None = None  # set for multi-head latent attention
-    mla_q_dim: int | None = None
-    # MLA's rotary key and position-free query/key widths per head (qk_rope_head_dim,
-    # qk_nope_head_dim; d_head is the value head), and whether its layers can also run as
-    # multi-head attention (eq-phys-mla-attention-flops); 0, None and False leave the absorbed
-    # form without a rotary part, as the paper counts it
-    mla_rope_dim: int = 0
-    mla_nope_dim: int | None = None
-    mla_multi_head: bool = False
-    note: str = field(default="")
-    # False: a token's experts share a node (the reference code); True: they are spread over the
-    # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
-    experts_spread: bool = False
-    # the KV-cache precision the checkpoint states (kv_cache_quant_algo, kv_cache_scheme), in
-    # bits; None when it states none
-    kv_cache_bits: float | None = None
-
-    def __post_init__(self):
-        where = f"model {self.name!r}"
-        for name in ("d_model", "d_ff", "layers", "n_q_heads", "group_size", "n_experts",
-                     "n_active_experts"):
-            positive_int(f"{where}: {name}", getattr(self, name))
-        if self.d_head is not None:
-            positive_int(f"{where}: d_head", self.d_head)
-        elif self.d_model % self.n_q_heads:
-            raise InputError(f"{where}: d_head is needed because n_q_heads {self.n_q_heads} "
-                             f"does not divide d_model {self.d_model}")
-        if self.vocab != 0:
-            positive_int(f"{where}: vocab", self.vocab)
-        if self.embedding_matrices not in (1, 2):
-            raise InputError(f"{where}: embedding_matrices must be 1 or 2, got {self.embedding_matrices!r}")
-        for name in ("weight_bytes", "activation_bytes"):
-            positive(f"{where}: {name}", getattr(self, name))
-        if len(self.ff_matrix_count) != 2:
-            raise InputError(f"{where}: ff_matrix_count must be a pair, got {self.ff_matrix_count!r}")
-        for matrices in self.ff_matrix_count:
-            positive_int(f"{where}: ff_matrix_count", matrices)
-        if self.n_q_heads % self.group_size:
-            raise InputError(
-                f"{where}: group_size {self.group_size} does not divide n_q_heads {self.n_q_heads}"
-            )
-        if self.n_active_experts > self.n_experts:
-            raise InputError(
-                f"{where}: n_active_experts {self.n_active_experts} exceeds n_experts {self.n_experts}"
-            )
-        if (self.mla_kv_dim is None) != (self.mla_q_dim is None):
-            raise InputError(f"{where}: MLA needs both mla_kv_dim and mla_q_dim")
-        if self.is_mla:
-            positive_int(f"{where}: mla_kv_dim", self.mla_kv_dim)
-            positive_int(f"{where}: mla_q_dim", self.mla_q_dim)
-            if self.mla_rope_dim:
-                positive_int(f"{where}: mla_rope_dim", self.mla_rope_dim)
-            if self.mla_nope_dim is not None:
-                positive_int(f"{where}: mla_nope_dim", self.mla_nope_dim)
-            if self.group_size != 1:
-                raise InputError(f"{where}: MLA models need group_size 1, got {self.group_size}")
-        if not self.source:
-            raise InputError(f"{where}: source must name a bib key")
-
-    @property
-    def is_mla(self) -> bool:
-        return self.mla_kv_dim is not None
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_head if self.d_head is not None else self.d_model // self.n_q_heads
-
-    @property
-    def sparsity(self) -> int:
-        """s = n_experts // n_active: whole-number division, as in the paper's code."""
-        return self.n_experts // self.n_active_experts
-
-    @property
-    def weight_bits(self) -> int:
-        return round(8 * self.weight_bytes)
-
-    def symbol_values(self) -> dict:
-        """Values of the registry's architecture symbols for this model."""
-        values = {
-            S.d_model: self.d_model, S.d_ff: self.d_ff, S.n_layers: self.layers,
-            S.n_q: self.n_q_heads, S.g: self.group_size, S.d_head: self.head_dim,
-            S.n_experts: self.n_experts, S.n_active: self.n_active_experts, S.s: self.sparsity,
-            S.n_ff_in: self.ff_matrix_count[0], S.n_ff_out: self.ff_matrix_count[1],
-            S.vocab: self.vocab, S.p: self.weight_bytes, S.p_act: self.activation_bytes,
-            S.n_emb: self.embedding_matrices,
-        }
-        if self.is_mla:
-            values.update({S.c_kv: self.mla_kv_dim, S.c_q: self.mla_q_dim,
-                           S.d_rope: self.mla_rope_dim,
-                           S.d_nope: (self.head_dim if self.mla_nope_dim is None
-                                      else self.mla_nope_dim),
-                           S.xi_mha: 1.0 if self.mla_multi_head else 0.0})
-        return values
-
-    def _count(self, name: str) -> float:
-        """The count ``name`` of presets.counts (NumPy code generated from its derivation)."""
-        return count(name, self.symbol_values())
-
-    @cached_property
-    def attention_params(self) -> float:
-        return self._count("attention_params_mla_uniform" if self.is_mla else "attention_params")
-
-    @cached_property
-    def ff_params(self) -> float:
-        return self._count("feedforward_params")
-
-    @cached_property
-    def embedding_params(self) -> float:
-        """m_emb·vocab·d_model (eq-kv-embedding-params; m_emb = 2 gives eq-arch-embedding-params)."""
-        return self._count("embedding_params") if self.vocab else 0.0
-
-    def _parts(self) -> dict:
-        return {S.n_attn: self.attention_params, S.n_ff: self.ff_params,
-                S.n_unembed: self.embedding_params}
-
-    @cached_property
-    def total_params(self) -> float:
-        """N_attn + N_ff + N_unembed, evaluated from eq-moe-total-params (paper eq. 20)."""
-        return count("moe_total_params", self._parts())
-
-    @cached_property
-    def active_params(self) -> float:
-        """Parameters one token multiplies by: eq-moe-active-params (paper eq. 21), with the
-        sparsity s by whole-number division of the experts, as the reference code has it."""
-        return count("moe_active_params", {**self._parts(), S.s: self.sparsity})
-
-    @cached_property
-    def kv_bytes_per_token(self) -> float:
-        return self._count("kv_cache_bytes_per_token_mla" if self.is_mla
-                           else "kv_cache_bytes_per_token")
-
-    @property
-    def weights_bytes(self) -> float:
-        return self.weight_bytes * self.total_params
-
-    @classmethod
-    def from_hf_config(cls, path) -> Model:
-        """The Model of a Hugging Face config.json (a file or a folder holding one).
-
-        Only architectures that map exactly onto uniform layers are accepted (Llama, Qwen3 dense,
-        Mixtral, Qwen3-MoE); any other raises an InputError naming what the full model does not
-        yet represent. The Model has no router term, so its MoE counts are those of
-        hf_config.read_architecture less the routers (n_experts·d_model per layer).
-        """
-        return cls(**hf_config.model_fields(hf_config.read_architecture(path)))
+__all__ = ["Model", "MODELS", "CONFIG_PRESETS", "describe", "get_model", "is_path", "preset_names"]
 
 
 _LLAMA3 = "dubey2024llama3,erdil2025inference"
@@ -331,7 +167,6 @@ def get_model(name):
     a name of :data:`CONFIG_PRESETS` reads its bundled config; anything else is looked up among
     the presets (InputError listing them all).
     """
-    from . import layered
     if is_path(name):
         return layered.from_hf_config(name)
     key = lookup("model", name, {key: key for key in preset_names()})
@@ -340,7 +175,6 @@ def get_model(name):
 
 @cache
 def _config_preset(key: str):
-    from . import layered
     stem, bib = CONFIG_PRESETS[key]
     arch = hf_config.read_architecture(HF_CONFIGS / f"{stem}.config.json")
     try:
@@ -380,8 +214,8 @@ def describe(name, weight_bits: float | None = None) -> dict:
                       f"{model.d_ff})" if moe else f"dense FFN (d_ff {model.d_ff})"))
     kv_layer = model.kv_bytes_per_token / model.layers
     at_context = [count("kv_bytes_at_context", {
-        S.n_layers: [model.layers], S.kv_layer: [kv_layer], S.window: [np.inf],
-        S.state_layer: [0.0], S.ctx: context}) for context in hf_config.CONTEXTS]
+        N.n_layers: [model.layers], N.kv_layer: [kv_layer], N.window: [np.inf],
+        N.state_layer: [0.0], N.ctx: context}) for context in hf_config.CONTEXTS]
     bits = model.weight_bytes * 8 if weight_bits is None else weight_bits
     input_embedding = model.embedding_params / 2 if model.embedding_matrices == 2 else 0.0
     return {
@@ -404,6 +238,6 @@ def describe(name, weight_bits: float | None = None) -> dict:
         "weight_bits": bits, "quantized_params": 0.0, "quantized_bits": None,
         "quantization": None,
         "weight_bytes": count("weight_bytes", {
-            S.n_quant: 0.0, S.bits_q: bits, S.bits_w: bits, S.n_param: model.total_params}),
+            N.n_quant: 0.0, N.bits_q: bits, N.bits_w: bits, N.n_param: model.total_params}),
         "full_model": None,
     }

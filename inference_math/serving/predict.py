@@ -53,26 +53,14 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from ..core.numeric import compile_fn
-from ..core.symbols import (
-    b,
-    n_gpu,
-    price,
-    rho_io,
-    t_prefill,
-    t_prompt,
-    t_token,
-    usd_mtok_full,
-    usd_mtok_in,
-)
 from ..core.validation import InputError, of_kind, positive
-from ..fullmodel import full_model as fm
-from ..fullmodel.search import BINDING, GAMMA_MAX, cost_per_million_tokens, kv_scale
-from ..fullmodel.speculative import spec_latency_fn
+from ..fullmodel import branch as fm
+from ..fullmodel import formulas_numpy as gen
+from ..fullmodel.search import BINDING, GAMMA_MAX, kv_scale
+from ..fullmodel.spec_step import spec_latency_fn
 from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel
 from ..presets.models import Model
-from .prefill import disaggregated_ratio, input_cost
 
 MAX_MTP_TOKENS = 16  # accepted tokens per MTP step; beyond any published draft length
 KV_BITS = (1.0, 32.0)
@@ -416,16 +404,18 @@ def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:
     return BINDING[int(np.argmax(shares))]
 
 
-_COST = None
+def _float64(fn):
+    """A generated function taking its arguments as float64, as SymPy's compiled ones did."""
+    def call(*values):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return fn(*(np.asarray(v, dtype=float) for v in values))
+    return call
 
 
 def _cost_fns():
-    global _COST
-    if _COST is None:
-        _COST = (compile_fn(cost_per_million_tokens(), (n_gpu, t_token, b, price)),
-                 compile_fn(input_cost(), (n_gpu, t_prefill, b, t_prompt, price)),
-                 compile_fn(disaggregated_ratio(), (rho_io, usd_mtok_in, usd_mtok_full)))
-    return _COST
+    """eq-search-cost, eq-prefill-input-cost and eq-prefill-disagg-ratio, generated from their
+    derivations into :mod:`inference_math.fullmodel.formulas_numpy`."""
+    return _float64(gen.cost), _float64(gen.input_cost), _float64(gen.disaggregated_ratio)
 
 
 def _mtp_latency(target: float, accepted: float) -> float:

@@ -45,7 +45,7 @@ from ..core.symbols import (
     usd_mtok_in,
 )
 from ..fullmodel import full_model as fm
-from ..fullmodel.search import cost_per_million_tokens
+from ..fullmodel.search_rules import cost_per_million_tokens
 
 #: The prefill point of the full model's forward pass: q = T_in, an empty cache, one prompt
 #: per micro-batch.

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..core.validation import InputError, of_kind, positive
-from ..fullmodel import full_model as fm
+from ..fullmodel import branch as fm
 from ..fullmodel.pareto import pareto_front
 from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel

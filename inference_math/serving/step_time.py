@@ -22,7 +22,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..fullmodel import full_model as fm
+from ..fullmodel import branch as fm
 
 CURVES = ("estimate", "limit", "physical", "paper")
 PARAMETER_FILE = "estimate_parameters.json"

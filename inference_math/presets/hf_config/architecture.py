@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from ...core import symbols as S
+from ...core import names as S
 from ..counts import count
 from .layer_kinds import Attention, FeedForward, LayerGroup
 

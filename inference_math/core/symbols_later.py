@@ -1,0 +1,202 @@
+"""The symbols of the later chapters, registered after those of :mod:`.symbols`, which re-exports
+them (import them from there): a given deployment and prefill, the serving frontier, the
+estimate, sparse and compressed attention, MLA's two forms and the sensitivity of a cost.
+"""
+
+from __future__ import annotations
+
+from .symbol_registry import POS as _POS
+from .symbol_registry import define as _define
+
+# --- prefill and a given deployment (section owned by inference_math/serving/prefill.py) ---
+t_ttft = _define("t_ttft", r"t_{\mathrm{TTFT}}", "s",
+                 "time to first token: the forward pass of one prompt, alone in its micro-batch",
+                 "full", **_POS)
+usd_mtok_in = _define("usd_mtok_in", r"c_{\mathrm{Mtok}}^{\mathrm{in}}", "$/million tokens",
+                      "price of a million input (prefilled) tokens at cost", "full", **_POS)
+rho_io = _define("rho_io", r"\rho_{\mathrm{io}}", "1",
+                 "input tokens per output token of a traffic mix", "full", **_POS)
+r_pd = _define("r_pd", r"r_{\mathrm{PD}}", "1",
+               "prefill GPUs per decode GPU of disaggregated serving", "full", **_POS)
+
+# --- the serving frontier (section owned by inference_math/serving/serving_rules.py) -------
+chunk = _define("chunk", r"C_{\mathrm{chunk}}", "tokens",
+                "prompt tokens a chunked-prefill step carries beside its decode tokens", "serving",
+                **_POS)
+t_dec = _define("t_dec", r"t_{\mathrm{dec}}", "s",
+                "a decode step of b sequences carrying no prompt tokens", "serving", **_POS)
+t_mix = _define("t_mix", r"t_{\mathrm{mix}}", "s",
+                "a decode step of b sequences that also carries a chunk of prompt tokens",
+                "serving", **_POS)
+t_step_mean = _define("t_step_mean", r"\bar{t}_{\mathrm{step}}", "s",
+                      "mean time of a step of aggregated serving (the time per output token)",
+                      "serving", **_POS)
+f_mix = _define("f_mix", r"f_{\mathrm{mix}}", "1",
+                "share of the steps of aggregated serving that carry a chunk", "serving", **_POS)
+n_chunks = _define("n_chunks", r"n_{\mathrm{chunks}}", "steps",
+                   "steps a prompt's chunks span", "serving", **_POS)
+t_pre = _define("t_pre", r"t_{\mathrm{pre}}", "s",
+                "a prefill pass of P prompts on the prefill pool's instance", "serving", **_POS)
+n_prompts = _define("n_prompts", "P", "prompts", "prompts one prefill pass carries", "serving",
+                    **_POS)
+t_xfer = _define("t_xfer", r"t_{\mathrm{xfer}}", "s",
+                 "time to send a prompt's KV cache from the prefill to the decode pool",
+                 "serving", **_POS)
+kv_prompt = _define("kv_prompt", r"M_{\mathrm{prompt}}", "bytes",
+                    "KV cache of one prompt of T_in tokens", "serving", **_POS)
+bw_nic = _define("bw_nic", r"B_{\mathrm{NIC}}", "bytes/s",
+                 "one-direction scale-out bandwidth of one GPU", "serving", **_POS)
+n_send = _define("n_send", r"N_{\mathrm{pre}}", "GPUs",
+                 "GPUs of one prefill instance (each sends its share of the cache)", "serving",
+                 **_POS)
+rate_pre = _define("rate_pre", r"R_{\mathrm{pre}}", "tokens/s",
+                   "input tokens per second per GPU of the prefill pool", "serving", **_POS)
+rate_dec = _define("rate_dec", r"R_{\mathrm{dec}}", "tokens/s",
+                   "output tokens per second per GPU of the decode pool", "serving", **_POS)
+rate_serve = _define("rate_serve", r"R_{\mathrm{GPU}}", "tokens/s",
+                     "output tokens per second per GPU of a deployment, prefill's GPU time counted",
+                     "serving", **_POS)
+
+
+# --- the estimate (section owned by inference_math/serving/estimate_rules.py) ---------------
+t_fixed_step = _define("t_fixed_step", r"t_{0}", "s",
+                       "fixed time of every step: scheduling, sampling, synchronization",
+                       "serving", nonnegative=True, real=True)
+eta_mem = _define("eta_mem", r"\eta_{\mathrm{mem}}", "1",
+                  "reachable fraction of the peak HBM bandwidth by a kernel reading many bytes",
+                  "serving", **_POS)
+beta_half = _define("beta_half", r"\beta_{1/2}", "bytes",
+                    "bytes per GPU per layer at which half of eta_mem is reached", "serving",
+                    nonnegative=True, real=True)
+beta_layer = _define("beta_layer", r"\beta_{\mathrm{L}}", "bytes",
+                     "bytes one GPU reads per layer in a step", "serving", **_POS)
+eta_flop = _define("eta_flop", r"\eta_{\mathrm{flop}}", "1",
+                   "reachable fraction of the peak FLOP/s by a matmul of many tokens", "serving",
+                   **_POS)
+m_half = _define("m_half", r"m_{1/2}", "tokens",
+                 "tokens per weight at which half of eta_flop is reached", "serving",
+                 nonnegative=True, real=True)
+m_tokens = _define("m_tokens", r"m_{\mathrm{tok}}", "tokens",
+                   "tokens one weight sees in a step (a matmul's rows)", "serving", **_POS)
+tau_kernel = _define("tau_kernel", r"\tau_{\mathrm{k}}", "s",
+                     "fixed time a kernel pays beyond its bytes at full speed", "serving",
+                     nonnegative=True, real=True)
+t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimate", "serving",
+                **_POS)
+peak_share = _define("peak_share", r"\epsilon", "1",
+                     "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
+                     **_POS)
+
+# --- sparse top-k attention (section owned by inference_math/derivations/sparse_attention.py) ---
+k_top = _define("k_top", r"k_{\mathrm{sel}}", "tokens",
+                "cached tokens each query of a sparse-attention layer attends to (its top k)",
+                "sparse", **_POS)
+n_idx = _define("n_idx", r"H_{\mathrm{I}}", "heads", "query heads of a sparse layer's indexer",
+                "sparse", **_POS)
+d_idx = _define("d_idx", r"d_{\mathrm{I}}", "elements", "width of an indexer head and its key",
+                "sparse", **_POS)
+p_idx = _define("p_idx", r"p_{\mathrm{I}}", "bytes/element",
+                "bytes per element of the indexer's cached keys (1: FP8)", "sparse", **_POS)
+p_scale = _define("p_scale", r"p_{\mathrm{sc}}", "bytes",
+                  "bytes of one quantization scale (4: FP32)", "sparse", **_POS)
+blk_idx = _define("blk_idx", r"B_{\mathrm{sc}}", "elements",
+                  "elements sharing one quantization scale", "sparse", **_POS)
+idx_params = _define("idx_params", r"N_{\mathrm{I}}", "parameters",
+                     "parameters of one layer's indexer", "sparse", **_POS)
+kv_idx = _define("kv_idx", r"M_{\mathrm{I}}", "bytes/token",
+                 "bytes of the indexer's key cache per token of context (per layer, or all of "
+                 "a group's layers in the full model)", "sparse", nonnegative=True, real=True)
+f_idx = _define("f_idx", r"F_{\mathrm{I}}", "FLOPs",
+                "indexer FLOPs per query per cached token, one layer", "sparse",
+                nonnegative=True, real=True)
+w_idx = _define("w_idx", r"W_{\mathrm{I}}", "parameters",
+                "indexer weights of all a group's layers (read every pass)", "sparse",
+                nonnegative=True, real=True)
+ctx_read = _define("ctx_read", r"\bar{\ell}_{\mathrm{sel}}", "tokens",
+                   "mean cached tokens a query of a pass attends to in a sparse layer", "sparse",
+                   **_POS)
+j_query = _define("j_query", "j", "1", "index of a query within a pass, 0 to q - 1", "sparse",
+                  nonnegative=True, integer=True)
+
+# --- compressed attention (section owned by inference_math/derivations/compressed_attention.py) ---
+r_cmp = _define("r_cmp", r"r_{\mathrm{c}}", "tokens/entry",
+                "tokens a compressed-attention layer pools into one cache entry (1: none)",
+                "compressed", **_POS)
+c_ov = _define("c_ov", r"c_{\mathrm{ov}}", "1",
+               "width factor of a compressor: 2 when its windows overlap (r = 4), else 1",
+               "compressed", **_POS)
+d_kv = _define("d_kv", r"d_{\mathrm{c}}", "elements",
+               "width of a compressed-attention cache entry (one head: keys are values)",
+               "compressed", **_POS)
+r_o = _define("r_o", r"r_{\mathrm{o}}", "elements",
+              "rank of each group of a grouped low-rank output projection", "compressed", **_POS)
+n_og = _define("n_og", r"G_{\mathrm{o}}", "groups",
+               "groups of the grouped low-rank output projection", "compressed", **_POS)
+m_hc = _define("m_hc", r"m_{\mathrm{hc}}", "streams",
+               "residual streams of a layer with hyper-connections", "compressed", **_POS)
+cmp_params = _define("cmp_params", r"N_{\mathrm{cmp}}", "parameters",
+                     "parameters of one compressor (a key projection and its gate)",
+                     "compressed", **_POS)
+hc_params = _define("hc_params", r"N_{\mathrm{hc}}", "parameters",
+                    "hyper-connection parameters of one layer", "compressed", **_POS)
+attn_c_params = _define("attn_c_params", r"N_{\mathrm{attn,c}}", "parameters",
+                        "attention parameters of one compressed-attention layer, before its "
+                        "compressor and indexer", "compressed", **_POS)
+p_st = _define("p_st", r"p_{\mathrm{st}}", "bytes/element",
+               "bytes per element of a compressor's pending state (4: FP32)", "compressed", **_POS)
+st_cmp = _define("st_cmp", r"S_{\mathrm{cmp}}", "bytes",
+                 "bytes of a compressor's pending state per sequence (per layer, or all of a "
+                 "group's layers in the full model)", "compressed", nonnegative=True, real=True)
+kv_win = _define("kv_win", r"M_{\mathrm{W}}", "bytes/token",
+                 "bytes per token of a compressed layer's sliding-window cache (per layer, or all "
+                 "of a group's layers in the full model)", "compressed", nonnegative=True,
+                 real=True)
+ctx_win = _define("ctx_win", r"\ell_{\mathrm{W}}", "tokens",
+                  "tokens a compressed layer's sliding window keeps uncompressed", "compressed",
+                  nonnegative=True, real=True)
+read_cmp = _define("read_cmp", r"R_{\mathrm{c}}", "bytes",
+                   "cache bytes one query of a compressed layer reads, one layer",
+                   "compressed", **_POS)
+held_cmp = _define("held_cmp", r"H_{\mathrm{c}}", "bytes",
+                   "cache bytes one sequence holds in one compressed layer", "compressed", **_POS)
+ctx_wread = _define("ctx_wread", r"\bar{\ell}_{\mathrm{W}}", "tokens",
+                    "mean window entries a query of a pass attends to in a compressed layer",
+                    "compressed", nonnegative=True, real=True)
+blk_sz = _define("blk_sz", r"B_{\mathrm{blk}}", "tokens",
+                 "tokens per block of block-sparse attention", "sparse", **_POS)
+n_blk = _define("n_blk", r"k_{\mathrm{blk}}", "blocks",
+                "blocks each query of a block-sparse layer attends to", "sparse", **_POS)
+xi_idx = _define("xi_idx", r"\xi_{\mathrm{I}}", "1",
+                 "1 when every GPU of an attention group runs the whole indexer (DeepSeek's), 0 "
+                 "when each scores for its own query heads (block-sparse)", "sparse",
+                 nonnegative=True, real=True)
+
+# --- MLA's two forms under the physical rules (section owned by fullmodel/physical_rules.py) ---
+d_nope = _define("d_nope", r"d_{\mathrm{head}}^{\mathrm{nope}}", "elements",
+                 "per-head width of MLA's position-free query and key (qk_nope_head_dim; the "
+                 "value head is d_head)", "full", **_POS)
+xi_mha = _define("xi_mha", r"\xi_{\mathrm{MHA}}", "1",
+                 "1 where an MLA layer can also run as multi-head attention over keys and "
+                 "values up-projected from its latents, 0 where it runs absorbed only (a "
+                 "compressed layer, which has no up-projections)", "full",
+                 nonnegative=True, real=True)
+flop_mla = _define("flop_mla", r"F_{\mathrm{attn}}^{\mathrm{MLA}}", "FLOP",
+                   "FLOPs of one MLA layer's attention for one sequence's pass: the scores and "
+                   "the values, in the cheaper of the absorbed and the multi-head form",
+                   "full", **_POS)
+
+# --- sensitivity (section owned by inference_math/analysis/sensitivity.py) ---
+eps_cost = _define("eps_cost", r"\varepsilon_{C}", "1",
+                   "elasticity of the cost at a fixed speed per user in one input, "
+                   "d ln C / d ln x", "sensitivity", real=True)
+eps_price = _define("eps_price", r"\varepsilon_{P}", "1",
+                    "elasticity of the GPU-hour price in the input (1 for the price itself)",
+                    "sensitivity", real=True)
+g1_n, g1_b, g1_x, g2_n, g2_b, g2_x = (
+    _define(f"g{k}_{v}", rf"g_{{{k},{wrt}}}", "1",
+            f"derivative of the {which} binding constraint's log in {what}", "sensitivity",
+            real=True)
+    for k, which in ((1, "first"), (2, "second"))
+    for v, wrt, what in (("n", r"N", "ln N"), ("b", r"b", "ln b"), ("x", r"x", "ln x")))
+u_log = _define("u_log", r"\ln x", "1", "the logarithm of the input varied", "sensitivity",
+                real=True)
