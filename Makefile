@@ -13,9 +13,18 @@ JOBS ?= 2
 help:
 	@echo "make book   - set up .venv, execute every chapter, build the HTML book"
 	@echo "make test   - set up .venv, unit/property tests, ruff, chapters under nbval, strict book build, browser"
+	@echo "make venv   - only set up .venv: the pinned packages (requirements.txt) and the library, editable"
+	@echo "make unit   - the unit and property tests (pytest, $(JOBS) workers; not the browser test)"
+	@echo "make lint   - ruff on the library and the tests"
+	@echo "make nbval  - every chapter run cell by cell in a clean kernel; its outputs become the book's cache"
+	@echo "make executed - the chapters' outputs for the present sources (nbval only if they are stale)"
+	@echo "make book-strict - the book with every Sphinx warning an error"
 	@echo "make test-browser - the built site in headless Chromium (builds it first if missing)"
 	@echo "make pdf    - the book as a PDF through LaTeX (installs TeX Live from Debian; slower)"
 	@echo "make bench  - CPU time of the 35 canonical frontiers; the side-by-side speed-up"
+	@echo "make lock   - re-pin requirements.txt from the current .venv"
+	@echo "make clean  - remove _build (the built book, the executed chapters, caches)"
+	@echo "make help   - this list"
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from inference_math import cli
 from inference_math.cli import build_parser, main
+from inference_math.fullmodel import search as search_module
 from inference_math.fullmodel.cache import ENV as CACHE_ENV
 from inference_math.fullmodel.search import Setting
 from inference_math.presets.hardware import GPUS, get_gpu
@@ -316,12 +317,12 @@ def _search_must_not_start(*args, **kwargs):
 def run_without_search(argv) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of the command line, failing if it starts a search."""
     out, err = io.StringIO(), io.StringIO()
-    search, cli.frontier = cli.frontier, _search_must_not_start
+    found, search_module.frontier = search_module.frontier, _search_must_not_start
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(argv)
     finally:
-        cli.frontier = search
+        search_module.frontier = found
     return code, out.getvalue(), err.getvalue()
 
 

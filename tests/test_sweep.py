@@ -4,6 +4,8 @@ the frontier computed directly."""
 
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -121,3 +123,43 @@ def test_the_command_line_sweeps_and_refuses_bad_input_in_one_line(tmp_path, cap
     assert main(["sweep", "--models", "llama-3-8b", "--gpus", "h100", "--out", str(foreign),
                  "--quiet"]) == 2
     assert "not a sweep's output" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("module, argv, needs", [
+    ("pyarrow", ["--out", "{tmp}/rows.parquet"], "argument --out: 'rows.parquet' needs pyarrow"),
+    ("distributed", ["--out", "{tmp}/rows.csv", "--scheduler", "tcp://127.0.0.1:8786"],
+     "argument --scheduler: 'tcp://127.0.0.1:8786' needs distributed"),
+])
+def test_a_missing_extra_is_one_line_naming_it(module, argv, needs, tmp_path, capsys, monkeypatch):
+    """Parquet (pyarrow) and Dask (distributed) come with the 'sweep' extra: without them the
+    command refuses in one line naming the extra, exit 2, before computing anything."""
+    for name in [m for m in sys.modules if m == module or m.startswith(f"{module}.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # `import module` raises ImportError
+    monkeypatch.setattr(sweep, "run", lambda *a, **k: pytest.fail("the sweep started"))
+    code = main(["sweep", "--models", "llama-3-8b", "--gpus", "h100", "--quiet",
+                 *[arg.format(tmp=tmp_path) for arg in argv]])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err == (f"inference-math: error: {needs}: "
+                            "pip install 'inference-math[sweep]'\n")
+
+
+def test_a_missing_extra_from_a_fresh_interpreter_has_no_traceback(tmp_path):
+    """The same from the installed command line, pyarrow hidden by an import hook."""
+    code = ("import builtins, sys\n"
+            "real = builtins.__import__\n"
+            "def hide(name, *args, **kwargs):\n"
+            "    if name == 'pyarrow' or name.startswith('pyarrow.'):\n"
+            "        raise ModuleNotFoundError(f'No module named {name!r}')\n"
+            "    return real(name, *args, **kwargs)\n"
+            "builtins.__import__ = hide\n"
+            "from inference_math.cli import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, "sweep", "--models", "llama-3-8b", "--gpus",
+                           "h100", "--out", str(tmp_path / "rows.parquet"), "--quiet"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("inference-math: error: argument --out: 'rows.parquet' needs pyarrow: "
+                           "pip install 'inference-math[sweep]'\n")
+    assert not (tmp_path / "rows.parquet").exists()

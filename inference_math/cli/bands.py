@@ -30,28 +30,33 @@ def _whole(option: str, interval: Interval):
 
 
 def add_options(cmd) -> None:
-    """``--band``, ``--draws`` and ``--seed`` on one subcommand."""
-    from ..analysis.bands import DRAWS, SEED
+    """``--band``, ``--draws`` and ``--seed`` on one subcommand (the defaults, in the help, are
+    read from the library only when the help is printed)."""
+    def default(name: str) -> int:
+        from ..analysis import bands
+        return getattr(bands, name)
+
     cmd.add_argument("--band", action="store_true",
                      help="add each row's band: the 10th and 90th percentiles over draws of the "
                           "GPU's assumed and provisional values (data/band_ranges.toml)"
                           + (", combined with the estimate's band" if cmd.prog.endswith("serve")
                              else ""))
     cmd.add_argument("--draws", type=_whole("--draws", DRAWS_RANGE), default=None,
-                     help=f"draws of the band (default {DRAWS}); in {DRAWS_RANGE}")
+                     help=lambda: f"draws of the band (default {default('DRAWS')}); in {DRAWS_RANGE}")
     cmd.add_argument("--seed", type=_whole("--seed", SEED_RANGE), default=None,
-                     help=f"seed of the band's draws (default {SEED}); in {SEED_RANGE}")
+                     help=lambda: f"seed of the band's draws (default {default('SEED')}); in "
+                                  f"{SEED_RANGE}")
 
 
 def options(args) -> dict | None:
     """The band's keyword arguments (draws, seed), None without ``--band``; InputError naming
     ``--draws`` or ``--seed`` given without it."""
-    from ..analysis.bands import DRAWS, SEED
     for option in ("draws", "seed"):
         if getattr(args, option) is not None and not args.band:
             raise InputError(f"argument --{option}: needs --band")
     if not args.band:
         return None
+    from ..analysis.bands import DRAWS, SEED
     return {"draws": DRAWS if args.draws is None else args.draws,
             "seed": SEED if args.seed is None else args.seed}
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 
 from ..core.validation import InputError, Interval
+from .common import _blame, _dumps, _number, _range_help, _require_finite
+from .setting import _add_full_model_options, _progress, _setting
 
 CUT = Interval(1.0, 1000.0, open_low=True)
 UNITS = {"hbm_bandwidth": "B/s", "flops": "FLOP/s", "hbm_bytes": "B", "intranode_allreduce_bandwidth": "B/s",
@@ -21,15 +23,10 @@ UNITS = {"hbm_bandwidth": "B/s", "flops": "FLOP/s", "hbm_bytes": "B", "intranode
          "context": "tokens"}
 
 
-def add_parsers(sub) -> None:
-    from .. import cli as base
-
-    cmd = sub.add_parser("sensitivity", help="elasticities of the cost at a speed per user in "
-                                             "each hardware and model number (full model)")
-    base._add_full_model_options(cmd)
-    cmd.add_argument("--speed", type=base._number("--speed"), required=True,
-                     help=base._range_help("--speed", "tokens/s per user at which to read the "
-                                                      "cost"))
+def add_arguments(cmd, name: str) -> None:
+    _add_full_model_options(cmd)
+    cmd.add_argument("--speed", type=_number("--speed"), required=True,
+                     help=_range_help("--speed", "tokens/s per user at which to read the cost"))
     cmd.add_argument("--cut", type=_cut, default=None, metavar="F",
                      help="also find, for each input alone, the factor that divides the cost "
                           "by F (in (1, 1000]; each input takes a few searches)")
@@ -62,7 +59,7 @@ def rows(report: dict, values: dict, cuts) -> list[dict]:
     return out
 
 
-def _number(value, spec: str) -> str:
+def _cell(value, spec: str) -> str:
     return format("-", spec[0] + spec[1:].lstrip("+").split(".")[0]) if value is None \
         else format(value, spec)
 
@@ -78,21 +75,20 @@ def _cut_text(row: dict) -> str:
 
 
 def cmd_sensitivity(args) -> str:
-    from .. import cli as base
     from ..analysis import cheaper, sensitivity
     from ..fullmodel.search import frontier
 
     if args.drafter is not None:
         raise InputError("argument --drafter: elasticities are derived for frontiers without "
                          "speculative decoding")
-    setting = base._setting(args)
-    with base._progress(setting, args.quiet) as advance:
+    setting = _setting(args)
+    with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
-    with base._blame("--speed"):
+    with _blame("--speed"):
         report = sensitivity.elasticities(front, args.speed)
         cuts = None if args.cut is None else cheaper.cut(front, args.speed, args.cut)
     table = rows(report, sensitivity.input_values(setting), cuts)
-    base._require_finite([{k: v for k, v in report.items() if k != "elasticities"}, *table])
+    _require_finite([{k: v for k, v in report.items() if k != "elasticities"}, *table])
     if args.json:
         out = {"model": setting.model.name, "gpu": setting.gpu.name, "curve": setting.curve_name,
                **report}
@@ -102,7 +98,7 @@ def cmd_sensitivity(args) -> str:
             out["cut"] = {"target": args.cut,
                           "factors": {c.name: c.factor for c in cuts},
                           "reached": {c.name: c.reached for c in cuts}}
-        return base._dumps(out)
+        return _dumps(out)
     keys = ["input", "value", "unit", "elasticity"] + (["factor", "reached"] if cuts is not None
                                                         else [])
     if args.csv:
@@ -120,8 +116,8 @@ def cmd_sensitivity(args) -> str:
     lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s}"
              + (f" {'factor for cost/' + format(args.cut, 'g'):>20s}" if cuts is not None else "")]
     for row in table:
-        line = (f"{row['input']:32s} {_number(row['value'], '>12.4g')} {row['unit']:8s} "
-                f"{_number(row['elasticity'], '+14.3f')}")
+        line = (f"{row['input']:32s} {_cell(row['value'], '>12.4g')} {row['unit']:8s} "
+                f"{_cell(row['elasticity'], '+14.3f')}")
         if cuts is not None:
             line += f" {_cut_text(row):>20s}"
         lines.append(line)

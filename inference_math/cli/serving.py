@@ -1,5 +1,6 @@
 """The command line's serving commands: ``serve`` (the serving frontier) and ``measured`` (a
-user's measured points against the limit and the estimate). Registered by :mod:`.cli`."""
+user's measured points against the limit and the estimate). Registered by :mod:`.cli`; loads the
+serving model only when one of them runs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ import math
 
 from ..core.validation import InputError, Interval
 from . import bands as band_cli
+from .common import (
+    _dumps,
+    _json_csv_options,
+    _number,
+    _plot_path,
+    _range_help,
+    _require_finite,
+    _table,
+)
 
 SERVE_RANGES = {
     "--input-len": Interval(1.0, 1e7), "--output-len": Interval(1.0, 1e7),
@@ -31,21 +41,22 @@ MEASURED_COLUMNS = (
 )
 
 
-def add_parsers(sub) -> None:
-    from .. import cli as base
-    from ..presets.hardware import full_model_gpus, get_gpu
-    from ..presets.models import get_model, preset_names
+def add_arguments(cmd, name: str) -> None:
+    if name == "measured":
+        cmd.add_argument("file", metavar="FILE.csv",
+                         help="a CSV in the columns of the gathered points (see the README)")
+        cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
+                         help="also draw the points and the frontiers into FILE (.svg or .png)")
+        _json_csv_options(cmd)
+        return
     from ..serving.step_time import CURVES
-    cmd = sub.add_parser("serve", help="serving frontier: output tok/s per GPU (prefill "
-                                       "counted) vs tok/s per user, under TTFT/TPOT limits")
-    cmd.add_argument("--model", required=True, type=base._preset(get_model),
-                     help=f"one of: {', '.join(preset_names())}; or a path to a config.json")
-    cmd.add_argument("--gpu", required=True, type=base._preset(get_gpu, full_model=True),
-                     help=f"one of: {', '.join(full_model_gpus())}; or {base.GPU_FILE_HELP}")
+    from .setting import _add_model_gpu
+
+    _add_model_gpu(cmd)
     for option, text in (("--input-len", "prompt tokens per request"),
                          ("--output-len", "generated tokens per request")):
-        cmd.add_argument(option, required=True, type=base._number(option, SERVE_RANGES),
-                         help=base._range_help(option, text, SERVE_RANGES))
+        cmd.add_argument(option, required=True, type=_number(option, SERVE_RANGES),
+                         help=_range_help(option, text, SERVE_RANGES))
     cmd.add_argument("--weight-bits", type=int, choices=(4, 8, 16), default=None,
                      help="weight precision (default: the model's)")
     cmd.add_argument("--kv-bits", type=int, choices=(4, 8, 16), default=None,
@@ -60,27 +71,15 @@ def add_parsers(sub) -> None:
                           "prefill)")
     for option, text in (("--ttft-ms", "time-to-first-token limit"),
                          ("--tpot-ms", "time-per-output-token limit")):
-        cmd.add_argument(option, type=base._number(option, SERVE_RANGES), default=None,
-                         help=base._range_help(option, f"{text} in ms", SERVE_RANGES))
-    cmd.add_argument("--price", type=base._number("--price"), default=None,
-                     help=base._range_help("--price", "$ per GPU-hour (default: the preset's)"))
-    cmd.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
+        cmd.add_argument(option, type=_number(option, SERVE_RANGES), default=None,
+                         help=_range_help(option, f"{text} in ms", SERVE_RANGES))
+    cmd.add_argument("--price", type=_number("--price"), default=None,
+                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
                      help="also draw the frontier into FILE (.svg or .png)")
     cmd.add_argument("--quiet", action="store_true", help="no notes on standard error")
     band_cli.add_options(cmd)
-    out = cmd.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print JSON")
-    out.add_argument("--csv", action="store_true", help="print CSV")
-
-    meas = sub.add_parser("measured", help="your measured serving points against the limit and "
-                                           "the estimate")
-    meas.add_argument("file", metavar="FILE.csv",
-                      help="a CSV in the columns of the gathered points (see the README)")
-    meas.add_argument("--plot", type=base._plot_path, default=None, metavar="FILE",
-                      help="also draw the points and the frontiers into FILE (.svg or .png)")
-    out = meas.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print JSON")
-    out.add_argument("--csv", action="store_true", help="print CSV")
+    _json_csv_options(cmd)
 
 
 def _layout_text(point) -> str:
@@ -123,7 +122,6 @@ SERVE_BAND_COLUMNS = (("output_tokens_per_s_per_gpu", "tok/s/GPU band", ".1f"),
 
 
 def cmd_serve(args) -> str:
-    from .. import cli as base
     from ..serving.serving_frontier import ServeError, Workload, serving_frontier
     band_options = band_cli.options(args)
     try:
@@ -143,8 +141,8 @@ def cmd_serve(args) -> str:
         band = serving_band(work, front, **band_options)
         for row, extra in zip(rows, band.rows(), strict=True):
             row.update(extra)
-    base._require_finite(rows + [r["decode"] for r in rows]
-                         + [r["prefill"] for r in rows if r["prefill"]])
+    _require_finite(rows + [r["decode"] for r in rows]
+                    + [r["prefill"] for r in rows if r["prefill"]])
     if args.plot:
         _plot_serve(front, args.plot, band)
     if args.json:
@@ -152,7 +150,7 @@ def cmd_serve(args) -> str:
         for row in rows:
             decode, prefill = row.pop("decode"), row.pop("prefill")
             out.append({**row, "decode": decode, "prefill": prefill})
-        return base._dumps(out)
+        return _dumps(out)
     keys = [k for k, _, _ in SERVE_COLUMNS] + ["mode", "binding_prefill", "curve"]
     if front.workload.curve == "estimate":
         keys += ["band_low", "band_high"]
@@ -177,7 +175,7 @@ def cmd_serve(args) -> str:
                 row[f"{key}_band"] = band_cli.span(row[f"{key}_low"], row[f"{key}_high"], spec)
         columns[2:2] = [(f"{SERVE_BAND_COLUMNS[0][0]}_band", SERVE_BAND_COLUMNS[0][1], "s")]
         columns[6:6] = [(f"{SERVE_BAND_COLUMNS[1][0]}_band", SERVE_BAND_COLUMNS[1][1], "s")]
-    return head + "\n" + base._table(rows, columns)
+    return head + "\n" + _table(rows, columns)
 
 
 def _band(gpu) -> tuple[float, float]:
@@ -261,25 +259,24 @@ def measured_rows(points) -> list[dict]:
 
 
 def cmd_measured(args) -> str:
-    from .. import cli as base
     from ..reality import measured_points as mp
     try:
         points = mp.read_points(args.file)
     except mp.PointsError as exc:
         raise InputError(f"argument FILE.csv: {exc}") from None
     rows = measured_rows(points)
-    base._require_finite(rows)
+    _require_finite(rows)
     if args.plot:
         _plot_measured(points, rows, args.plot)
     if args.json:
-        return base._dumps(rows)
+        return _dumps(rows)
     keys = ["point_id", "model", "gpu", "scenario", "quantity", "measured", "limit",
             "estimate", "efficiency", "error", "band_low", "band_high", "reason"]
     if args.csv:
         return _csv(rows, keys)
     shown = [{k: "-" if row[k] is None else format(row[k], spec)
               for k, _, spec in MEASURED_COLUMNS} for row in rows]
-    table = base._table(shown, [(k, h, "s") for k, h, _ in MEASURED_COLUMNS])
+    table = _table(shown, [(k, h, "s") for k, h, _ in MEASURED_COLUMNS])
     notes = [f"  {r['point_id']}: not compared: {r['reason']}" for r in rows if r["reason"]]
     return "\n".join([table, *notes])
 

@@ -18,8 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..analysis import sweep
-from ..fullmodel.search import CURVES
+from .common import _require_module
 
 WEIGHT_BITS = (4, 8, 16)
 
@@ -62,6 +61,8 @@ def _names(text: str) -> list[str]:
 
 
 def _out(text: str) -> Path:
+    from ..analysis import sweep
+
     path = Path(text)
     if path.suffix not in sweep.FORMATS:
         raise argparse.ArgumentTypeError(f"the file must end in {' or '.join(sweep.FORMATS)}, "
@@ -83,9 +84,9 @@ def _jobs(text: str) -> int:
     return value
 
 
-def add_parsers(sub) -> None:
-    cmd = sub.add_parser("sweep", help="frontier summaries over models x GPUs x weights x "
-                                       "contexts x prices, in parallel, into Parquet or CSV")
+def add_arguments(cmd, name: str) -> None:
+    from ..fullmodel.search import CURVES
+
     cmd.add_argument("--models", required=True, type=_names,
                      help="comma-separated presets or paths to config.json")
     cmd.add_argument("--gpus", required=True, type=_names,
@@ -116,6 +117,14 @@ def add_parsers(sub) -> None:
 
 def cmd_sweep(args) -> str:
     from tqdm import tqdm
+
+    from ..analysis import sweep
+
+    # Parquet and Dask come with the 'sweep' extra: without them, one line naming it
+    if args.out.suffix == ".parquet":
+        _require_module("pyarrow.parquet", "--out", repr(args.out.name))
+    if args.scheduler is not None:
+        _require_module("distributed", "--scheduler", repr(args.scheduler))
 
     cells = sweep.grid(args.models, args.gpus, args.weight_bits, args.contexts, args.prices,
                        args.curve)
