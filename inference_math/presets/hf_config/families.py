@@ -257,6 +257,9 @@ def _qwen_hybrid(f: _Fields):
     if not isinstance(state_dtype, str) or state_dtype not in _STATE_DTYPE_BYTES:
         raise f.error(f"mamba_ssm_dtype {_short(state_dtype)} is not one the reader maps")
     n_mtp = f.int("mtp_num_hidden_layers", 0, minimum=0)
+    if n_mtp and f.flag("mtp_use_dedicated_embeddings"):
+        raise f.error("mtp_use_dedicated_embeddings=true (the MTP layers' own embedding table) "
+                      "is not read")
     return layers, {"features": ["linear_attention layers (constant state)",
                                  "attn_output_gate (gated attention)", *more],
                     "state_bytes": _STATE_DTYPE_BYTES[state_dtype], "n_mtp": n_mtp,
