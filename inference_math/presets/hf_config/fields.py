@@ -177,7 +177,7 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "families: refused outside nemotron_h", "parameters, state", "Jamba/Zamba/Bamba configs"),
     ("chunk_size expand mamba_hidden_act mamba_proj_bias time_step_floor time_step_limit "
      "time_step_max time_step_min time_step_rank use_conv_bias use_mamba_kernels "
-     "rescale_prenorm_residual residual_in_fp32 use_bias num_logits_to_keep mlp_hidden_act "
+     "residual_in_fp32 use_bias num_logits_to_keep mlp_hidden_act "
      "moe_shared_expert_overlap mtp_hybrid_override_pattern mtp_layers_block_type",
      "Mamba kernels' options, biases, activations and the MTP block's pattern (nemotron_h)",
      "none", "transformers NemotronHConfig"),
