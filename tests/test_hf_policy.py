@@ -96,7 +96,8 @@ def test_no_field_is_in_two_groups():
     ("attn_layout", "SSSF", "structural"), ("mtp_num_layers", 1, "structural"),
     ("moe_router_topk", 8, "structural"), ("num_dense_layers", 3, "structural"),
     ("n_shared", 2, "structural"), ("frob_width", 7, "structural"),
-    ("swa_config", {"num_heads": 32}, "structural"), ("attn_head_dim", 128.0, "structural"),
+    ("swa_config", {"num_heads": 32}, "structural"), ("attn_head_dim", 128, "structural"),
+    ("moe_router_scaling_factor", 3.0, "harmless"),
 ])
 def test_classify(name, value, kind):
     assert classify(name, value) == kind

@@ -129,6 +129,8 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "on; refused when true)", "KV cache", "transformers Qwen2Config"),
     ("max_window_layers", "Qwen2's first layer without a sliding window (read only with "
      "use_sliding_window)", "none", "transformers Qwen2Config"),
+    ("sliding_window_pattern", "every N-th layer is full attention, the others slide (when "
+     "there is no layer_types)", "KV cache", "transformers Gemma3TextConfig"),
     ("attention_chunk_size", "tokens of a chunked-attention layer's chunk", "KV cache, time",
      "transformers Llama4TextConfig"),
     ("no_rope_layers no_rope_layer_interval", "which layers have no rotary embedding (Llama 4: "
@@ -267,6 +269,28 @@ def field_table_markdown() -> str:
         cells = (", ".join(f"`{n}`" for n in names.split()), meaning, changes, source)
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows)
+
+
+#: Model types whose configuration class ties the output projection to the input embedding when
+#: config.json omits tie_word_embeddings (transformers' defaults); the reader's default is
+#: untied otherwise, as LlamaConfig's.
+TIED_BY_DEFAULT = {
+    "gemma": "transformers GemmaConfig", "gemma2": "transformers Gemma2Config",
+    "gemma3_text": "transformers Gemma3TextConfig", "cohere": "transformers CohereConfig",
+    "cohere2": "transformers Cohere2Config", "starcoder2": "transformers Starcoder2Config",
+}
+#: Model types whose feed-forward block is two matrices (up, activation, down) rather than the
+#: gated three (SwiGLU) of every other type: the fields do not say which, the model code does.
+NON_GATED_TYPES = {
+    "starcoder2": "transformers Starcoder2MLP (c_fc, c_proj)",
+    "gpt_neox": "transformers GPTNeoXMLP (dense_h_to_4h, dense_4h_to_h)",
+}
+#: Model types whose sliding-window and full layers alternate without a layer_types field:
+#: (rule, source). gemma2: even layers slide; sliding_window_pattern N (Gemma 3): every N-th
+#: layer is full, the others slide.
+ALTERNATING_WINDOWS = {
+    "gemma2": "transformers Gemma2DecoderLayer: layer i slides when i is even",
+}
 
 
 #: Largest whole number a field may hold: far above any model, low enough that no count overflows.

@@ -23,7 +23,6 @@ Imports :mod:`.fields` of this package.
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from ...core.validation import InputError
@@ -52,8 +51,7 @@ def _names_structure(name: str) -> bool:
 
 
 def _is_whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) or \
-        isinstance(value, float) and math.isfinite(value) and value == int(value) and value > 1
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def classify(name: str, value) -> str:
@@ -74,10 +72,7 @@ def classify(name: str, value) -> str:
         return "harmless"
     if isinstance(value, int):
         return "structural" if _names_structure(name) else "harmless"
-    # a fractional number is harmless (RoPE, norms, initialization) unless it is a whole
-    # number written with a point under a structural name (4096.0 for a width)
-    whole = isinstance(value, float) and math.isfinite(value) and value == int(value) and value > 1
-    return "structural" if whole and _names_structure(name) else "harmless"
+    return "harmless"  # a number with a fraction: RoPE, norms, initialization, scalings
 
 
 def _kind(value) -> str:

@@ -29,8 +29,10 @@ from .fields import (
     _V4_FIELDS,
     DTYPE_BITS,
     KNOWN_TYPES,
+    NON_GATED_TYPES,
     SSM_FIELDS,
     SSM_TYPES,
+    TIED_BY_DEFAULT,
     UNREAD,
     V4_TYPES,
     _Fields,
@@ -170,7 +172,16 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None,
             raise f.error(f"{ffn.top_k} experts per token exceed the {ffn.n_experts} experts "
                           "of a layer")
     outer = _Fields(config, model_type)
-    tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings", False))
+    tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings",
+                                                    family in TIED_BY_DEFAULT))
+    if not f.has("tie_word_embeddings") and not outer.has("tie_word_embeddings") and \
+            family in TIED_BY_DEFAULT:
+        notes.append(f"tie_word_embeddings absent: tied, as {TIED_BY_DEFAULT[family]} defaults")
+    if read_by_fields and reader is _generic:
+        notes.append("read by its fields: the feed-forward block assumed "
+                     + ("two matrices (" + NON_GATED_TYPES[model_type] + ")"
+                        if model_type in NON_GATED_TYPES else "gated (SwiGLU, three matrices)")
+                     + "; the fields do not say")
     dtype_bits = _dtype_bits(f, config)
     d_model, vocab = f.int("hidden_size"), f.int("vocab_size")
     quant = config.get("quantization_config") or inner.get("quantization_config")
