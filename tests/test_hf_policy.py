@@ -198,3 +198,58 @@ def test_read_architecture_takes_assume_and_ignore(tmp_path):
     assert arch.total_params == _baseline("Qwen--Qwen3-8B")[0]
     described = hc.describe_architecture(arch)
     assert described["ignored"] == ["swa_num_attention_heads"] and described["notes"]
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+def _run(capsys, *argv):
+    from inference_math import cli
+    code = cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _mutated(tmp_path, **extra) -> Path:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**json.loads(_config("Qwen--Qwen3-8B")), **extra}))
+    return path
+
+
+def test_cli_refuses_a_structural_field_in_one_line(tmp_path, capsys):
+    path = _mutated(tmp_path, swa_num_attention_heads=8)
+    code, out, err = _run(capsys, "describe-model", path)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "'swa_num_attention_heads' is not understood" in err and "--ignore" in err
+
+
+def test_cli_ignore_and_assume_with_notes_on_standard_error(tmp_path, capsys):
+    path = _mutated(tmp_path, swa_num_attention_heads=8, use_mtp=True)
+    code, out, err = _run(capsys, "describe-model", path, "--ignore", "swa_num_attention_heads",
+                          "--json")
+    assert code == 0
+    described = json.loads(out)
+    assert described["ignored"] == ["swa_num_attention_heads", "use_mtp"]
+    assert described["total_params"] == _baseline("Qwen--Qwen3-8B")[0]
+    assert "ignored 'swa_num_attention_heads' as asked" in err and "'use_mtp'" in err
+    code, out, err = _run(capsys, "describe-model", path, "--assume", "num_hidden_layers=18",
+                          "--assume", "swa_num_attention_heads=8", "--quiet", "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out)["assumed"] == {"num_hidden_layers": 18, "swa_num_attention_heads": 8}
+    assert json.loads(out)["layer_count"] == 18
+
+
+def test_cli_options_reach_a_model_read_while_parsing(tmp_path, capsys):
+    path = _mutated(tmp_path, swa_num_attention_heads=8)
+    code, _, err = _run(capsys, "max-speed", "--model", path, "--gpu", "h100")
+    assert code == 2 and "'swa_num_attention_heads' is not understood" in err
+    code, out, err = _run(capsys, "max-speed", "--model", path, "--gpu", "h100", "--ignore",
+                          "swa_num_attention_heads", "--json")
+    assert code == 0 and json.loads(out) and "as asked" in err
+
+
+def test_cli_bad_options_are_one_line(tmp_path, capsys):
+    path = _mutated(tmp_path)
+    for argv in (("describe-model", path, "--assume", "foo"),
+                 ("describe-model", "llama-3-70b", "--ignore", "foo")):
+        code, out, err = _run(capsys, *argv)
+        assert code == 2 and not out and err.count("\n") == 1 and "Traceback" not in err

@@ -130,6 +130,10 @@ def _family(module: str):
 def _filler(name: str, module: str):
     def fill(cmd) -> None:
         _family(module).add_arguments(cmd, name)
+        dests = {action.dest for action in cmd._actions}
+        if dests & {"model", "models"}:  # every command that reads a model (config_options)
+            from .config_options import add_config_options
+            add_config_options(cmd, quiet="quiet" not in dests)
     return fill
 
 
@@ -144,10 +148,15 @@ def build_parser() -> _Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .config_options import reading
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
-        module, function = _RUNNERS[args.command]
-        text = getattr(_family(module), function)(args)
+        # --assume/--ignore reach every config.json read, while parsing (--model PATH) or
+        # running (describe-model PATH); the notes go to standard error (config_options)
+        with reading(argv):
+            args = build_parser().parse_args(argv)
+            module, function = _RUNNERS[args.command]
+            text = getattr(_family(module), function)(args)
     except InputError as exc:
         return _error(str(exc), EXIT_USAGE)
     except SystemExit as exc:  # --help, already printed

@@ -59,6 +59,8 @@ from .describe import CONTEXTS, describe_architecture, model_fields
 from .fields import (
     ALIASES,
     DTYPE_BITS,
+    FIELD_GROUPS,
+    FIELDS,
     KNOWN_TYPES,
     LAYER_KINDS,
     MAX_FIELD,
@@ -68,14 +70,23 @@ from .fields import (
     SUPPORTED,
     UNREAD,
     V4_TYPES,
+    field_table_markdown,
 )
 from .layer_kinds import NO_ATTENTION, NO_FFN, Attention, FeedForward, LayerGroup
 from .layer_patterns import _heads as _heads  # presets.models names a model's heads with it
+from .policy import classify
 from .published import FIXTURES, PUBLISHED, published_comparison
 from .quantization import V4_FP4, layer_matrices
 from .quantization import _naming as _naming  # the tests check module names with these two
 from .quantization import _v4_matrices as _v4_matrices
-from .reader import config_path, load_config, model_name, parse, read_architecture
+from .reader import (
+    config_path,
+    load_config,
+    model_name,
+    parse,
+    read_architecture,
+    reading_options,
+)
 
 __all__ = [
     "ALIASES", "CONTEXTS", "DTYPE_BITS", "FIXTURES", "INDEXER_KEY_BYTES", "INDEXER_SCALE_BLOCK",
@@ -83,5 +94,6 @@ __all__ = [
     "NO_FFN", "PUBLISHED", "SSM_FIELDS", "SSM_TYPES", "SUPPORTED", "UNREAD", "V4_FP4",
     "V4_STATE_BYTES", "V4_TYPES", "Architecture", "Attention", "FeedForward", "LayerGroup",
     "config_path", "describe_architecture", "layer_matrices", "load_config", "model_fields",
-    "model_name", "parse", "published_comparison", "read_architecture",
+    "model_name", "parse", "published_comparison", "read_architecture", "reading_options",
+    "FIELD_GROUPS", "FIELDS", "field_table_markdown", "classify",
 ]

@@ -153,8 +153,8 @@ def check_unknown(sources: list[dict], model_type: str, assumed: set[str]
                 raise InputError(
                     f"{model_type}: field {key!r} is not understood and may change the counts "
                     f"({_kind(value)} {_short(value)} naming layers, heads, widths, experts, "
-                    f"groups, windows or patterns); ignore it ({key}) or assume its value "
-                    f"({key}=VALUE) to read on")
+                    f"groups, windows or patterns); ignore it or assume its value to read on "
+                    f"(--ignore {key}, or --assume {key}=VALUE)")
             ignored.append(key)
             notes.append(f"ignored unknown field {key!r} ({_kind(value)} {_short(value)}: "
                          "changes no count)")

@@ -9,6 +9,8 @@ Imports :mod:`.fields`, :mod:`.layer_kinds`, :mod:`.architecture`, :mod:`.layer_
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from ...core.validation import InputError
@@ -81,14 +83,38 @@ def model_name(path) -> str:
     return where.name.removesuffix(".json").removesuffix(".config").replace("--", "/")
 
 
+#: What a caller several calls up (the command line) says of the fields of the configs read
+#: inside :func:`reading_options`: (assume, ignore, the Architectures read so far).
+_OPTIONS: ContextVar[tuple[dict, frozenset, list] | None] = ContextVar("_OPTIONS", default=None)
+
+
+@contextmanager
+def reading_options(assume: dict | None = None, ignore=None):
+    """Within the block, :func:`read_architecture` called without ``assume`` or ``ignore``
+    applies these; yields the list of the Architectures so read (to report their notes)."""
+    read: list = []
+    token = _OPTIONS.set((dict(assume or {}), frozenset(ignore or ()), read))
+    try:
+        yield read
+    finally:
+        _OPTIONS.reset(token)
+
+
 def read_architecture(path, assume: dict | None = None,
                       ignore: set | frozenset | list | tuple | None = None) -> Architecture:
     """The Architecture of the config.json at ``path`` (a file, or a folder holding one), with
     the hf_quant_config.json beside it if there is one. ``assume``: {field: value} read as if
-    the config held them; ``ignore``: fields read as if absent (see :func:`parse`)."""
+    the config held them; ``ignore``: fields read as if absent (see :func:`parse`); both None:
+    those of an enclosing :func:`reading_options`, if any."""
+    options = _OPTIONS.get() if assume is None and ignore is None else None
+    if options is not None:
+        assume, ignore = options[0], options[1]
     config = load_config(path)
     hf_quant = cp.load_quant_file(cp.quant_file_beside(config_path(path)))
-    return parse(config, model_name(path), hf_quant, assume=assume, ignore=ignore)
+    arch = parse(config, model_name(path), hf_quant, assume=assume, ignore=ignore)
+    if options is not None:
+        options[2].append(arch)
+    return arch
 
 
 def _dtype_bits(f: _Fields, top: dict) -> float:

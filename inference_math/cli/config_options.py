@@ -1,0 +1,87 @@
+"""``--assume FIELD=VALUE`` and ``--ignore FIELD`` for the commands that read a config.json, and
+the notes of what each reading assumed and ignored, on standard error.
+
+A command's model is read while its arguments are parsed (``--model PATH``) or when it runs
+(``describe-model PATH``); both happen inside :func:`reading`, which hands the options to the
+reader (:func:`inference_math.presets.hf_config.reading_options`) and prints the notes of every
+config read unless ``--quiet``. Wired in ``cli/__init__.py``: :func:`add_config_options` on every
+parser with a model, :func:`reading` around parsing and running in ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+
+from ..core.validation import InputError
+from ..presets.hf_config import reading_options
+
+
+def _assumption(text: str) -> tuple[str, object]:
+    """argparse type: FIELD=VALUE, VALUE read as JSON (a number, true, null, a list...) or else
+    as a string."""
+    field, sep, value = text.partition("=")
+    if not sep or not field.strip():
+        raise argparse.ArgumentTypeError(f"expected FIELD=VALUE, got {text!r}")
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError:
+        parsed = value
+    return field.strip(), parsed
+
+
+def add_config_options(parser: argparse.ArgumentParser, quiet: bool = False) -> None:
+    """Add --assume and --ignore (and --quiet, when the parser has none) to ``parser``."""
+    parser.add_argument("--assume", action="append", type=_assumption, default=[],
+                        metavar="FIELD=VALUE",
+                        help="read a config.json as if it held FIELD=VALUE (VALUE as JSON); "
+                             "an unknown field so stated is taken as checked (repeatable)")
+    parser.add_argument("--ignore", action="append", default=[], metavar="FIELD",
+                        help="read a config.json as if it had no FIELD (repeatable)")
+    if quiet:
+        parser.add_argument("--quiet", action="store_true",
+                            help="no notes on standard error")
+
+
+def config_options(args: argparse.Namespace) -> tuple[dict, set]:
+    """(assume, ignore) of parsed arguments."""
+    return dict(getattr(args, "assume", None) or ()), set(getattr(args, "ignore", None) or ())
+
+
+def _prescan(argv: list[str]) -> tuple[dict, set, bool]:
+    """--assume, --ignore and --quiet read before the full parse (a --model is read while the
+    arguments are parsed)."""
+    pre = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    add_config_options(pre, quiet=True)
+    try:
+        known, _ = pre.parse_known_args(argv)
+    except argparse.ArgumentError as exc:
+        raise InputError(str(exc)) from None
+    assume, ignore = config_options(known)
+    return assume, ignore, known.quiet
+
+
+def notes_of(architectures: list) -> list[str]:
+    """One line per note of each config read, naming the model."""
+    return [f"inference-math: note: {arch.name}: {note}" for arch in architectures
+            for note in arch.notes]
+
+
+@contextmanager
+def reading(argv: list[str]):
+    """Read configs inside the block with the command line's --assume/--ignore; afterwards,
+    print their notes on standard error unless --quiet. --assume or --ignore that reached no
+    config.json is an InputError."""
+    assume, ignore, quiet = _prescan(argv)
+    with reading_options(assume, ignore) as read:
+        try:
+            yield read
+        finally:
+            if not quiet and sys.stderr is not None:
+                for line in notes_of(read):
+                    print(line, file=sys.stderr)
+    if (assume or ignore) and not read:
+        raise InputError("--assume and --ignore apply to a config.json path; no config.json "
+                         "was read")
