@@ -72,6 +72,9 @@ def _mla(f: _Fields):
         untimed.append("q_lora_rank=null: MLA with a direct query projection is not yet timed by "
                        "the full model")
     mla = (c_q, f.int("kv_lora_rank"), f.int("qk_rope_head_dim"), f.int("v_head_dim"))
+    if f.has("qk_head_dim") and f.int("qk_head_dim") != f.int("qk_nope_head_dim") + mla[2]:
+        raise f.error(f"qk_head_dim={f.int('qk_head_dim')} is not qk_nope_head_dim + "
+                      f"qk_rope_head_dim = {f.int('qk_nope_head_dim') + mla[2]}")
     indexer = None
     if f.has("index_topk"):
         indexer = (f.int("index_n_heads"), f.int("index_head_dim"), f.int("index_topk"))

@@ -155,6 +155,8 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("kv_lora_rank q_lora_rank qk_nope_head_dim qk_rope_head_dim v_head_dim",
      "multi-head latent attention: ranks of the key-value and query latents, head widths",
      "parameters, KV cache", "transformers DeepseekV3Config"),
+    ("qk_head_dim", "MLA's query-key head width, qk_nope_head_dim + qk_rope_head_dim (redundant: "
+     "checked against them)", "none", "transformers DeepseekV3Config (GLM-5's configs)"),
     ("index_n_heads index_head_dim index_topk", "DeepSeek sparse attention's indexer: heads, "
      "width, entries kept", "parameters, KV cache, time", "DeepSeek-V3.2 inference/model.py"),
     ("num_nextn_predict_layers mtp_num_hidden_layers", "multi-token-prediction layers "
