@@ -9,8 +9,14 @@ through the NumPy code generated from them (:mod:`inference_math.presets.counts`
 
 The reader goes by what fields mean, not by the ``model_type``'s name: each quantity has its known
 aliases (:data:`ALIASES`), 0 or null means absent, and a multimodal wrapper's ``text_config`` is the
-language model. A ``model_type`` never seen before is read when every field it holds is understood
-(:attr:`Architecture.read_by_fields`); a field that is not is refused in one line naming it. Rules
+language model. Every field it uses is a row of one table (:data:`FIELD_GROUPS`: meaning, counts
+changed, source; :func:`field_table_markdown`). A field outside the table is classified by what it
+could change (:func:`classify`): a structural one (a count, width, list or pattern of layers, heads,
+experts, ranks, groups, windows) is refused in one line naming it, a harmless one (a flag, a
+fractional number, a string, null) is ignored and noted; ``read_architecture(path, assume=...,
+ignore=...)`` reads as if the config held or lacked fields, and the Architecture records what was
+assumed and ignored (``assumed``, ``ignored``, ``notes``). A ``model_type`` never seen before is read
+by its fields (:attr:`Architecture.read_by_fields`). Rules
 that fields cannot give (Llama 4's shared expert, Nemotron-H's squared-ReLU feed-forward) are tied
 to their model types, each with its source. The checkpoint's quantization (``quantization_config``
 or an ``hf_quant_config.json`` beside the config) is read by
@@ -38,10 +44,13 @@ cycle:
 3. ``architecture``: the counts of a read model (imports 2).
 4. ``layer_patterns``: per-layer patterns from the fields: attention and MoE blocks, which layers
    hold experts, grouping (imports 1, 2).
+4a. ``policy``: unknown fields classified (structural or harmless); assume and ignore applied
+   (imports 1).
 5. ``quantization``: each layer's weight matrices by module name and the bits the checkpoint
    stores them at (imports 1, 2).
 6. ``families``: each family's reader (imports 1, 2, 4).
-7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6).
+7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6
+   and 4a).
 8. ``describe``: the full model's fields and describe-model's report (imports 3).
 9. ``published``: the shipped configs and their published totals (imports 7).
 

@@ -1,5 +1,9 @@
 """The table of fields: what each ``config.json`` field the reader knows means, and typed access.
 
+:data:`FIELD_GROUPS` is the table (fields, meaning, counts changed, source), :data:`FIELDS` indexes
+it by field and :func:`field_table_markdown` renders it; a field outside it is classified by
+:mod:`.policy`.
+
 Which ``model_type`` values the reader has been checked against (:data:`KNOWN_TYPES`), the
 aliases of each quantity (:data:`ALIASES`), the fields that change no count (:data:`NEUTRAL`),
 those refused by name (:data:`UNREAD`), those of state-space layers (:data:`SSM_FIELDS`) and of
