@@ -32,6 +32,10 @@
 --model and --drafter take a preset or a path to a config.json (or its folder); the full model
 reads only architectures of uniform layers from a config (describe-model reads the others).
 describe-model's --weight-bits B stores every weight at B bits, B in [1, 32].
+Every command that reads a model takes --assume FIELD=VALUE (read a config.json as if it held
+FIELD=VALUE) and --ignore FIELD (as if it had no FIELD), both repeatable; what a reading assumed
+and ignored is noted on standard error (--quiet: not) and in describe-model's --json
+(cli/config_options.py).
 
 Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --context TOKENS,
 --drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
