@@ -244,7 +244,9 @@ def test_cli_options_reach_a_model_read_while_parsing(tmp_path, capsys):
     assert code == 2 and "'swa_num_attention_heads' is not understood" in err
     code, out, err = _run(capsys, "max-speed", "--model", path, "--gpu", "h100", "--ignore",
                           "swa_num_attention_heads", "--json")
-    assert code == 0 and json.loads(out) and "as asked" in err
+    assert code == 0 and "as asked" in err
+    (reading,) = json.loads(out)["config_readings"]
+    assert reading["ignored"] == ["swa_num_attention_heads"] and reading["notes"]
 
 
 def test_cli_bad_options_are_one_line(tmp_path, capsys):

@@ -152,15 +152,17 @@ def build_parser() -> _Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .config_options import reading
+    from .config_options import reading, with_readings
     argv = sys.argv[1:] if argv is None else argv
     try:
         # --assume/--ignore reach every config.json read, while parsing (--model PATH) or
         # running (describe-model PATH); the notes go to standard error (config_options)
-        with reading(argv):
+        with reading(argv) as read:
             args = build_parser().parse_args(argv)
             module, function = _RUNNERS[args.command]
             text = getattr(_family(module), function)(args)
+            if getattr(args, "json", False) and text is not None:
+                text = with_readings(text, read)
     except InputError as exc:
         return _error(str(exc), EXIT_USAGE)
     except SystemExit as exc:  # --help, already printed

@@ -4,8 +4,9 @@ the notes of what each reading assumed and ignored, on standard error.
 A command's model is read while its arguments are parsed (``--model PATH``) or when it runs
 (``describe-model PATH``); both happen inside :func:`reading`, which hands the options to the
 reader (:func:`inference_math.presets.hf_config.reading_options`) and prints the notes of every
-config read unless ``--quiet``. Wired in ``cli/__init__.py``: :func:`add_config_options` on every
-parser with a model, :func:`reading` around parsing and running in ``main``.
+config read unless ``--quiet``; a command's JSON object gains them (:func:`with_readings`). Wired
+in ``cli/__init__.py``: :func:`add_config_options` on every parser with a model, :func:`reading`
+around parsing and running in ``main``.
 """
 
 from __future__ import annotations
@@ -63,10 +64,40 @@ def _prescan(argv: list[str]) -> tuple[dict, set, bool]:
     return assume, ignore, known.quiet
 
 
+def _distinct(architectures: list) -> list:
+    """The configs read, each once (a command may read the same config more than once)."""
+    seen, out = set(), []
+    for arch in architectures:
+        key = (arch.name, arch.notes)
+        if key not in seen:
+            seen.add(key)
+            out.append(arch)
+    return out
+
+
 def notes_of(architectures: list) -> list[str]:
     """One line per note of each config read, naming the model."""
-    return [f"inference-math: note: {arch.name}: {note}" for arch in architectures
+    return [f"inference-math: note: {arch.name}: {note}" for arch in _distinct(architectures)
             for note in arch.notes]
+
+
+def with_readings(text: str, architectures: list) -> str:
+    """A command's JSON output with ``config_readings`` added ({name, assumed, ignored, notes}
+    of each config read with notes), when it is a JSON object that does not carry them already
+    (describe-model's does); any other output unchanged."""
+    noted = [arch for arch in _distinct(architectures) if arch.notes]
+    if not noted:
+        return text
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError):
+        return text
+    if not isinstance(data, dict) or "notes" in data:
+        return text
+    data["config_readings"] = [
+        {"name": arch.name, "assumed": {field: json.loads(value) for field, value in arch.assumed},
+         "ignored": list(arch.ignored), "notes": list(arch.notes)} for arch in noted]
+    return json.dumps(data, indent=2, allow_nan=False)
 
 
 @contextmanager
