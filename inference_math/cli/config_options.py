@@ -3,7 +3,7 @@ the notes of what each reading assumed and ignored, on standard error.
 
 A command's model is read while its arguments are parsed (``--model PATH``) or when it runs
 (``describe-model PATH``); both happen inside :func:`reading`, which hands the options to the
-reader (:func:`inference_math.presets.hf_config.reading_options`) and prints the notes of every
+reader (:func:`inference_math.core.config_reading.reading_options`) and prints the notes of every
 config read unless ``--quiet``; a command's JSON object gains them (:func:`with_readings`). Wired
 in ``cli/__init__.py``: :func:`add_config_options` on every parser with a model, :func:`reading`
 around parsing and running in ``main``.
@@ -16,8 +16,8 @@ import json
 import sys
 from contextlib import contextmanager
 
+from ..core.config_reading import reading_options
 from ..core.validation import InputError
-from ..presets.hf_config import reading_options
 
 
 def _assumption(text: str) -> tuple[str, object]:

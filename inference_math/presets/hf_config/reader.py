@@ -9,10 +9,10 @@ Imports :mod:`.fields`, :mod:`.layer_kinds`, :mod:`.architecture`, :mod:`.layer_
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
+from ...core.config_reading import OPTIONS as _OPTIONS
+from ...core.config_reading import reading_options  # noqa: F401  (re-exported)
 from ...core.validation import InputError
 from .. import checkpoint_precision as cp
 from .architecture import Architecture
@@ -81,23 +81,6 @@ def model_name(path) -> str:
     if where.is_dir() or where.name == "config.json":
         return (where if where.is_dir() else where.parent).resolve().name or "config.json"
     return where.name.removesuffix(".json").removesuffix(".config").replace("--", "/")
-
-
-#: What a caller several calls up (the command line) says of the fields of the configs read
-#: inside :func:`reading_options`: (assume, ignore, the Architectures read so far).
-_OPTIONS: ContextVar[tuple[dict, frozenset, list] | None] = ContextVar("_OPTIONS", default=None)
-
-
-@contextmanager
-def reading_options(assume: dict | None = None, ignore=None):
-    """Within the block, :func:`read_architecture` called without ``assume`` or ``ignore``
-    applies these; yields the list of the Architectures so read (to report their notes)."""
-    read: list = []
-    token = _OPTIONS.set((dict(assume or {}), frozenset(ignore or ()), read))
-    try:
-        yield read
-    finally:
-        _OPTIONS.reset(token)
 
 
 def read_architecture(path, assume: dict | None = None,
