@@ -39,7 +39,8 @@ def heavy(modules: set[str]) -> list[str]:
 
 def families(modules: set[str]) -> list[str]:
     return sorted(m.removeprefix("inference_math.cli.") for m in modules
-                  if m.startswith("inference_math.cli.") and m != "inference_math.cli.common")
+                  if m.startswith("inference_math.cli.")
+                  and m not in ("inference_math.cli.common", "inference_math.cli.config_options"))
 
 
 def test_the_whole_help_loads_no_library_beyond_validation():

@@ -432,7 +432,9 @@ def test_a_new_model_type_is_read_by_its_fields(tmp_path, capsys):
     assert new.total_params == llama.total_params and new.groups == llama.groups
     code, out, err = run(capsys, "describe-model", path, "--json")
     assert code == 0 and json.loads(out)["read_by_fields"] is True
-    assert err.count("\n") == 1 and "frobnicator" in err and "read by" in err
+    # the notice, and the note of what the fields could not say (the feed-forward block's form)
+    assert err.count("\n") == 2 and "frobnicator" in err and "read by" in err
+    assert "assumed gated (SwiGLU, three matrices)" in err
 
 
 def test_zero_or_null_means_absent_and_aliases_agree(tmp_path):

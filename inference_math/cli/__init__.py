@@ -32,6 +32,10 @@
 --model and --drafter take a preset or a path to a config.json (or its folder); the full model
 reads only architectures of uniform layers from a config (describe-model reads the others).
 describe-model's --weight-bits B stores every weight at B bits, B in [1, 32].
+Every command that reads a model takes --assume FIELD=VALUE (read a config.json as if it held
+FIELD=VALUE) and --ignore FIELD (as if it had no FIELD), both repeatable; what a reading assumed
+and ignored is noted on standard error (--quiet: not) and in describe-model's --json
+(cli/config_options.py).
 
 Options of the full model (Erdil 2025, section 3): --weight-bits {4,8,16}, --context TOKENS,
 --drafter MODEL, --acceptance P (default 0.8 with a drafter), --no-pipeline, --price $/GPU-h,
@@ -130,6 +134,10 @@ def _family(module: str):
 def _filler(name: str, module: str):
     def fill(cmd) -> None:
         _family(module).add_arguments(cmd, name)
+        dests = {action.dest for action in cmd._actions}
+        if dests & {"model", "models"}:  # every command that reads a model (config_options)
+            from .config_options import add_config_options
+            add_config_options(cmd, quiet="quiet" not in dests)
     return fill
 
 
@@ -144,10 +152,17 @@ def build_parser() -> _Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .config_options import reading, with_readings
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
-        module, function = _RUNNERS[args.command]
-        text = getattr(_family(module), function)(args)
+        # --assume/--ignore reach every config.json read, while parsing (--model PATH) or
+        # running (describe-model PATH); the notes go to standard error (config_options)
+        with reading(argv) as read:
+            args = build_parser().parse_args(argv)
+            module, function = _RUNNERS[args.command]
+            text = getattr(_family(module), function)(args)
+            if getattr(args, "json", False) and text is not None:
+                text = with_readings(text, read)
     except InputError as exc:
         return _error(str(exc), EXIT_USAGE)
     except SystemExit as exc:  # --help, already printed

@@ -130,7 +130,8 @@ def _notice_read_by_fields(model_type: str, read_by_fields: bool) -> None:
     """One line on standard error when a model_type never seen before was read by its fields."""
     if read_by_fields and sys.stderr is not None:
         print(f"inference-math: note: model_type {model_type!r} is new to this reader; read by "
-              "what its fields mean (every field is understood)", file=sys.stderr)
+              "what its fields mean (no field that could change a count is unknown)",
+              file=sys.stderr)
 
 
 @contextmanager

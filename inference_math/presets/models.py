@@ -176,7 +176,8 @@ def get_model(name):
 @cache
 def _config_preset(key: str):
     stem, bib = CONFIG_PRESETS[key]
-    arch = hf_config.read_architecture(HF_CONFIGS / f"{stem}.config.json")
+    # a bundled config is read as shipped, whatever a command line assumes or ignores
+    arch = hf_config.read_architecture(HF_CONFIGS / f"{stem}.config.json", {}, ())
     try:
         return Model(**{**hf_config.model_fields(arch), "source": bib})
     except InputError:
@@ -194,7 +195,8 @@ def describe(name, weight_bits: float | None = None) -> dict:
     key = lookup("model", name, {key: key for key in preset_names()})
     if key in CONFIG_PRESETS:
         path = HF_CONFIGS / f"{CONFIG_PRESETS[key][0]}.config.json"
-        return {**hf_config.describe_architecture(hf_config.read_architecture(path), weight_bits),
+        return {**hf_config.describe_architecture(hf_config.read_architecture(path, {}, ()),
+                                                  weight_bits),
                 "source": f"preset {key} (config.json)"}
     model = MODELS[key]
     moe = model.n_experts > 1

@@ -9,8 +9,14 @@ through the NumPy code generated from them (:mod:`inference_math.presets.counts`
 
 The reader goes by what fields mean, not by the ``model_type``'s name: each quantity has its known
 aliases (:data:`ALIASES`), 0 or null means absent, and a multimodal wrapper's ``text_config`` is the
-language model. A ``model_type`` never seen before is read when every field it holds is understood
-(:attr:`Architecture.read_by_fields`); a field that is not is refused in one line naming it. Rules
+language model. Every field it uses is a row of one table (:data:`FIELD_GROUPS`: meaning, counts
+changed, source; :func:`field_table_markdown`). A field outside the table is classified by what it
+could change (:func:`classify`): a structural one (a count, width, list or pattern of layers, heads,
+experts, ranks, groups, windows) is refused in one line naming it, a harmless one (a flag, a
+fractional number, a string, null) is ignored and noted; ``read_architecture(path, assume=...,
+ignore=...)`` reads as if the config held or lacked fields, and the Architecture records what was
+assumed and ignored (``assumed``, ``ignored``, ``notes``). A ``model_type`` never seen before is read
+by its fields (:attr:`Architecture.read_by_fields`). Rules
 that fields cannot give (Llama 4's shared expert, Nemotron-H's squared-ReLU feed-forward) are tied
 to their model types, each with its source. The checkpoint's quantization (``quantization_config``
 or an ``hf_quant_config.json`` beside the config) is read by
@@ -38,10 +44,13 @@ cycle:
 3. ``architecture``: the counts of a read model (imports 2).
 4. ``layer_patterns``: per-layer patterns from the fields: attention and MoE blocks, which layers
    hold experts, grouping (imports 1, 2).
+4a. ``policy``: unknown fields classified (structural or harmless); assume and ignore applied
+   (imports 1).
 5. ``quantization``: each layer's weight matrices by module name and the bits the checkpoint
    stores them at (imports 1, 2).
 6. ``families``: each family's reader (imports 1, 2, 4).
-7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6).
+7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6
+   and 4a).
 8. ``describe``: the full model's fields and describe-model's report (imports 3).
 9. ``published``: the shipped configs and their published totals (imports 7).
 
@@ -59,6 +68,8 @@ from .describe import CONTEXTS, describe_architecture, model_fields
 from .fields import (
     ALIASES,
     DTYPE_BITS,
+    FIELD_GROUPS,
+    FIELDS,
     KNOWN_TYPES,
     LAYER_KINDS,
     MAX_FIELD,
@@ -68,14 +79,23 @@ from .fields import (
     SUPPORTED,
     UNREAD,
     V4_TYPES,
+    field_table_markdown,
 )
 from .layer_kinds import NO_ATTENTION, NO_FFN, Attention, FeedForward, LayerGroup
 from .layer_patterns import _heads as _heads  # presets.models names a model's heads with it
+from .policy import classify
 from .published import FIXTURES, PUBLISHED, published_comparison
 from .quantization import V4_FP4, layer_matrices
 from .quantization import _naming as _naming  # the tests check module names with these two
 from .quantization import _v4_matrices as _v4_matrices
-from .reader import config_path, load_config, model_name, parse, read_architecture
+from .reader import (
+    config_path,
+    load_config,
+    model_name,
+    parse,
+    read_architecture,
+    reading_options,
+)
 
 __all__ = [
     "ALIASES", "CONTEXTS", "DTYPE_BITS", "FIXTURES", "INDEXER_KEY_BYTES", "INDEXER_SCALE_BLOCK",
@@ -83,5 +103,6 @@ __all__ = [
     "NO_FFN", "PUBLISHED", "SSM_FIELDS", "SSM_TYPES", "SUPPORTED", "UNREAD", "V4_FP4",
     "V4_STATE_BYTES", "V4_TYPES", "Architecture", "Attention", "FeedForward", "LayerGroup",
     "config_path", "describe_architecture", "layer_matrices", "load_config", "model_fields",
-    "model_name", "parse", "published_comparison", "read_architecture",
+    "model_name", "parse", "published_comparison", "read_architecture", "reading_options",
+    "FIELD_GROUPS", "FIELDS", "field_table_markdown", "classify",
 ]

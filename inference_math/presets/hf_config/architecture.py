@@ -38,6 +38,12 @@ class Architecture:
     read_by_fields: bool = False  # a model_type not in KNOWN_TYPES, read by its fields
     kv_cache_bits: float | None = None  # the KV-cache precision the checkpoint states
     embedding_quantized: tuple[tuple[float, float], ...] = ()  # (bits, params) of the tables
+    # what the reading assumed and ignored (policy.apply_overrides, policy.check_unknown):
+    # (field, value as JSON) the user assumed; fields ignored (unknown and harmless, or as
+    # asked); one line each of what was assumed or ignored and why
+    assumed: tuple[tuple[str, str], ...] = ()
+    ignored: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     # --- per-layer values, evaluated from the derivations -----------------------------------
     def _layer(self, group: LayerGroup) -> dict:

@@ -7,6 +7,8 @@ Imports :mod:`.architecture` of this package.
 
 from __future__ import annotations
 
+import json
+
 from ...core.validation import InputError
 from .architecture import Architecture
 
@@ -74,4 +76,7 @@ def describe_architecture(arch: Architecture, weight_bits: float | None = None) 
         "quantization": (arch.quantization or {}).get("method") if weight_bits is None else None,
         "weight_bytes": arch.weight_bytes(weight_bits),
         "full_model": full_model,
+        # what the reading assumed and ignored, one line each in notes
+        "assumed": {field: json.loads(value) for field, value in arch.assumed},
+        "ignored": list(arch.ignored), "notes": list(arch.notes),
     }

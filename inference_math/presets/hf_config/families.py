@@ -9,7 +9,14 @@ Imports :mod:`.fields`, :mod:`.layer_kinds` and :mod:`.layer_patterns` of this p
 
 from __future__ import annotations
 
-from .fields import _STATE_DTYPE_BYTES, _Fields, _present, _short
+from .fields import (
+    _STATE_DTYPE_BYTES,
+    ALTERNATING_WINDOWS,
+    NON_GATED_TYPES,
+    _Fields,
+    _present,
+    _short,
+)
 from .layer_kinds import NO_ATTENTION, NO_FFN, Attention, FeedForward, LayerGroup
 from .layer_patterns import _ffn_layers, _gqa, _moe_block
 
@@ -22,6 +29,12 @@ def _generic(f: _Fields):
     features = []
     if f.has("layer_types"):
         kinds = f.layer_types(n)
+    elif f.has("sliding_window_pattern") and f.has("sliding_window"):
+        every = f.int("sliding_window_pattern")  # Gemma 3: every N-th layer is full
+        kinds = ["full_attention" if (i + 1) % every == 0 else "sliding_attention"
+                 for i in range(n)]
+    elif f.model_type in ALTERNATING_WINDOWS and f.has("sliding_window"):
+        kinds = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)]
     elif "use_sliding_window" in f.config and f.flag("use_sliding_window"):
         raise f.error("use_sliding_window=true (sliding window from max_window_layers on) is "
                       "not read")
@@ -38,7 +51,7 @@ def _generic(f: _Fields):
     for i, kind in enumerate(kinds):
         if kind not in spans:
             raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
-    ffns, more = _ffn_layers(f, n)
+    ffns, more = _ffn_layers(f, n, 1 if f.model_type in NON_GATED_TYPES else 2)
     features += more
     layers = [(spans[k], ffn) for k, ffn in zip(kinds, ffns, strict=True)]
     # multi-token prediction: a layer of the last layer's kind (reported, not in the total)
@@ -59,6 +72,9 @@ def _mla(f: _Fields):
         untimed.append("q_lora_rank=null: MLA with a direct query projection is not yet timed by "
                        "the full model")
     mla = (c_q, f.int("kv_lora_rank"), f.int("qk_rope_head_dim"), f.int("v_head_dim"))
+    if f.has("qk_head_dim") and f.int("qk_head_dim") != f.int("qk_nope_head_dim") + mla[2]:
+        raise f.error(f"qk_head_dim={f.int('qk_head_dim')} is not qk_nope_head_dim + "
+                      f"qk_rope_head_dim = {f.int('qk_nope_head_dim') + mla[2]}")
     indexer = None
     if f.has("index_topk"):
         indexer = (f.int("index_n_heads"), f.int("index_head_dim"), f.int("index_topk"))
@@ -257,6 +273,9 @@ def _qwen_hybrid(f: _Fields):
     if not isinstance(state_dtype, str) or state_dtype not in _STATE_DTYPE_BYTES:
         raise f.error(f"mamba_ssm_dtype {_short(state_dtype)} is not one the reader maps")
     n_mtp = f.int("mtp_num_hidden_layers", 0, minimum=0)
+    if n_mtp and f.flag("mtp_use_dedicated_embeddings"):
+        raise f.error("mtp_use_dedicated_embeddings=true (the MTP layers' own embedding table) "
+                      "is not read")
     return layers, {"features": ["linear_attention layers (constant state)",
                                  "attn_output_gate (gated attention)", *more],
                     "state_bytes": _STATE_DTYPE_BYTES[state_dtype], "n_mtp": n_mtp,

@@ -1,5 +1,9 @@
 """The table of fields: what each ``config.json`` field the reader knows means, and typed access.
 
+:data:`FIELD_GROUPS` is the table (fields, meaning, counts changed, source), :data:`FIELDS` indexes
+it by field and :func:`field_table_markdown` renders it; a field outside it is classified by
+:mod:`.policy`.
+
 Which ``model_type`` values the reader has been checked against (:data:`KNOWN_TYPES`), the
 aliases of each quantity (:data:`ALIASES`), the fields that change no count (:data:`NEUTRAL`),
 those refused by name (:data:`UNREAD`), those of state-space layers (:data:`SSM_FIELDS`) and of
@@ -94,6 +98,207 @@ UNREAD = {
     "num_kv_shared_layers": ("layers sharing another layer's cache", "the cache of the sharing "
                              "layers is not modelled"),
 }
+#: The table of fields: every field the reader uses or knows, as groups of
+#: (fields, what they mean, which counts they change, where the meaning comes from). ``none`` in
+#: the third column: the field changes no count. ``text_config.X`` names a field of the language
+#: model nested in a multimodal wrapper; ``block_configs[].X`` and ``linear_attn_config.X`` fields
+#: of those objects. :data:`FIELDS` indexes it by field, :func:`field_table_markdown` renders it.
+_TRANSFORMERS = "transformers PretrainedConfig"
+FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
+    ("num_hidden_layers", "number of decoder layers", "parameters, KV cache, time",
+     "transformers LlamaConfig"),
+    ("hidden_size", "width of the residual stream, d_model", "parameters, KV cache, time",
+     "transformers LlamaConfig"),
+    ("intermediate_size", "width of a dense feed-forward block (or of an expert when no expert "
+     "width is given)", "parameters, time", "transformers LlamaConfig"),
+    ("num_attention_heads", "query heads of an attention layer", "parameters, time",
+     "transformers LlamaConfig"),
+    ("num_key_value_heads", "key/value heads (GQA; equal to the query heads: MHA; 1: MQA)",
+     "parameters, KV cache", "transformers LlamaConfig"),
+    ("head_dim attention_head_dim", "width of one attention head (default hidden_size / heads)",
+     "parameters, KV cache", "transformers LlamaConfig; NemotronHConfig"),
+    ("vocab_size", "rows of the embedding tables", "parameters", "transformers LlamaConfig"),
+    ("tie_word_embeddings", "the output projection reuses the input embedding", "parameters",
+     _TRANSFORMERS),
+    ("torch_dtype dtype", "precision of the weights and activations", "weight bytes, KV cache",
+     _TRANSFORMERS),
+    ("quantization_config", "how the checkpoint quantizes its weights and cache, module by "
+     "module", "weight bytes, KV cache", "transformers quantizers; compressed-tensors; ModelOpt"),
+    ("layer_types", "per-layer attention kind: full_attention, sliding_attention, "
+     "chunked_attention, linear_attention", "KV cache, parameters",
+     "transformers Gemma3/Qwen3/gpt-oss configs"),
+    ("sliding_window", "tokens a sliding-window layer attends to", "KV cache, time",
+     "transformers MistralConfig"),
+    ("use_sliding_window", "whether sliding-window layers exist (Qwen2: from max_window_layers "
+     "on; refused when true)", "KV cache", "transformers Qwen2Config"),
+    ("max_window_layers", "Qwen2's first layer without a sliding window (read only with "
+     "use_sliding_window)", "none", "transformers Qwen2Config"),
+    ("sliding_window_pattern", "every N-th layer is full attention, the others slide (when "
+     "there is no layer_types)", "KV cache", "transformers Gemma3TextConfig"),
+    ("attention_chunk_size", "tokens of a chunked-attention layer's chunk", "KV cache, time",
+     "transformers Llama4TextConfig"),
+    ("no_rope_layers no_rope_layer_interval", "which layers have no rotary embedding (Llama 4: "
+     "its full-attention layers)", "KV cache", "transformers Llama4TextConfig"),
+    (" ".join(ALIASES["experts"]), "routed experts of an MoE layer", "parameters",
+     "transformers Mixtral/Qwen3-MoE/DeepSeek-V3 configs"),
+    (" ".join(ALIASES["experts_per_token"]), "routed experts a token uses", "active parameters, "
+     "time", "transformers Mixtral/Qwen3-MoE/DeepSeek-V3 configs"),
+    (" ".join(ALIASES["expert_width"]), "width of one routed expert", "parameters",
+     "transformers Qwen3MoeConfig"),
+    (" ".join(ALIASES["shared_experts"]), "shared experts (run for every token), of the routed "
+     "experts' width", "parameters", "transformers DeepseekV3Config"),
+    (" ".join(ALIASES["shared_width"]), "whole width of the shared expert block", "parameters",
+     "transformers Qwen2MoeConfig; NemotronHConfig"),
+    ("moe_latent_size", "routed experts work in this width, projected to and from it",
+     "parameters", "NemotronHConfig (Nemotron 3 Super/Ultra)"),
+    ("first_k_dense_replace moe_layer_freq decoder_sparse_step interleave_moe_layer_step "
+     "mlp_only_layers moe_layers", "which layers hold the MoE block (the others are dense)",
+     "parameters", "transformers DeepseekV3/Qwen3Moe/Llama4Text configs"),
+    ("intermediate_size_mlp", "Llama 4's dense layers' width", "parameters",
+     "transformers Llama4TextConfig"),
+    ("kv_lora_rank q_lora_rank qk_nope_head_dim qk_rope_head_dim v_head_dim",
+     "multi-head latent attention: ranks of the key-value and query latents, head widths",
+     "parameters, KV cache", "transformers DeepseekV3Config"),
+    ("qk_head_dim", "MLA's query-key head width, qk_nope_head_dim + qk_rope_head_dim (redundant: "
+     "checked against them)", "none", "transformers DeepseekV3Config (GLM-5's configs)"),
+    ("index_n_heads index_head_dim index_topk", "DeepSeek sparse attention's indexer: heads, "
+     "width, entries kept", "parameters, KV cache, time", "DeepSeek-V3.2 inference/model.py"),
+    ("num_nextn_predict_layers mtp_num_hidden_layers", "multi-token-prediction layers "
+     "(reported beside the total)", "MTP parameters", "DeepSeek-V3 card; Qwen3-Next config"),
+    ("mtp_use_dedicated_embeddings", "the MTP layers hold their own embedding table (only "
+     "false is read; true is refused)", "MTP parameters", "Qwen3.5 configs"),
+    ("full_attention_interval", "every n-th layer is full attention, the others linear",
+     "parameters, KV cache, state", "transformers Qwen3NextConfig"),
+    ("attn_output_gate", "a gate on the attention output (query projection doubled)",
+     "parameters", "transformers Qwen3NextConfig"),
+    ("linear_conv_kernel_dim linear_key_head_dim linear_num_key_heads linear_num_value_heads "
+     "linear_value_head_dim", "Gated DeltaNet layers: convolution, key/value heads and widths",
+     "parameters, state", "transformers Qwen3NextConfig"),
+    ("mamba_ssm_dtype mamba_ssm_cache_dtype", "precision of a linear-attention or Mamba state",
+     "state", "transformers Qwen3NextConfig; NemotronHConfig"),
+    ("layers_block_type hybrid_override_pattern", "per-layer block: Mamba-2, attention, MLP or "
+     "MoE (nemotron_h only)", "parameters, KV cache, state", "transformers NemotronHConfig"),
+    ("n_groups ssm_state_size mamba_num_heads mamba_head_dim conv_kernel", "Mamba-2 layers: "
+     "groups, state size, heads, head width, convolution (nemotron_h only)", "parameters, state",
+     "transformers NemotronHConfig"),
+    ("attn_layer_indices mamba_d_state mamba_expand state_size", "state-space layers of other "
+     "families: refused outside nemotron_h", "parameters, state", "Jamba/Zamba/Bamba configs"),
+    ("chunk_size expand mamba_hidden_act mamba_proj_bias time_step_floor time_step_limit "
+     "time_step_max time_step_min time_step_rank use_conv_bias use_mamba_kernels "
+     "residual_in_fp32 use_bias num_logits_to_keep mlp_hidden_act "
+     "moe_shared_expert_overlap mtp_hybrid_override_pattern mtp_layers_block_type",
+     "Mamba kernels' options, biases, activations and the MTP block's pattern (nemotron_h)",
+     "none", "transformers NemotronHConfig"),
+    ("block_configs", "per-layer attention (n_heads_in_group, no_op) and feed-forward "
+     "(ffn_mult, no_op) of a DeciLM / Nemotron-NAS model", "parameters, KV cache",
+     "nvidia Llama-Nemotron modeling_decilm.py"),
+    ("linear_attn_config", "Kimi Delta Attention: kda_layers, num_heads, head_dim, "
+     "short_conv_kernel_size", "parameters, state", "moonshotai Kimi-Linear configuration"),
+    ("mla_use_nope moe_renormalize moe_router_activation_func use_grouped_topk "
+     "num_expert_group", "Kimi Linear's routing and rotary options", "none",
+     "moonshotai Kimi-Linear configuration"),
+    ("num_global_key_value_heads global_head_dim attention_k_eq_v", "Gemma 4's global layers: "
+     "key-value heads, head width, values reusing the keys", "parameters, KV cache",
+     "transformers Gemma4TextConfig"),
+    ("enable_moe_block use_double_wide_mlp", "Gemma 4: experts beside the dense MLP; a "
+     "double-width MLP (refused)", "parameters", "transformers Gemma4TextConfig"),
+    ("vocab_size_per_layer_input use_bidirectional_attention attn_temperature_tuning "
+     "floor_scale attn_scale initial_context_length swiglu_limit experts_per_token",
+     "per-layer input vocabulary, attention masks and scales, activation limits",
+     "none", "transformers Gemma4/Llama4/gpt-oss configs"),
+    (" ".join(sorted(UNREAD)), "layer kinds counted for their own model types only (refused "
+     "elsewhere, by name)", "parameters, KV cache", "DeepSeek-V4 inference/model.py; Gemma 3n"),
+    ("o_groups hc_eps hc_sinkhorn_iters compress_rope_theta expert_dtype",
+     "DeepSeek-V4: output groups, hyper-connection options, compressor RoPE, expert precision",
+     "parameters, weight bytes", "DeepSeek-V4 inference/model.py"),
+    ("text_config", "the language model of a multimodal wrapper (read in its place)",
+     "everything", _TRANSFORMERS),
+    ("vision_config audio_config image_token_id video_token_id vision_start_token_id "
+     "vision_end_token_id audio_token_id boa_token_id boi_token_id eoa_token_id "
+     "eoa_token_index eoi_token_id ignore_index media_placeholder_token_id "
+     "use_unified_vision_chunk video_placeholder vision_soft_tokens_per_image "
+     "language_model_only", "encoders and special tokens of a multimodal wrapper (not counted)",
+     "none", "transformers Qwen3-VL/Gemma 4/Kimi-VL configs"),
+    ("rope_parameters rope_scaling rope_theta rotary_dim rotary_emb_base rope_interleave "
+     "rope_type original_max_position_embeddings use_scaled_rope mrope_section "
+     "partial_rotary_factor rope_local_base_freq max_position_embeddings",
+     "rotary position embedding: base, scaling, rotated fraction, trained context", "none",
+     _TRANSFORMERS),
+    ("rms_norm_eps layer_norm_epsilon layer_norm_eps norm_eps use_qk_norm qk_layernorm "
+     "attention_k_norm qk_norm_type rescale_prenorm_residual", "normalization: epsilon, "
+     "query/key norms (vectors, not counted)", "none", _TRANSFORMERS),
+    ("hidden_act hidden_activation output_gate_type", "activation functions", "none",
+     _TRANSFORMERS),
+    ("attention_bias mlp_bias attention_out_bias qkv_bias bias clip_qkv", "biases (vectors, "
+     "not counted) and clipping", "none", _TRANSFORMERS),
+    ("norm_topk_prob routed_scaling_factor scoring_func seq_aux topk_group topk_method n_group "
+     "ep_size use_routing_bias router_bias moe_router_enable_expert_bias router_jitter_noise "
+     "shared_expert_gate", "routing rules: scores, groups, bias, scaling (the router's matrix is "
+     "counted from the experts)", "none", "transformers DeepseekV3/Qwen2Moe configs"),
+    ("aux_loss_alpha router_aux_loss_coef moe_aux_loss_coeff aux_loss_coef router_z_loss_coef "
+     "output_router_logits", "training losses of the router", "none", _TRANSFORMERS),
+    ("attention_dropout resid_pdrop embd_pdrop hidden_dropout residual_dropout "
+     "initializer_range initializer_factor", "training only: dropout and initialization",
+     "none", _TRANSFORMERS),
+    ("final_logit_softcapping attn_logit_softcapping query_pre_attn_scalar "
+     "embedding_multiplier residual_multiplier attention_multiplier logits_scaling "
+     "attention_softmax_in_fp32", "scalings and soft caps of scores and logits", "none",
+     _TRANSFORMERS),
+    ("_name_or_path architectures auto_map model_type transformers_version tokenizer_class "
+     "id2label label2id problem_type finetuning_task prefix task_specific_params "
+     "keys_to_ignore_at_inference _attn_implementation use_flash_attn use_bfloat16 torchscript "
+     "tf_legacy_loss return_dict output_attentions output_hidden_states pruned_heads "
+     "chunk_size_feed_forward is_decoder is_encoder_decoder add_cross_attention "
+     "cross_attention_hidden_size tie_encoder_decoder decoder_start_token_id pretraining_tp",
+     "metadata and library options", "none", _TRANSFORMERS),
+    ("bos_token_id eos_token_id pad_token_id sep_token_id use_cache cache_implementation "
+     "seq_length max_seq_len model_max_length", "special tokens and cache options", "none",
+     _TRANSFORMERS),
+    ("bad_words_ids begin_suppress_tokens diversity_penalty do_sample early_stopping "
+     "encoder_no_repeat_ngram_size exponential_decay_length_penalty forced_bos_token_id "
+     "forced_eos_token_id length_penalty max_length min_length no_repeat_ngram_size "
+     "num_beam_groups num_beams num_return_sequences output_scores remove_invalid_values "
+     "repetition_penalty return_dict_in_generate suppress_tokens temperature top_k top_p "
+     "typical_p", "generation defaults", "none", "transformers GenerationConfig"),
+)
+#: Each field of :data:`FIELD_GROUPS`: (meaning, counts it changes, source).
+FIELDS: dict[str, tuple[str, str, str]] = {
+    name: (meaning, changes, source)
+    for names, meaning, changes, source in FIELD_GROUPS for name in names.split()}
+
+
+def field_table_markdown() -> str:
+    """The table of fields as Markdown: one row per group of fields, with what they mean, which
+    counts they change and the source of the meaning."""
+    rows = ["| fields | meaning | changes | source |", "|---|---|---|---|"]
+    for names, meaning, changes, source in FIELD_GROUPS:
+        cells = (", ".join(f"`{n}`" for n in names.split()), meaning, changes, source)
+        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows)
+
+
+#: Model types whose configuration class ties the output projection to the input embedding when
+#: config.json omits tie_word_embeddings (transformers' defaults); the reader's default is
+#: untied otherwise, as LlamaConfig's.
+TIED_BY_DEFAULT = {
+    "gemma": "transformers GemmaConfig", "gemma2": "transformers Gemma2Config",
+    "gemma3_text": "transformers Gemma3TextConfig", "cohere": "transformers CohereConfig",
+    "cohere2": "transformers Cohere2Config", "starcoder2": "transformers Starcoder2Config",
+}
+#: Model types whose feed-forward block is two matrices (up, activation, down) rather than the
+#: gated three (SwiGLU) of every other type: the fields do not say which, the model code does.
+NON_GATED_TYPES = {
+    "starcoder2": "transformers Starcoder2MLP (c_fc, c_proj)",
+    "gpt_neox": "transformers GPTNeoXMLP (dense_h_to_4h, dense_4h_to_h)",
+}
+#: Model types whose sliding-window and full layers alternate without a layer_types field:
+#: (rule, source). gemma2: even layers slide; sliding_window_pattern N (Gemma 3): every N-th
+#: layer is full, the others slide.
+ALTERNATING_WINDOWS = {
+    "gemma2": "transformers Gemma2DecoderLayer: layer i slides when i is even",
+}
+
+
 #: Largest whole number a field may hold: far above any model, low enough that no count overflows.
 MAX_FIELD = 10**9
 #: Bits of the weights for a torch dtype.

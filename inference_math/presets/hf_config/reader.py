@@ -3,7 +3,7 @@ dispatched to its family's reader (:func:`parse`), the checkpoint's precision ap
 layers grouped into an :class:`.architecture.Architecture` (:func:`read_architecture`).
 
 Imports :mod:`.fields`, :mod:`.layer_kinds`, :mod:`.architecture`, :mod:`.layer_patterns`,
-:mod:`.quantization` and :mod:`.families` of this package.
+:mod:`.policy`, :mod:`.quantization` and :mod:`.families` of this package.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ...core.config_reading import OPTIONS as _OPTIONS
+from ...core.config_reading import reading_options  # noqa: F401  (re-exported)
 from ...core.validation import InputError
 from .. import checkpoint_precision as cp
 from .architecture import Architecture
@@ -26,13 +28,13 @@ from .families import (
     _qwen_hybrid,
 )
 from .fields import (
-    _FAMILY_FIELDS,
     _V4_FIELDS,
     DTYPE_BITS,
     KNOWN_TYPES,
-    NEUTRAL,
+    NON_GATED_TYPES,
     SSM_FIELDS,
     SSM_TYPES,
+    TIED_BY_DEFAULT,
     UNREAD,
     V4_TYPES,
     _Fields,
@@ -40,6 +42,7 @@ from .fields import (
     _short,
 )
 from .layer_patterns import _group
+from .policy import apply_overrides, check_unknown
 from .quantization import _naming, _quantization_summary, _storage, _v4_storage
 
 
@@ -80,12 +83,21 @@ def model_name(path) -> str:
     return where.name.removesuffix(".json").removesuffix(".config").replace("--", "/")
 
 
-def read_architecture(path) -> Architecture:
+def read_architecture(path, assume: dict | None = None,
+                      ignore: set | frozenset | list | tuple | None = None) -> Architecture:
     """The Architecture of the config.json at ``path`` (a file, or a folder holding one), with
-    the hf_quant_config.json beside it if there is one."""
+    the hf_quant_config.json beside it if there is one. ``assume``: {field: value} read as if
+    the config held them; ``ignore``: fields read as if absent (see :func:`parse`); both None:
+    those of an enclosing :func:`reading_options`, if any."""
+    options = _OPTIONS.get() if assume is None and ignore is None else None
+    if options is not None:
+        assume, ignore = options[0], options[1]
     config = load_config(path)
     hf_quant = cp.load_quant_file(cp.quant_file_beside(config_path(path)))
-    return parse(config, model_name(path), hf_quant)
+    arch = parse(config, model_name(path), hf_quant, assume=assume, ignore=ignore)
+    if options is not None:
+        options[2].append(arch)
+    return arch
 
 
 def _dtype_bits(f: _Fields, top: dict) -> float:
@@ -97,18 +109,20 @@ def _dtype_bits(f: _Fields, top: dict) -> float:
     return float(DTYPE_BITS[dtype])
 
 
-def _check_fields(config: dict, model_type: str) -> None:
-    """A new model_type is read only when every field it holds is understood."""
-    for key in config:
-        if key not in NEUTRAL and key not in _FAMILY_FIELDS and key not in SSM_FIELDS:
-            raise InputError(f"{model_type}: field {key!r} is not understood (a new model_type "
-                             "is read by its fields only when every field is known); it may "
-                             "change the counts")
-
-
-def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None) -> Architecture:
+def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None, *,
+          assume: dict | None = None, ignore: set | frozenset | list | tuple | None = None
+          ) -> Architecture:
     """The Architecture of a parsed config.json (``name`` labels it; ``hf_quant``: the JSON of
-    an hf_quant_config.json beside it)."""
+    an hf_quant_config.json beside it).
+
+    ``assume`` ({field: value}) reads the config as if it held each value, ``ignore`` (field
+    names) as if it had none of them; a field outside the table of fields is ignored when it is
+    harmless and refused in one line naming it when it may change a count
+    (:mod:`.policy`). What was assumed and ignored is recorded on the Architecture
+    (``assumed``, ``ignored``, ``notes``)."""
+    if not isinstance(config, dict):
+        raise InputError(f"config.json must hold a JSON object, got {type(config).__name__}")
+    config, assumed, asked_ignored, notes = apply_overrides(config, assume, ignore)
     model_type = config.get("model_type")
     if model_type is None:
         raise InputError("config.json has no 'model_type'")
@@ -138,8 +152,9 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
                                      "represented outside nemotron_h; only attention, linear "
                                      "attention and feed-forward blocks")
     read_by_fields = model_type not in KNOWN_TYPES and inner_type not in KNOWN_TYPES
-    if read_by_fields:
-        _check_fields(inner, model_type)
+    unknown_ignored, more = check_unknown([inner, config] if text else [inner], model_type,
+                                          {field for field, _ in assumed})
+    notes += more
     family = inner_type if inner_type in KNOWN_TYPES else model_type
     f = _Fields(inner, model_type)
     if family in V4_TYPES:
@@ -166,7 +181,16 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
             raise f.error(f"{ffn.top_k} experts per token exceed the {ffn.n_experts} experts "
                           "of a layer")
     outer = _Fields(config, model_type)
-    tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings", False))
+    tied = f.flag("tie_word_embeddings", outer.flag("tie_word_embeddings",
+                                                    family in TIED_BY_DEFAULT))
+    if not f.has("tie_word_embeddings") and not outer.has("tie_word_embeddings") and \
+            family in TIED_BY_DEFAULT:
+        notes.append(f"tie_word_embeddings absent: tied, as {TIED_BY_DEFAULT[family]} defaults")
+    if read_by_fields and reader is _generic:
+        notes.append("read by its fields: the feed-forward block assumed "
+                     + ("two matrices (" + NON_GATED_TYPES[model_type] + ")"
+                        if model_type in NON_GATED_TYPES else "gated (SwiGLU, three matrices)")
+                     + "; the fields do not say")
     dtype_bits = _dtype_bits(f, config)
     d_model, vocab = f.int("hidden_size"), f.int("vocab_size")
     quant = config.get("quantization_config") or inner.get("quantization_config")
@@ -186,4 +210,5 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None)
                         features=tuple(features), untimed=tuple(untimed),
                         read_by_fields=read_by_fields,
                         kv_cache_bits=precision.kv_cache_bits if precision else None,
-                        embedding_quantized=embeddings, **extra)
+                        embedding_quantized=embeddings, assumed=assumed,
+                        ignored=(*asked_ignored, *unknown_ignored), notes=tuple(notes), **extra)
