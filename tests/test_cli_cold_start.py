@@ -60,6 +60,7 @@ def test_max_speed_loads_the_search_but_no_band_serving_or_drawing():
     modules = loaded_by("max-speed", "--model", "llama-3-8b", "--gpu", "h100", "--quiet")
     assert families(modules) == ["bands", "frontier", "setting"]
     assert "inference_math.fullmodel.search" in modules
+    assert "tqdm" not in modules  # no progress bar with --quiet, nor off a terminal
     assert [m for m in heavy(modules) if m.split(".")[0] in ("matplotlib", "joblib", "pyarrow")
             or m.startswith(("inference_math.analysis", "inference_math.serving",
                              "inference_math.reality", "inference_math.book"))] == []
