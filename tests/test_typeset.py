@@ -38,6 +38,8 @@ def test_every_derivation_prints_well_formed_tex(label):
         lefts = len(re.findall(r"\\left[^a-z]", row))
         rights = len(re.findall(r"\\right[^a-z]", row))
         assert lefts == rights, f"{label}: \\left/\\right across a line break in {row!r}"
+    # no coefficient 1 printed before a fraction (it reads as a digit of the number after it)
+    assert not re.search(r"(^|[=+\-]|[&{}]) ?1 \\frac", text), f"{label}: a stray 1 in {text}"
 
 
 def test_a_long_sum_breaks_between_terms_into_aligned_lines():

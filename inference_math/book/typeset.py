@@ -472,8 +472,11 @@ def _mul_tokens(expr: sp.Mul, width: float) -> list[_Token] | None:
             factors = [widest]
             head = sp.Mul(*[f for f in plain if f is not widest])
         else:
-            head = sp.Mul(sp.Mul(*plain), sp.Pow(den, -1, evaluate=False), evaluate=False)
-            head = sp.Mul(*plain) if den == 1 else head
+            over = sp.Pow(den, -1, evaluate=False)
+            if den == 1:
+                head = sp.Mul(*plain)
+            else:  # no coefficient 1 before a bare fraction
+                head = sp.Mul(sp.Mul(*plain), over, evaluate=False) if plain else over
     tokens: list[_Token] = []
     for factor in factors:
         sub = _factor_tokens(factor, width)
