@@ -71,7 +71,7 @@ def test_hover_label_names_the_configuration_of_its_point(fig, fronts):
             assert f"γ = {pt.gamma}," in label
             assert f"MFU {100 * pt.mfu:.1f}%" in label
             assert f"binding: {pt.binding}" in label
-            assert f"{pt.tokens_per_s:.1f} tokens/s per request, ${pt.usd_per_mtok:.3f} per million" in label
+            assert f"{pt.tokens_per_s:.1f} tokens/s per user, ${pt.usd_per_mtok:.3f} per million" in label
             bindings_seen.add(pt.binding)
         assert len(bindings_seen) > 1  # the labels were checked on points with different bindings
 

@@ -1,6 +1,6 @@
 """The interactive frontier explorer of the HTML book: computed frontiers as a plotly figure.
 
-:func:`explorer_figure` draws cost per million output tokens against tokens per second per request
+:func:`explorer_figure` draws cost per million output tokens against tokens per second per user
 (both on log axes), one trace per setting, with the configuration of every frontier point in its
 hover label and buttons that show one group of settings at a time. :func:`explorer_html` returns
 the ``<div>`` to embed in a page: it never references plotly.js (the book serves its own copy, see
@@ -106,7 +106,7 @@ def hover_template(name: str) -> str:
     """The hover label of one trace: speed, cost and the configuration of the point."""
     cell = {key: f"%{{customdata[{k}]:{fmt}}}" for k, (key, fmt) in enumerate(HOVER_COLUMNS)}
     return (f"<b>{name}</b><br>"
-            "%{x:.1f} tokens/s per request, $%{y:.3f} per million tokens<br>"
+            "%{x:.1f} tokens/s per user, $%{y:.3f} per million tokens<br>"
             f"N = {cell['gpus']} GPUs, batch {cell['batch']}<br>"
             f"TP {cell['n_tp']} × PP {cell['n_pp']}, EP {cell['n_ep']}, "
             f"TP attn {cell['n_tp_attn']}<br>"
@@ -156,7 +156,7 @@ def explorer_figure(frontiers: Sequence[Frontier],
         colorway=list(COLORWAY),
         # one labelled tick per decade, in plain numbers and dollars (no crowded minor labels)
         xaxis={"type": "log", "dtick": 1, "exponentformat": "none",
-               "title": {"text": "tokens per second per request"}},
+               "title": {"text": "tokens per second per user"}},
         yaxis={"type": "log", "dtick": 1, "exponentformat": "none", "tickprefix": "$",
                "title": {"text": "cost ($ per million output tokens)"}},
         modebar={"orientation": "v"},  # down the right edge, clear of the group menu

@@ -94,7 +94,7 @@ COMMANDS = (
     ("gpus", "list GPU presets", "describe", "cmd_gpus"),
     ("toy-max-speed", "maximum tokens/s and optimal instance size (Erdil 2025 eq. 13-14)", "toy",
      "cmd_toy_max_speed"),
-    ("frontier", "Pareto frontier of tokens/s per request vs $/Mtok (full model)", "frontier",
+    ("frontier", "Pareto frontier of tokens/s per user vs $/Mtok (full model)", "frontier",
      "cmd_frontier"),
     ("max-speed", "the fastest point of the frontier (full model)", "frontier", "cmd_frontier"),
     ("preferred", "the frontier point maximizing tok/s^alpha / price (full model)", "frontier",

@@ -41,7 +41,7 @@ def cmd_toy_max_speed(args) -> str:
     floor = " (the memory floor binds)" if result.memory_bound else ""
     return (f"{model.name} on {gpu.name} (Erdil 2025 eq. 14, t_hop = {args.t_hop:g} s, "
             f"n_reduce = {args.n_reduce:g}{', capped bandwidth' if args.capped else ''}):\n"
-            f"  maximum speed   {result.tokens_per_s:.4g} tokens/s per request\n"
+            f"  maximum speed   {result.tokens_per_s:.4g} tokens/s per user\n"
             f"  minimum latency {result.min_latency_s * 1e3:.3f} ms per token\n"
             f"  optimal size    {result.n_gpu_star:.1f} GPUs{floor}\n"
             f"  memory floor    {result.n_gpu_floor:.0f} GPUs hold the weights")
