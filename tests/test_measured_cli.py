@@ -1,5 +1,6 @@
 """``inference-math measured`` on a user's file: rows that state only a time, the arrival model of
-each row, the errors of a misspelled column or an unknown model or GPU, and the plot."""
+each row, the errors of a misspelled column or an unknown model or GPU, and the plot; and the
+title of ``serve --plot``."""
 
 import json
 
@@ -106,3 +107,16 @@ def test_the_plot_draws_every_group_with_its_curves(tmp_path, capsys):
     assert "measured: vLLM" in text and "measured: SGLang" in text
     assert text.count("tokens/s per user") >= 2 and "output tokens/s per GPU" in text
     assert "t (ttft_ms)" in text and "measured speed over each curve's" in text
+
+
+def test_serve_plot_titles_its_mode_and_limits(tmp_path, capsys):
+    figure = tmp_path / "serve.svg"
+    argv = ["serve", "--model", "llama-3.1-8b", "--gpu", "h100", "--input-len", "1000",
+            "--output-len", "1000", "--ttft-ms", "2000", "--tpot-ms", "50", "--plot", str(figure)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    text = figure.read_text()
+    assert "aggregated (chunked prefill), curve estimate, TTFT ≤ 2000 ms, TPOT ≤ 50 ms" in text
+    assert main([*argv[:-6], "--disaggregated", "--curve", "limit", "--plot", str(figure)]) == 0
+    capsys.readouterr()
+    assert "disaggregated, curve limit, no TTFT or TPOT limit" in figure.read_text()

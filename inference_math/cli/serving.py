@@ -210,7 +210,11 @@ def _plot_serve(front, path, band=None) -> None:
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("output tokens/s per GPU (prefill counted)")
     w = front.workload
-    ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out",
+    limits = [f"{name} ≤ {value:g} ms" for name, value in (("TTFT", w.ttft_ms),
+                                                           ("TPOT", w.tpot_ms)) if value]
+    ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out\n"
+                 f"{'disaggregated' if w.disaggregated else 'aggregated (chunked prefill)'}, "
+                 f"curve {w.curve}, {', '.join(limits) or 'no TTFT or TPOT limit'}",
                  fontsize=10)
     ax.legend(fontsize=9)
     _save(fig, path)
