@@ -85,6 +85,31 @@ def test_models_and_gpus_list_every_preset(capsys):
     assert code == 0 and "H100 SXM" in out and "3.3e+12" in out  # paper: 3.3 TB/s
 
 
+def test_models_mark_the_papers_presets_and_their_quirks(capsys):
+    """The paper's Llama 3.1 405B has 128 query heads in groups of 8, so 16 KV heads; the released
+    config has 8. Per token over 126 layers, keys and values of 128 values at 2 bytes:
+    16 heads 126·2·16·128·2 = 1,032,192 B, 8 heads 516,096 B, twice as much."""
+    code, out, _ = run(capsys, "models", "--json")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert code == 0
+    paper = rows["llama-3.1-405b"]
+    assert paper["origin"] == "paper" and paper["paper_preset"] is True
+    assert paper["kv_bytes_per_token"] == 126 * 2 * 16 * 128 * 2
+    assert rows["llama-3.1-405b-config"]["kv_bytes_per_token"] == 126 * 2 * 8 * 128 * 2
+    assert "16 KV heads" in paper["quirk"] and "has 8" in paper["quirk"]
+    assert "2.00x the KV cache" in paper["quirk"]
+    assert rows["llama-3.1-405b-config"]["origin"] == "config"
+    assert rows["llama-3.1-405b-config"]["paper_preset"] is False
+    assert rows["llama-3.1-405b-config"]["quirk"] is None
+    assert rows["palm-62b"]["origin"] == "typed" and not rows["palm-62b"]["paper_preset"]
+    assert {row["origin"] for row in rows.values()} == {"paper", "typed", "config"}
+    assert all(row["paper_preset"] == (row["origin"] == "paper") for row in rows.values())
+    code, out, _ = run(capsys, "models")
+    line = next(text for text in out.splitlines() if text.startswith("llama-3.1-405b "))
+    assert " paper " in line and "Llama 3.1 405B *" in line
+    assert "  llama-3.1-405b: 16 KV heads" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [

@@ -113,14 +113,19 @@ def test_compare_table_has_a_row_per_pair_and_states_the_speed(capsys):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert f"at {DEFAULT_SPEED:g} tok/s per user" in lines[0]
-    assert lines[1].split() == ["model", "GPU", "bits", "top", "tok/s", "$/Mtok", "binding"]
-    rows = lines[3:]
-    assert len(rows) == 4
+    assert lines[1].split() == ["model", "GPU", "bits", "curve", "top", "tok/s", "$/Mtok",
+                                "binding"]
+    rows = lines[3:lines.index("")]
+    assert len(rows) == 4 and all("paper" in row.split() for row in rows)
+    assert lines[lines.index("") + 1:] == [
+        "curves (by default the paper's for the paper's presets, the physical one for a model "
+        "read from a config.json):", "  paper: the reference code's rules at the presets' caps "
+        "(Erdil 2025)"]
     for row, (model, gpu) in zip(rows, [("Llama 3 8B", "H100"), ("Llama 3 8B", "B200"),
                                         ("Llama 3 70B", "H100"), ("Llama 3 70B", "B200")],
                                  strict=True):
         assert row.startswith(model) and gpu in row
-    assert max(len(line) for line in lines[1:]) <= 80
+    assert max(len(line) for line in lines[1:lines.index("")]) <= 80
 
 
 def _json(capsys, *argv):
@@ -181,12 +186,31 @@ def test_infeasible_pairs_are_rows_not_dropped(capsys, tmp_path):
     assert all(row["usd_per_mtok"] is None and row["binding"] is None for row in rows)
     code, out, err = run(capsys, *argv)
     assert code == 0
-    table = out.splitlines()[3:]
+    table = out.splitlines()[3:out.splitlines().index("")]
     assert len(table) == 3
     assert "infeasible: beyond top speed" in table[0]
     assert "infeasible: does not fit" in table[1]
     assert "infeasible: no FLOP/s figure" in table[2]
     assert "nan" not in out.lower()
+
+
+def test_compare_names_each_rows_curve(capsys):
+    """A paper preset and a config.json model in one comparison: each row names the curve its
+    numbers follow, in the table and the JSON; --curve sets every row's."""
+    argv = ["compare", "--models", f"llama-3-8b,{QWEN3_8B}", "--gpus", "h100", "--quiet"]
+    rows = _json(capsys, *argv)
+    assert [row["curve"] for row in rows] == ["paper", "physical"]
+    code, out, _ = run(capsys, *argv)
+    lines = out.splitlines()
+    table = lines[3:lines.index("")]
+    assert code == 0 and len(table) == 2
+    assert "paper" in table[0].split() and "physical" in table[1].split()
+    assert "  paper: the reference code's rules" in out
+    assert "  physical: the book's physical rules" in out
+    rows = _json(capsys, *argv, "--curve", "limit")
+    assert [row["curve"] for row in rows] == ["limit", "limit"]
+    code, out, _ = run(capsys, *argv, "--curve", "limit")
+    assert "curves:\n  limit: " in out and "by default" not in out
 
 
 def test_compare_takes_a_config_json_and_a_gpu_file(capsys):

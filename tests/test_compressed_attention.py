@@ -209,7 +209,7 @@ def test_the_full_model_and_the_reader_agree_on_v4s_cache():
     assert FLASH.kv_bytes_per_token == arch.kv_bytes_per_token == 8928
     assert FLASH.state_bytes_per_sequence == arch.state_bytes_per_sequence == 17_580_032
     half = Deployment(FLASH, get_gpu("b200"), tp=8, batch=1, input_len=2**20, output_len=1,
-                      kv_bits=8)
+                      kv_bits=8, curve="physical")
     ell = 2**20
     pooled = 21 * (ell // 4) * 1024 + 20 * (ell // 128) * 1024 + 43 * 128 * 1024
     assert FLASH.kv_bytes_at(ell) - half.kv_bytes_at(ell) == pooled / 2

@@ -95,7 +95,7 @@ def test_deepseek_v3_on_eight_h200_by_hand():
     """The issue's hand check: TTFT about 49 ms with memory binding, about 351 sequences fit under
     TP attention (the 576-value latent on all 8 GPUs), thousands with data-parallel attention."""
     model, gpu = get_model("deepseek-v3"), get_gpu("h200")
-    dep = dict(tp=8, batch=64, input_len=2048, output_len=512)
+    dep = dict(tp=8, batch=64, input_len=2048, output_len=512, curve="physical")
     tp_attention = predict(Deployment(model, gpu, **dep))
     dp_attention = predict(Deployment(model, gpu, dp_attention=True, **dep))
     assert tp_attention.binding_prefill == "memory"
@@ -114,13 +114,14 @@ def test_deepseek_v3_on_eight_h200_by_hand():
     dense = 3 * 3 * 7168 * 18432
     free_dp = free - 7 * (attention + shared + dense)
     assert dp_attention.max_batch == pytest.approx(free_dp / per_sequence, rel=0.02)
-    paper = predict(Deployment(model, gpu, curve="paper", **dep))
+    paper = predict(Deployment(model, gpu, **{**dep, "curve": "paper"}))
     assert paper.binding_prefill == "network bandwidth" and paper.ttft_ms > 100
 
 
 def test_qwen3_235b_on_eight_h100_by_hand():
     model, gpu = get_model("qwen3-235b-a22b"), get_gpu("h100")
-    result = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512))
+    result = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512,
+                                curve="physical"))
     assert result.ttft_ms == pytest.approx(52, rel=0.10)
     assert result.binding_prefill == "memory"
     per_sequence = 94 * 4 * 128 * 2 * 2 * (2048 + 256)  # layers, KV heads, width, K and V, bytes

@@ -29,7 +29,8 @@ LLAMA_70B, LLAMA_8B, DSV3 = get_model("llama-3-70b"), get_model("llama-3-8b"), g
 
 
 def deployment(**changes) -> Deployment:
-    base = dict(model=LLAMA_70B, gpu=H100, tp=8, batch=1, input_len=1000, output_len=200)
+    base = dict(model=LLAMA_70B, gpu=H100, tp=8, batch=1, input_len=1000, output_len=200,
+                curve="physical")
     return Deployment(**{**base, **changes})
 
 
@@ -115,7 +116,7 @@ def test_a_drafter_takes_the_best_gamma_of_eq_spec_latency():
     result = predict(dep)
     plain = predict(deployment(batch=8))
     draft = predict(Deployment(model=LLAMA_8B, gpu=H100, tp=8, batch=8, input_len=1000,
-                               output_len=200)).tpot_ms
+                               output_len=200, curve="physical")).tpot_ms
     by_gamma = {1: plain.tpot_ms}
     for g in range(2, 6):
         t_p = predict(deployment(batch=8, mtp_accepted=float(g))).tpot_ms * g
@@ -128,16 +129,20 @@ def test_a_drafter_takes_the_best_gamma_of_eq_spec_latency():
 def test_expert_parallel_degree_follows_the_rule():
     """DeepSeek-V3's MoE layers route each token to 8 of 256 experts (s = 32): expert
     parallelism switches on at a micro-batch of 2·s = 64."""
-    dep = Deployment(model=DSV3, gpu=H800, tp=16, batch=256, input_len=4000, output_len=2000)
+    dep = Deployment(model=DSV3, gpu=H800, tp=16, batch=256, input_len=4000, output_len=2000,
+                     curve="physical")
     assert dep.expert_parallel == 16  # b_μ = 256 ≥ 64: min(TP, 256 experts)
     at = {batch: Deployment(model=DSV3, gpu=H800, tp=16, pp=2, batch=batch, input_len=4000,
-                            output_len=2000).expert_parallel for batch in (126, 128)}
+                            output_len=2000, curve="physical").expert_parallel for batch in (126, 128)}
     assert at == {126: 1, 128: 16}  # micro-batches of 63 and 64
-    Deployment(model=DSV3, gpu=H800, tp=16, ep=16, batch=256, input_len=4000, output_len=2000)
+    Deployment(model=DSV3, gpu=H800, tp=16, ep=16, batch=256, input_len=4000, output_len=2000,
+               curve="physical")
     with pytest.raises(DeploymentError, match="eq-full-expert-parallel") as info:
-        Deployment(model=DSV3, gpu=H800, tp=16, ep=8, batch=256, input_len=4000, output_len=2000)
+        Deployment(model=DSV3, gpu=H800, tp=16, ep=8, batch=256, input_len=4000, output_len=2000,
+                   curve="physical")
     assert info.value.field == "ep"
-    small = Deployment(model=DSV3, gpu=H800, tp=16, batch=8, input_len=4000, output_len=2000)
+    small = Deployment(model=DSV3, gpu=H800, tp=16, batch=8, input_len=4000, output_len=2000,
+                       curve="physical")
     assert small.expert_parallel == 1
 
 
@@ -158,9 +163,10 @@ def test_bad_deployments_name_the_field(changes, field):
 def test_tp_must_divide_the_query_heads_and_split_or_replicate_the_kv_heads():
     deployment(tp=16)  # 64 query heads, 8 KV heads replicated twice
     mqa = get_model("falcon-180b")  # 232 query heads, one KV head
-    Deployment(model=mqa, gpu=H100, tp=8, batch=1, input_len=10, output_len=10)
+    Deployment(model=mqa, gpu=H100, tp=8, batch=1, input_len=10, output_len=10, curve="physical")
     with pytest.raises(DeploymentError, match="query heads"):
-        Deployment(model=mqa, gpu=H100, tp=16, batch=1, input_len=10, output_len=10)
+        Deployment(model=mqa, gpu=H100, tp=16, batch=1, input_len=10, output_len=10,
+                   curve="physical")
 
 
 # --- prefill ------------------------------------------------------------------------------------
@@ -261,6 +267,33 @@ def test_cli_predict_json_has_the_issues_fields(capsys):
     assert row["tpot_ms"] == pytest.approx(api.tpot_ms)
 
 
+@pytest.mark.parametrize("model, gpu, tp, batch", [("llama-3.3-70b", "h100", 4, 16),
+                                                     ("deepseek-v3", "h200", 8, 64)])
+def test_cli_and_python_default_to_the_same_curve(model, gpu, tp, batch, capsys):
+    """`inference-math predict` and `predict(Deployment(...))`, neither naming a curve, give the
+    same numbers (the estimate's), and differ from the physical curve's."""
+    argv = ["predict", "--model", model, "--gpu", gpu, "--tp", str(tp), "--batch", str(batch),
+            "--input-len", "2035", "--output-len", "300", "--json"]
+    assert main(argv) == 0
+    row = json.loads(capsys.readouterr().out)
+    dep = Deployment(model=get_model(model), gpu=get_gpu(gpu), tp=tp, batch=batch,
+                     input_len=2035, output_len=300)
+    api = predict(dep)
+    assert row["curve"] == api.curve == dep.curve == "estimate"
+    for key in ("tpot_ms", "ttft_ms", "output_tokens_per_s_per_gpu", "max_batch", "band_low"):
+        assert row[key] == pytest.approx(getattr(api, key), rel=1e-12)
+    physical = predict(dataclasses.replace(dep, curve="physical"))
+    assert physical.curve == "physical" and physical.band_low is None
+    assert abs(physical.tpot_ms / api.tpot_ms - 1) > 0.01
+
+
+def test_a_deployment_that_does_not_fit_keeps_its_curve():
+    """A prediction that does not fit still names the curve it was asked on."""
+    for curve in ("estimate", "physical", "limit", "paper"):
+        result = predict(deployment(tp=1, batch=4096, curve=curve))  # 141 GB of weights on 80 GB
+        assert not result.fits and result.curve == curve
+
+
 def test_cli_predict_text(capsys):
     assert main([*GOOD, "--mtp-accepted", "1.7", "--kv-bits", "8", "--price", "2"]) == 0
     out = capsys.readouterr().out
@@ -325,7 +358,7 @@ def test_every_preset_predicts_finite_numbers(name, capsys):
     row = json.loads(capsys.readouterr().out)  # strict JSON: no NaN, no infinity
     assert row["fits"] and row["tpot_ms"] > 0 and row["ttft_ms"] > 0
     assert row["n_ep"] == Deployment(model=model, gpu=H100, tp=tp, pp=pp, batch=max(pp, 8),
-                                     input_len=1000, output_len=1000).expert_parallel
+                                     input_len=1000, output_len=1000, curve="physical").expert_parallel
 
 
 CONFIGS = files("inference_math") / "data" / "hf_configs"
@@ -374,7 +407,7 @@ def test_a_mixed_layer_config_predicts(capsys):
 
 def test_a_model_that_is_not_one_names_its_kind_not_its_repr():
     with pytest.raises(InputError) as info:
-        Deployment(model=H100, gpu=H100, tp=1, batch=1, input_len=1, output_len=1)
+        Deployment(model=H100, gpu=H100, tp=1, batch=1, input_len=1, output_len=1, curve="physical")
     message = str(info.value)
     assert message.startswith("model must be a Model or LayeredModel") and message.endswith(
         "got a GPU") and "(" not in message.split("got")[1]
@@ -399,7 +432,8 @@ OSS_LAYER_KV, OSS_WINDOW = 2 * 8 * 64 * 2, 128
 
 
 def oss(**changes) -> Deployment:
-    base = dict(model=GPT_OSS, gpu=H100, tp=1, batch=32, input_len=1000, output_len=1)
+    base = dict(model=GPT_OSS, gpu=H100, tp=1, batch=32, input_len=1000, output_len=1,
+                curve="physical")
     return Deployment(**{**base, **changes})
 
 
@@ -423,10 +457,11 @@ def test_eight_bit_kv_cache_halves_every_groups_cache():
 def test_mixed_precision_weights_count_each_group_at_its_bytes():
     """DeepSeek-V3: 671 B parameters in FP8 with both 16-bit embedding matrices of 129,280 × 7,168
     (DeepSeek's config and report): 671 GB plus one more byte per embedding parameter."""
-    result = predict(Deployment(model=DSV3, gpu=H800, tp=16, batch=1, input_len=10, output_len=1))
+    result = predict(Deployment(model=DSV3, gpu=H800, tp=16, batch=1, input_len=10, output_len=1,
+                                curve="physical"))
     assert result.weights_gb == pytest.approx(671 + 2 * 129_280 * 7_168 / 1e9, rel=0.005)
     sixteen = predict(Deployment(model=DSV3, gpu=H800, tp=16, batch=1, input_len=10,
-                                 output_len=1, weight_bits=16))
+                                 output_len=1, weight_bits=16, curve="physical"))
     assert sixteen.weights_gb == pytest.approx(2 * (671 + 2 * 129_280 * 7_168 / 1e9), rel=0.005)
 
 
@@ -491,7 +526,7 @@ def test_data_parallel_attention_of_an_moe_leaves_only_the_all_to_alls():
     """DeepSeek-V3 on 144 H800s, experts parallel over all of them: no all-reduce is left, and
     144 need not divide the 128 heads."""
     dep = Deployment(model=DSV3, gpu=H800, tp=144, batch=144 * 64, input_len=4989,
-                     output_len=1, context=4989, dp_attention=True)
+                     output_len=1, context=4989, dp_attention=True, curve="physical")
     assert dep.expert_parallel == 144
     with_all_to_alls = predict(dep).decode_terms_ms
     assert with_all_to_alls["network_bandwidth"] > 0

@@ -106,8 +106,8 @@ COMMANDS = (
     ("predict", "the full model at one given deployment (no search)", "predict", "cmd_predict"),
     ("serve", "serving frontier: output tok/s per GPU (prefill counted) vs tok/s per user, under "
               "TTFT/TPOT limits", "serving", "cmd_serve"),
-    ("measured", "your measured serving points against the limit and the estimate", "serving",
-     "cmd_measured"),
+    ("measured", "your measured serving points against the limit and the estimate",
+     "measured", "cmd_measured"),
     ("sweep", "frontier summaries over models x GPUs x weights x contexts x prices, in parallel, "
               "into Parquet or CSV", "sweep", "cmd_sweep"),
     ("sensitivity", "elasticities of the cost at a speed per user in each hardware and model "

@@ -20,12 +20,12 @@ from .common import (
     _require_finite,
     _table,
 )
-from .setting import _add_curve_options, _fits, _progress
+from .setting import CURVE_MEANING, _add_curve_options, _fits, _progress
 
 # compare's table: (key of a row, heading, format); the numbers are formatted beforehand
 COMPARE_COLUMNS = (("model", "model", "s"), ("gpu", "GPU", "s"), ("weight_bits", "bits", "d"),
-                   ("max_tokens_per_s", "top tok/s", "s"), ("usd_per_mtok", "$/Mtok", "s"),
-                   ("binding", "binding", "s"))
+                   ("curve", "curve", "s"), ("max_tokens_per_s", "top tok/s", "s"),
+                   ("usd_per_mtok", "$/Mtok", "s"), ("binding", "binding", "s"))
 
 
 COMPARE_BAND_KEYS = ("max_tokens_per_s_low", "max_tokens_per_s_high", "usd_per_mtok_low",
@@ -149,19 +149,24 @@ def cmd_compare(args) -> str:
             row["cost_band"] = "-" if not row["feasible"] else (
                 f"{_money(low)}-{'inf' if high is None else _money(high)}")
     price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
+    head = (f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour), each row on "
+            "its own curve:")
     curves = sorted({row["curve"] for row in rows})
-    head = (f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour), "
-            f"curve {', '.join(curves)}:")
+    note = "\ncurves" + ("" if args.curve else " (by default the paper's for the paper's presets, "
+                                                "the physical one for a model read from a "
+                                                "config.json)") + ":\n"
+    note += "\n".join(f"  {curve}: {CURVE_MEANING[curve]}" for curve in curves)
     columns = list(COMPARE_COLUMNS)
     if band_options is None:
-        return "\n".join([head, _table(rows, columns)])
-    columns[4:4] = [("top_band", "top band", "s")]
-    columns[6:6] = [("cost_band", "$/Mtok band", "s")]
-    note = (f"band: 10th-90th percentiles over {band_options['draws']} draws (seed "
-            f"{band_options['seed']}) of each GPU's assumed and provisional values "
-            "(data/band_ranges.toml), read off the frontier of each draw's re-evaluated "
-            "configurations (an upper bound of a re-searched cost)")
-    return "\n".join([head, _table(rows, columns), note])
+        return "\n".join([head, _table(rows, columns), note])
+    top = columns.index(("max_tokens_per_s", "top tok/s", "s"))
+    columns[top + 1:top + 1] = [("top_band", "top band", "s")]
+    columns[top + 3:top + 3] = [("cost_band", "$/Mtok band", "s")]
+    band_note = (f"band: 10th-90th percentiles over {band_options['draws']} draws (seed "
+                 f"{band_options['seed']}) of each GPU's assumed and provisional values "
+                 "(data/band_ranges.toml), read off the frontier of each draw's re-evaluated "
+                 "configurations (an upper bound of a re-searched cost)")
+    return "\n".join([head, _table(rows, columns), note, band_note])
 
 
 def _money(usd: float) -> str:

@@ -27,12 +27,56 @@ def add_arguments(cmd, name: str) -> None:
     cmd.add_argument("--json", action="store_true", help="print JSON")
 
 
+# the paper's presets whose model is also read from a bundled config.json: the quirk note
+# compares the two (the paper's Llama 3.1 405B has 16 KV heads, the released model 8)
+PAPER_TWINS = {"llama-3.1-405b": "llama-3.1-405b-config",
+               "llama-3.1-405b-8bit": "llama-3.1-405b-config",
+               "deepseek-v3-paper": "deepseek-v3"}
+ORIGINS = {"paper": "a preset of the paper's reference code (Erdil 2025), its quirks kept",
+           "typed": "typed from a publication, not in the reference code",
+           "config": "read from a bundled Hugging Face config.json"}
+
+
+def _origin(key: str, model) -> str:
+    from ..presets.models import CONFIG_PRESETS
+
+    if key in CONFIG_PRESETS:
+        return "config"
+    return "paper" if "erdil2025inference" in model.source.split(",") else "typed"
+
+
+def _kv_heads(model) -> int | None:
+    group = getattr(model, "group_size", None)
+    return None if group is None or getattr(model, "mla_kv_dim", 0) else model.n_q_heads // group
+
+
+def _quirk(key: str, model) -> str | None:
+    """What sets a hand-typed preset apart: its own note, and against the same model read from
+    its config.json, the KV cache per token and the parameters."""
+    from ..presets.models import get_model
+
+    parts = [model.note] if model.note and _origin(key, model) != "config" else []
+    twin_key = PAPER_TWINS.get(key)
+    if twin_key is not None:
+        twin = get_model(twin_key)
+        heads, twin_heads = _kv_heads(model), _kv_heads(twin)
+        kv = (f"{heads} KV heads where {twin_key} has {twin_heads}: "
+              if heads and twin_heads and heads != twin_heads else "")
+        parts.append(f"{kv}{model.kv_bytes_per_token / twin.kv_bytes_per_token:.2f}x the KV "
+                     f"cache per token of {twin_key} ({model.kv_bytes_per_token:,.0f} against "
+                     f"{twin.kv_bytes_per_token:,.0f} B), {model.total_params / 1e9:,.1f} B "
+                     f"parameters against {twin.total_params / 1e9:,.1f} B")
+    return "; ".join(parts) or None
+
+
 def _models_rows() -> list[dict]:
     from ..presets.models import get_model, preset_names
 
     return [
         {
-            "name": key, "label": m.name, "total_params": m.total_params,
+            "name": key, "label": m.name, "origin": _origin(key, m),
+            "paper_preset": _origin(key, m) == "paper", "quirk": _quirk(key, m),
+            "total_params": m.total_params,
             "active_params": m.active_params, "layers": m.layers, "d_model": m.d_model,
             "experts": f"{m.n_active_experts}/{m.n_experts}", "weight_bits": m.weight_bits,
             "kv_bytes_per_token": m.kv_bytes_per_token, "source": m.source,
@@ -65,11 +109,17 @@ def cmd_models(args) -> str:
     rows = _models_rows()
     if args.json:
         return _dumps(rows)
-    return _table(rows, [("name", "name", "s"), ("label", "model", "s"),
-                         ("total_params", "params", ".3e"), ("active_params", "active", ".3e"),
-                         ("layers", "layers", "d"), ("d_model", "d_model", "d"),
-                         ("experts", "experts", "s"), ("weight_bits", "w bits", "d"),
-                         ("kv_bytes_per_token", "KV B/token", ".0f")])
+    for row in rows:
+        row["label"] += " *" if row["quirk"] else ""
+    table = _table(rows, [("name", "name", "s"), ("label", "model", "s"),
+                          ("origin", "origin", "s"),
+                          ("total_params", "params", ".3e"), ("active_params", "active", ".3e"),
+                          ("layers", "layers", "d"), ("d_model", "d_model", "d"),
+                          ("experts", "experts", "s"), ("weight_bits", "w bits", "d"),
+                          ("kv_bytes_per_token", "KV B/token", ".0f")])
+    origins = [f"  {name}: {meaning}" for name, meaning in ORIGINS.items()]
+    quirks = [f"  {row['name']}: {row['quirk']}" for row in rows if row["quirk"]]
+    return "\n".join([table, "\nOrigin:", *origins, "\n* quirks:", *quirks])
 
 
 def _flagged(rows: list[dict], kind: str, meaning: str) -> list[str]:

@@ -64,11 +64,12 @@ def add_arguments(cmd, name: str) -> None:
     cmd.add_argument("--kv-bits", type=_predict_number("--kv-bits"), default=None,
                      help=f"bits per KV-cache element (default: the checkpoint's stated cache "
                           f"precision, else 16); in {PREDICT_RANGES['--kv-bits']}")
+    # the default of serving.predict.Deployment.curve, literal here to keep the parser light
     cmd.add_argument("--curve", choices=("estimate", *CURVES), default="estimate",
-                     help="estimate (default): the physical rules at the efficiencies fitted on "
-                          "public measurements, with a band; physical: the book's physical rules "
-                          "at the presets' caps; limit: at the hardware's peaks, a bound; paper: "
-                          "the reference code's rules")
+                     help="estimate (default, as for Deployment in Python): the physical rules "
+                          "at the efficiencies fitted on public measurements, with a band; "
+                          "physical: the book's physical rules at the presets' caps; limit: at "
+                          "the hardware's peaks, a bound; paper: the reference code's rules")
     cmd.add_argument("--drafter", type=_drafter_type, default=None,
                      help="speculative decoding with this model preset (or config.json path), or "
                           "'mtp': the model's own multi-token-prediction module")

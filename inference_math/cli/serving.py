@@ -1,6 +1,6 @@
-"""The command line's serving commands: ``serve`` (the serving frontier) and ``measured`` (a
-user's measured points against the limit and the estimate). Registered by :mod:`.cli`; loads the
-serving model only when one of them runs."""
+"""The command line's ``serve`` (the serving frontier), and the helpers ``measured``
+(:mod:`.measured`) shares. Registered by :mod:`.cli`; loads the serving model only when it
+runs."""
 
 from __future__ import annotations
 
@@ -34,21 +34,9 @@ SERVE_COLUMNS = (
     ("layout", "decode layout", "s"),
     ("binding_decode", "binding", "s"),
 )
-MEASURED_COLUMNS = (
-    ("point_id", "point", "s"), ("quantity", "quantity", "s"), ("measured", "measured", ".4g"),
-    ("limit", "limit", ".4g"), ("estimate", "estimate", ".4g"),
-    ("efficiency", "meas/limit", ".3f"), ("error", "meas/est", ".3f"),
-)
 
 
 def add_arguments(cmd, name: str) -> None:
-    if name == "measured":
-        cmd.add_argument("file", metavar="FILE.csv",
-                         help="a CSV in the columns of the gathered points (see the README)")
-        cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
-                         help="also draw the points and the frontiers into FILE (.svg or .png)")
-        _json_csv_options(cmd)
-        return
     from ..serving.step_time import CURVES
     from .setting import _add_model_gpu
 
@@ -222,120 +210,11 @@ def _plot_serve(front, path, band=None) -> None:
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("output tokens/s per GPU (prefill counted)")
     w = front.workload
-    ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out",
+    limits = [f"{name} ≤ {value:g} ms" for name, value in (("TTFT", w.ttft_ms),
+                                                           ("TPOT", w.tpot_ms)) if value]
+    ax.set_title(f"{w.model.name} on {w.gpu.name}, {w.input_len:g} in / {w.output_len:g} out\n"
+                 f"{'disaggregated' if w.disaggregated else 'aggregated (chunked prefill)'}, "
+                 f"curve {w.curve}, {', '.join(limits) or 'no TTFT or TPOT limit'}",
                  fontsize=10)
-    ax.legend(fontsize=9)
-    _save(fig, path)
-
-
-def measured_rows(points) -> list[dict]:
-    """Each point against the limit and the estimate (one row each; ``reason`` where a point
-    is not compared)."""
-    from ..reality import measured_points as mp
-    rows = []
-    for point in points:
-        resolved = mp.resolve(point)
-        row = {"point_id": point.point_id, "model": point["model"], "gpu": point["gpu"],
-               "scenario": point["scenario"], "quantity": point.primary,
-               "measured": point.measured(point.primary) if point.primary else None,
-               "limit": None, "estimate": None, "efficiency": None, "error": None,
-               "band_low": None, "band_high": None, "reason": resolved.reason or None}
-        if not resolved.reason:
-            probe = mp.probe(resolved)
-            q = point.primary
-            limit = probe.predict("limit")[q]
-            estimate = probe.predict("estimate")[q]
-            row.update(limit=limit, estimate=estimate)
-            if limit:
-                row["efficiency"] = row["measured"] / limit
-            if estimate:
-                low, high = _band(resolved.gpu)
-                row.update(error=row["measured"] / estimate, band_low=estimate * math.exp(low),
-                           band_high=estimate * math.exp(high))
-            if limit is None and estimate is None:
-                row["reason"] = "infeasible: the deployment does not fit"
-        rows.append(row)
-    return rows
-
-
-def cmd_measured(args) -> str:
-    from ..reality import measured_points as mp
-    try:
-        points = mp.read_points(args.file)
-    except mp.PointsError as exc:
-        raise InputError(f"argument FILE.csv: {exc}") from None
-    rows = measured_rows(points)
-    _require_finite(rows)
-    if args.plot:
-        _plot_measured(points, rows, args.plot)
-    if args.json:
-        return _dumps(rows)
-    keys = ["point_id", "model", "gpu", "scenario", "quantity", "measured", "limit",
-            "estimate", "efficiency", "error", "band_low", "band_high", "reason"]
-    if args.csv:
-        return _csv(rows, keys)
-    shown = [{k: "-" if row[k] is None else format(row[k], spec)
-              for k, _, spec in MEASURED_COLUMNS} for row in rows]
-    table = _table(shown, [(k, h, "s") for k, h, _ in MEASURED_COLUMNS])
-    notes = [f"  {r['point_id']}: not compared: {r['reason']}" for r in rows if r["reason"]]
-    return "\n".join([table, *notes])
-
-
-def _plot_measured(points, rows, path) -> None:
-    """The points of the largest group sharing a model, GPU, precisions and lengths that state
-    both axes, over the limit's, the estimate's (with its band) and the paper's frontiers; the
-    other points as measured against the estimate at their conditions, in a second panel."""
-    from collections import Counter
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..book.serving_plot import serving_figure
-    from ..reality import measured_points as mp
-    from ..serving.serving_frontier import ServeError, Workload, serving_frontier
-
-    def key(point):
-        return (point["model"], point["gpu"], point["weight_bits"], point["kv_bits"],
-                point["input_len"], point["output_len"])
-    placed = [p for p in points if not mp.resolve(p).reason
-              and p.measured("tok_s_per_user") and p.measured("output_tok_s_per_gpu")]
-    if placed:
-        group, _ = Counter(key(p) for p in placed).most_common(1)[0]
-        chosen = [p for p in placed if key(p) == group]
-        first = mp.resolve(chosen[0])
-        try:
-            fronts = {curve: serving_frontier(Workload(first.model, first.gpu, group[4], group[5],
-                                                       weight_bits=group[2], kv_bits=group[3],
-                                                       curve=curve))
-                      for curve in ("limit", "estimate", "paper")}
-        except ServeError:
-            fronts = None
-        if fronts is not None:
-            engines = list(dict.fromkeys(str(p["engine"] or "measured") for p in chosen))
-            measured = [(str(p["engine"] or "measured"), p.measured("tok_s_per_user"),
-                         p.measured("output_tok_s_per_gpu")) for p in chosen]
-            speeds = [m[1] for m in measured] + [p.tokens_per_s_per_user
-                                                 for p in fronts["estimate"].points]
-            xlim = (min(speeds) / 1.5, max(m[1] for m in measured) * 3)
-            fig = serving_figure(fronts, measured, engines, xlim,
-                                 f"{first.model.name} on {first.gpu.name}, {group[4]:g} in / "
-                                 f"{group[5]:g} out")
-            _save(fig, path)
-            return
-    ok = [r for r in rows if r["estimate"] and r["limit"]]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    if ok:
-        ax.scatter([r["estimate"] for r in ok], [r["measured"] for r in ok], s=14,
-                   label="measured vs estimate")
-        ax.scatter([r["limit"] for r in ok], [r["measured"] for r in ok], s=14, marker="x",
-                   label="measured vs limit")
-        top = max(max(r["limit"], r["measured"]) for r in ok) * 1.5
-        low = min(min(r["estimate"], r["measured"]) for r in ok) / 1.5
-        ax.plot([low, top], [low, top], color="k", lw=0.8, label="measured = curve")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-    ax.set_xlabel("the curve's value at the point's conditions")
-    ax.set_ylabel("measured")
     ax.legend(fontsize=9)
     _save(fig, path)

@@ -32,6 +32,7 @@ limit.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import math
 from dataclasses import dataclass, field
@@ -133,10 +134,52 @@ class Point:
                 return name
         return "tok_s_per_user" if self["tpot_ms"] else None
 
+    @property
+    def compared(self) -> str | None:
+        """The quantity a user's point is compared on: the :attr:`primary` rate, but a time
+        where the row states no rate of its own: its TPOT (a TPOT-only row) or its TTFT (a
+        TTFT-only row)."""
+        if self["scenario"] != "prefill-only" and not self["output_tok_s_per_gpu"] \
+                and not self["tok_s_per_user"] and self["tpot_ms"]:
+            return "tpot_ms"
+        if self.primary is None and self["ttft_ms"]:
+            return "ttft_ms"
+        return self.primary
+
     def measured(self, name: str) -> float | None:
         if name == "tok_s_per_user" and not self[name] and self["tpot_ms"]:
             return 1000.0 / self["tpot_ms"]
         return self[name]
+
+
+#: Quantities that are times (a smaller value is faster).
+TIMES = ("tpot_ms", "ttft_ms")
+
+#: How each scenario's requests arrive, as the model reads them (the module docstring): a short
+#: name and what it means.
+ARRIVALS = {
+    "concurrency": ("closed loop", "the stated requests always in flight, each replaced as it "
+                                   "ends (chunked prefill in the decode steps)"),
+    "rate": ("open loop", "requests at a stated rate: not modelled (it needs a queueing model)"),
+    "offline": ("all at once", "every request queued at the start: the most throughput of any "
+                               "batch"),
+    "server": ("best under limits", "the most throughput of any load within the TTFT and TPOT "
+                                    "limits"),
+    "interactive": ("best under limits", "the most throughput of any load within the TTFT and "
+                                         "TPOT limits"),
+    "static-batch": ("static batch", "one batch prefilled together, then decoded together"),
+    "decode-only": ("steady decode", "a batch decoding, no prompts arriving"),
+    "prefill-only": ("prefill only", "prompts only: one pass of a batch of them"),
+}
+BURST = ("burst", "the stated requests sent at once: one static batch")
+
+
+def arrivals(point: Point) -> tuple[str, str]:
+    """The arrival model the comparison of ``point`` uses: its short name and its meaning
+    (:data:`ARRIVALS`)."""
+    if point["scenario"] == "offline" and point["concurrency"]:
+        return BURST
+    return ARRIVALS[point["scenario"]]
 
 
 def _number(text: str, name: str, where: str) -> float | None:
@@ -162,6 +205,12 @@ def parse_points(text: str, origin: str = "points", strict: bool = True) -> list
         raise PointsError("header", f"{origin} has no header row")
     reader = csv.DictReader(io.StringIO("\n".join(lines)))
     header = reader.fieldnames or []
+    if strict:
+        unknown = [name for name in header if name not in COLUMNS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], COLUMNS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise PointsError(unknown[0], f"{origin} has an unknown column {unknown[0]!r}{hint}")
     missing = [name for name in REQUIRED if name not in header]
     if missing:
         raise PointsError(missing[0], f"{origin} has no column {missing[0]!r} (needed: "
@@ -201,7 +250,25 @@ def read_points(path) -> list[Point]:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise PointsError("file", f"cannot read {path}: {exc.__class__.__name__}") from None
-    return parse_points(text, path.name)
+    points = parse_points(text, path.name)
+    for point in points:
+        _check_names(point, f"{path.name} row {point.line}")
+    return points
+
+
+def _check_names(point: Point, where: str) -> None:
+    """PointsError when a row names a model or a GPU nothing knows (a known GPU without the
+    full model's collectives is kept: :func:`resolve` gives it as the reason)."""
+    try:
+        _model(str(point["model"]))
+    except InputError:
+        raise PointsError("model", f"{where}: unknown model {point['model']!r} (a preset, a "
+                                   "bundled Hugging Face id or a path to a config.json)") from None
+    try:
+        get_gpu(str(point["gpu"]))
+    except InputError:
+        raise PointsError("gpu", f"{where}: unknown GPU {point['gpu']!r} (see "
+                                 "'inference-math gpus', or a path to a GPU file)") from None
 
 
 @cache
@@ -244,12 +311,13 @@ class Resolved:
     reason: str = ""
 
 
-def resolve(point: Point) -> Resolved:
-    """The point's model and GPU objects and instance, or the reason it is not compared."""
+def resolve(point: Point, times: bool = False) -> Resolved:
+    """The point's model and GPU objects and instance, or the reason it is not compared; with
+    ``times`` a point that states only a time (:attr:`Point.compared`) is compared too."""
     for name in REQUIRED:
         if point[name] in ("", None):
             return Resolved(point, reason=f"{name} not stated")
-    if point.primary is None:
+    if (point.compared if times else point.primary) is None:
         return Resolved(point, reason="no measured rate")
     spec = str(point["spec_decode"] or "").lower()
     if spec and spec != "none":
@@ -347,7 +415,7 @@ class Probe:
             if kind == "prefill":
                 gp = self.passes
                 return dict(batch=gp.batch, input_tok_s_per_gpu=gp.batch * work.input_len /
-                            (gp.n * passes))
+                            (gp.n * passes), ttft_ms=passes * 1e3)
             t_dec = steps[self.dec_index]
             plain = g.extra == 0
             if kind == "decode":
@@ -367,11 +435,12 @@ class Probe:
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
                         tpot_s=tpot[mixed])
 
-    def predict(self, curve: str, eff=None) -> dict[str, float | None]:
+    def predict(self, curve: str, eff=None, by: str | None = None) -> dict[str, float | None]:
         """The point's measured quantities as ``curve`` gives them (None where it has none):
         at the stated concurrency (or the most sequences that fit, when the cache of all of
         them does not), else at the candidate with the most tokens per second per GPU within
-        the scenario's limits."""
+        the scenario's limits; a point judged ``by`` a time (:data:`TIMES`) with no stated
+        concurrency, at the candidate with the shortest such time."""
         point = self.resolved.point
         if curve != "limit" and not self.estimable:
             return _finite()
@@ -389,6 +458,16 @@ class Probe:
             return _finite()
         if point["concurrency"]:
             i = int(np.argmax(np.where(ok, c["batch"], -np.inf)))
+        elif by in TIMES:
+            needed = "ttft_ms" if by == "ttft_ms" else "tok_s_per_user"
+            if needed not in c:
+                return _finite()
+            with np.errstate(divide="ignore"):
+                time = c["ttft_ms"] if by == "ttft_ms" else 1e3 / c["tok_s_per_user"]
+            ok &= np.isfinite(time) & (time > 0)
+            if not ok.any():
+                return _finite()
+            i = int(np.argmin(np.where(ok, time, np.inf)))
         else:
             i = int(np.argmax(np.where(ok, rate, -np.inf)))
         return _finite(**{name: values[i] for name, values in c.items()

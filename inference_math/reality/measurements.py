@@ -284,7 +284,8 @@ def _deployment(row: dict, model, gpu, input_len: float, output_len: float) -> D
     if definition.startswith("tokens"):
         batch /= input_len  # a prefill batch stated in tokens: its prompts
     return Deployment(model=model, gpu=gpu, tp=gpus, batch=batch, input_len=input_len,
-                      output_len=output_len, weight_bits=_bits(row, model), dp_attention=dp)
+                      output_len=output_len, weight_bits=_bits(row, model), dp_attention=dp,
+                      curve="physical")
 
 
 def _lengths(row: dict, model, gpu) -> tuple[float, float, str] | None:
@@ -377,7 +378,7 @@ def _fastertransformer(kernel_scale: float = 1.0) -> list[Comparison]:
     for row in load("fastertransformer"):
         dep = Deployment(model=KIPPLY_13B, gpu=_scaled(A100_40GB, kernel_scale),
                          tp=row["tensor_parallel"], batch=1, input_len=512, output_len=10,
-                         context=512)
+                         context=512, curve="physical")
         result = predict(dep)
         setup = f"TP {dep.tp:g}, batch 1, context 512, 16-bit"
         out.append(Comparison("FT-KIPPLY", f"TP{dep.tp:g} prefill", KIPPLY_13B.name,
@@ -400,7 +401,8 @@ def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
     out = []
     for row in load("tensorrt_llm_7b"):
         dep = Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=row["batch"],
-                         input_len=row["input_len"], output_len=row["output_len"])
+                         input_len=row["input_len"], output_len=row["output_len"],
+                         curve="physical")
         value, binding = throughput_with_prefill(dep)
         out.append(Comparison("TRTLLM-7B-A100", f"b{dep.batch:g} {dep.input_len:g}/"
                               f"{dep.output_len:g}", LLAMA_7B.name, a100.name, _setup(dep),
@@ -408,7 +410,7 @@ def _tensorrt_7b(kernel_scale: float = 1.0) -> list[Comparison]:
                               value, binding, unstated=_UNSTATED_OTHER["TRTLLM-7B-A100"]))
     for prompt, measured in TRT_7B_FIRST_TOKEN_MS.items():
         result = predict(Deployment(model=LLAMA_7B, gpu=a100, tp=1, batch=1, input_len=prompt,
-                                    output_len=1))
+                                    output_len=1, curve="physical"))
         out.append(Comparison("TRTLLM-7B-A100", f"first token {prompt}", LLAMA_7B.name, a100.name,
                               f"TP 1, batch 1, {prompt} in, 16-bit", "ttft_ms", measured,
                               result.ttft_ms, result.binding_prefill,
@@ -422,7 +424,8 @@ def _vllm_sweep(kernel_scale: float = 1.0) -> list[Comparison]:
     for row in load("vllm_sweep"):
         model = get_model(row["model"])
         dep = Deployment(model=model, gpu=h100, tp=row["gpus"], batch=row["batch"],
-                         input_len=row["input_tokens"], output_len=row["output_tokens"])
+                         input_len=row["input_tokens"], output_len=row["output_tokens"],
+                         curve="physical")
         value, binding = throughput_with_prefill(dep)
         # the sweep's tokens/s are for the whole instance; the 8B model's one GPU is the
         # benchmark repository's default, which the post does not state (the file's header)
@@ -533,7 +536,7 @@ def _fastest_batch(model, gpu, gpus: int, speed: float, context: float, price: f
     def at(per_gpu):
         return predict(Deployment(model=model, gpu=gpu, tp=gpus, batch=gpus * per_gpu,
                                   input_len=context, output_len=1, context=context, price=price,
-                                  mtp_accepted=mtp, dp_attention=True))
+                                  mtp_accepted=mtp, dp_attention=True, curve="physical"))
     lo, hi = 1, 1024
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -576,7 +579,8 @@ def deepseek_production(front=None) -> dict:
     prompts = pre["gpus"] * pre["tokens_per_gpu"] / pre["prompt"]
     prefill = predict(Deployment(model=model, gpu=gpu, tp=pre["gpus"], batch=prompts,
                                  input_len=pre["prompt"], output_len=1, price=price,
-                                 prefill_batch=prompts, dp_attention=True))
+                                 prefill_batch=prompts, dp_attention=True,
+                                 curve="physical"))
     computed_in = report["input_tokens_per_day"] - report["cached_input_tokens_per_day"]
     in_per_out = computed_in / report["output_tokens_per_day"]
     return {

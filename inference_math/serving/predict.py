@@ -16,12 +16,12 @@ q = ⌈T⌉ tokens (the smallest pass that can yield T tokens on average) and yi
 tokens, eq-spec-latency with t_Q = 0 and its expected tokens per step (1 − α^γ)/(1 − α) = T.
 The MTP head's own pass (one layer) is not counted.
 
-The full model's rules are a choice (``curve``): the book's physical rules at the presets' caps
-('physical', the default here; the command line's default is the estimate), the limit
+The full model's rules are a choice (``curve``): the estimate ('estimate', the default here and
+on the command line: the physical rules at the efficiencies fitted on public measurements,
+:mod:`.step_time`, with its band of output tokens per second per GPU in ``band_low`` and
+``band_high``), the book's physical rules at the presets' caps ('physical'), the limit
 ('limit': physical rules at the hardware's peaks, network hidden behind compute, no launch
-time), the reference code's ('paper') or the estimate ('estimate': the physical rules at the
-efficiencies fitted on public measurements, :mod:`.step_time`, with its band of output tokens
-per second per GPU in ``band_low`` and ``band_high``).
+time) or the reference code's ('paper').
 
 Whether the deployment fits, and the largest batch that does, count the weights and the KV cache
 of the whole batch at the decode context: under the physical rules eq-phys-memory-need (every
@@ -64,6 +64,7 @@ from ..presets.models import Model
 
 MAX_MTP_TOKENS = 16  # accepted tokens per MTP step; beyond any published draft length
 KV_BITS = (1.0, 32.0)
+DEFAULT_CURVE = "estimate"  # the command line's predict and serve default to it too
 
 
 class DeploymentError(InputError):
@@ -140,7 +141,7 @@ class Deployment(Precisions):
     prefill_batch: float = 1.0  # prompts per micro-batch of a prefill pass (input price only)
     whole_degrees: bool = True
     dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
-    curve: str = "physical"  # 'physical', 'limit', 'paper' or 'estimate' (module docstring)
+    curve: str = DEFAULT_CURVE  # 'estimate', 'physical', 'limit' or 'paper' (module docstring)
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -313,7 +314,7 @@ class Prediction:
     prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
     binding_prefill_pass: str | None  # its binding term
     mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
-    curve: str = "physical"  # the rules the numbers follow (Deployment.curve)
+    curve: str = DEFAULT_CURVE  # the rules the numbers follow (Deployment.curve)
     band_low: float | None = None  # the estimate's band of output tokens/s per GPU
     band_high: float | None = None
     decode_terms_ms: dict = field(default_factory=dict)
@@ -436,7 +437,7 @@ def predict(dep: Deployment) -> Prediction:
     fits = bool(base["feasible"](*args) > 0) and need <= capacity
     common = dict(gpus=n, context=ctx_decode, n_ep=dep.expert_parallel,
                   memory_need_gb=need / 1e9, memory_gb=capacity / 1e9, weights_gb=weights / 1e9,
-                  max_batch=max_batch, fits=fits)
+                  max_batch=max_batch, fits=fits, curve=dep.curve)
     if not fits:
         return Prediction(tpot_ms=None, tokens_per_s_per_user=None,
                           output_tokens_per_s_per_gpu=None, ttft_ms=None,
@@ -464,7 +465,7 @@ def predict(dep: Deployment) -> Prediction:
         gamma=steps, prefill_pass_ms=pre_pass * 1e3, binding_prefill_pass=binding_term(pass_terms),
         prefill_gpus_per_decode_gpu=float(ratio(dep.input_len / dep.output_len, usd_in, usd_out)),
         decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
-        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()}, curve=dep.curve,
+        prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()},
         **_band(dep, batch / (n * token)), **common)
 
 
