@@ -28,6 +28,9 @@ class Attention:
     # (n_k, d_k, n_v, d_v, conv kernel); for Mamba-2: (groups, state size, heads, head dim, conv)
     linear: tuple[int, int, int, int, int] | None = None
     indexer: tuple[int, int, int] | None = None  # sparse attention: (heads, head dim, top k)
+    # IndexShare: the layer attends to the top k the last layer with its own indexer chose,
+    # and holds no indexer weights or keys of its own
+    index_shared: bool = False
     # compressed attention (DeepSeek-V4): (r_c tokens per pooled entry, 0 for none; c_q query
     # rank; rope dims; G_o output groups; r_o their rank; m_hc residual streams). The window
     # is ``window``, the one cache head d_head wide.
@@ -63,7 +66,9 @@ class Attention:
             heads = f"{self.heads} ({self.n_q} q / {self.n_kv} kv heads of {self.d_head})"
         extras = [text for flag, text in ((self.m_q == 2, "output gate"),
                                           (self.m_kv == 1, "K = V"), (self.sinks, "sinks")) if flag]
-        if self.indexer:
+        if self.indexer and self.index_shared:
+            extras.append(f"sparse: the top {self.indexer[2]} of the last layer's own indexer")
+        elif self.indexer:
             extras.append(f"sparse: top {self.indexer[2]} by an indexer of {self.indexer[0]} "
                           f"heads of {self.indexer[1]}")
         return f"{heads} {span} attention" + (f" [{', '.join(extras)}]" if extras else "")
@@ -89,6 +94,8 @@ class Attention:
         if self.indexer:
             out.update(dict(zip(("index_heads", "index_head_dim", "index_topk"), self.indexer,
                                 strict=True)))
+            if self.index_shared:
+                out["index_shared"] = True
         if self.compressed:
             out.update(dict(zip(("compress_ratio", "q_lora_rank", "qk_rope_head_dim", "o_groups",
                                  "o_lora_rank", "hc_mult"), self.compressed, strict=True)))
