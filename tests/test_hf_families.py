@@ -137,6 +137,26 @@ def test_muse_glimmer_by_hand():
     assert any("13 layers without rotary" in feature for feature in arch.features)
 
 
+def test_laguna_xs2_by_hand():
+    """40 layers of 2048: the 10 full ones (0, 4, ...) of 48 query heads, the 30 sliding ones
+    (window 512) of 64, all with 8 key/value heads of 128 and a per-head output gate (gating
+    true: g_proj, 2048 x heads); layer 0 dense (8192), the others 256 experts of 512, top 8,
+    with a shared expert of 512 and a router 256 x 2048; untied vocab 100352."""
+    arch = _read("poolside--Laguna-XS.2-FP8")
+
+    def attention(heads):
+        return 2 * 2048 * heads * 128 + 2 * 2048 * 8 * 128 + 2048 * heads
+
+    moe = 256 * 3 * 2048 * 512 + 3 * 2048 * 512 + 256 * 2048
+    layers = 10 * attention(48) + 30 * attention(64) + 3 * 2048 * 8192 + 39 * moe
+    assert arch.total_params == pytest.approx(layers + 2 * 100352 * 2048, rel=1e-12)
+    active = 10 * attention(48) + 30 * attention(64) + 3 * 2048 * 8192 \
+        + 39 * (8 * 3 * 2048 * 512 + 3 * 2048 * 512 + 256 * 2048)
+    assert arch.active_params == pytest.approx(active + 2 * 100352 * 2048, rel=1e-12)
+    windows = {g.attention.n_q: g.attention.window for g in arch.groups}
+    assert windows == {48: None, 64: 512}
+
+
 @pytest.mark.parametrize("path, extra, field", [
     (hc.FIXTURES / "Qwen--Qwen3-8B.config.json", {"n_embd": 1024}, "n_embd"),
     # one key/value head against the config's 8
@@ -147,6 +167,9 @@ def test_muse_glimmer_by_hand():
     (MORE / "zai-org--GLM-5.2.config.json", {"index_topk_freq": 3}, "indexer_types"),
     (MORE / "MiniMaxAI--MiniMax-M2.5.config.json", {"mtp_transformer_layers": 2},
      "mtp_transformer_layers"),
+    (MORE / "poolside--Laguna-XS.2-FP8.config.json", {"num_attention_heads_per_layer": [48]},
+     "num_attention_heads_per_layer"),
+    (MORE / "poolside--Laguna-XS.2-FP8.config.json", {"gating": "per-row"}, "gating"),
 ])
 def test_contradictions_are_refused_in_one_line(path, extra, field):
     config = {**json.loads(path.read_text()), **extra}

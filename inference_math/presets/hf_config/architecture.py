@@ -84,6 +84,10 @@ class Architecture:
                           S.m_kv: a.m_kv})
             attention, kv, state = (_eval("attention_params_gqa", shape),
                                     _eval("kv_bytes_gqa", shape), 0.0)
+            if a.head_gate:
+                # one gate per head: g_proj, d_model x n_q, beside eq-layers-attention-gqa's
+                # projections (Laguna's modeling_laguna.py)
+                attention += self.d_model * a.n_q
         index = {}
         if a.indexer and a.index_shared:
             # IndexShare: the top k of an earlier layer's indexer, no weights, keys or scoring

@@ -47,21 +47,63 @@ def _generic(f: _Fields):
     window = f.int("sliding_window") if "sliding_attention" in kinds else None
     if window:
         features.append(f"sliding_window={window} (sliding-window attention)")
-    spans = {"full_attention": _gqa(f, "full", None)}
-    if window:
-        spans["sliding_attention"] = _gqa(f, "sliding", window)
     for i, kind in enumerate(kinds):
-        if kind not in spans:
+        if kind not in ("full_attention", "sliding_attention") or \
+                kind == "sliding_attention" and not window:
             raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
+    heads = _layer_heads(f, n)
+    gates = _output_gates(f, n)
+    mixers = [_gqa(f, "full" if kind == "full_attention" else "sliding",
+                   None if kind == "full_attention" else window, n_q=heads[i],
+                   m_q=2 if gates[i] == "element" else 1, head_gate=gates[i] == "head")
+              for i, kind in enumerate(kinds)]
+    if any(heads):
+        features.append("num_attention_heads_per_layer (query heads per layer)")
+    if any(gates):
+        features.append("attention output gates (per head or per element)")
     ffns, more = _ffn_layers(f, n, 1 if f.model_type in NON_GATED_TYPES else 2)
     features += more
-    layers = [(spans[k], ffn) for k, ffn in zip(kinds, ffns, strict=True)]
+    layers = list(zip(mixers, ffns, strict=True))
     features += _rope_layers(f, n)
     # multi-token prediction: a layer of the last layer's kind (reported, not in the total)
     n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0) or \
         f.int("mtp_num_hidden_layers", 0, minimum=0) or _mtp_modules(f)
     return layers, {"features": features, "n_mtp": n_mtp,
                     "mtp_layer": LayerGroup(n_mtp, *layers[-1]) if n_mtp else None}
+
+
+def _layer_heads(f: _Fields, n: int) -> list[int | None]:
+    """Each layer's query heads (num_attention_heads_per_layer, Laguna), or None: the config's."""
+    if not f.has("num_attention_heads_per_layer"):
+        return [None] * n
+    heads = f.int_list("num_attention_heads_per_layer", minimum=1)
+    if len(heads) != n:
+        raise f.error(f"num_attention_heads_per_layer has {len(heads)} entries for "
+                      f"num_hidden_layers={n}")
+    return heads
+
+
+#: Laguna's output gates (modeling_laguna.py; gating_types rules over gating, and a bare true is
+#: the per-head gate): "head", one softplus scalar per head; "element", one per output element.
+_GATES = {"per_head": "head", "per-head": "head", "per_element": "element",
+          "per-element": "element"}
+
+
+def _output_gates(f: _Fields, n: int) -> list[str | None]:
+    """Each layer's attention output gate: "head", "element" or None (gating_types per layer,
+    else gating for every layer: true or 'per-head', 'per-element', false)."""
+    if f.has("gating_types"):
+        kinds = f.raw("gating_types")
+        if not isinstance(kinds, list) or len(kinds) != n or not all(k in _GATES for k in kinds):
+            raise f.error(f"gating_types must list {n} entries of per_head or per_element, got "
+                          f"{_short(kinds)}")
+        return [_GATES[k] for k in kinds]
+    gating = f.raw("gating", False)
+    if gating is False:
+        return [None] * n
+    if gating is True or gating in _GATES:
+        return ["head" if gating is True else _GATES[gating]] * n
+    raise f.error(f"gating must be true, false, per-head or per-element, got {_short(gating)}")
 
 
 def _shared_indexers(f: _Fields, n: int) -> list[bool]:

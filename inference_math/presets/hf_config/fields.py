@@ -210,6 +210,14 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "parameters, KV cache, state", "transformers Qwen3NextConfig"),
     ("attn_output_gate", "a gate on the attention output (query projection doubled)",
      "parameters", "transformers Qwen3NextConfig"),
+    ("gating gating_types", "attention output gates: per head (g_proj, d_model x heads; a bare "
+     "true) or per element (query projection doubled); gating_types per layer rules over "
+     "gating", "parameters", "poolside Laguna modeling_laguna.py"),
+    ("num_attention_heads_per_layer", "each layer's query heads (the head width and key/value "
+     "heads are the config's)", "parameters, time", "poolside Laguna configs"),
+    ("moe_routed_scaling_factor moe_apply_router_weight_on_input "
+     "moe_router_logit_softcapping", "Laguna's routing: scaling, where the weight applies, soft "
+     "cap", "none", "poolside Laguna configs"),
     ("linear_conv_kernel_dim linear_key_head_dim linear_num_key_heads linear_num_value_heads "
      "linear_value_head_dim", "Gated DeltaNet layers: convolution, key/value heads and widths",
      "parameters, state", "transformers Qwen3NextConfig"),

@@ -31,6 +31,9 @@ class Attention:
     # IndexShare: the layer attends to the top k the last layer with its own indexer chose,
     # and holds no indexer weights or keys of its own
     index_shared: bool = False
+    # an output gate of one scalar per head (Laguna's g_proj: d_model x n_q, softplus); the
+    # per-element gate is m_q = 2
+    head_gate: bool = False
     # compressed attention (DeepSeek-V4): (r_c tokens per pooled entry, 0 for none; c_q query
     # rank; rope dims; G_o output groups; r_o their rank; m_hc residual streams). The window
     # is ``window``, the one cache head d_head wide.
@@ -65,6 +68,7 @@ class Attention:
         else:
             heads = f"{self.heads} ({self.n_q} q / {self.n_kv} kv heads of {self.d_head})"
         extras = [text for flag, text in ((self.m_q == 2, "output gate"),
+                                          (self.head_gate, "per-head output gate"),
                                           (self.m_kv == 1, "K = V"), (self.sinks, "sinks")) if flag]
         if self.indexer and self.index_shared:
             extras.append(f"sparse: the top {self.indexer[2]} of the last layer's own indexer")
@@ -78,6 +82,8 @@ class Attention:
                "d_head": self.d_head, "window": self.window}
         if self.m_q != 1:
             out["output_gate"] = True
+        if self.head_gate:
+            out["per_head_gate"] = True
         if self.m_kv != 2:
             out["values_reuse_keys"] = True
         if self.sinks:

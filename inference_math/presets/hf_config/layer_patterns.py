@@ -17,14 +17,17 @@ def _heads(n_q: int, n_kv: int) -> str:
 
 
 def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
-         d_head: int | None = None, **extra) -> Attention:
-    n_q = f.int("num_attention_heads")
-    n_kv = f.int("num_key_value_heads", n_q) if n_kv is None else n_kv
+         d_head: int | None = None, n_q: int | None = None, **extra) -> Attention:
+    """A GQA/MHA/MQA block of the config's heads (``n_q``: a layer's own query heads, as
+    num_attention_heads_per_layer gives them; the head width is the config's)."""
+    base = f.int("num_attention_heads")
+    n_q = base if n_q is None else n_q
+    n_kv = f.int("num_key_value_heads", base) if n_kv is None else n_kv
     if n_q % n_kv:
         raise f.error(f"num_key_value_heads={n_kv} does not divide num_attention_heads={n_q}")
     if d_head is None:
         d_model = f.int("hidden_size")
-        d_head = f.int("head_dim", d_model // n_q if d_model % n_q == 0 else ...)
+        d_head = f.int("head_dim", d_model // base if d_model % base == 0 else ...)
     return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, **extra)
 
 
