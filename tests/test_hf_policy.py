@@ -223,14 +223,16 @@ def test_cli_refuses_a_structural_field_in_one_line(tmp_path, capsys):
 
 
 def test_cli_ignore_and_assume_with_notes_on_standard_error(tmp_path, capsys):
-    path = _mutated(tmp_path, swa_num_attention_heads=8, use_mtp=True)
+    # use_fused_rope: a harmless flag no config of the table holds (use_mtp, which stood here,
+    # is read since MiniMax's MTP modules are)
+    path = _mutated(tmp_path, swa_num_attention_heads=8, use_fused_rope=True)
     code, out, err = _run(capsys, "describe-model", path, "--ignore", "swa_num_attention_heads",
                           "--json")
     assert code == 0
     described = json.loads(out)
-    assert described["ignored"] == ["swa_num_attention_heads", "use_mtp"]
+    assert described["ignored"] == ["swa_num_attention_heads", "use_fused_rope"]
     assert described["total_params"] == _baseline("Qwen--Qwen3-8B")[0]
-    assert "ignored 'swa_num_attention_heads' as asked" in err and "'use_mtp'" in err
+    assert "ignored 'swa_num_attention_heads' as asked" in err and "'use_fused_rope'" in err
     code, out, err = _run(capsys, "describe-model", path, "--assume", "num_hidden_layers=18",
                           "--assume", "swa_num_attention_heads=8", "--quiet", "--json")
     assert code == 0 and err == ""

@@ -22,12 +22,13 @@ to their model types, each with its source. The checkpoint's quantization (``qua
 or an ``hf_quant_config.json`` beside the config) is read by
 :mod:`inference_math.presets.checkpoint_precision`, module by module.
 
-Conventions: weight matrices are counted (attention projections, experts, shared experts,
-routers, embeddings), vectors are not (norms, biases, attention sinks, Mamba's A, D and time-step
-biases); the active count includes both embeddings, as eq. 21 of Erdil (2025) does, and
-``describe-model`` also reports it without the input embedding; multi-token-prediction layers are
-reported beside the total, not in it; a layer whose values reuse its keys (Gemma 4's
-attention_k_eq_v) is assumed to cache both, as the transformers cache does.
+Conventions: weight matrices are counted (attention projections, experts, shared experts, routers,
+embeddings), vectors are not (norms, biases, attention sinks, Mamba's A, D and time-step biases),
+nor GPT-2's learned position table (noted); a multimodal model's vision tower is not counted
+(noted), only its language model; the active count includes both embeddings, as eq. 21 of Erdil
+(2025) does, and ``describe-model`` also reports it without the input embedding;
+multi-token-prediction layers are reported beside the total, not in it; a layer whose values reuse
+its keys (Gemma 4's attention_k_eq_v) is assumed to cache both, as the transformers cache does.
 
 What it cannot count it refuses with an InputError of one line naming the ``model_type`` and the
 field (DeepSeek-V4's compressed attention, blocks replaced by a linear layer, malformed JSON,
@@ -46,11 +47,15 @@ cycle:
    hold experts, grouping (imports 1, 2).
 4a. ``policy``: unknown fields classified (structural or harmless); assume and ignore applied
    (imports 1).
+4b. ``renames``: other families' names (GPT-2's n_embd, ChatGLM's ffn_hidden_size, MLC's
+   sliding_window_size, ...) read as the readers' names, with their model code's rules (GPT-2's
+   4·n_embd, Qwen (1)'s halved width, multi-query heads) and a wrapper's text_config completed
+   with its configuration class's defaults (imports 1).
 5. ``quantization``: each layer's weight matrices by module name and the bits the checkpoint
    stores them at (imports 1, 2).
 6. ``families``: each family's reader (imports 1, 2, 4).
-7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6
-   and 4a).
+7. ``reader``: loading, checking and parsing a config into an Architecture (imports 1 to 6,
+   4a and 4b).
 8. ``describe``: the full model's fields and describe-model's report (imports 3).
 9. ``published``: the shipped configs and their published totals (imports 7).
 

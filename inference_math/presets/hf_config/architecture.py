@@ -84,8 +84,15 @@ class Architecture:
                           S.m_kv: a.m_kv})
             attention, kv, state = (_eval("attention_params_gqa", shape),
                                     _eval("kv_bytes_gqa", shape), 0.0)
+            if a.head_gate:
+                # one gate per head: g_proj, d_model x n_q, beside eq-layers-attention-gqa's
+                # projections (Laguna's modeling_laguna.py)
+                attention += self.d_model * a.n_q
         index = {}
-        if a.indexer:
+        if a.indexer and a.index_shared:
+            # IndexShare: the top k of an earlier layer's indexer, no weights, keys or scoring
+            index = {"index_params": 0.0, "index_kv": 0.0, "index_flops": 0.0}
+        elif a.indexer:
             index = _indexer_counts(a, self.d_model)
             attention += index["index_params"]
             kv += index["index_kv"]

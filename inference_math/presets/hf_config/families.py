@@ -9,6 +9,8 @@ Imports :mod:`.fields`, :mod:`.layer_kinds` and :mod:`.layer_patterns` of this p
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .fields import (
     _STATE_DTYPE_BYTES,
     ALTERNATING_WINDOWS,
@@ -45,20 +47,120 @@ def _generic(f: _Fields):
     window = f.int("sliding_window") if "sliding_attention" in kinds else None
     if window:
         features.append(f"sliding_window={window} (sliding-window attention)")
-    spans = {"full_attention": _gqa(f, "full", None)}
-    if window:
-        spans["sliding_attention"] = _gqa(f, "sliding", window)
     for i, kind in enumerate(kinds):
-        if kind not in spans:
+        if kind not in ("full_attention", "sliding_attention") or \
+                kind == "sliding_attention" and not window:
             raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
+    heads = _layer_heads(f, n)
+    gates = _output_gates(f, n)
+    mixers = [_gqa(f, "full" if kind == "full_attention" else "sliding",
+                   None if kind == "full_attention" else window, n_q=heads[i],
+                   m_q=2 if gates[i] == "element" else 1, head_gate=gates[i] == "head")
+              for i, kind in enumerate(kinds)]
+    if any(heads):
+        features.append("num_attention_heads_per_layer (query heads per layer)")
+    if any(gates):
+        features.append("attention output gates (per head or per element)")
     ffns, more = _ffn_layers(f, n, 1 if f.model_type in NON_GATED_TYPES else 2)
     features += more
-    layers = [(spans[k], ffn) for k, ffn in zip(kinds, ffns, strict=True)]
+    layers = list(zip(mixers, ffns, strict=True))
+    features += _rope_layers(f, n)
     # multi-token prediction: a layer of the last layer's kind (reported, not in the total)
     n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0) or \
-        f.int("mtp_num_hidden_layers", 0, minimum=0)
+        f.int("mtp_num_hidden_layers", 0, minimum=0) or _mtp_modules(f)
     return layers, {"features": features, "n_mtp": n_mtp,
                     "mtp_layer": LayerGroup(n_mtp, *layers[-1]) if n_mtp else None}
+
+
+def _layer_heads(f: _Fields, n: int) -> list[int | None]:
+    """Each layer's query heads (num_attention_heads_per_layer, Laguna), or None: the config's."""
+    if not f.has("num_attention_heads_per_layer"):
+        return [None] * n
+    heads = f.int_list("num_attention_heads_per_layer", minimum=1)
+    if len(heads) != n:
+        raise f.error(f"num_attention_heads_per_layer has {len(heads)} entries for "
+                      f"num_hidden_layers={n}")
+    return heads
+
+
+#: Laguna's output gates (modeling_laguna.py; gating_types rules over gating, and a bare true is
+#: the per-head gate): "head", one softplus scalar per head; "element", one per output element.
+_GATES = {"per_head": "head", "per-head": "head", "per_element": "element",
+          "per-element": "element"}
+
+
+def _output_gates(f: _Fields, n: int) -> list[str | None]:
+    """Each layer's attention output gate: "head", "element" or None (gating_types per layer,
+    else gating for every layer: true or 'per-head', 'per-element', false)."""
+    if f.has("gating_types"):
+        kinds = f.raw("gating_types")
+        if not isinstance(kinds, list) or len(kinds) != n or not all(k in _GATES for k in kinds):
+            raise f.error(f"gating_types must list {n} entries of per_head or per_element, got "
+                          f"{_short(kinds)}")
+        return [_GATES[k] for k in kinds]
+    gating = f.raw("gating", False)
+    if gating is False:
+        return [None] * n
+    if gating is True or gating in _GATES:
+        return ["head" if gating is True else _GATES[gating]] * n
+    raise f.error(f"gating must be true, false, per-head or per-element, got {_short(gating)}")
+
+
+def _shared_indexers(f: _Fields, n: int) -> list[bool]:
+    """Which layers reuse an earlier layer's top k (IndexShare, GLM-5.2): indexer_types[i]
+    'shared' (its 'full' layers run their own indexer), checked against the schedule vLLM
+    builds from the same config (index_topk_pattern 'S', or skip_topk = max(i - offset + 1, 0)
+    % freq != 0, deepseek_v32's attention)."""
+    if not f.has("indexer_types"):
+        return [False] * n
+    kinds = f.raw("indexer_types")
+    if not isinstance(kinds, list) or len(kinds) != n or \
+            not all(k in ("full", "shared") for k in kinds):
+        raise f.error(f"indexer_types must list {n} entries of full or shared, got "
+                      f"{_short(kinds)}")
+    if kinds[0] != "full":
+        raise f.error("indexer_types[0] is 'shared': the first layer has no earlier indexer")
+    shared = [k == "shared" for k in kinds]
+    if f.has("index_topk_pattern"):
+        pattern = f.raw("index_topk_pattern")
+        schedule = [c == "S" for c in pattern] if isinstance(pattern, str) else None
+        field = "index_topk_pattern"
+    elif f.has("index_topk_freq") or f.has("index_skip_topk_offset"):
+        freq = f.int("index_topk_freq", 1)
+        offset = f.int("index_skip_topk_offset", 1, minimum=0)
+        schedule = [max(i - offset + 1, 0) % freq != 0 for i in range(n)]
+        field = "index_topk_freq and index_skip_topk_offset"
+    else:
+        return shared
+    if schedule != shared:
+        raise f.error(f"indexer_types disagrees with the schedule of {field}")
+    return shared
+
+
+def _mtp_modules(f: _Fields) -> int:
+    """MiniMax's multi-token-prediction modules (num_mtp_modules, each of
+    mtp_transformer_layers layers; none when use_mtp is false): one layer each, with the
+    projection eq-layers-mtp-params counts once per module."""
+    modules = f.int("num_mtp_modules", 0, minimum=0)
+    if not modules or not f.flag("use_mtp", True):
+        return 0
+    if f.int("mtp_transformer_layers", 1) != 1:
+        raise f.error(f"mtp_transformer_layers={f.int('mtp_transformer_layers')}: MTP modules "
+                      "of several layers (one projection per module) are not read")
+    return modules
+
+
+def _rope_layers(f: _Fields, n: int) -> list[str]:
+    """layer_rope_theta: a rotary base per layer, 0 where a layer has none. Rotary embeddings
+    hold no weights and change no cache width, so only the list is checked."""
+    if not f.has("layer_rope_theta"):
+        return []
+    thetas = f.raw("layer_rope_theta")
+    if not isinstance(thetas, list) or len(thetas) != n or not all(
+            isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0 for t in thetas):
+        raise f.error(f"layer_rope_theta must list {n} numbers >= 0, got {_short(thetas)}")
+    plain = sum(1 for t in thetas if t == 0)
+    return [f"{plain} layers without rotary embedding (layer_rope_theta 0)"] if plain else []
 
 
 def _mla(f: _Fields):
@@ -85,6 +187,12 @@ def _mla(f: _Fields):
     n_mtp = f.int("num_nextn_predict_layers", 0, minimum=0)
     moe = next((ffn for ffn in ffns if ffn.kind == "moe"), ffns[-1])
     mixers = [attention] * n
+    shared = _shared_indexers(f, n) if indexer else [False] * n
+    if any(shared):
+        reuse = replace(attention, index_shared=True)
+        mixers = [reuse if s else attention for s in shared]
+        features.append(f"IndexShare: {n - sum(shared)} of {n} layers run their own indexer, "
+                        "the others reuse its top k")
     if f.has("linear_attn_config"):
         mixers = _kda_layers(f, n, attention)
         features.append("Kimi Delta Attention layers (constant state)")

@@ -118,6 +118,30 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("head_dim attention_head_dim", "width of one attention head (default hidden_size / heads)",
      "parameters, KV cache", "transformers LlamaConfig; NemotronHConfig"),
     ("vocab_size", "rows of the embedding tables", "parameters", "transformers LlamaConfig"),
+    ("n_layer num_layers", "number of decoder layers, read as num_hidden_layers (GPT-2's and "
+     "ChatGLM's name)", "parameters, KV cache, time",
+     "transformers GPT2Config/GPTJConfig/GPTBigCodeConfig; THUDM ChatGLMConfig"),
+    ("n_embd", "width of the residual stream, read as hidden_size (GPT-2's name)",
+     "parameters, KV cache, time", "transformers GPT2Config/GPTJConfig/GPTBigCodeConfig"),
+    ("n_head", "query heads, read as num_attention_heads (GPT-2's name)", "parameters, time",
+     "transformers GPT2Config/GPTJConfig/GPTBigCodeConfig"),
+    ("n_head_kv multi_query multi_query_attention multi_query_group_num", "key/value heads: "
+     "phi-msft's count (null: one per query head); GPT-BigCode's multi_query (one head); "
+     "ChatGLM's multi_query_attention with its multi_query_group_num heads",
+     "parameters, KV cache", "phi-msft PhiConfig; transformers GPTBigCodeConfig; THUDM "
+     "ChatGLMConfig"),
+    ("n_inner ffn_hidden_size", "width of the dense feed-forward block, read as "
+     "intermediate_size (n_inner null: 4·n_embd, as GPT-2, GPT-J, GPT-BigCode and phi-msft "
+     "build it)", "parameters, time", "transformers GPT2MLP/GPTJMLP; THUDM ChatGLM MLP"),
+    ("kv_channels", "width of one attention head, read as head_dim (Qwen (1), ChatGLM)",
+     "parameters, KV cache", "Qwen QWenConfig; THUDM ChatGLMConfig"),
+    ("padded_vocab_size", "rows of the embedding tables, read as vocab_size (ChatGLM)",
+     "parameters", "THUDM ChatGLMConfig"),
+    ("sliding_window_size", "MLC LLM's name for sliding_window in its copies of the configs",
+     "KV cache, time", "MLC LLM model_preset.py"),
+    ("n_positions n_ctx n_special", "GPT-2's trained context (the rows of its learned position "
+     "table, noted and not counted) and OpenAI GPT's special tokens", "none",
+     "transformers GPT2Config"),
     ("tie_word_embeddings", "the output projection reuses the input embedding", "parameters",
      _TRANSFORMERS),
     ("torch_dtype dtype", "precision of the weights and activations", "weight bytes, KV cache",
@@ -152,8 +176,11 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("moe_latent_size", "routed experts work in this width, projected to and from it",
      "parameters", "NemotronHConfig (Nemotron 3 Super/Ultra)"),
     ("first_k_dense_replace moe_layer_freq decoder_sparse_step interleave_moe_layer_step "
-     "mlp_only_layers moe_layers", "which layers hold the MoE block (the others are dense)",
-     "parameters", "transformers DeepseekV3/Qwen3Moe/Llama4Text configs"),
+     "mlp_only_layers moe_layers mlp_layer_types", "which layers hold the MoE block (the others "
+     "are dense); mlp_layer_types lists dense or sparse per layer and must agree with the others",
+     "parameters", "transformers DeepseekV3/Qwen3Moe/Llama4Text/GlmMoeDsa configs"),
+    ("dense_intermediate_size", "width of the dense layers' feed-forward block where "
+     "intermediate_size is the experts' (MiniMax-M3)", "parameters", "MiniMax-M3 config"),
     ("intermediate_size_mlp", "Llama 4's dense layers' width", "parameters",
      "transformers Llama4TextConfig"),
     ("kv_lora_rank q_lora_rank qk_nope_head_dim qk_rope_head_dim v_head_dim",
@@ -163,14 +190,34 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "checked against them)", "none", "transformers DeepseekV3Config (GLM-5's configs)"),
     ("index_n_heads index_head_dim index_topk", "DeepSeek sparse attention's indexer: heads, "
      "width, entries kept", "parameters, KV cache, time", "DeepSeek-V3.2 inference/model.py"),
+    ("indexer_types index_topk_freq index_skip_topk_offset index_topk_pattern", "indexers "
+     "shared across layers (IndexShare): 'full' runs the layer's own indexer, 'shared' reuses "
+     "the last full layer's top k and holds no indexer weights or keys; the schedule "
+     "(freq, offset or pattern) is checked against the list", "parameters, KV cache, time",
+     "transformers GlmMoeDsaConfig; vLLM deepseek_v32 (skip_topk)"),
+    ("index_share_for_mtp_iteration indexer_rope_interleave moe_router_dtype", "IndexShare's "
+     "reuse across MTP steps, the indexer's rotary layout, the router's precision", "none",
+     "transformers GlmMoeDsaConfig"),
     ("num_nextn_predict_layers mtp_num_hidden_layers", "multi-token-prediction layers "
      "(reported beside the total)", "MTP parameters", "DeepSeek-V3 card; Qwen3-Next config"),
+    ("use_mtp num_mtp_modules mtp_transformer_layers", "MiniMax's multi-token-prediction "
+     "modules: built or not, how many, layers in each (one: eq-layers-mtp-params' projection is "
+     "per module); reported beside the total", "MTP parameters", "MiniMax-M2 "
+     "configuration_minimax_m2.py"),
     ("mtp_use_dedicated_embeddings", "the MTP layers hold their own embedding table (only "
      "false is read; true is refused)", "MTP parameters", "Qwen3.5 configs"),
     ("full_attention_interval", "every n-th layer is full attention, the others linear",
      "parameters, KV cache, state", "transformers Qwen3NextConfig"),
     ("attn_output_gate", "a gate on the attention output (query projection doubled)",
      "parameters", "transformers Qwen3NextConfig"),
+    ("gating gating_types", "attention output gates: per head (g_proj, d_model x heads; a bare "
+     "true) or per element (query projection doubled); gating_types per layer rules over "
+     "gating", "parameters", "poolside Laguna modeling_laguna.py"),
+    ("num_attention_heads_per_layer", "each layer's query heads (the head width and key/value "
+     "heads are the config's)", "parameters, time", "poolside Laguna configs"),
+    ("moe_routed_scaling_factor moe_apply_router_weight_on_input "
+     "moe_router_logit_softcapping", "Laguna's routing: scaling, where the weight applies, soft "
+     "cap", "none", "poolside Laguna configs"),
     ("linear_conv_kernel_dim linear_key_head_dim linear_num_key_heads linear_num_value_heads "
      "linear_value_head_dim", "Gated DeltaNet layers: convolution, key/value heads and widths",
      "parameters, state", "transformers Qwen3NextConfig"),
@@ -217,8 +264,18 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "vision_end_token_id audio_token_id boa_token_id boi_token_id eoa_token_id "
      "eoa_token_index eoi_token_id ignore_index media_placeholder_token_id "
      "use_unified_vision_chunk video_placeholder vision_soft_tokens_per_image "
-     "language_model_only", "encoders and special tokens of a multimodal wrapper (not counted)",
-     "none", "transformers Qwen3-VL/Gemma 4/Kimi-VL configs"),
+     "language_model_only vision_feature_layer vision_feature_select_strategy "
+     "image_token_index image_seq_length projector_hidden_act multimodal_projector_bias "
+     "spatial_merge_size img_processor embd_layer out_hidden_size projector_hidden_size",
+     "encoders, projectors and special tokens of a multimodal model: the vision tower is not "
+     "counted, only the language model", "none",
+     "transformers Qwen3-VL/Gemma 4/Kimi-VL/LLaVA/Mistral3 configs; Phi-3.5-vision config"),
+    ("dim_model_base scale_emb scale_depth", "MiniCPM's muP scalings: logits divided by "
+     "hidden_size/dim_model_base, embeddings times scale_emb, residual branches times "
+     "scale_depth/sqrt(layers); no weights", "none", "openbmb MiniCPM modeling_minicpm.py"),
+    ("layer_rope_theta", "per-layer rotary base; 0 marks a layer without rotary embedding "
+     "(rotary embeddings hold no weights; checked: one number >= 0 per layer)", "none",
+     "Muse-Glimmer config"),
     ("rope_parameters rope_scaling rope_theta rotary_dim rotary_emb_base rope_interleave "
      "rope_type original_max_position_embeddings use_scaled_rope mrope_section "
      "partial_rotary_factor rope_local_base_freq max_position_embeddings",
@@ -284,11 +341,16 @@ TIED_BY_DEFAULT = {
     "gemma": "transformers GemmaConfig", "gemma2": "transformers Gemma2Config",
     "gemma3_text": "transformers Gemma3TextConfig", "cohere": "transformers CohereConfig",
     "cohere2": "transformers Cohere2Config", "starcoder2": "transformers Starcoder2Config",
+    "gpt2": "transformers GPT2Config (PretrainedConfig: tie_word_embeddings=True)",
+    "gpt_bigcode": "transformers GPTBigCodeConfig (PretrainedConfig: tie_word_embeddings=True)",
 }
 #: Model types whose feed-forward block is two matrices (up, activation, down) rather than the
 #: gated three (SwiGLU) of every other type: the fields do not say which, the model code does.
 NON_GATED_TYPES = {
     "starcoder2": "transformers Starcoder2MLP (c_fc, c_proj)",
+    "gpt2": "transformers GPT2MLP (c_fc, c_proj)", "gptj": "transformers GPTJMLP (fc_in, fc_out)",
+    "gpt_bigcode": "transformers GPTBigCodeMLP (c_fc, c_proj)",
+    "phi-msft": "phi-msft MLP (fc1, fc2)",
     "gpt_neox": "transformers GPTNeoXMLP (dense_h_to_4h, dense_4h_to_h)",
 }
 #: Model types whose sliding-window and full layers alternate without a layer_types field:

@@ -28,6 +28,12 @@ class Attention:
     # (n_k, d_k, n_v, d_v, conv kernel); for Mamba-2: (groups, state size, heads, head dim, conv)
     linear: tuple[int, int, int, int, int] | None = None
     indexer: tuple[int, int, int] | None = None  # sparse attention: (heads, head dim, top k)
+    # IndexShare: the layer attends to the top k the last layer with its own indexer chose,
+    # and holds no indexer weights or keys of its own
+    index_shared: bool = False
+    # an output gate of one scalar per head (Laguna's g_proj: d_model x n_q, softplus); the
+    # per-element gate is m_q = 2
+    head_gate: bool = False
     # compressed attention (DeepSeek-V4): (r_c tokens per pooled entry, 0 for none; c_q query
     # rank; rope dims; G_o output groups; r_o their rank; m_hc residual streams). The window
     # is ``window``, the one cache head d_head wide.
@@ -62,8 +68,11 @@ class Attention:
         else:
             heads = f"{self.heads} ({self.n_q} q / {self.n_kv} kv heads of {self.d_head})"
         extras = [text for flag, text in ((self.m_q == 2, "output gate"),
+                                          (self.head_gate, "per-head output gate"),
                                           (self.m_kv == 1, "K = V"), (self.sinks, "sinks")) if flag]
-        if self.indexer:
+        if self.indexer and self.index_shared:
+            extras.append(f"sparse: the top {self.indexer[2]} of the last layer's own indexer")
+        elif self.indexer:
             extras.append(f"sparse: top {self.indexer[2]} by an indexer of {self.indexer[0]} "
                           f"heads of {self.indexer[1]}")
         return f"{heads} {span} attention" + (f" [{', '.join(extras)}]" if extras else "")
@@ -73,6 +82,8 @@ class Attention:
                "d_head": self.d_head, "window": self.window}
         if self.m_q != 1:
             out["output_gate"] = True
+        if self.head_gate:
+            out["per_head_gate"] = True
         if self.m_kv != 2:
             out["values_reuse_keys"] = True
         if self.sinks:
@@ -89,6 +100,8 @@ class Attention:
         if self.indexer:
             out.update(dict(zip(("index_heads", "index_head_dim", "index_topk"), self.indexer,
                                 strict=True)))
+            if self.index_shared:
+                out["index_shared"] = True
         if self.compressed:
             out.update(dict(zip(("compress_ratio", "q_lora_rank", "qk_rope_head_dim", "o_groups",
                                  "o_lora_rank", "hc_mult"), self.compressed, strict=True)))

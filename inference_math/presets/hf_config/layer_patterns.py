@@ -17,14 +17,17 @@ def _heads(n_q: int, n_kv: int) -> str:
 
 
 def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
-         d_head: int | None = None, **extra) -> Attention:
-    n_q = f.int("num_attention_heads")
-    n_kv = f.int("num_key_value_heads", n_q) if n_kv is None else n_kv
+         d_head: int | None = None, n_q: int | None = None, **extra) -> Attention:
+    """A GQA/MHA/MQA block of the config's heads (``n_q``: a layer's own query heads, as
+    num_attention_heads_per_layer gives them; the head width is the config's)."""
+    base = f.int("num_attention_heads")
+    n_q = base if n_q is None else n_q
+    n_kv = f.int("num_key_value_heads", base) if n_kv is None else n_kv
     if n_q % n_kv:
         raise f.error(f"num_key_value_heads={n_kv} does not divide num_attention_heads={n_q}")
     if d_head is None:
         d_model = f.int("hidden_size")
-        d_head = f.int("head_dim", d_model // n_q if d_model % n_q == 0 else ...)
+        d_head = f.int("head_dim", d_model // base if d_model % base == 0 else ...)
     return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, **extra)
 
 
@@ -83,8 +86,26 @@ def _is_moe(f: _Fields, n: int) -> list[bool]:
     step = f.int("decoder_sparse_step", 1)
     interleave = f.int("interleave_moe_layer_step", 1)
     listed = set(f.int_list("moe_layers")) if f.has("moe_layers") else None
-    return [i >= first_dense and i not in only_mlp and by_freq[i] and (i + 1) % step == 0
-            and (i + 1) % interleave == 0 and (listed is None or i in listed) for i in range(n)]
+    which = [i >= first_dense and i not in only_mlp and by_freq[i] and (i + 1) % step == 0
+             and (i + 1) % interleave == 0 and (listed is None or i in listed) for i in range(n)]
+    if not f.has("mlp_layer_types"):
+        return which
+    kinds = f.raw("mlp_layer_types")
+    if not isinstance(kinds, list) or len(kinds) != n or \
+            not all(k in ("dense", "sparse") for k in kinds):
+        raise f.error(f"mlp_layer_types must list {n} entries of dense or sparse, got "
+                      f"{_short(kinds)}")
+    listed_kinds = [k == "sparse" for k in kinds]
+    if listed_kinds != which and any(f.has(name) for name in _MOE_LAYER_FIELDS):
+        i = next(i for i, (a, b) in enumerate(zip(listed_kinds, which, strict=True)) if a != b)
+        raise f.error(f"mlp_layer_types[{i}]={kinds[i]!r} disagrees with "
+                      f"{', '.join(n for n in _MOE_LAYER_FIELDS if f.has(n))}")
+    return listed_kinds
+
+
+#: The fields other than mlp_layer_types that say which layers hold the MoE block.
+_MOE_LAYER_FIELDS = ("first_k_dense_replace", "mlp_only_layers", "moe_layer_freq",
+                     "decoder_sparse_step", "interleave_moe_layer_step", "moe_layers")
 
 
 def _ffn_layers(f: _Fields, n: int, n_in: int = 2) -> tuple[list[FeedForward], list[str]]:
@@ -94,7 +115,9 @@ def _ffn_layers(f: _Fields, n: int, n_in: int = 2) -> tuple[list[FeedForward], l
     which = _is_moe(f, n)
     features = []
     if not all(which):
-        dense = FeedForward("dense", f.int("intermediate_size"), n_in=n_in)
+        # MiniMax-M3: the dense layers' own width beside the experts' intermediate_size
+        width = f.int("dense_intermediate_size", 0, minimum=0) or f.int("intermediate_size")
+        dense = FeedForward("dense", width, n_in=n_in)
         features.append("mixed dense and MoE layers")
     else:
         dense = None

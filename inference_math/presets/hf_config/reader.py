@@ -3,7 +3,7 @@ dispatched to its family's reader (:func:`parse`), the checkpoint's precision ap
 layers grouped into an :class:`.architecture.Architecture` (:func:`read_architecture`).
 
 Imports :mod:`.fields`, :mod:`.layer_kinds`, :mod:`.architecture`, :mod:`.layer_patterns`,
-:mod:`.policy`, :mod:`.quantization` and :mod:`.families` of this package.
+:mod:`.policy`, :mod:`.renames`, :mod:`.quantization` and :mod:`.families` of this package.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from .fields import (
 from .layer_patterns import _group
 from .policy import apply_overrides, check_unknown
 from .quantization import _naming, _quantization_summary, _storage, _v4_storage
+from .renames import canonical, text_defaults
 
 
 def config_path(path) -> Path:
@@ -155,6 +156,15 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None,
     unknown_ignored, more = check_unknown([inner, config] if text else [inner], model_type,
                                           {field for field, _ in assumed})
     notes += more
+    tower = next((key for key in ("vision_config", "img_processor", "audio_config")
+                  for source in (config, inner) if _present(source.get(key))), None)
+    if tower:
+        notes.append(f"the encoder {tower} describes is not counted: the language model alone")
+    if text:
+        inner, filled = text_defaults(inner, inner_type)
+        notes += filled
+    inner, renamed = canonical(inner, inner_type)
+    notes += renamed
     family = inner_type if inner_type in KNOWN_TYPES else model_type
     f = _Fields(inner, model_type)
     if family in V4_TYPES:
