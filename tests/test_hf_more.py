@@ -149,8 +149,11 @@ FIGURES = {
     **{f"openbmb--MiniCPM-2B-{v}": _fig(
         2.4e9, 2.4e9, source="MiniCPM-2B model card (2.4B non-embedding parameters)",
         counts="no embeddings", total_counts="no embeddings") for v in ("dpo-fp16", "sft-bf16")},
-    "openbmb--MiniCPM-MoE-8x2B": _fig(13.6e9, 4e9, "no embeddings", "MiniCPM-MoE-8x2B card "
-                                      "(13.6B non-embedding parameters, about 4B activated)",
+    "openbmb--MiniCPM-MoE-8x2B": _fig(13.6e9, 4e9, "no embeddings", "OpenBMB's release of "
+                                      "MiniCPM-MoE-8x2B as DataLearner summarizes it (13.6B "
+                                      "non-embedding parameters, about 4B activated; "
+                                      "datalearner.com/ai-models/pretrained-models/"
+                                      "MiniCPM-MoE-8x2B)",
                                       total_counts="no embeddings"),
     **{stem: _MINIMAX for stem in ("MiniMaxAI--MiniMax-M2.5", "MiniMaxAI--MiniMax-M2.7",
                                    "nvidia--MiniMax-M2.5-NVFP4", "nvidia--MiniMax-M2.7-NVFP4")},
@@ -158,8 +161,9 @@ FIGURES = {
                                            "encoder (img_processor), which is not counted: its "
                                            "language model is Phi-3 Mini's shape"},
     **{f"mistralai--Ministral-3-3B-{v}-2512": _fig(
-        3.4e9, 3.4e9, source="Ministral 3 3B model card (3.4B language model + 0.4B vision "
-        "encoder)", why="the vision encoder (vision_config) is not counted")
+        3.4e9, 3.4e9, source="NVIDIA Megatron-Bridge's Ministral 3 page (3.4B, vision "
+        "encoder about 0.4B; docs.nvidia.com/nemo/megatron-bridge/nightly/models/vlm/"
+        "ministral3.html)", why="the vision encoder (vision_config) is not counted")
        for v in ("Instruct", "Reasoning")},
 }
 #: Read, but no published figure precise to 2% (names that round: 7B for 6.74B, ...).
