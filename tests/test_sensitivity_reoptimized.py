@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from inference_math.analysis import continuum as cm
 from inference_math.analysis import sensitivity as sens
 from inference_math.fullmodel import search
 from inference_math.fullmodel.search import Setting, frontier
@@ -118,3 +119,22 @@ def test_continuum_reoptimization_one_sided(reports, key):
         for side in ("up", "down"):
             ours = report["one_sided"]["hbm_bandwidth"][side]
             assert ours == pytest.approx(numeric[side], rel=0.02), (key, step, side)
+
+
+def test_the_range_ends_where_it_says(reports):
+    """DeepSeek-V3's bandwidth elasticity holds, to first order, until arithmetic takes over:
+    re-optimized at 0.7 of that change arithmetic still has slack, at 1.3 of it it binds (the
+    first-order reach is within 30% of where it happens)."""
+    front, report = reports["deepseek"]
+    holds = report["holds"]["hbm_bandwidth"]
+    assert holds["up_by"] == "arithmetic"
+    setting, speed = front.setting, CASES["deepseek"][2]
+    layouts = cm.candidate_layouts(front, speed)
+    make = sens.inputs(setting)["hbm_bandwidth"]
+    slack = {}
+    for share in (0.7, 1.3):
+        opt, problem = cm.cheapest_of(setting, layouts, speed, **make(1 + share * holds["up"]))
+        here = sens._constraints(problem, opt.log_n, opt.log_b, speed)
+        slack[share] = here["memory"] - here["arithmetic"]
+    assert slack[0.7] > 1e-3
+    assert slack[1.3] < sens.ACTIVE
