@@ -125,8 +125,8 @@ def cmd_sensitivity(args) -> str:
             f"({report['method']}), {report['gpus']:.4g} GPUs, batch {report['batch']:.4g}")
     gap = report["layout_gap"]
     if gap is not None and gap < 0.01:
-        head += (f"\nanother layout costs only {100 * math.expm1(gap):.2g}% more here: the "
-                 "elasticities hold for smaller moves")
+        head += (f"\nanother layout costs only {100 * math.expm1(gap):.2g}% more here: the last "
+                 "column says where it would take over")
     head += (f"\nthe search's grid reads this cost {100 * math.expm1(report['grid_gap']):.2g}% "
              "above the optimum: re-running it with an input moved by less than a few per cent "
              "shows the grid's steps, not the slope")
