@@ -169,8 +169,9 @@ def _step(report, step=1e-3):
        context=st.sampled_from([0.0, 4096.0, 65536.0]),
        where=st.floats(0.05, 0.95), pick=st.randoms(use_true_random=False))
 def test_elasticities_at_random_frontier_points(model, gpu, curve, context, where, pick):
-    """At a random speed between the frontier's slowest and fastest points, every elasticity is
-    within 10% of the re-optimized cost's central difference (four inputs drawn per point)."""
+    """At a random speed between the frontier's slowest and fastest points, every one-sided
+    elasticity is within 10% of the re-optimized cost's forward or backward difference, over a
+    step inside the range the report says it holds for (four inputs drawn per point)."""
     front = frontier(Setting(get_model(model), get_gpu(gpu), curve=curve, context=context))
     speeds, _ = front.arrays()
     speed = float(np.exp(np.log(speeds.min()) + where * np.log(speeds.max() / speeds.min())))
@@ -178,9 +179,57 @@ def test_elasticities_at_random_frontier_points(model, gpu, curve, context, wher
     # two layouts exactly as cheap: the cost has a kink at the point itself, no derivative
     assume(report["layout_gap"] is None or report["layout_gap"] > 1e-6)
     names = pick.sample(sorted(report["elasticities"]), 4)
-    numeric = sens.finite_differences(front, speed, names=names, step=_step(report))
+    steps = {name: _inside(report["holds"][name]) for name in names}
+    numeric = sens.finite_differences(front, speed, names=names, step=steps, one_sided=True)
     for name, value in numeric.items():
-        assert _close(report["elasticities"][name], value), (name, speed, report, numeric)
+        for side in ("up", "down"):
+            assert _close(report["one_sided"][name][side], value[side]), \
+                (name, side, speed, report, numeric)
+
+
+def _inside(holds: dict, step: float = 1e-3) -> float:
+    """A step of ln x inside the range an elasticity holds for (a fifth of it, at most 1e-3)."""
+    ends = [-math.log1p(-holds["down"]) if holds["down"] is not None else math.inf,
+            math.log1p(holds["up"]) if holds["up"] is not None else math.inf]
+    return min(step, min(ends) / 5)
+
+
+def test_layout_reach_by_hand():
+    """The cheapest layout (elasticity −1.7) and one 1% dearer in ln C (elasticity −1.2): a cut
+    of the input raises the first's ln C faster, and they meet at Δ ln x = −0.01 / 0.5 = −0.02,
+    a cut of 1 − e^−0.02 = 1.98%; upward the other never catches up."""
+    reach = sens._layout_reach(-1.7, [(0.01, -1.2)])
+    assert reach["down"] == (pytest.approx(0.02, rel=1e-12), -1.2)
+    assert reach["up"] == (math.inf, None)
+    assert sens._relative(0.02, "down") == pytest.approx(0.0198013, rel=1e-5)
+    assert sens._relative(0.02, "up") == pytest.approx(0.0202013, rel=1e-5)
+    assert sens._relative(math.log(3.0), "up") is None  # beyond a factor of 2: not followed
+
+
+def test_one_sided_at_a_degenerate_vertex():
+    """min ln N − ln b at a fixed speed where three constraints pass through one vertex: their
+    weights are not unique, and the cost's one-sided derivatives differ. linprog re-solves the
+    problem at u = ±h; the one-sided elasticities are the extremes over the weights' polytope."""
+    rows = np.array([[-1.0, 0.4], [0.5, 1.0], [0.0, 1.0]])  # (∂ ln N, ∂ ln b) of each constraint
+    moves = np.array([0.7, -0.3, 0.5])  # their ∂ ln x
+    vertex = np.array([-2.0, 1.0])
+    rhs = rows @ vertex  # all three bind at the vertex
+
+    def optimum(u):
+        res = linprog([1.0, -1.0], A_ub=rows, b_ub=rhs - moves * u, bounds=[(None, None)] * 2)
+        assert res.status == 0
+        return res.fun
+    h = 1e-4
+    up, down = (optimum(h) - optimum(0)) / h, (optimum(0) - optimum(-h)) / h
+    assert up != pytest.approx(down, abs=1e-3)
+    # the Karush-Kuhn-Tucker system in (ln N, ln b, τ) as the engine writes it: each constraint
+    # a piece of the step (its log ≤ τ), and τ ≤ −ln S
+    names = ["a", "b", "c", "speed"]
+    matrix = np.column_stack([*[(*row, -1.0) for row in rows], (0.0, 0.0, 1.0)])
+    partials = dict(zip(names[:3], moves, strict=True))
+    ours = sens._one_sided("general", (names, matrix, -np.array([1.0, -1.0, 1.0]), 0.0),
+                           partials, 0.0, 0.0)
+    assert ours == (pytest.approx(up, abs=1e-6), pytest.approx(down, abs=1e-6))
 
 
 def test_speculative_and_out_of_range_speeds_are_refused(llama70_h100):

@@ -48,8 +48,12 @@ def rows(report: dict, values: dict, cuts) -> list[dict]:
     out = []
     for name, eps in report["elasticities"].items():
         unit = UNITS["flops"] if name.startswith("flops_") else UNITS.get(name, "")
+        sided = report["one_sided"][name]
+        holds = report["holds"][name]
         row = {"input": name, "value": values.get(name), "unit": unit,
-               "elasticity": eps}
+               "elasticity": eps, "up": sided["up"], "down": sided["down"],
+               "holds_down": holds["down"], "holds_down_by": holds["down_by"],
+               "holds_up": holds["up"], "holds_up_by": holds["up_by"]}
         if cuts is not None:
             found = factors.get(name)
             row["searched"] = found is not None
@@ -62,6 +66,16 @@ def rows(report: dict, values: dict, cuts) -> list[dict]:
 def _cell(value, spec: str) -> str:
     return format("-", spec[0] + spec[1:].lstrip("+").split(".")[0]) if value is None \
         else format(value, spec)
+
+
+def _holds_text(row: dict) -> str:
+    """How far the elasticity holds: "-12% arithmetic .. +5.7% layout" (beyond a factor of 2:
+    "<-50%" or ">+100%")."""
+    def side(key, sign):
+        if row[key] is None:
+            return "<-50%" if sign == "-" else ">+100%"
+        return f"{sign}{100 * row[key]:.2g}% {row[key + '_by']}"
+    return f"{side('holds_down', '-')} .. {side('holds_up', '+')}"
 
 
 def _cut_text(row: dict) -> str:
@@ -99,8 +113,8 @@ def cmd_sensitivity(args) -> str:
                           "factors": {c.name: c.factor for c in cuts},
                           "reached": {c.name: c.reached for c in cuts}}
         return _dumps(out)
-    keys = ["input", "value", "unit", "elasticity"] + (["factor", "reached"] if cuts is not None
-                                                        else [])
+    keys = ["input", "value", "unit", "elasticity", "up", "down", "holds_down", "holds_down_by",
+            "holds_up", "holds_up_by"] + (["factor", "reached"] if cuts is not None else [])
     if args.csv:
         lines = [",".join(keys)]
         lines += [",".join("" if row[k] is None else str(row[k]) for k in keys) for row in table]
@@ -111,18 +125,27 @@ def cmd_sensitivity(args) -> str:
             f"({report['method']}), {report['gpus']:.4g} GPUs, batch {report['batch']:.4g}")
     gap = report["layout_gap"]
     if gap is not None and gap < 0.01:
-        head += (f"\nanother layout costs only {100 * math.expm1(gap):.2g}% more here: the "
-                 "elasticities hold for smaller moves")
-    lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s}"
+        head += (f"\nanother layout costs only {100 * math.expm1(gap):.2g}% more here: the last "
+                 "column says where it would take over")
+    head += (f"\nthe search's grid reads this cost {100 * math.expm1(report['grid_gap']):.2g}% "
+             "above the optimum: re-running it with an input moved by less than a few per cent "
+             "shows the grid's steps, not the slope")
+    lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s} "
+             f"{'up':>7s} {'down':>7s}  {'holds for a change of the input in':40s}"
              + (f" {'factor for cost/' + format(args.cut, 'g'):>20s}" if cuts is not None else "")]
     for row in table:
         line = (f"{row['input']:32s} {_cell(row['value'], '>12.4g')} {row['unit']:8s} "
-                f"{_cell(row['elasticity'], '+14.3f')}")
+                f"{_cell(row['elasticity'], '+14.3f')} {_cell(row['up'], '+7.3f')} "
+                f"{_cell(row['down'], '+7.3f')}  {_holds_text(row):40s}")
         if cuts is not None:
             line += f" {_cut_text(row):>20s}"
         lines.append(line)
+    lines.append("")
+    lines.append("up, down: the one-sided elasticities (they differ only where the binding "
+                 "constraints' weights are not unique); holds: to first order, the change at "
+                 "which another layout or constraint takes over (beyond a factor of 2: not "
+                 "followed)")
     if cuts is None:
-        lines.append("")
         lines.append("--cut F: the factor by which each input alone must move to divide the "
                      "cost by F")
     return "\n".join(lines)
